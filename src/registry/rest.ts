@@ -1,0 +1,117 @@
+// The contract between the HTTP layer (src/server) and the registry: what a
+// served resource is (ResourceType, for routing and discovery) and what can be
+// done with it (RESTStore, one per resource, built by the generic store from a
+// strategy). Handlers decode, negotiate and encode; stores do everything else
+// and fail with StatusError only.
+
+import type { KubeList, KubeObject } from '../machinery/meta.js';
+import type { Status } from '../machinery/errors.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+/** What discovery says of a resource, and what routing needs to find it. */
+export interface ResourceType {
+  group: string;
+  version: string;
+  /** Plural, lower case: the URL segment ("configmaps"). */
+  resource: string;
+  kind: string;
+  listKind: string;
+  singularName: string;
+  namespaced: boolean;
+  verbs: Verb[];
+  shortNames: string[];
+  categories: string[];
+  /** Subresources served beside the main resource ("status", "finalize"). */
+  subresources: string[];
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface WatchOptions extends ListOptions {
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+  timeoutSeconds?: number;
+}
+
+export interface WriteOptions {
+  /** dryRun=All: validate and admit, write nothing. */
+  dryRun?: boolean;
+  fieldManager?: string;
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+}
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  gracePeriodSeconds?: number;
+  dryRun?: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: KubeObject | Status;
+}
+
+/**
+ * A running watch. The store pushes events to the sink in order; `done` is
+ * called exactly once when the watch ends (timeout, stop, error already sent as
+ * an ERROR event, or the server shutting down).
+ */
+export interface WatchSink {
+  event(e: WatchEvent): void;
+  done(): void;
+}
+
+export interface Watcher {
+  stop(): void;
+}
+
+export interface RESTStore {
+  readonly type: ResourceType;
+
+  get(namespace: string, name: string, options: { resourceVersion?: string }): Promise<KubeObject>;
+  /** namespace '' lists across all namespaces (or a cluster-scoped resource). */
+  list(namespace: string, options: ListOptions): Promise<KubeList>;
+  create(namespace: string, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
+  /**
+   * PUT: replaces the object (subresource '' for the main resource, 'status',
+   * 'finalize', …). `created` is true when the update created it (201).
+   */
+  update(
+    namespace: string,
+    name: string,
+    object: KubeObject,
+    options: WriteOptions & { subresource?: string },
+  ): Promise<{ object: KubeObject; created: boolean }>;
+  /**
+   * PATCH: applies `patch` to the current object and updates, retrying on
+   * conflicts unless the patched object pins a resourceVersion.
+   */
+  patch(
+    namespace: string,
+    name: string,
+    patch: (current: KubeObject) => KubeObject,
+    options: WriteOptions & { subresource?: string },
+  ): Promise<KubeObject>;
+  /**
+   * DELETE: the deleted object (or a Success Status, as upstream answers for
+   * most kinds), and whether it is gone now (false while finalizers hold it).
+   */
+  delete(
+    namespace: string,
+    name: string,
+    options: DeleteOptions,
+  ): Promise<{ result: KubeObject | Status; gone: boolean }>;
+  deleteCollection(namespace: string, list: ListOptions, options: DeleteOptions): Promise<KubeList>;
+  watch(namespace: string, options: WatchOptions, sink: WatchSink): Promise<Watcher>;
+}
