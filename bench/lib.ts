@@ -1,0 +1,224 @@
+// Shared pieces of the benchmarks: a bounded closed-loop load generator on
+// undici (keep-alive, fixed concurrency), latency percentiles, and helpers to
+// run apiary and the bare node:http ceiling as child processes so that the
+// server under test and the ceiling get the same machine in the same run.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: string;
+  contentType?: string;
+}
+
+/**
+ * Sends `total` requests with `concurrency` in flight (a closed loop), each made
+ * by `next(i)`, and measures throughput and latency. Bounded by count and by
+ * `maxSeconds`, whichever comes first.
+ */
+export async function runLoad(
+  origin: string,
+  options: { concurrency: number; total: number; maxSeconds?: number; expectStatus?: number[] },
+  next: (i: number) => RequestSpec,
+): Promise<LoadResult> {
+  const pool = new Pool(origin, { connections: options.concurrency, pipelining: 1 });
+  const latencies: number[] = [];
+  let issued = 0;
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + (options.maxSeconds ?? 120) * 1000;
+  const expect = options.expectStatus ?? [200, 201];
+  let firstError = '';
+
+  async function worker(): Promise<void> {
+    while (issued < options.total && performance.now() < deadline) {
+      const spec = next(issued++);
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({
+          method: spec.method,
+          path: spec.path,
+          body: spec.body,
+          headers: spec.body === undefined ? {} : { 'content-type': spec.contentType ?? 'application/json' },
+        });
+        const text = await res.body.text();
+        if (!expect.includes(res.statusCode)) {
+          errors++;
+          if (firstError === '') firstError = `${res.statusCode} ${text.slice(0, 200)}`;
+        }
+      } catch (err) {
+        errors++;
+        if (firstError === '') firstError = String(err);
+      }
+      latencies.push(performance.now() - t0);
+    }
+  }
+
+  await Promise.all(Array.from({ length: options.concurrency }, () => worker()));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  if (firstError !== '') console.error(`  first error: ${firstError}`);
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    seconds,
+    rps: latencies.length / seconds,
+    p50ms: percentile(latencies, 0.5),
+    p99ms: percentile(latencies, 0.99),
+  };
+}
+
+export function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+export function median(values: number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 0.5);
+}
+
+export interface ChildServer {
+  origin: string;
+  process: ChildProcess;
+  /** Resident set size of the child in bytes, read from /proc. */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/** Waits for the child to print a URL (http://127.0.0.1:PORT) on stdout. */
+function waitForUrl(child: ChildProcess, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`server printed no URL in ${timeoutMs} ms: ${seen}`)), timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString();
+      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(seen);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve(m[0]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening: ${seen}`));
+    });
+  });
+}
+
+function childHandle(child: ChildProcess, origin: string, cleanup: () => void): ChildServer {
+  return {
+    origin,
+    process: child,
+    rss: () => readRss(child.pid!),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) {
+          cleanup();
+          resolve();
+          return;
+        }
+        child.once('exit', () => {
+          cleanup();
+          resolve();
+        });
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }),
+  };
+}
+
+export function readRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+/** Starts `apiary serve` on a free port in a child process (through tsx, so no build is needed). */
+export async function startApiary(options: { dataDir?: string; storage?: string; extraArgs?: string[] } = {}): Promise<
+  ChildServer & { dataDir: string; readyMs: number }
+> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'apiary-bench-'));
+  const t0 = performance.now();
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/cli/main.ts',
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--storage',
+      options.storage ?? 'sqlite',
+      '--log-level',
+      'warn',
+      ...(options.extraArgs ?? []),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const origin = await waitForUrl(child, 60_000);
+  await waitReady(origin, 60_000);
+  const readyMs = performance.now() - t0;
+  const handle = childHandle(child, origin, () => {
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { ...handle, dataDir, readyMs };
+}
+
+async function waitReady(origin: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`${origin}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${origin} not ready in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The ceiling: a bare node:http server in a child process answering every request with a canned body. */
+export async function startCeiling(bodyBytes: number): Promise<ChildServer> {
+  const script = `
+    const http = require('node:http');
+    const body = Buffer.alloc(${bodyBytes}, 'x');
+    const server = http.createServer((req, res) => {
+      req.on('data', () => {});
+      req.on('end', () => {
+        res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json', 'content-length': body.length });
+        res.end(body);
+      });
+    });
+    server.keepAliveTimeout = 60000;
+    server.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + server.address().port));
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const origin = await waitForUrl(child, 10_000);
+  return childHandle(child, origin, () => {});
+}
+
+export function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
