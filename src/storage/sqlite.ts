@@ -1,0 +1,432 @@
+// SqliteBackend: the Backend contract (./interface.ts) in one SQLite file, in
+// the spirit of kine (the etcd model in one table of revisions), smaller.
+//
+// Schema:
+// - history: one row per write, keyed by its revision (store-wide, +1 per
+//   write). A deletion is a row with deleted = 1. prev_revision points at the
+//   row the write replaced (0 for a creation), which gives watch events their
+//   prevKv. An index on (key, revision) serves reads at past revisions.
+// - current: key → revision of its live history row (+ TTL expiry), a
+//   key-ordered index so get/range at the current revision cost what they return.
+// - meta: the compaction revision.
+// Nothing but the two counters is held in memory: open() is O(1) in the store's size.
+//
+// Durability: WAL with synchronous=FULL, so a committed transaction is fsync'd.
+// Group commit: writes requested in the same tick are queued and applied on
+// setImmediate in ONE transaction (one fsync), each checked in order inside it;
+// only then do their promises settle, so an acknowledged write is durable.
+// Watch: after each committed batch its events go, synchronously and in
+// revision order, to the matching watchers; a new watch first replays history
+// rows after its revision (./backend-watchers.ts joins the two phases).
+// TTL: a write with ttlSeconds records an expiry; an unref'd periodic sweep
+// deletes expired keys through the normal delete path, so watchers see it.
+// An empty `end` in range() means "no upper bound".
+
+import Database from 'better-sqlite3';
+import {
+  StorageError,
+  prefixEnd,
+  type Backend,
+  type GetResult,
+  type KeyValue,
+  type RangeOptions,
+  type RangeResult,
+  type WatchEvent,
+  type WatchHandle,
+  type WatchHandlers,
+  type WriteOptions,
+} from './interface.js';
+import { BackendWatchers } from './backend-watchers.js';
+
+export interface SqliteBackendOptions {
+  /** Milliseconds since the epoch; used for TTL expiry. Defaults to Date.now. */
+  now?: () => number;
+  /** How often expired keys are swept (ms). Defaults to 1000. */
+  ttlSweepIntervalMs?: number;
+}
+
+/** Sorts after every key a caller can store (keys are paths); stands in for "no upper bound". */
+const MAX_KEY = '\u{10FFFF}';
+/** Replay reads and delivers history in pages of this many rows. */
+const REPLAY_PAGE = 500;
+/** One sweep deletes at most this many expired keys; the next sweep takes the rest. */
+const SWEEP_LIMIT = 1000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS history (
+  revision INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  create_revision INTEGER NOT NULL,
+  prev_revision INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  lease INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS history_key_revision ON history (key, revision);
+CREATE TABLE IF NOT EXISTS current (
+  key TEXT PRIMARY KEY,
+  revision INTEGER NOT NULL,
+  expires_at INTEGER
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS current_expiry ON current (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS meta (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+interface KvRow {
+  key: string;
+  value: string;
+  create_revision: number;
+  revision: number;
+}
+
+interface HistoryRow extends KvRow {
+  deleted: number;
+}
+
+interface EventRow extends HistoryRow {
+  prev_value: string | null;
+  prev_create_revision: number | null;
+  prev_revision: number;
+}
+
+type WriteOp =
+  | { kind: 'create'; key: string; value: string; ttlSeconds?: number }
+  | { kind: 'update'; key: string; value: string; expected?: number; ttlSeconds?: number }
+  | { kind: 'delete'; key: string; expected?: number };
+
+interface QueuedWrite {
+  op: WriteOp;
+  resolve(result: KeyValue | { prevKv: KeyValue; revision: number }): void;
+  reject(err: unknown): void;
+}
+
+type Outcome = { ok: true; result: KeyValue | { prevKv: KeyValue; revision: number } } | { ok: false; error: StorageError };
+
+/** Every statement the backend runs, prepared once at open. */
+function prepareStatements(db: Database.Database) {
+  return {
+    maxRevision: db.prepare<[], { r: number | null }>('SELECT MAX(revision) AS r FROM history'),
+    getMeta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
+    setMeta: db.prepare<[string, number]>(
+      'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+    ),
+    getCurrent: db.prepare<[string], KvRow>(
+      `SELECT h.key, h.value, h.create_revision, h.revision
+         FROM current c JOIN history h ON h.revision = c.revision WHERE c.key = ?`,
+    ),
+    getAt: db.prepare<[string, number], HistoryRow>(
+      `SELECT key, value, create_revision, revision, deleted
+         FROM history WHERE key = ? AND revision <= ? ORDER BY revision DESC LIMIT 1`,
+    ),
+    rangeCurrent: db.prepare<[string, string, number], KvRow>(
+      `SELECT h.key, h.value, h.create_revision, h.revision
+         FROM current c JOIN history h ON h.revision = c.revision
+        WHERE c.key >= ? AND c.key < ? ORDER BY c.key LIMIT ?`,
+    ),
+    countCurrent: db.prepare<[string, string], { n: number }>(
+      'SELECT COUNT(*) AS n FROM current WHERE key >= ? AND key < ?',
+    ),
+    // SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum.
+    rangeAt: db.prepare<[string, string, number, number], KvRow>(
+      `SELECT key, value, create_revision, revision FROM (
+         SELECT key, value, create_revision, deleted, MAX(revision) AS revision
+           FROM history WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key
+       ) WHERE deleted = 0 ORDER BY key LIMIT ?`,
+    ),
+    countAt: db.prepare<[string, string, number], { n: number }>(
+      `SELECT COUNT(*) AS n FROM (
+         SELECT deleted, MAX(revision) FROM history WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key
+       ) WHERE deleted = 0`,
+    ),
+    insertHistory: db.prepare<[number, string, string, number, number, number]>(
+      `INSERT INTO history (revision, key, value, create_revision, prev_revision, deleted)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    upsertCurrent: db.prepare<[string, number, number | null]>(
+      `INSERT INTO current (key, revision, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET revision = excluded.revision, expires_at = excluded.expires_at`,
+    ),
+    deleteCurrent: db.prepare<[string]>('DELETE FROM current WHERE key = ?'),
+    replayPage: db.prepare<[string, string, number, number, number], EventRow>(
+      `SELECT h.key, h.value, h.create_revision, h.revision, h.deleted, h.prev_revision,
+              p.value AS prev_value, p.create_revision AS prev_create_revision
+         FROM history h LEFT JOIN history p ON p.revision = h.prev_revision
+        WHERE h.key >= ? AND h.key < ? AND h.revision > ? AND h.revision <= ?
+        ORDER BY h.revision LIMIT ?`,
+    ),
+    // Per key, keep the newest row at or below the compaction point unless it
+    // is a deletion, and every row above it.
+    compact: db.prepare<{ c: number }>(
+      `DELETE FROM history WHERE revision < :c AND (
+         deleted = 1 OR revision < (
+           SELECT MAX(h2.revision) FROM history h2 WHERE h2.key = history.key AND h2.revision <= :c))`,
+    ),
+    expired: db.prepare<[number, number], { key: string; revision: number }>(
+      'SELECT key, revision FROM current WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?',
+    ),
+  };
+}
+
+function toKv(row: KvRow): KeyValue {
+  return { key: row.key, value: row.value, createRevision: row.create_revision, modRevision: row.revision };
+}
+
+export class SqliteBackend implements Backend {
+  private revision: number;
+  private compacted: number;
+  private closed = false;
+  private queue: QueuedWrite[] = [];
+  private flushScheduled = false;
+  private readonly watchers = new BackendWatchers((prefix, after) => this.replay(prefix, after));
+  private readonly now: () => number;
+  private readonly sweepTimer: NodeJS.Timeout;
+  private readonly stmt: ReturnType<typeof prepareStatements>;
+  private readonly applyBatch: (ops: WriteOp[]) => { outcomes: Outcome[]; events: WatchEvent[]; revision: number };
+
+  /** Opens (creating if needed) the database file at path. */
+  static open(path: string, options: SqliteBackendOptions = {}): SqliteBackend {
+    return new SqliteBackend(new Database(path), options);
+  }
+
+  private constructor(private readonly db: Database.Database, options: SqliteBackendOptions) {
+    this.now = options.now ?? Date.now;
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec(SCHEMA);
+    this.stmt = prepareStatements(db);
+    this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
+    this.revision = Math.max(this.stmt.maxRevision.get()?.r ?? 0, this.compacted);
+    this.applyBatch = db.transaction((ops: WriteOp[]) => this.apply(ops));
+    this.sweepTimer = setInterval(() => void this.sweepExpired(), options.ttlSweepIntervalMs ?? 1000);
+    this.sweepTimer.unref();
+  }
+
+  async currentRevision(): Promise<number> {
+    this.ensureOpen();
+    return this.revision;
+  }
+
+  async compactedRevision(): Promise<number> {
+    this.ensureOpen();
+    return this.compacted;
+  }
+
+  async get(key: string, options: RangeOptions = {}): Promise<GetResult> {
+    this.ensureOpen();
+    const revision = this.readRevision(options.revision);
+    if (revision === this.revision) {
+      const row = this.stmt.getCurrent.get(key);
+      return { kv: row ? toKv(row) : null, revision };
+    }
+    const row = this.stmt.getAt.get(key, revision);
+    return { kv: row && !row.deleted ? toKv(row) : null, revision };
+  }
+
+  async range(start: string, end: string, options: RangeOptions = {}): Promise<RangeResult> {
+    this.ensureOpen();
+    const revision = this.readRevision(options.revision);
+    const upper = end === '' ? MAX_KEY : end;
+    const limit = options.limit && options.limit > 0 ? options.limit : -1; // SQLite: negative = no limit
+    let rows: KvRow[];
+    let count: number;
+    if (revision === this.revision) {
+      rows = this.stmt.rangeCurrent.all(start, upper, limit);
+      count = limit > 0 && rows.length === limit ? this.stmt.countCurrent.get(start, upper)!.n : rows.length;
+    } else {
+      rows = this.stmt.rangeAt.all(start, upper, revision, limit);
+      count = limit > 0 && rows.length === limit ? this.stmt.countAt.get(start, upper, revision)!.n : rows.length;
+    }
+    const kvs = rows.map(toKv);
+    return { kvs, revision, more: count > kvs.length, count };
+  }
+
+  create(key: string, value: string, options: WriteOptions = {}): Promise<KeyValue> {
+    return this.enqueue({ kind: 'create', key, value, ttlSeconds: options.ttlSeconds }) as Promise<KeyValue>;
+  }
+
+  update(key: string, value: string, expectedModRevision?: number, options: WriteOptions = {}): Promise<KeyValue> {
+    return this.enqueue({
+      kind: 'update',
+      key,
+      value,
+      expected: expectedModRevision,
+      ttlSeconds: options.ttlSeconds,
+    }) as Promise<KeyValue>;
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<{ prevKv: KeyValue; revision: number }> {
+    return this.enqueue({ kind: 'delete', key, expected: expectedModRevision }) as Promise<{
+      prevKv: KeyValue;
+      revision: number;
+    }>;
+  }
+
+  watch(prefix: string, afterRevision: number, handlers: WatchHandlers): WatchHandle {
+    this.ensureOpen();
+    return this.watchers.add(prefix, afterRevision, handlers);
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.ensureOpen();
+    if (revision > this.revision) {
+      throw new StorageError('FutureRevision', `cannot compact to future revision ${revision}`, undefined, undefined, this.revision);
+    }
+    if (revision <= this.compacted) return;
+    this.db.transaction(() => {
+      this.stmt.compact.run({ c: revision });
+      this.stmt.setMeta.run('compacted', revision);
+    })();
+    this.compacted = revision;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    clearInterval(this.sweepTimer);
+    this.watchers.clear();
+    this.db.close();
+  }
+
+  /** Deletes keys whose TTL has passed, through the normal delete path. Returns how many. */
+  async sweepExpired(): Promise<number> {
+    if (this.closed) return 0;
+    const expired = this.stmt.expired.all(this.now(), SWEEP_LIMIT);
+    const results = await Promise.allSettled(expired.map((row) => this.delete(row.key, row.revision)));
+    // A rejected delete means the key was rewritten or deleted since: the newer write decides.
+    return results.filter((r) => r.status === 'fulfilled').length;
+  }
+
+  private enqueue(op: WriteOp): Promise<KeyValue | { prevKv: KeyValue; revision: number }> {
+    if (this.closed) return Promise.reject(new StorageError('Unavailable', 'storage backend is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ op, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued write in one transaction, then settles them and notifies watchers. */
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.closed || this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    let committed: ReturnType<SqliteBackend['applyBatch']>;
+    try {
+      committed = this.applyBatch(batch.map((w) => w.op));
+    } catch (err) {
+      // The transaction rolled back: nothing of the batch was written.
+      const error = new StorageError('Internal', `sqlite write failed: ${(err as Error).message}`);
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    this.revision = committed.revision;
+    committed.outcomes.forEach((outcome, i) => {
+      if (outcome.ok) batch[i].resolve(outcome.result);
+      else batch[i].reject(outcome.error);
+    });
+    this.watchers.publish(committed.events);
+  }
+
+  /** Runs inside the batch transaction; a failed check fails only its own op. */
+  private apply(ops: WriteOp[]): { outcomes: Outcome[]; events: WatchEvent[]; revision: number } {
+    let revision = this.revision;
+    const outcomes: Outcome[] = [];
+    const events: WatchEvent[] = [];
+    for (const op of ops) {
+      const row = this.stmt.getCurrent.get(op.key);
+      const stored = row ? toKv(row) : null;
+      const error = this.check(op, stored);
+      if (error) {
+        outcomes.push({ ok: false, error });
+        continue;
+      }
+      revision++;
+      if (op.kind === 'delete') {
+        const prevKv = stored!;
+        this.stmt.insertHistory.run(revision, op.key, '', prevKv.createRevision, prevKv.modRevision, 1);
+        this.stmt.deleteCurrent.run(op.key);
+        outcomes.push({ ok: true, result: { prevKv, revision } });
+        events.push({ type: 'delete', key: op.key, revision, prevKv });
+      } else {
+        const createRevision = stored ? stored.createRevision : revision;
+        this.stmt.insertHistory.run(revision, op.key, op.value, createRevision, stored?.modRevision ?? 0, 0);
+        const expiresAt = op.ttlSeconds !== undefined && op.ttlSeconds > 0 ? this.now() + op.ttlSeconds * 1000 : null;
+        this.stmt.upsertCurrent.run(op.key, revision, expiresAt);
+        const kv: KeyValue = { key: op.key, value: op.value, createRevision, modRevision: revision };
+        outcomes.push({ ok: true, result: kv });
+        events.push(stored ? { type: 'put', kv, prevKv: stored } : { type: 'put', kv });
+      }
+    }
+    return { outcomes, events, revision };
+  }
+
+  private check(op: WriteOp, stored: KeyValue | null): StorageError | null {
+    if (op.kind === 'create') {
+      return stored ? new StorageError('KeyExists', `key already exists: ${op.key}`, op.key) : null;
+    }
+    if (!stored) return new StorageError('KeyNotFound', `key not found: ${op.key}`, op.key);
+    if (op.expected !== undefined && stored.modRevision !== op.expected) {
+      return new StorageError(
+        'Conflict',
+        `modRevision of ${op.key} is ${stored.modRevision}, expected ${op.expected}`,
+        op.key,
+        stored,
+      );
+    }
+    return null;
+  }
+
+  /** Validates a requested read revision and resolves 0/undefined to the current one. */
+  private readRevision(requested: number | undefined): number {
+    if (!requested) return this.revision;
+    if (requested > this.revision) {
+      throw new StorageError('FutureRevision', `revision ${requested} is newer than current ${this.revision}`, undefined, undefined, this.revision);
+    }
+    if (requested < this.compacted) {
+      throw new StorageError('Compacted', `revision ${requested} has been compacted`, undefined, undefined, this.compacted);
+    }
+    return requested;
+  }
+
+  private *replay(prefix: string, afterRevision: number): Generator<WatchEvent[]> {
+    if (this.closed) throw new StorageError('Unavailable', 'storage backend is closed');
+    if (afterRevision < this.compacted) {
+      throw new StorageError('Compacted', `revision ${afterRevision} has been compacted`, undefined, undefined, this.compacted);
+    }
+    const end = prefix === '' ? MAX_KEY : prefixEnd(prefix);
+    // Up to the revision committed now; publish() delivers what follows.
+    const upTo = this.revision;
+    let after = afterRevision;
+    for (;;) {
+      if (this.closed) return;
+      const rows = this.stmt.replayPage.all(prefix, end, after, upTo, REPLAY_PAGE);
+      if (rows.length === 0) return;
+      yield rows.map((row) => this.toEvent(row));
+      after = rows[rows.length - 1].revision;
+    }
+  }
+
+  private toEvent(row: EventRow): WatchEvent {
+    const prevKv: KeyValue | undefined =
+      row.prev_value !== null && row.prev_create_revision !== null
+        ? { key: row.key, value: row.prev_value, createRevision: row.prev_create_revision, modRevision: row.prev_revision }
+        : undefined;
+    if (row.deleted) {
+      // A deletion row's prev row is never compacted away while the deletion is replayable.
+      return { type: 'delete', key: row.key, revision: row.revision, prevKv: prevKv! };
+    }
+    const kv = toKv(row);
+    return prevKv ? { type: 'put', kv, prevKv } : { type: 'put', kv };
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new StorageError('Unavailable', 'storage backend is closed');
+  }
+}
