@@ -1,0 +1,88 @@
+// Watch: one watch request's event stream. The server sends one JSON object
+// per line ({"type": ..., "object": ...}); Watch turns the chunked body into
+// those events, in order, for exactly one consumer (for await ... of watch).
+//
+// Ending: the stream ends when the server closes it (timeoutSeconds, restart,
+// dropped connection) or when stop() is called; both end the iteration
+// quietly, like client-go's StreamWatcher treats EOF. A transport failure
+// that ended it is kept in `closeError` for those who care. An ERROR event
+// (e.g. 410 "too old resource version") is delivered as an event: deciding
+// what it means is the consumer's job. stop() is idempotent and releases the
+// connection; breaking out of the loop stops the watch too.
+
+import { StringDecoder } from 'node:string_decoder';
+import type { Status } from '../machinery/errors.js';
+import type { KubeObject } from '../machinery/meta.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export type WatchEvent<T = KubeObject> =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T }
+  | { type: 'ERROR'; object: Status };
+
+export class Watch<T = KubeObject> implements AsyncIterable<WatchEvent<T>> {
+  private stopped = false;
+  private consumed = false;
+  private failure: unknown;
+
+  constructor(
+    private readonly body: AsyncIterable<Buffer | string>,
+    private readonly abort: () => void,
+  ) {}
+
+  /** Ends the watch and closes its connection. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.abort();
+  }
+
+  isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** The transport error that ended the stream, if it did not end cleanly. */
+  get closeError(): unknown {
+    return this.failure;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+    if (this.consumed) throw new Error('a Watch can be iterated only once');
+    this.consumed = true;
+    return this.events();
+  }
+
+  private async *events(): AsyncGenerator<WatchEvent<T>> {
+    const decoder = new StringDecoder('utf8');
+    let pending = '';
+    try {
+      for await (const chunk of this.body) {
+        pending += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+        let newline: number;
+        while ((newline = pending.indexOf('\n')) >= 0) {
+          const line = pending.slice(0, newline);
+          pending = pending.slice(newline + 1);
+          const event = parseEvent<T>(line);
+          if (event !== undefined) yield event;
+        }
+        if (this.stopped) return;
+      }
+      const event = parseEvent<T>(pending + decoder.end());
+      if (event !== undefined) yield event;
+    } catch (err) {
+      if (!this.stopped) this.failure = err;
+    } finally {
+      this.stop();
+    }
+  }
+}
+
+function parseEvent<T>(line: string): WatchEvent<T> | undefined {
+  const text = line.trim();
+  if (text === '') return undefined;
+  const value = JSON.parse(text) as { type?: unknown; object?: unknown };
+  if (typeof value.type !== 'string' || value.object === null || typeof value.object !== 'object') {
+    throw new Error(`malformed watch event: ${text.slice(0, 200)}`);
+  }
+  return value as WatchEvent<T>;
+}
