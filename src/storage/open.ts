@@ -1,0 +1,34 @@
+// openBackend: the one place that turns a configuration choice into a Backend.
+// 'memory' keeps everything in process; 'sqlite' stores DIR/apiary.db, creating
+// DIR when missing. Other backends (etcd) join here.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Backend } from './interface.js';
+import { MemoryBackend } from './memory.js';
+import { SqliteBackend } from './sqlite.js';
+
+export interface OpenBackendOptions {
+  kind: 'memory' | 'sqlite';
+  /** Directory of the sqlite file; required for 'sqlite'. */
+  dataDir?: string;
+}
+
+/** The sqlite database's file name inside the data directory. */
+export const SQLITE_FILE_NAME = 'apiary.db';
+
+export async function openBackend(opts: OpenBackendOptions): Promise<Backend> {
+  switch (opts.kind) {
+    case 'memory':
+      return new MemoryBackend();
+    case 'sqlite': {
+      if (!opts.dataDir) throw new Error('openBackend: the sqlite backend needs a dataDir');
+      fs.mkdirSync(opts.dataDir, { recursive: true });
+      return SqliteBackend.open(path.join(opts.dataDir, SQLITE_FILE_NAME));
+    }
+    default: {
+      const kind: never = opts.kind;
+      throw new Error(`openBackend: unknown backend kind ${String(kind)}`);
+    }
+  }
+}
