@@ -39,6 +39,9 @@ export function eventKey(event: WatchEvent): string {
 
 export class BackendWatchers {
   private readonly watchers = new Set<Watcher>();
+  /** Set while publish() runs; a handler that writes re-enters publish, whose batch must wait its turn. */
+  private publishing = false;
+  private readonly publishQueue: WatchEvent[][] = [];
 
   constructor(private readonly replay: ReplayFn) {}
 
@@ -61,9 +64,19 @@ export class BackendWatchers {
   /** Delivers a committed batch (events in revision order) to the live watchers. */
   publish(events: WatchEvent[]): void {
     if (events.length === 0 || this.watchers.size === 0) return;
-    for (const watcher of [...this.watchers]) {
-      if (watcher.ready) this.deliver(watcher, events);
-      else watcher.pending.push(events);
+    this.publishQueue.push(events);
+    if (this.publishing) return;
+    this.publishing = true;
+    try {
+      // Every watcher sees batch N before any sees batch N+1, even when a handler writes.
+      for (let batch = this.publishQueue.shift(); batch; batch = this.publishQueue.shift()) {
+        for (const watcher of [...this.watchers]) {
+          if (watcher.ready) this.deliver(watcher, batch);
+          else watcher.pending.push(batch);
+        }
+      }
+    } finally {
+      this.publishing = false;
     }
   }
 

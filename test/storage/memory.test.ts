@@ -32,3 +32,27 @@ test('memory: expired keys are swept through the delete path and watchers see th
   const deletion = events.find((e) => e.type === 'delete');
   assert.equal(deletion?.type === 'delete' ? deletion.prevKv.value : undefined, 'short');
 });
+
+test('memory: a watcher that writes from its handler does not make another watcher miss events', async (t) => {
+  const backend = new MemoryBackend();
+  t.after(() => backend.close());
+  const seenByReactor: number[] = [];
+  const seenByObserver: number[] = [];
+  const revisionOf = (e: WatchEvent) => (e.type === 'put' ? e.kv.modRevision : e.revision);
+  backend.watch('/registry/', 0, {
+    onEvents: (events) => {
+      for (const e of events) {
+        seenByReactor.push(revisionOf(e));
+        // React to the first object by writing another one, as a controller would.
+        if (e.type === 'put' && e.kv.key === '/registry/a') void backend.create('/registry/b', 'from handler');
+      }
+    },
+    onError: () => {},
+  });
+  backend.watch('/registry/', 0, { onEvents: (events) => seenByObserver.push(...events.map(revisionOf)), onError: () => {} });
+  await new Promise((r) => setImmediate(r)); // both watches are live
+  await backend.create('/registry/a', 'first');
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(seenByReactor, [1, 2]);
+  assert.deepEqual(seenByObserver, [1, 2]);
+});
