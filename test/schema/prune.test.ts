@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findDuplicateFields, pruneObject, unknownFieldMessage } from '../../src/api/schema/prune.js';
+import { definitionByName, definitionFor, fieldOf, fieldsOf, hasProtobuf, hasStatus } from '../../src/api/schema/index.js';
+
+test('registry describes the served kinds with upstream names, numbers and markers', () => {
+  const cm = definitionFor('', 'v1', 'ConfigMap');
+  assert.equal(cm?.name, 'io.k8s.api.core.v1.ConfigMap');
+  assert.deepEqual(fieldOf(cm!, 'binaryData')?.proto, { number: 3, wire: 'bytes', repeated: true });
+  assert.equal(fieldOf(definitionFor('', 'v1', 'Pod')!, 'spec')?.ref, 'io.k8s.api.core.v1.PodSpec');
+  assert.equal(definitionFor('apps', 'v1', 'Deployment')?.name, 'io.k8s.api.apps.v1.Deployment');
+  assert.equal(definitionFor('coordination.k8s.io', 'v1', 'LeaseList')?.name, 'io.k8s.api.coordination.v1.LeaseList');
+  assert.equal(hasStatus('', 'v1', 'Pod'), true);
+  assert.equal(hasStatus('', 'v1', 'ConfigMap'), false);
+  assert.equal(hasProtobuf('meta.k8s.io', 'v1', 'Table'), false);
+  assert.equal(hasProtobuf('', 'v1', 'Secret'), true);
+  // Inline embeddings are flattened for JSON: SecretKeySelector carries LocalObjectReference's name.
+  const selector = definitionByName('io.k8s.api.core.v1.SecretKeySelector')!;
+  assert.deepEqual(fieldsOf(selector).map((f) => f.name), ['name', 'key', 'optional']);
+  assert.equal(selector.fields[0]?.inline, true);
+  assert.equal(selector.fields[0]?.proto?.number, 1);
+});
+
+test('pruneObject drops unknown fields everywhere and reports them as upstream does', () => {
+  const pod: Record<string, unknown> = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', labels: { a: 'b' }, bogus: 1 },
+    spec: {
+      containers: [
+        { name: 'c', image: 'i', extra: true, env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 's', key: 'k', nope: 1 } } }] },
+      ],
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      foo: 'bar',
+    },
+    status: { phase: 'Running' },
+    top: 1,
+  };
+  const dropped = pruneObject('', 'v1', 'Pod', pod);
+  assert.deepEqual(dropped, [
+    'metadata.bogus',
+    'spec.containers[0].extra',
+    'spec.containers[0].env[0].valueFrom.secretKeyRef.nope',
+    'spec.foo',
+    'top',
+  ]);
+  assert.deepEqual(pod, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', labels: { a: 'b' } },
+    spec: {
+      containers: [{ name: 'c', image: 'i', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }],
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+    },
+    status: { phase: 'Running' },
+  });
+  assert.equal(unknownFieldMessage(dropped[3]!), 'unknown field "spec.foo"');
+});
+
+test('pruneObject keeps free-form values and resource maps', () => {
+  const cm: Record<string, unknown> = {
+    metadata: { name: 'x', managedFields: [{ manager: 'm', fieldsV1: { 'f:data': { 'f:a': {} } } }] },
+    data: { anything: 'goes' },
+  };
+  assert.deepEqual(pruneObject('', 'v1', 'ConfigMap', cm), []);
+  assert.deepEqual((cm.metadata as { managedFields: unknown[] }).managedFields, [{ manager: 'm', fieldsV1: { 'f:data': { 'f:a': {} } } }]);
+  const node: Record<string, unknown> = { status: { capacity: { cpu: '4', memory: '1Gi' }, images: [{ names: ['a'], sizeBytes: 1, odd: 2 }] } };
+  assert.deepEqual(pruneObject('', 'v1', 'Node', node), ['status.images[0].odd']);
+  assert.deepEqual(pruneObject('example.com', 'v1', 'Widget', { a: 1 }), []);
+});
+
+test('findDuplicateFields reports repeated keys with their paths', () => {
+  const raw = '{"metadata":{"name":"a","labels":{"x":"1","x":"2"},"name":"b"},"data":{"k":"v"},"items":[{"a":1,"a":2}],"data":{}}';
+  assert.deepEqual(findDuplicateFields(raw), ['metadata.labels.x', 'metadata.name', 'items[0].a', 'data']);
+  assert.deepEqual(findDuplicateFields('{"a":"\\"a\\"","b":"a"}'), []);
+  assert.deepEqual(findDuplicateFields('{not json'), []);
+});
