@@ -10,6 +10,7 @@
 //   key-ordered index so get/range at the current revision cost what they return.
 // - meta: the compaction revision.
 // Nothing but the two counters is held in memory: open() is O(1) in the store's size.
+// One process owns the file (exclusive lock); a second open fails Unavailable.
 //
 // Durability: WAL with synchronous=FULL, so a committed transaction is fsync'd.
 // Group commit: writes requested in the same tick are queued and applied on
@@ -188,11 +189,25 @@ export class SqliteBackend implements Backend {
 
   /** Opens (creating if needed) the database file at path. */
   static open(path: string, options: SqliteBackendOptions = {}): SqliteBackend {
-    return new SqliteBackend(new Database(path), options);
+    // No busy wait: the only other holder of the lock would be another server on the same file.
+    const db = new Database(path, { timeout: 0 });
+    try {
+      return new SqliteBackend(db, options);
+    } catch (err) {
+      db.close();
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+        throw new StorageError('Unavailable', `sqlite file ${path} is in use by another process`);
+      }
+      throw err;
+    }
   }
 
   private constructor(private readonly db: Database.Database, options: SqliteBackendOptions) {
     this.now = options.now ?? Date.now;
+    // The revision counter lives in this process, so the file must have one writer:
+    // an exclusive lock (taken by the schema statement below, held until close)
+    // makes a second server on the same file fail at open instead of forking history.
+    db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.exec(SCHEMA);

@@ -109,3 +109,17 @@ test('sqlite: opening a large file does not load it (20,000 rows of 1 KiB open i
   const listed = await reader.range('/registry/configmaps/ns7/', prefixEnd('/registry/configmaps/ns7/'));
   assert.equal(listed.count, 400);
 });
+
+test('sqlite: a second backend on the same file fails instead of forking the revision history', async (t) => {
+  const dir = tempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'apiary.db');
+  const owner = SqliteBackend.open(file);
+  await owner.create('/registry/x', 'v');
+  assert.throws(() => SqliteBackend.open(file), { code: 'Unavailable' });
+  assert.equal((await owner.get('/registry/x')).kv?.value, 'v');
+  await owner.close();
+  const next = SqliteBackend.open(file); // the lock goes with the owner
+  t.after(() => next.close());
+  assert.equal((await next.get('/registry/x')).kv?.value, 'v');
+});
