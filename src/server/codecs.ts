@@ -1,0 +1,156 @@
+// Codecs: objects to bytes for responses and request bodies to objects, in the
+// media types we serve (JSON, YAML; protobuf is a later addition), with
+// upstream's error messages for bodies that cannot be decoded
+// (handlers/rest.go transformDecodeError, the create/update handlers' kind and
+// version checks).
+
+import YAML from 'yaml';
+import { badRequest } from '../machinery/errors.js';
+import type { KubeObject } from '../machinery/meta.js';
+import { apiVersionOf, parseApiVersion } from '../machinery/meta.js';
+
+/** Serializes a response body. JSON ends with a newline, as Go's json.Encoder writes it. */
+export function encodeBody(value: unknown, mediaType: string, pretty = false): string {
+  if (mediaType === 'application/yaml') {
+    // sigs.k8s.io/yaml goes through a generic map, so upstream's YAML has sorted keys.
+    return YAML.stringify(value, { sortMapEntries: true, lineWidth: 0 });
+  }
+  return (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) + '\n';
+}
+
+/** What the endpoint expects a body to be. */
+export interface ExpectedKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+/**
+ * Decodes a create/update body into an object of the endpoint's kind.
+ * `isKnownKind(apiVersion, kind)` tells whether the server serves that kind at
+ * that version at all (upstream's scheme), which changes the error message.
+ */
+export function decodeObject(
+  body: Buffer,
+  mediaType: string,
+  expected: ExpectedKind,
+  isKnownKind: (apiVersion: string, kind: string) => boolean,
+): KubeObject {
+  const parsed = parseDocument(body, mediaType, expected.kind);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'array' : typeof parsed;
+    if (got === 'null') return fillTypeMeta({ metadata: {} }, expected);
+    throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${goTypeName(got)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`, body);
+  }
+  const object = parsed as Record<string, unknown>;
+  const apiVersion = typeof object['apiVersion'] === 'string' ? object['apiVersion'] : '';
+  const kind = typeof object['kind'] === 'string' ? object['kind'] : '';
+  const expectedApiVersion = apiVersionOf(expected);
+  // Missing type fields default to the endpoint's, as upstream's defaultGVK does.
+  const gotApiVersion = apiVersion === '' ? expectedApiVersion : apiVersion;
+  const gotKind = kind === '' ? expected.kind : kind;
+  if (gotApiVersion !== expectedApiVersion || gotKind !== expected.kind) {
+    const gv = parseApiVersion(gotApiVersion);
+    if (!isKnownKind(gotApiVersion, gotKind)) {
+      throw badRequest(
+        `${gotKind} in version ${JSON.stringify(gv.version)} cannot be handled as a ${expected.kind}: no kind ${JSON.stringify(gotKind)} is registered for version ${JSON.stringify(gotApiVersion)} in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+      );
+    }
+    if (gotKind !== expected.kind) {
+      throw badRequest(
+        `${gotKind} in version ${JSON.stringify(gv.version)} cannot be handled as a ${expected.kind}: converting (${gv.version}.${gotKind}) to (${internalPackage(expected.group)}.${expected.kind}): unknown conversion`,
+      );
+    }
+    throw badRequest(`the API version in the data (${gotApiVersion}) does not match the expected API version (${expectedApiVersion})`);
+  }
+  const metadata = object['metadata'];
+  if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) {
+    throw badRequest(
+      `${gotKind} in version ${JSON.stringify(expected.version)} cannot be handled as a ${expected.kind}: json: cannot unmarshal ${goTypeName(Array.isArray(metadata) ? 'array' : typeof metadata)} into Go struct field ${expected.kind}.metadata of type v1.ObjectMeta`,
+    );
+  }
+  return fillTypeMeta(object as KubeObject, expected);
+}
+
+/** Parses a body that is not an object of a kind: DeleteOptions, patches. Malformed → 400. */
+export function decodeDocument(body: Buffer, mediaType: string, kindForErrors: string): unknown {
+  return parseDocument(body, mediaType, kindForErrors);
+}
+
+function parseDocument(body: Buffer, mediaType: string, kindForErrors: string): unknown {
+  const text = body.toString('utf8');
+  if (mediaType === 'application/yaml') {
+    try {
+      const docs = YAML.parseAllDocuments(text);
+      const first = Array.isArray(docs) ? docs[0] : docs;
+      if (first === undefined) return null;
+      if (first.errors.length > 0) throw first.errors[0];
+      return first.toJS({ maxAliasCount: 100 }) as unknown;
+    } catch (err) {
+      const line = err instanceof YAML.YAMLError && err.linePos !== undefined ? `line ${err.linePos[0].line}: ` : '';
+      const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      throw unrecognized(kindForErrors, `error converting YAML to JSON: yaml: ${line}${message}`, body);
+    }
+  }
+  if (text.trim() === '') throw unrecognized(kindForErrors, "couldn't get version/kind; json parse error: unexpected end of JSON input", body);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw unrecognized(kindForErrors, `couldn't get version/kind; json parse error: ${goJsonMessage(err, text)}`, body);
+  }
+}
+
+function fillTypeMeta(object: KubeObject, expected: ExpectedKind): KubeObject {
+  if (object.apiVersion === undefined || object.apiVersion === '') object.apiVersion = apiVersionOf(expected);
+  if (object.kind === undefined || object.kind === '') object.kind = expected.kind;
+  if (object.metadata === undefined || object.metadata === null) object.metadata = {};
+  return object;
+}
+
+function unrecognized(kind: string, reason: string, body: Buffer): Error {
+  return badRequest(`the object provided is unrecognized (must be of type ${kind}): ${reason} (${summarizeData(body, 30)})`);
+}
+
+/** Upstream's summarizeData: the first bytes of an object body, hex for anything else. */
+export function summarizeData(data: Buffer, maxLength: number): string {
+  if (data.length === 0) return '<empty>';
+  const head = data.subarray(0, maxLength);
+  const suffix = data.length > maxLength ? ' ...' : '';
+  if (data[0] === 0x7b /* { */) return head.toString('utf8') + suffix;
+  return head.toString('hex') + suffix;
+}
+
+/** The internal Go package upstream converts into: "core" for the core group, else the group's first label. */
+function internalPackage(group: string): string {
+  return group === '' ? 'core' : group.split('.')[0]!;
+}
+
+function goTypeName(jsType: string): string {
+  switch (jsType) {
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'bool';
+    case 'array':
+      return 'array';
+    default:
+      return jsType;
+  }
+}
+
+/** Maps V8's JSON.parse messages onto the Go encoding/json wording where the two correspond. */
+function goJsonMessage(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const position = /at position (\d+)/.exec(message);
+  const at = position === null ? undefined : text[Number(position[1])];
+  if (/Unexpected end of JSON input/i.test(message)) return 'unexpected end of JSON input';
+  const token = /Unexpected token '?(.)'?,/.exec(message) ?? /Unexpected token (.) in JSON/.exec(message);
+  if (token !== null) return `invalid character '${token[1]}' looking for beginning of value`;
+  if (/Expected ':' after property name/.test(message)) return `invalid character '${at ?? ''}' after object key`;
+  if (/Expected double-quoted property name|Expected property name or '}'/.test(message)) {
+    return `invalid character '${at ?? ''}' looking for beginning of object key string`;
+  }
+  return message;
+}

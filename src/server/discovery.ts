@@ -1,0 +1,187 @@
+// Discovery documents, built only from the served resource types (nothing per
+// resource is written here):
+//
+//   /api                 APIVersions (with serverAddressByClientCIDRs)
+//   /apis                APIGroupList
+//   /apis/{group}        APIGroup
+//   /api/v1, /apis/g/v   APIResourceList (subresources as "configmaps/status")
+//   /api, /apis with Accept ...;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList
+//                        aggregated discovery (apidiscovery.k8s.io v2 and v2beta1)
+//
+// Shapes and orderings follow kube-apiserver 1.32: resources sorted by name,
+// verbs sorted, groups in the order they are registered.
+
+import type { ResourceType } from '../registry/rest.js';
+import type { EndpointRestrictions } from './negotiation.js';
+
+export const DISCOVERY_GROUP = 'apidiscovery.k8s.io';
+export const DISCOVERY_VERSIONS = ['v2', 'v2beta1'];
+export const DISCOVERY_KIND = 'APIGroupDiscoveryList';
+
+/** /api and /apis accept the aggregated discovery conversion; nothing else. */
+export const DISCOVERY_RESTRICTIONS: EndpointRestrictions = {
+  allowsConversion: (t) => t.group === DISCOVERY_GROUP && DISCOVERY_VERSIONS.includes(t.version) && t.kind === DISCOVERY_KIND,
+  allowsStreamSchema: () => false,
+};
+
+/** The Content-Type of an aggregated discovery response. */
+export function aggregatedContentType(version: string): string {
+  return `application/json;g=${DISCOVERY_GROUP};v=${version};as=${DISCOVERY_KIND}`;
+}
+
+interface GroupVersionEntry {
+  groupVersion: string;
+  version: string;
+}
+
+interface SubresourceFacts {
+  verbs: string[];
+  /** Set when the subresource answers with another kind (scale → autoscaling/v1 Scale). */
+  responseKind?: { group: string; version: string; kind: string };
+}
+
+// What each known subresource does; an unknown one is treated like status.
+const SUBRESOURCES: Record<string, SubresourceFacts> = {
+  status: { verbs: ['get', 'patch', 'update'] },
+  finalize: { verbs: ['update'] },
+  scale: { verbs: ['get', 'patch', 'update'], responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } },
+};
+
+function subresourceFacts(name: string): SubresourceFacts {
+  return SUBRESOURCES[name] ?? { verbs: ['get', 'patch', 'update'] };
+}
+
+/** The verbs a subresource answers (used by routing as well as discovery). */
+export function subresourceVerbs(name: string): string[] {
+  return subresourceFacts(name).verbs;
+}
+
+function groupVersionString(group: string, version: string): string {
+  return group === '' ? version : `${group}/${version}`;
+}
+
+/** Groups (other than core) with their versions, in registration order. */
+function groupsOf(types: ResourceType[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const t of types) {
+    if (t.group === '') continue;
+    const versions = groups.get(t.group) ?? [];
+    if (!versions.includes(t.version)) versions.push(t.version);
+    groups.set(t.group, versions);
+  }
+  return groups;
+}
+
+export function apiVersions(types: ResourceType[], serverAddress: string): Record<string, unknown> {
+  const versions = [...new Set(types.filter((t) => t.group === '').map((t) => t.version))];
+  return {
+    kind: 'APIVersions',
+    versions: versions.length > 0 ? versions : ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+function apiGroupOf(group: string, versions: string[]): Record<string, unknown> {
+  const entries: GroupVersionEntry[] = versions.map((v) => ({ groupVersion: `${group}/${v}`, version: v }));
+  return { name: group, versions: entries, preferredVersion: entries[0] };
+}
+
+export function apiGroupList(types: ResourceType[]): Record<string, unknown> {
+  const groups = [...groupsOf(types)].map(([group, versions]) => apiGroupOf(group, versions));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+}
+
+export function apiGroup(types: ResourceType[], group: string): Record<string, unknown> | undefined {
+  const versions = groupsOf(types).get(group);
+  if (versions === undefined) return undefined;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroupOf(group, versions) };
+}
+
+function typesIn(types: ResourceType[], group: string, version: string): ResourceType[] {
+  return types.filter((t) => t.group === group && t.version === version).sort((a, b) => (a.resource < b.resource ? -1 : 1));
+}
+
+export function servesGroupVersion(types: ResourceType[], group: string, version: string): boolean {
+  return types.some((t) => t.group === group && t.version === version);
+}
+
+export function apiResourceList(types: ResourceType[], group: string, version: string): Record<string, unknown> | undefined {
+  const served = typesIn(types, group, version);
+  if (served.length === 0) return undefined;
+  const resources: Record<string, unknown>[] = [];
+  for (const t of served) {
+    const entry: Record<string, unknown> = {
+      name: t.resource,
+      singularName: t.singularName,
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: [...t.verbs].sort(),
+    };
+    if (t.shortNames.length > 0) entry['shortNames'] = [...t.shortNames];
+    if (t.categories.length > 0) entry['categories'] = [...t.categories];
+    resources.push(entry);
+    for (const sub of [...t.subresources].sort()) {
+      const facts = subresourceFacts(sub);
+      const subEntry: Record<string, unknown> = { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced };
+      if (facts.responseKind !== undefined) {
+        subEntry['group'] = facts.responseKind.group;
+        subEntry['version'] = facts.responseKind.version;
+        subEntry['kind'] = facts.responseKind.kind;
+      } else {
+        subEntry['kind'] = t.kind;
+      }
+      subEntry['verbs'] = [...facts.verbs];
+      resources.push(subEntry);
+    }
+  }
+  // The core group's list carries no apiVersion upstream; named groups' do.
+  const head: Record<string, unknown> = group === '' ? { kind: 'APIResourceList' } : { kind: 'APIResourceList', apiVersion: 'v1' };
+  return { ...head, groupVersion: groupVersionString(group, version), resources };
+}
+
+function discoveryResource(t: ResourceType): Record<string, unknown> {
+  const entry: Record<string, unknown> = {
+    resource: t.resource,
+    responseKind: { group: t.group, version: t.version, kind: t.kind },
+    scope: t.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: t.singularName,
+    verbs: [...t.verbs].sort(),
+  };
+  if (t.shortNames.length > 0) entry['shortNames'] = [...t.shortNames];
+  if (t.categories.length > 0) entry['categories'] = [...t.categories];
+  if (t.subresources.length > 0) {
+    entry['subresources'] = [...t.subresources].sort().map((sub) => {
+      const facts = subresourceFacts(sub);
+      return {
+        subresource: sub,
+        responseKind: facts.responseKind ?? { group: t.group, version: t.version, kind: t.kind },
+        verbs: [...facts.verbs],
+      };
+    });
+  }
+  return entry;
+}
+
+function discoveryGroup(types: ResourceType[], group: string, versions: string[]): Record<string, unknown> {
+  const metadata: Record<string, unknown> = group === '' ? { creationTimestamp: null } : { name: group, creationTimestamp: null };
+  return {
+    metadata,
+    versions: versions.map((version) => ({
+      version,
+      resources: typesIn(types, group, version).map(discoveryResource),
+      freshness: 'Current',
+    })),
+  };
+}
+
+/** Aggregated discovery for /api (core group only) or /apis (every named group). */
+export function aggregatedDiscovery(types: ResourceType[], root: 'api' | 'apis', version: string): Record<string, unknown> {
+  let items: Record<string, unknown>[];
+  if (root === 'api') {
+    const versions = [...new Set(types.filter((t) => t.group === '').map((t) => t.version))];
+    items = versions.length > 0 ? [discoveryGroup(types, '', versions)] : [];
+  } else {
+    items = [...groupsOf(types)].map(([group, versions]) => discoveryGroup(types, group, versions));
+  }
+  return { kind: DISCOVERY_KIND, apiVersion: `${DISCOVERY_GROUP}/${version}`, metadata: {}, items };
+}

@@ -1,0 +1,280 @@
+// The resource handlers: one function per verb, each following the order of
+// checks of upstream's handlers (create.go, update.go, patch.go, delete.go,
+// get.go): negotiate the response type (406), the request type (415), read the
+// body (413), decode options and body (400/422), then call the RESTStore and
+// write its answer. Handlers never write a status code themselves except via
+// responses.ts; everything they throw becomes a Status there.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { badRequest, invalid, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
+import { fieldErrors } from '../machinery/field-errors.js';
+import type { KubeObject } from '../machinery/meta.js';
+import { applyJsonPatch, applyMergePatch } from '../machinery/patch.js';
+import type {
+  DeleteOptions,
+  ListOptions,
+  RESTStore,
+  ResourceType,
+  WatchOptions,
+  WriteOptions,
+} from '../registry/rest.js';
+import { decodeDocument, decodeObject } from './codecs.js';
+import { baseMediaType, negotiateInput, negotiateOutput, SERVED_PATCH_TYPES, type NegotiatedOutput } from './negotiation.js';
+import { parseBool, type RequestInfo } from './request-info.js';
+import { writeNegotiated } from './responses.js';
+import { serveWatch, type WatchTracker } from './watch.js';
+
+/** kube-apiserver's --max-request-body-bytes default: 3 MiB. */
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+/** Everything a handler needs to know about one resource request. */
+export interface ResourceScope {
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: RequestInfo;
+  query: URLSearchParams;
+  store: RESTStore;
+  type: ResourceType;
+  /** The request's namespace for namespaced resources, '' otherwise. */
+  namespace: string;
+  watches: WatchTracker;
+  /** Whether the server serves this kind at this apiVersion (for decode error messages). */
+  isKnownKind: (apiVersion: string, kind: string) => boolean;
+}
+
+/** Reads the body, failing with 413 past `limit` bytes (upstream's limitedReadBody). */
+export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limit) throw requestEntityTooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) throw requestEntityTooLarge(limit);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function output(scope: ResourceScope): NegotiatedOutput {
+  return negotiateOutput(scope.req.headers.accept);
+}
+
+function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput): void {
+  writeNegotiated(scope.req, scope.res, code, value, out);
+}
+
+function parseInteger(query: URLSearchParams, key: string): number | undefined {
+  const raw = query.get(key);
+  if (raw === null || raw === '') return undefined;
+  if (!/^-?\d+$/.test(raw)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  return Number(raw);
+}
+
+function setIfPresent<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined | null): void {
+  if (value !== undefined && value !== null && value !== '') target[key] = value;
+}
+
+export function listOptionsFrom(query: URLSearchParams): ListOptions {
+  const options: ListOptions = {};
+  setIfPresent(options, 'labelSelector', query.get('labelSelector'));
+  setIfPresent(options, 'fieldSelector', query.get('fieldSelector'));
+  setIfPresent(options, 'resourceVersion', query.get('resourceVersion'));
+  setIfPresent(options, 'resourceVersionMatch', query.get('resourceVersionMatch'));
+  setIfPresent(options, 'limit', parseInteger(query, 'limit'));
+  setIfPresent(options, 'continue', query.get('continue'));
+  return options;
+}
+
+function watchOptionsFrom(query: URLSearchParams, name: string): WatchOptions {
+  const options: WatchOptions = listOptionsFrom(query);
+  setIfPresent(options, 'timeoutSeconds', parseInteger(query, 'timeoutSeconds'));
+  setIfPresent(options, 'allowWatchBookmarks', parseBool(query.get('allowWatchBookmarks')));
+  setIfPresent(options, 'sendInitialEvents', parseBool(query.get('sendInitialEvents')));
+  if (name !== '') {
+    // A watch on a named path is a watch of that one object.
+    const byName = `metadata.name=${name}`;
+    options.fieldSelector = options.fieldSelector ? `${options.fieldSelector},${byName}` : byName;
+  }
+  return options;
+}
+
+const FIELD_VALIDATION_VALUES = ['Ignore', 'Strict', 'Warn'];
+
+/** dryRun, fieldManager and fieldValidation, validated as upstream's Create/Update/PatchOptions are. */
+function writeOptionsFrom(query: URLSearchParams, optionsKind: string): WriteOptions {
+  const options: WriteOptions = {};
+  const errors = [];
+  const dryRun = query.getAll('dryRun');
+  for (const value of dryRun) {
+    if (value !== 'All') errors.push(fieldErrors.notSupported('dryRun', dryRun, ['All']));
+  }
+  if (dryRun.length > 0) options.dryRun = true;
+  setIfPresent(options, 'fieldManager', query.get('fieldManager'));
+  const validation = query.get('fieldValidation');
+  if (validation !== null && validation !== '') {
+    if (FIELD_VALIDATION_VALUES.includes(validation)) options.fieldValidation = validation as WriteOptions['fieldValidation'];
+    else errors.push(fieldErrors.notSupported('fieldValidation', validation, FIELD_VALIDATION_VALUES));
+  }
+  if (errors.length > 0) throw invalid('meta.k8s.io', optionsKind, '', errors.slice(0, 1));
+  return options;
+}
+
+function expectedKind(type: ResourceType): { group: string; version: string; kind: string } {
+  return { group: type.group, version: type.version, kind: type.kind };
+}
+
+/** Upstream's checkName: the body names the object the URL names. */
+function checkName(object: KubeObject, name: string, namespace: string): void {
+  const objectName = object.metadata.name ?? '';
+  if (objectName !== name) {
+    throw badRequest(`the name of the object (${objectName}) does not match the name on the URL (${name})`);
+  }
+  const objectNamespace = object.metadata.namespace ?? '';
+  if (namespace !== '' && objectNamespace !== '' && objectNamespace !== namespace) {
+    throw badRequest(`the namespace of the object (${objectNamespace}) does not match the namespace on the request (${namespace})`);
+  }
+}
+
+export async function handleGet(scope: ResourceScope): Promise<void> {
+  const out = output(scope);
+  const options: { resourceVersion?: string } = {};
+  setIfPresent(options, 'resourceVersion', scope.query.get('resourceVersion'));
+  const object = await scope.store.get(scope.namespace, scope.info.name, options);
+  write(scope, 200, object, out);
+}
+
+export async function handleList(scope: ResourceScope): Promise<void> {
+  const out = output(scope);
+  const list = await scope.store.list(scope.namespace, listOptionsFrom(scope.query));
+  write(scope, 200, list, out);
+}
+
+export async function handleWatch(scope: ResourceScope): Promise<void> {
+  negotiateOutput(scope.req.headers.accept, undefined, undefined, true);
+  const options = watchOptionsFrom(scope.query, scope.info.name);
+  await serveWatch(scope.req, scope.res, scope.store, scope.namespace, options, scope.watches);
+}
+
+export async function handleCreate(scope: ResourceScope): Promise<void> {
+  const out = output(scope);
+  const mediaType = negotiateInput(scope.req.headers['content-type']);
+  const body = await readBody(scope.req);
+  const options = writeOptionsFrom(scope.query, 'CreateOptions');
+  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
+  const bodyNamespace = object.metadata.namespace ?? '';
+  if (scope.type.namespaced && bodyNamespace !== '' && bodyNamespace !== scope.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const created = await scope.store.create(scope.namespace, object, options);
+  write(scope, 201, created, out);
+}
+
+export async function handleUpdate(scope: ResourceScope): Promise<void> {
+  const out = output(scope);
+  const mediaType = negotiateInput(scope.req.headers['content-type']);
+  const body = await readBody(scope.req);
+  const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'UpdateOptions');
+  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
+  checkName(object, scope.info.name, scope.namespace);
+  if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
+  const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
+  write(scope, created ? 201 : 200, updated, out);
+}
+
+export async function handlePatch(scope: ResourceScope): Promise<void> {
+  const out = output(scope);
+  const patchType = baseMediaType(scope.req.headers['content-type'] ?? '');
+  if (!SERVED_PATCH_TYPES.includes(patchType)) throw unsupportedMediaType('', SERVED_PATCH_TYPES);
+  const body = await readBody(scope.req);
+  const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'PatchOptions');
+  if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
+  let patch: unknown;
+  try {
+    patch = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    // Upstream: a merge patch that is not JSON is "Invalid JSON Patch"; a JSON patch reports the parse error.
+    if (patchType === 'application/merge-patch+json') throw badRequest('Invalid JSON Patch');
+    throw badRequest(err instanceof Error ? err.message : String(err));
+  }
+  const expected = expectedKind(scope.type);
+  const name = scope.info.name;
+  const patched = await scope.store.patch(
+    scope.namespace,
+    name,
+    (current) => {
+      const result = patchType === 'application/json-patch+json' ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
+      // The patched document is decoded like a request body: it must still be this kind and name.
+      const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind);
+      checkName(object, name, scope.namespace);
+      return object;
+    },
+    options,
+  );
+  write(scope, 200, patched, out);
+}
+
+const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
+
+/** DeleteOptions from a JSON/YAML body when there is one, else from the query (as upstream). */
+async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: DeleteOptions; orphanDependents?: boolean }> {
+  const body = await readBody(scope.req);
+  const options: DeleteOptions = {};
+  let orphanDependents: boolean | undefined;
+  let dryRun: string[] = [];
+  if (body.length > 0) {
+    const mediaType = negotiateInput(scope.req.headers['content-type']);
+    const decoded = decodeDocument(body, mediaType, 'DeleteOptions');
+    if (decoded !== null && (typeof decoded !== 'object' || Array.isArray(decoded))) {
+      throw badRequest('decoded object cannot be converted to DeleteOptions');
+    }
+    const raw = (decoded ?? {}) as Record<string, unknown>;
+    if (typeof raw['gracePeriodSeconds'] === 'number') options.gracePeriodSeconds = raw['gracePeriodSeconds'];
+    if (typeof raw['propagationPolicy'] === 'string') options.propagationPolicy = raw['propagationPolicy'] as DeleteOptions['propagationPolicy'];
+    if (typeof raw['orphanDependents'] === 'boolean') orphanDependents = raw['orphanDependents'];
+    if (Array.isArray(raw['dryRun'])) dryRun = raw['dryRun'].map(String);
+    const pre = raw['preconditions'];
+    if (pre !== null && typeof pre === 'object') {
+      const preconditions: NonNullable<DeleteOptions['preconditions']> = {};
+      const { uid, resourceVersion } = pre as Record<string, unknown>;
+      if (typeof uid === 'string') preconditions.uid = uid;
+      if (typeof resourceVersion === 'string') preconditions.resourceVersion = resourceVersion;
+      options.preconditions = preconditions;
+    }
+  } else {
+    setIfPresent(options, 'gracePeriodSeconds', parseInteger(scope.query, 'gracePeriodSeconds'));
+    const policy = scope.query.get('propagationPolicy');
+    if (policy !== null && policy !== '') options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+    orphanDependents = parseBool(scope.query.get('orphanDependents'));
+    dryRun = scope.query.getAll('dryRun');
+  }
+  const errors = [];
+  for (const value of dryRun) if (value !== 'All') errors.push(fieldErrors.notSupported('dryRun', dryRun, ['All']));
+  if (options.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(options.propagationPolicy)) {
+    errors.push(fieldErrors.notSupported('propagationPolicy', options.propagationPolicy, PROPAGATION_POLICIES));
+  }
+  if (orphanDependents !== undefined && options.propagationPolicy !== undefined) {
+    errors.push(fieldErrors.invalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (errors.length > 0) throw invalid('meta.k8s.io', 'DeleteOptions', '', errors.slice(0, 1));
+  if (dryRun.length > 0) options.dryRun = true;
+  if (orphanDependents === true && options.propagationPolicy === undefined) options.propagationPolicy = 'Orphan';
+  return orphanDependents === undefined ? { options } : { options, orphanDependents };
+}
+
+export async function handleDelete(scope: ResourceScope): Promise<void> {
+  const out = output(scope);
+  const { options, orphanDependents } = await deleteOptionsFrom(scope);
+  const { result, gone } = await scope.store.delete(scope.namespace, scope.info.name, options);
+  // Upstream answers 202 only when the object stays and the client asked for orphanDependents=false.
+  const code = !gone && orphanDependents === false ? 202 : 200;
+  write(scope, code, result, out);
+}
+
+export async function handleDeleteCollection(scope: ResourceScope): Promise<void> {
+  const out = output(scope);
+  const { options } = await deleteOptionsFrom(scope);
+  const list = await scope.store.deleteCollection(scope.namespace, listOptionsFrom(scope.query), options);
+  write(scope, 200, list, out);
+}

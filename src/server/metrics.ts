@@ -1,0 +1,106 @@
+// Prometheus metrics served at /metrics, one prom-client Registry per server
+// (tests run several servers in one process):
+//
+//   apiserver_request_total{verb,resource,code}            counter
+//   apiserver_request_duration_seconds{verb,resource}       histogram
+//   etcd_request_duration_seconds{operation,type}           histogram, per backend call
+//                                                           (upstream's name for storage latency)
+//   apiserver_storage_objects{resource}                     gauge, counted on scrape
+
+import { Counter, Gauge, Histogram, Registry as PromRegistry } from 'prom-client';
+import type { Backend } from '../storage/interface.js';
+import { prefixEnd } from '../storage/interface.js';
+
+export interface ObjectCounter {
+  /** Resources to count, as the key segment under the prefix ("configmaps"). */
+  resources(): string[];
+}
+
+export class ServerMetrics {
+  readonly registry = new PromRegistry();
+  private readonly requests: Counter<'verb' | 'resource' | 'code'>;
+  private readonly duration: Histogram<'verb' | 'resource'>;
+  readonly storageDuration: Histogram<'operation' | 'type'>;
+
+  constructor(countObjects?: () => Promise<Array<{ resource: string; count: number }>>) {
+    this.requests = new Counter({
+      name: 'apiserver_request_total',
+      help: 'Counter of apiserver requests broken out for each verb, resource and HTTP response code.',
+      labelNames: ['verb', 'resource', 'code'],
+      registers: [this.registry],
+    });
+    this.duration = new Histogram({
+      name: 'apiserver_request_duration_seconds',
+      help: 'Response latency distribution in seconds for each verb and resource.',
+      labelNames: ['verb', 'resource'],
+      buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
+      registers: [this.registry],
+    });
+    this.storageDuration = new Histogram({
+      name: 'etcd_request_duration_seconds',
+      help: 'Storage backend request latency in seconds for each operation and object type.',
+      labelNames: ['operation', 'type'],
+      buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [this.registry],
+    });
+    if (countObjects !== undefined) {
+      new Gauge({
+        name: 'apiserver_storage_objects',
+        help: 'Number of stored objects at the time of last check split by kind.',
+        labelNames: ['resource'],
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const { resource, count } of await countObjects()) this.set({ resource }, count);
+        },
+      });
+    }
+  }
+
+  /** Records a finished request. Long-running requests (watch) are counted but not timed, as upstream. */
+  observeRequest(verb: string, resource: string, code: number, seconds: number): void {
+    this.requests.inc({ verb: verb.toUpperCase(), resource, code: String(code) });
+    if (verb !== 'watch') this.duration.observe({ verb: verb.toUpperCase(), resource }, seconds);
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/** The resource a storage key belongs to: "/registry/configmaps/ns/a" → "configmaps". */
+function keyType(prefix: string, key: string): string {
+  const rest = key.startsWith(prefix) ? key.slice(prefix.length) : key;
+  return rest.replace(/^\/+/, '').split('/')[0] ?? '';
+}
+
+/** Wraps a backend so every call is timed into etcd_request_duration_seconds. */
+export function instrumentBackend(backend: Backend, histogram: Histogram<'operation' | 'type'>, prefix: string): Backend {
+  const timed = async <T>(operation: string, key: string, run: () => Promise<T>): Promise<T> => {
+    const end = histogram.startTimer({ operation, type: keyType(prefix, key) });
+    try {
+      return await run();
+    } finally {
+      end();
+    }
+  };
+  return {
+    currentRevision: () => backend.currentRevision(),
+    compactedRevision: () => backend.compactedRevision(),
+    get: (key, options) => timed('get', key, () => backend.get(key, options)),
+    range: (start, end, options) => timed('list', start, () => backend.range(start, end, options)),
+    create: (key, value, options) => timed('create', key, () => backend.create(key, value, options)),
+    update: (key, value, expected, options) => timed('update', key, () => backend.update(key, value, expected, options)),
+    delete: (key, expected) => timed('delete', key, () => backend.delete(key, expected)),
+    watch: (watchPrefix, afterRevision, handlers) => backend.watch(watchPrefix, afterRevision, handlers),
+    compact: (revision) => backend.compact(revision),
+    close: () => backend.close(),
+  };
+}
+
+/** Counts the keys under {prefix}/{resource}/ with a one-key range read (the backend reports the total). */
+export async function countKeys(backend: Backend, prefix: string, resource: string): Promise<number> {
+  const start = `${prefix}/${resource}/`;
+  const result = await backend.range(start, prefixEnd(start), { limit: 1 });
+  return result.count;
+}

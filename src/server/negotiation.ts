@@ -1,0 +1,175 @@
+// Content negotiation: which media type a response is written in (Accept) and
+// which one a request body is read from (Content-Type), following upstream's
+// handlers/negotiation package:
+//
+// - Accept clauses are ordered by q (highest first), then by specificity; a
+//   clause matches a served type exactly, by "type/*" or by "*/*".
+// - A clause carrying conversion parameters (as=, g=, v=) is only taken when the
+//   endpoint allows that conversion (Table, aggregated discovery, …); otherwise
+//   it is skipped and the next clause is tried. That is the seam for as=Table.
+// - A missing Accept means the first served type (JSON). Nothing acceptable
+//   means 406 listing the served types.
+// - A missing Content-Type means JSON; an unknown one means 415.
+
+import { notAcceptable, unsupportedMediaType } from '../machinery/errors.js';
+
+export interface MediaRange {
+  type: string;
+  subtype: string;
+  params: Record<string, string>;
+  q: number;
+}
+
+/** What a negotiated response should be: a serializer media type plus any conversion asked for. */
+export interface NegotiatedOutput {
+  /** "application/json", "application/yaml", … */
+  mediaType: string;
+  /** Set when the clause asked for another representation (as=Table, as=APIGroupDiscoveryList). */
+  convert?: { group: string; version: string; kind: string };
+  /** stream=watch on the clause. */
+  stream?: string;
+  pretty: boolean;
+}
+
+/** The media types responses are served in, in preference order. Protobuf joins here later. */
+export const SERVED_MEDIA_TYPES = ['application/json', 'application/yaml'];
+/** The media types a watch stream can be served in (YAML has no stream framing upstream either). */
+export const SERVED_STREAM_MEDIA_TYPES = ['application/json;stream=watch'];
+/** Serializers that have a stream framing (watch). */
+const STREAMABLE = new Set(['application/json']);
+/** Request body types for create and update. */
+export const SERVED_INPUT_MEDIA_TYPES = ['application/json', 'application/yaml'];
+/** Patch types we apply (strategic merge and apply patches are not supported yet). */
+export const SERVED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'];
+
+/** Parses an Accept header into media ranges, sorted the way upstream's goautoneg does. */
+export function parseAccept(header: string): MediaRange[] {
+  const ranges: Array<MediaRange & { index: number }> = [];
+  header.split(',').forEach((raw, index) => {
+    const pieces = raw.split(';').map((p) => p.trim());
+    const full = pieces.shift() ?? '';
+    if (full === '') return;
+    const slash = full.indexOf('/');
+    let type: string;
+    let subtype: string;
+    if (full === '*') {
+      type = '*';
+      subtype = '*';
+    } else if (slash < 0) {
+      return; // not a media range
+    } else {
+      type = full.slice(0, slash).toLowerCase();
+      subtype = full.slice(slash + 1).toLowerCase();
+    }
+    const params: Record<string, string> = {};
+    let q = 1;
+    for (const piece of pieces) {
+      const eq = piece.indexOf('=');
+      if (eq < 0) continue;
+      const key = piece.slice(0, eq).trim();
+      const value = piece.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+      if (key === 'q') {
+        const parsed = Number.parseFloat(value);
+        q = Number.isFinite(parsed) ? parsed : 0;
+      } else {
+        params[key] = value;
+      }
+    }
+    ranges.push({ type, subtype, params, q, index });
+  });
+  const specificity = (r: MediaRange): number => (r.type === '*' ? 0 : r.subtype === '*' ? 1 : 2);
+  ranges.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.index - b.index);
+  return ranges.filter((r) => r.q > 0).map(({ index: _index, ...rest }) => rest);
+}
+
+/** Which conversions an endpoint can produce (upstream's EndpointRestrictions). */
+export interface EndpointRestrictions {
+  allowsConversion(target: { group: string; version: string; kind: string }): boolean;
+  allowsStreamSchema(schema: string): boolean;
+}
+
+/** Plain resource endpoints today: no conversions (as=Table arrives with its own issue), watch streams allowed. */
+export const DEFAULT_RESTRICTIONS: EndpointRestrictions = {
+  allowsConversion: () => false,
+  allowsStreamSchema: (schema) => schema === 'watch',
+};
+
+/**
+ * Picks the response representation for an Accept header among `served`
+ * (e.g. SERVED_MEDIA_TYPES), or throws 406 listing `served`.
+ */
+export function negotiateOutput(
+  acceptHeader: string | undefined,
+  restrictions: EndpointRestrictions = DEFAULT_RESTRICTIONS,
+  served: string[] = SERVED_MEDIA_TYPES,
+  streaming = false,
+): NegotiatedOutput {
+  // A watch can only be written by a serializer with stream framing.
+  const candidates = served.map((m) => m.split(';')[0]!).filter((m) => !streaming || STREAMABLE.has(m));
+  const errorList = streaming ? SERVED_STREAM_MEDIA_TYPES : served;
+  if (acceptHeader === undefined || acceptHeader.trim() === '') {
+    return { mediaType: candidates[0]!, pretty: false };
+  }
+  for (const range of parseAccept(acceptHeader)) {
+    for (const mediaType of candidates) {
+      const [type, subtype] = mediaType.split('/') as [string, string];
+      const matches =
+        (range.type === type && (range.subtype === subtype || range.subtype === '*')) ||
+        (range.type === '*' && range.subtype === '*');
+      if (!matches) continue;
+      const out = acceptOptions(range, mediaType, restrictions);
+      if (out !== undefined) return out;
+    }
+  }
+  throw notAcceptable(errorList);
+}
+
+function acceptOptions(
+  range: MediaRange,
+  mediaType: string,
+  restrictions: EndpointRestrictions,
+): NegotiatedOutput | undefined {
+  const out: NegotiatedOutput = { mediaType, pretty: false };
+  let convert: { group: string; version: string; kind: string } | undefined;
+  const converting = (): { group: string; version: string; kind: string } => (convert ??= { group: '', version: '', kind: '' });
+  for (const [key, value] of Object.entries(range.params)) {
+    switch (key) {
+      case 'as':
+        converting().kind = value;
+        break;
+      case 'g':
+        converting().group = value;
+        break;
+      case 'v':
+        converting().version = value;
+        break;
+      case 'stream':
+        if (value !== '' && (!STREAMABLE.has(mediaType) || !restrictions.allowsStreamSchema(value))) return undefined;
+        out.stream = value;
+        break;
+      case 'pretty':
+        out.pretty = value === '1';
+        break;
+      default:
+        break; // unrecognized parameters are ignored, as upstream does
+    }
+  }
+  if (convert !== undefined) {
+    if (!restrictions.allowsConversion(convert)) return undefined;
+    out.convert = convert;
+  }
+  return out;
+}
+
+/** The body decoder a Content-Type names, or 415 listing `accepted`. */
+export function negotiateInput(contentType: string | undefined, accepted: string[] = SERVED_INPUT_MEDIA_TYPES): string {
+  const mediaType = baseMediaType(contentType ?? '');
+  if (mediaType === '') return accepted[0]!;
+  if (accepted.includes(mediaType)) return mediaType;
+  throw unsupportedMediaType('', accepted);
+}
+
+/** "application/json; charset=utf-8" → "application/json". */
+export function baseMediaType(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}

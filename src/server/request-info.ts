@@ -1,0 +1,125 @@
+// Request info: what a request is about, read from its method, path and query
+// alone (no knowledge of which resources exist), the way upstream's
+// RequestInfoFactory does it (k8s.io/apiserver/pkg/endpoints/request).
+//
+//   /api/v1/namespaces/{ns}/{resource}[/{name}[/{subresource}]]
+//   /api/v1/{resource}[/{name}[/{subresource}]]
+//   /apis/{group}/{version}/...                (same shapes)
+//   /api/v1/watch/...  /apis/g/v/watch/...     (legacy watch paths: verb "watch")
+//
+// Anything else (/healthz, /version, /api, /apis/{group}, …) is a non-resource
+// request: isResourceRequest false, verb the lower-cased method.
+
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  /** The path without its query. */
+  path: string;
+  /** get, list, watch, create, update, patch, delete, deletecollection (or the method for non-resource requests). */
+  verb: string;
+  /** "api" or "apis" for resource requests. */
+  apiPrefix: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** The path segments from the resource on ("configmaps", "a", "status"). */
+  parts: string[];
+}
+
+// Path segments after a namespace name that are subresources of the namespace itself.
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+const METHOD_VERBS: Record<string, string> = {
+  GET: 'get',
+  HEAD: 'get',
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
+
+/** Go's strconv.ParseBool, which upstream uses for boolean query parameters. */
+export function parseBool(value: string | null): boolean | undefined {
+  if (value === null) return undefined;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  return undefined;
+}
+
+export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
+  const url = new URL(rawUrl, 'http://apiary.invalid');
+  const path = url.pathname;
+  const info: RequestInfo = {
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+  };
+
+  let parts = path.replace(/^\/+|\/+$/g, '').split('/').filter((p, i, all) => !(p === '' && all.length === 1));
+  if (parts.length === 0) return info;
+  const prefix = parts[0]!;
+  if (prefix !== 'api' && prefix !== 'apis') return info;
+  parts = parts.slice(1);
+
+  // /api/{version}/… or /apis/{group}/{version}/…: fewer segments is discovery.
+  if (prefix === 'apis') {
+    if (parts.length < 3) return info;
+    info.apiGroup = parts[0]!;
+    parts = parts.slice(1);
+  } else if (parts.length < 2) {
+    return info;
+  }
+  info.apiPrefix = prefix;
+  info.apiVersion = parts[0]!;
+  parts = parts.slice(1);
+  info.isResourceRequest = true;
+
+  let verb = METHOD_VERBS[method.toUpperCase()] ?? '';
+  if (parts[0] === 'watch') {
+    verb = 'watch';
+    parts = parts.slice(1);
+    if (parts.length === 0) {
+      // "/api/v1/watch" alone names no resource.
+      info.isResourceRequest = false;
+      return info;
+    }
+  }
+
+  if (parts[0] === 'namespaces') {
+    if (parts.length > 1) {
+      info.namespace = decodeSegment(parts[1]!);
+      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2]!)) parts = parts.slice(2);
+    }
+  }
+
+  info.parts = parts.map(decodeSegment);
+  info.resource = info.parts[0] ?? '';
+  if (info.parts.length >= 2) info.name = info.parts[1]!;
+  if (info.parts.length >= 3) info.subresource = info.parts[2]!;
+
+  // A GET without a name is a list, or a watch when ?watch is true.
+  if (info.name === '' && verb === 'get') {
+    verb = parseBool(url.searchParams.get('watch')) === true ? 'watch' : 'list';
+  }
+  if (info.name === '' && verb === 'delete') verb = 'deletecollection';
+  info.verb = verb;
+  return info;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

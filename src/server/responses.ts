@@ -1,0 +1,106 @@
+// Writing responses. This module (with the watch stream) is the only place a
+// status code is written: objects and lists in the negotiated media type, and
+// every failure as a metav1.Status body carrying its code.
+//
+// Errors are negotiated like objects (a YAML client gets a YAML Status); when
+// the Accept header itself cannot be satisfied the 406 is written as JSON, as
+// upstream's ErrorNegotiated does.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StatusError, internalError, isStatusError, type Status } from '../machinery/errors.js';
+import { encodeBody } from './codecs.js';
+import { DEFAULT_RESTRICTIONS, type EndpointRestrictions, type NegotiatedOutput, negotiateOutput } from './negotiation.js';
+
+/** Upstream's isPrettyPrint: ?pretty=true, or a human's client (curl, wget, browsers). */
+export function wantsPretty(req: IncomingMessage): boolean {
+  const query = new URL(req.url ?? '/', 'http://apiary.invalid').searchParams.get('pretty');
+  if (query !== null) return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(query);
+  const agent = req.headers['user-agent'] ?? '';
+  return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');
+}
+
+function setCommonHeaders(res: ServerResponse, contentType: string, body: string): void {
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.setHeader('Cache-Control', 'no-cache, private');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+}
+
+/** Writes an object in an already negotiated representation. */
+export function writeNegotiated(
+  req: IncomingMessage,
+  res: ServerResponse,
+  code: number,
+  value: unknown,
+  output: NegotiatedOutput,
+  contentType = output.mediaType,
+): void {
+  if (res.headersSent) return;
+  const body = encodeBody(value, output.mediaType, output.pretty || (output.mediaType === 'application/json' && wantsPretty(req)));
+  setCommonHeaders(res, contentType, body);
+  res.writeHead(code);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Negotiates from the request's Accept header and writes the object (or the 406). */
+export function writeObject(
+  req: IncomingMessage,
+  res: ServerResponse,
+  code: number,
+  value: unknown,
+  restrictions: EndpointRestrictions = DEFAULT_RESTRICTIONS,
+): void {
+  let output: NegotiatedOutput;
+  try {
+    output = negotiateOutput(req.headers.accept, restrictions);
+  } catch (err) {
+    writeError(req, res, err);
+    return;
+  }
+  writeNegotiated(req, res, code, value, output);
+}
+
+/** Turns anything thrown into the Status a client sees. */
+export function toStatusError(err: unknown): StatusError {
+  return isStatusError(err) ? err : internalError(err);
+}
+
+/** Writes a failure as a Status body with its code. */
+export function writeError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  const status: Status = toStatusError(err).status;
+  writeStatus(req, res, status);
+}
+
+export function writeStatus(req: IncomingMessage, res: ServerResponse, status: Status): void {
+  if (res.headersSent) {
+    // A stream already started (watch): the best we can do is end it.
+    res.end();
+    return;
+  }
+  let output: NegotiatedOutput;
+  try {
+    output = negotiateOutput(req.headers.accept);
+  } catch (negotiationError) {
+    const fallback = toStatusError(negotiationError).status;
+    writeNegotiated(req, res, fallback.code, fallback, { mediaType: 'application/json', pretty: false });
+    return;
+  }
+  writeNegotiated(req, res, status.code, status, output);
+}
+
+/** Plain text answers (health checks, Go's default 404 for paths no API serves). */
+export function writeText(req: IncomingMessage, res: ServerResponse, code: number, text: string): void {
+  if (res.headersSent) return;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.writeHead(code);
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
+
+/** The Status go-restful's error handler writes for a path or method no route serves. */
+export function routeError(code: 404 | 405): StatusError {
+  return code === 404
+    ? new StatusError(404, 'NotFound', 'the server could not find the requested resource', {})
+    : new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+}

@@ -1,0 +1,259 @@
+// Routing: one entry point for every request. Wraps the request in the panic
+// recovery filter (anything thrown becomes a Status, unexpected errors a 500
+// InternalError), parses its RequestInfo, serves the non-resource paths
+// (health, version, metrics, discovery) and dispatches resource requests to the
+// verb handlers.
+//
+// Which paths exist mirrors kube-apiserver's route table: a group/version we do
+// not serve is Go's plain-text "404 page not found" (no web service claims it);
+// inside a served group/version an unknown resource or path is go-restful's
+// JSON 404 Status, and a known path with a method it lacks is a 405 Status.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { methodNotSupported } from '../machinery/errors.js';
+import type { RESTStore, ResourceType } from '../registry/rest.js';
+import {
+  DISCOVERY_RESTRICTIONS,
+  aggregatedContentType,
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  servesGroupVersion,
+  subresourceVerbs,
+} from './discovery.js';
+import {
+  handleCreate,
+  handleDelete,
+  handleDeleteCollection,
+  handleGet,
+  handleList,
+  handlePatch,
+  handleUpdate,
+  handleWatch,
+  type ResourceScope,
+} from './handlers.js';
+import type { ServerMetrics } from './metrics.js';
+import { negotiateOutput } from './negotiation.js';
+import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import { routeError, toStatusError, writeError, writeNegotiated, writeObject, writeText } from './responses.js';
+import type { WatchTracker } from './watch.js';
+
+/** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
+export interface RegistryView {
+  stores: RESTStore[];
+  storeFor(group: string, resource: string): RESTStore | undefined;
+}
+
+export interface ApiContext {
+  registry: RegistryView;
+  watches: WatchTracker;
+  metrics: ServerMetrics;
+  logger: Logger;
+  /** host:port clients reach us at, for /api's serverAddressByClientCIDRs. */
+  serverAddress(): string;
+  isReady(): boolean;
+  version: Record<string, string>;
+}
+
+type Handler = (scope: ResourceScope) => Promise<void>;
+
+const VERB_HANDLERS: Record<string, Handler> = {
+  get: handleGet,
+  list: handleList,
+  watch: handleWatch,
+  create: handleCreate,
+  update: handleUpdate,
+  patch: handlePatch,
+  delete: handleDelete,
+  deletecollection: handleDeleteCollection,
+};
+
+export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const started = process.hrtime.bigint();
+    let info: RequestInfo | undefined;
+    res.on('close', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const verb = info?.verb ?? req.method?.toLowerCase() ?? '';
+      const resource = info?.isResourceRequest ? info.resource : '';
+      const code = res.statusCode;
+      ctx.metrics.observeRequest(verb, resource, code, seconds);
+      ctx.logger.info(
+        {
+          verb,
+          resource,
+          subresource: info?.subresource || undefined,
+          namespace: info?.namespace || undefined,
+          name: info?.name || undefined,
+          path: info?.path,
+          code,
+          latencyMs: Math.round(seconds * 1e6) / 1e3,
+          userAgent: req.headers['user-agent'],
+        },
+        'request',
+      );
+    });
+    // Panic recovery: nothing thrown below escapes as an unhandled rejection.
+    const run = async (): Promise<void> => {
+      info = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
+      if (info.isResourceRequest) await serveResource(ctx, req, res, info);
+      else await serveNonResource(ctx, req, res, info);
+    };
+    run().catch((err: unknown) => {
+      const status = toStatusError(err);
+      if (status.code >= 500) ctx.logger.error({ err, path: req.url }, 'request failed');
+      if (res.headersSent) res.end();
+      else writeError(req, res, status);
+    });
+  };
+}
+
+async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> {
+  const path = info.path.length > 1 ? info.path.replace(/\/+$/, '') : info.path;
+  const types = ctx.registry.stores.map((s) => s.type);
+  const method = req.method ?? 'GET';
+  const segments = path.split('/').filter((s) => s !== '');
+
+  if (path === '/healthz' || path === '/livez' || path === '/readyz') {
+    if (ctx.isReady()) writeText(req, res, 200, 'ok');
+    else writeText(req, res, 500, `[-]${path.slice(1)} failed: not ready\n${path.slice(1)} check failed`);
+    return;
+  }
+  if (path === '/metrics') {
+    const { contentType, body } = await ctx.metrics.render();
+    res.setHeader('Content-Type', contentType);
+    res.writeHead(200);
+    res.end(body);
+    return;
+  }
+  if (path === '/version') return void writeObject(req, res, 200, ctx.version);
+  if (path === '/') {
+    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/readyz', '/version'];
+    for (const t of types) if (t.group !== '') paths.push(`/apis/${t.group}`, `/apis/${t.group}/${t.version}`);
+    return void writeObject(req, res, 200, { paths: [...new Set(paths)].sort() });
+  }
+
+  if (segments[0] === 'api' && segments.length <= 2) {
+    if (segments.length === 1) return discovery(req, res, method, types, 'api', () => apiVersions(types, ctx.serverAddress()));
+    const list = apiResourceList(types, '', segments[1]!);
+    if (list !== undefined) return discovery(req, res, method, types, undefined, () => list);
+  }
+  if (segments[0] === 'apis' && segments.length <= 3) {
+    if (segments.length === 1) return discovery(req, res, method, types, 'apis', () => apiGroupList(types));
+    if (segments.length === 2) {
+      const group = apiGroup(types, segments[1]!);
+      if (group !== undefined) return discovery(req, res, method, types, undefined, () => group);
+    } else {
+      const list = apiResourceList(types, segments[1]!, segments[2]!);
+      if (list !== undefined) return discovery(req, res, method, types, undefined, () => list);
+    }
+  }
+  writeText(req, res, 404, '404 page not found\n');
+}
+
+/** Writes a discovery document; /api and /apis also answer aggregated discovery when Accept asks for it. */
+function discovery(
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  types: ResourceType[],
+  aggregatedRoot: 'api' | 'apis' | undefined,
+  legacy: () => Record<string, unknown>,
+): void {
+  if (method !== 'GET' && method !== 'HEAD') throw routeError(405);
+  const output = negotiateOutput(req.headers.accept, aggregatedRoot === undefined ? undefined : DISCOVERY_RESTRICTIONS);
+  if (output.convert !== undefined && aggregatedRoot !== undefined) {
+    const version = output.convert.version;
+    const contentType = output.mediaType === 'application/json' ? aggregatedContentType(version) : output.mediaType;
+    res.setHeader('Vary', 'Accept');
+    writeNegotiated(req, res, 200, aggregatedDiscovery(types, aggregatedRoot, version), output, contentType);
+    return;
+  }
+  writeNegotiated(req, res, 200, legacy(), output);
+}
+
+/** The verbs a path answers, by HTTP method, given what the resource supports. */
+function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean): Map<string, string> {
+  const routes = new Map<string, string>();
+  const has = (verb: string): boolean => (type.verbs as string[]).includes(verb);
+  const legacyWatch = isLegacyWatch(info);
+  if (info.subresource !== '') {
+    if (!type.subresources.includes(info.subresource) || legacyWatch) return routes;
+    const verbs = subresourceVerbs(info.subresource);
+    if (verbs.includes('get')) routes.set('GET', 'get');
+    if (verbs.includes('update')) routes.set('PUT', 'update');
+    if (verbs.includes('patch')) routes.set('PATCH', 'patch');
+    return routes;
+  }
+  if (legacyWatch) {
+    if (has('watch')) routes.set('GET', 'watch');
+    return routes;
+  }
+  if (info.name === '') {
+    if (has('list') || has('watch')) routes.set('GET', info.verb === 'watch' ? 'watch' : 'list');
+    if (hasNamespace && has('create')) routes.set('POST', 'create');
+    if (hasNamespace && has('deletecollection')) routes.set('DELETE', 'deletecollection');
+    return routes;
+  }
+  if (!hasNamespace) return routes;
+  if (has('get')) routes.set('GET', 'get');
+  if (has('update')) routes.set('PUT', 'update');
+  if (has('patch')) routes.set('PATCH', 'patch');
+  if (has('delete')) routes.set('DELETE', 'delete');
+  return routes;
+}
+
+function isLegacyWatch(info: RequestInfo): boolean {
+  const afterVersion = info.apiGroup === '' ? 2 : 3;
+  return info.path.split('/').filter((s) => s !== '')[afterVersion] === 'watch';
+}
+
+async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> {
+  const types = ctx.registry.stores.map((s) => s.type);
+  const coreShape = info.apiPrefix === 'api' ? info.apiGroup === '' : info.apiGroup !== '';
+  if (!coreShape || !servesGroupVersion(types, info.apiGroup, info.apiVersion)) {
+    writeText(req, res, 404, '404 page not found\n');
+    return;
+  }
+  const store = ctx.registry.storeFor(info.apiGroup, info.resource);
+  if (store === undefined || store.type.version !== info.apiVersion || info.parts.length > 3) throw routeError(404);
+  const type = store.type;
+
+  // Which namespace the path carries for this resource, and whether the path's shape fits its scope.
+  let namespace = '';
+  let hasNamespace: boolean;
+  if (type.namespaced) {
+    namespace = info.namespace;
+    hasNamespace = namespace !== '';
+  } else {
+    // A cluster-scoped resource under /namespaces/{ns}/ has no route (namespaces themselves excepted).
+    if (info.namespace !== '' && info.resource !== 'namespaces') throw routeError(404);
+    hasNamespace = true;
+  }
+
+  const routes = routesFor(type, info, hasNamespace);
+  if (routes.size === 0) throw routeError(404);
+  const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+  const verb = routes.get(method);
+  if (verb === undefined) throw routeError(405);
+  if (verb === 'watch' && !(type.verbs as string[]).includes('watch')) throw methodNotSupported(type, 'watch');
+  if (verb === 'list' && !(type.verbs as string[]).includes('list')) throw methodNotSupported(type, 'list');
+  info.verb = verb;
+
+  const scope: ResourceScope = {
+    req,
+    res,
+    info,
+    query: new URL(req.url ?? '/', 'http://apiary.invalid').searchParams,
+    store,
+    type,
+    namespace,
+    watches: ctx.watches,
+    isKnownKind: (apiVersion, kind) =>
+      types.some((t) => (t.group === '' ? t.version : `${t.group}/${t.version}`) === apiVersion && t.kind === kind),
+  };
+  await VERB_HANDLERS[verb]!(scope);
+}

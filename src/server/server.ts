@@ -1,0 +1,175 @@
+// The API server process in one function: open the storage backend, build the
+// registry on it, listen on node:http (keep-alive), write a kubeconfig that
+// points kubectl at us, and stop cleanly (stop accepting, end watches, close
+// the registry and the backend, in that order).
+
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pino, type Logger } from 'pino';
+import type { Clock } from '../machinery/names.js';
+import { createRegistry, type Registry } from '../registry/index.js';
+import type { Backend } from '../storage/interface.js';
+import { openBackend } from '../storage/open.js';
+import { ServerMetrics, countKeys, instrumentBackend } from './metrics.js';
+import { createApiHandler } from './routes.js';
+import { WatchTracker } from './watch.js';
+
+export interface ServerOptions {
+  /** Address to listen on (default 127.0.0.1). */
+  bindAddress?: string;
+  /** Port (default 6443); 0 picks a free port. */
+  port?: number;
+  /** Storage backend (default sqlite). */
+  storage?: 'memory' | 'sqlite';
+  /** Where the sqlite file and the kubeconfig live (default ./.apiary for sqlite). */
+  dataDir?: string;
+  /** Key prefix in storage (default /registry). */
+  etcdPrefix?: string;
+  /** Write DATA_DIR/kubeconfig (default: whenever there is a data dir). */
+  writeKubeconfig?: boolean;
+  /** pino level: trace, debug, info, warn, error, fatal, silent (default info). */
+  logLevel?: string;
+  clock?: Clock;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  dataDir?: string;
+  kubeconfigPath?: string;
+  registry: Registry;
+  stop(): Promise<void>;
+}
+
+/** What /version reports: kubectl reads major, minor and gitVersion. */
+export function versionInfo(): Record<string, string> {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  return {
+    major: '1',
+    minor: '32',
+    gitVersion: 'v1.32.0-apiary',
+    gitCommit: '',
+    gitTreeState: 'clean',
+    buildDate: '1970-01-01T00:00:00Z',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'tsc',
+    platform: `${process.platform}/${arch}`,
+  };
+}
+
+export function kubeconfigYaml(serverUrl: string): string {
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: apiary',
+    '  cluster:',
+    `    server: ${serverUrl}`,
+    'contexts:',
+    '- name: apiary',
+    '  context:',
+    '    cluster: apiary',
+    '    user: apiary',
+    '    namespace: default',
+    'current-context: apiary',
+    'users:',
+    '- name: apiary',
+    '  user: {}',
+    'preferences: {}',
+    '',
+  ].join('\n');
+}
+
+function urlHost(address: string): string {
+  if (address === '0.0.0.0' || address === '') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return address.includes(':') ? `[${address}]` : address;
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const storage = options.storage ?? 'sqlite';
+  const dataDir = options.dataDir ?? (storage === 'sqlite' ? path.resolve('.apiary') : undefined);
+  const prefix = options.etcdPrefix ?? '/registry';
+  const logger: Logger = pino({ level: options.logLevel ?? 'info', base: { component: 'apiserver' } });
+
+  let registryRef: Registry | undefined;
+  const metrics = new ServerMetrics(async () => {
+    const registry = registryRef;
+    if (registry === undefined) return [];
+    const resources = [...new Set(registry.stores.map((s) => s.type.resource))];
+    return Promise.all(resources.map(async (resource) => ({ resource, count: await countKeys(backend, prefix, resource) })));
+  });
+  const rawBackend: Backend = await openBackend(dataDir === undefined ? { kind: storage } : { kind: storage, dataDir });
+  const backend = instrumentBackend(rawBackend, metrics.storageDuration, prefix);
+  const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix };
+  if (options.clock !== undefined) registryOptions.clock = options.clock;
+  const registry = createRegistry(registryOptions);
+  registryRef = registry;
+
+  const watches = new WatchTracker();
+  let ready = false;
+  let address = '127.0.0.1:0';
+  const handler = createApiHandler({
+    registry,
+    watches,
+    metrics,
+    logger,
+    serverAddress: () => address,
+    isReady: () => ready,
+    version: versionInfo(),
+  });
+  // Watches are long-running: node's default 5-minute request timeout must not cut them.
+  const server = http.createServer({ keepAlive: true, requestTimeout: 0 }, handler);
+  server.keepAliveTimeout = 65_000;
+
+  const bindAddress = options.bindAddress ?? '127.0.0.1';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 6443, bindAddress, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await registry.close();
+    await rawBackend.close();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(bindAddress)}:${port}`;
+  address = `${urlHost(bindAddress)}:${port}`;
+
+  let kubeconfigPath: string | undefined;
+  if (dataDir !== undefined && options.writeKubeconfig !== false) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    kubeconfigPath = path.join(dataDir, 'kubeconfig');
+    fs.writeFileSync(kubeconfigPath, kubeconfigYaml(url), { mode: 0o600 });
+  }
+  ready = true;
+  logger.info({ url, storage, dataDir }, 'apiserver listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      ready = false;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      watches.endAll();
+      server.closeIdleConnections();
+      // Requests in flight get a moment to finish; then every connection goes.
+      const grace = setTimeout(() => server.closeAllConnections(), 2000);
+      grace.unref();
+      await closed;
+      clearTimeout(grace);
+      await registry.close();
+      await rawBackend.close();
+      logger.info('apiserver stopped');
+    })());
+
+  const running: RunningServer = { url, port, registry, stop };
+  if (dataDir !== undefined) running.dataDir = dataDir;
+  if (kubeconfigPath !== undefined) running.kubeconfigPath = kubeconfigPath;
+  return running;
+}

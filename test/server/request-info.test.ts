@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseRequestInfo } from '../../src/server/request-info.js';
+
+type Row = [method: string, url: string, expected: Partial<ReturnType<typeof parseRequestInfo>>];
+
+const rows: Row[] = [
+  ['GET', '/api/v1/namespaces/default/configmaps', { verb: 'list', apiGroup: '', apiVersion: 'v1', namespace: 'default', resource: 'configmaps', name: '' }],
+  ['GET', '/api/v1/namespaces/default/configmaps?watch=true', { verb: 'watch', resource: 'configmaps', namespace: 'default' }],
+  ['GET', '/api/v1/namespaces/default/configmaps?watch=1', { verb: 'watch' }],
+  ['GET', '/api/v1/namespaces/default/configmaps?watch=false', { verb: 'list' }],
+  ['GET', '/api/v1/namespaces/default/configmaps/a', { verb: 'get', name: 'a', subresource: '' }],
+  ['PUT', '/api/v1/namespaces/default/configmaps/a', { verb: 'update', name: 'a' }],
+  ['PATCH', '/api/v1/namespaces/default/configmaps/a', { verb: 'patch', name: 'a' }],
+  ['DELETE', '/api/v1/namespaces/default/configmaps/a', { verb: 'delete', name: 'a' }],
+  ['DELETE', '/api/v1/namespaces/default/configmaps', { verb: 'deletecollection', name: '' }],
+  ['POST', '/api/v1/namespaces/default/configmaps', { verb: 'create' }],
+  ['GET', '/api/v1/configmaps', { verb: 'list', namespace: '', resource: 'configmaps' }],
+  ['GET', '/api/v1/namespaces', { verb: 'list', namespace: '', resource: 'namespaces', name: '' }],
+  ['GET', '/api/v1/namespaces/kube-system', { verb: 'get', namespace: 'kube-system', resource: 'namespaces', name: 'kube-system' }],
+  ['PUT', '/api/v1/namespaces/ns1/finalize', { verb: 'update', resource: 'namespaces', name: 'ns1', subresource: 'finalize' }],
+  ['GET', '/api/v1/namespaces/ns1/status', { verb: 'get', resource: 'namespaces', name: 'ns1', subresource: 'status' }],
+  ['PUT', '/api/v1/namespaces/default/pods/p/status', { verb: 'update', namespace: 'default', resource: 'pods', name: 'p', subresource: 'status' }],
+  ['GET', '/api/v1/nodes/n1', { verb: 'get', namespace: '', resource: 'nodes', name: 'n1' }],
+  ['GET', '/apis/apps/v1/namespaces/prod/deployments/web', { verb: 'get', apiPrefix: 'apis', apiGroup: 'apps', apiVersion: 'v1', namespace: 'prod', resource: 'deployments', name: 'web' }],
+  ['GET', '/apis/apps/v1/deployments', { verb: 'list', apiGroup: 'apps', namespace: '', resource: 'deployments' }],
+  ['GET', '/api/v1/watch/namespaces/default/configmaps', { verb: 'watch', namespace: 'default', resource: 'configmaps', name: '' }],
+  ['GET', '/api/v1/watch/namespaces/default/configmaps/a', { verb: 'watch', resource: 'configmaps', name: 'a' }],
+  ['GET', '/apis/apps/v1/watch/deployments', { verb: 'watch', apiGroup: 'apps', resource: 'deployments' }],
+  ['GET', '/api/v1/watch/namespaces', { verb: 'watch', resource: 'namespaces', namespace: '' }],
+  ['HEAD', '/api/v1/namespaces/default/configmaps/a', { verb: 'get', name: 'a' }],
+];
+
+for (const [method, url, expected] of rows) {
+  test(`${method} ${url}`, () => {
+    const info = parseRequestInfo(method, url);
+    assert.equal(info.isResourceRequest, true);
+    for (const [key, value] of Object.entries(expected)) {
+      assert.deepEqual(info[key as keyof typeof info], value, `${key} of ${method} ${url}`);
+    }
+  });
+}
+
+test('discovery, health and unknown paths are non-resource requests', () => {
+  for (const url of ['/', '/api', '/api/v1', '/apis', '/apis/apps', '/apis/apps/v1', '/healthz', '/version', '/foo/bar', '/api/v1/watch']) {
+    const info = parseRequestInfo('GET', url);
+    assert.equal(info.isResourceRequest, false, url);
+    assert.equal(info.verb, 'get', url);
+  }
+});
+
+test('path segments are URL-decoded', () => {
+  const info = parseRequestInfo('GET', '/api/v1/namespaces/default/configmaps/a%3Ab');
+  assert.equal(info.name, 'a:b');
+});
