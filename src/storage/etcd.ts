@@ -74,6 +74,9 @@ export interface EtcdWatchHandle extends WatchHandle {
 /** The key kube-apiserver's compactors coordinate on; we use the same one so both can share an etcd. */
 export const COMPACT_REV_KEY = 'compact_rev_key';
 
+/** How long a request keeps retrying unreachable endpoints (within its deadline). */
+const RETRY_WINDOW_MS = 3000;
+
 // ---------------------------------------------------------------------------
 // Protocol: etcd's protos, compiled with protobufjs.
 
@@ -407,31 +410,36 @@ export class EtcdBackend implements Backend {
   }
 
   /**
-   * One request with failover: tries the active endpoint, then the others while
-   * the failure says the endpoint (not the request) is at fault, all within one
-   * deadline. Writes are retried only when they were never sent.
+   * One request with failover, within one deadline: tries the active endpoint,
+   * then the others, while the failure says the endpoint (not the request) is at
+   * fault. Once every endpoint has failed it keeps retrying with a short backoff
+   * for up to RETRY_WINDOW_MS (long enough to ride out a member restart or a
+   * leader election, short enough that a dead cluster fails fast). Writes are
+   * retried only when they were never sent.
    */
   private async call<T>(method: Method, request: object, kind: 'read' | 'write', deadline?: number): Promise<T> {
     this.check();
-    const until = deadline ?? Date.now() + this.requestTimeoutMs;
-    const attempts = this.clients.length + 1;
-    let lastError: unknown;
-    for (let attempt = 0; attempt < attempts; attempt++) {
+    const started = Date.now();
+    const until = deadline ?? started + this.requestTimeoutMs;
+    let failures = 0;
+    let backoffMs = 50;
+    for (;;) {
       const index = this.active;
       try {
         return await this.unary<T>(this.clients[index], method, request, until);
       } catch (err) {
-        lastError = err;
         if (this.closed) throw new StorageError('Unavailable', 'storage backend is closed');
-        if (!endpointFailure(err)) break;
-        if (kind === 'write' && !neverSent(err)) break;
+        if (!endpointFailure(err)) throw err;
+        if (kind === 'write' && !neverSent(err)) throw err;
         if (this.active === index) this.active = (index + 1) % this.clients.length;
-        // After trying every endpoint once, give a restarting member a moment.
-        if (attempt + 1 === this.clients.length) await sleep(Math.min(200, Math.max(0, until - Date.now())));
-        if (Date.now() >= until) break;
+        failures++;
+        if (failures < this.clients.length) continue;
+        const now = Date.now();
+        if (now - started + backoffMs > RETRY_WINDOW_MS || now + backoffMs >= until) throw err;
+        await sleep(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, 400);
       }
     }
-    throw lastError;
   }
 
   private async grantLease(ttlSeconds: number): Promise<Int64> {

@@ -7,7 +7,8 @@
 // process 'exit' hook kills whatever is still running if a test forgets to
 // call stop(). killMember(i) is SIGKILL (a crash); restartMember(i) starts the
 // member again on the same ports and data directory and waits until the
-// cluster is healthy again.
+// cluster is healthy again; pauseMember(i)/resumeMember(i) freeze and thaw it
+// (SIGSTOP/SIGCONT), which is how a hung member looks to its clients.
 //
 // The binary is `etcd` on PATH, or $ETCD_BIN. When it is missing the promise
 // rejects with a message that says how to install it.
@@ -28,6 +29,10 @@ export interface EtcdCluster {
   killMember(i: number): Promise<void>;
   /** Starts member i again with the same ports and data; resolves when it is healthy. */
   restartMember(i: number): Promise<void>;
+  /** SIGSTOPs member i: its connections stay open but nothing answers (a hung or partitioned member). */
+  pauseMember(i: number): void;
+  /** SIGCONTs a paused member. */
+  resumeMember(i: number): void;
 }
 
 export interface StartEtcdOptions {
@@ -174,10 +179,19 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
     }
   }
 
+  function memberAt(i: number): Member {
+    const member = members[i];
+    if (!member) throw new Error(`no etcd member ${i}`);
+    return member;
+  }
+
   async function kill(member: Member): Promise<void> {
     const child = member.process;
     if (!child) return;
-    if (child.exitCode === null && child.signalCode === null) killGroup(child, 'SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) {
+      killGroup(child, 'SIGCONT'); // a paused member still dies on SIGKILL, but be tidy
+      killGroup(child, 'SIGKILL');
+    }
     await member.exited;
     member.process = null;
   }
@@ -203,17 +217,23 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
     dataDirs: members.map((m) => m.dataDir),
     stop,
     async killMember(i: number) {
-      const member = members[i];
-      if (!member) throw new Error(`no etcd member ${i}`);
-      await kill(member);
+      await kill(memberAt(i));
     },
     async restartMember(i: number) {
-      const member = members[i];
-      if (!member) throw new Error(`no etcd member ${i}`);
+      const member = memberAt(i);
       if (stopped) throw new Error('etcd cluster already stopped');
       await kill(member);
       launch(member);
       await waitHealthy(members.filter((m) => m.process));
+    },
+    pauseMember(i: number) {
+      const child = memberAt(i).process;
+      if (!child) throw new Error(`etcd member ${i} is not running`);
+      killGroup(child, 'SIGSTOP');
+    },
+    resumeMember(i: number) {
+      const child = memberAt(i).process;
+      if (child) killGroup(child, 'SIGCONT');
     },
   };
 }

@@ -127,3 +127,76 @@ describe('etcd specifics', () => {
     assert.equal((await b.get(`${p}k`)).kv?.value, 'v2');
   });
 });
+
+// These stop the shared etcd, so they run after everything above, one at a time.
+describe('etcd faults', () => {
+  test('a watch survives an etcd restart and resumes with no lost or duplicate events', async (t) => {
+    const b = await connect();
+    t.after(() => b.close());
+    const p = uniquePrefix('restart');
+    const events: WatchEvent[] = [];
+    let error: StorageError | undefined;
+    const watch = b.watch(p, await b.currentRevision(), {
+      onEvents: (e) => events.push(...e),
+      onError: (err) => (error = err),
+    });
+    t.after(() => watch.cancel());
+    const written = [await b.create(`${p}a`, 'a'), await b.create(`${p}b`, 'b')];
+    await waitUntil('the first two events', () => events.length === 2);
+
+    await etcd.killMember(0);
+    await etcd.restartMember(0);
+    // Written at once: the watch is most likely still reconnecting, so these arrive by replay.
+    written.push(await b.create(`${p}c`, 'c'));
+    written.push(await b.update(`${p}a`, 'a2'));
+    await waitUntil('the events written after the restart', () => events.length >= 4 || error !== undefined, 8000);
+    written.push(await b.create(`${p}d`, 'd'));
+    await waitUntil('a live event after reconnecting', () => events.length >= 5 || error !== undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(error, undefined);
+    assert.deepEqual(events.map(revisionOf), written.map((kv) => kv.modRevision));
+    const update = events[3];
+    assert.equal(update.type === 'put' ? update.prevKv?.value : undefined, 'a');
+  });
+
+  test('requests fail with Unavailable within the deadline while etcd is down, and work again after', async (t) => {
+    const b = await connect({ requestTimeoutMs: 1500 });
+    t.after(() => b.close());
+    const p = uniquePrefix('down');
+    await b.create(`${p}k`, 'v');
+
+    async function failsFast(what: string, op: () => Promise<unknown>): Promise<void> {
+      const started = Date.now();
+      const err = await op().then(
+        () => assert.fail(`${what} succeeded while etcd is unavailable`),
+        (e: unknown) => e,
+      );
+      const took = Date.now() - started;
+      assert.ok(err instanceof StorageError && err.code === 'Unavailable', `${what}: ${String(err)}`);
+      assert.ok(took < 2500, `${what} took ${took} ms`);
+    }
+
+    // Frozen: connections stay open and nothing answers, so only the deadline ends the call.
+    etcd.pauseMember(0);
+    try {
+      await failsFast('get from a frozen etcd', () => b.get(`${p}k`));
+      await failsFast('update on a frozen etcd', () => b.update(`${p}k`, 'v2'));
+    } finally {
+      etcd.resumeMember(0);
+    }
+    // A write that timed out has an unknown outcome: the thawed etcd may still apply it (kube-apiserver's 504 too).
+    assert.ok(['v', 'v2'].includes((await b.get(`${p}k`)).kv?.value ?? ''));
+
+    // Dead: connections are refused.
+    await etcd.killMember(0);
+    try {
+      await failsFast('get from a dead etcd', () => b.get(`${p}k`));
+      await failsFast('create on a dead etcd', () => b.create(`${p}new`, 'v'));
+      await failsFast('currentRevision of a dead etcd', () => b.currentRevision());
+    } finally {
+      await etcd.restartMember(0);
+    }
+    assert.ok((await b.get(`${p}k`)).kv);
+    await b.create(`${p}new`, 'v');
+  });
+});
