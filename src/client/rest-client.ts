@@ -243,8 +243,16 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
     return this.client.request<T>({ method: 'GET', path: this.path(name), query: { resourceVersion: options.resourceVersion }, signal: options.signal });
   }
 
-  list(options: ListOptions = {}): Promise<KubeList<T>> {
-    return this.client.request<KubeList<T>>({ method: 'GET', path: this.path(), query: listQuery(options), signal: options.signal });
+  /** One page of the list; items get the list's apiVersion and kind, as the dynamic client does. */
+  async list(options: ListOptions = {}): Promise<KubeList<T>> {
+    const list = await this.client.request<KubeList<T>>({ method: 'GET', path: this.path(), query: listQuery(options), signal: options.signal });
+    const kind = list.kind?.endsWith('List') ? list.kind.slice(0, -'List'.length) : undefined;
+    for (const item of list.items ?? []) {
+      if (item.apiVersion === undefined && list.apiVersion) item.apiVersion = list.apiVersion;
+      if (item.kind === undefined && kind) item.kind = kind;
+    }
+    list.items ??= [];
+    return list;
   }
 
   create(obj: T, options: WriteOptions = {}): Promise<T> {
