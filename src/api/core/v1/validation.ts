@@ -1,0 +1,605 @@
+// core/v1 value validation, after upstream's pkg/apis/core/validation (the main
+// rules, not every one). Functions return FieldErrors with upstream's paths and
+// messages; ObjectMeta is validated by the registry, not here.
+
+import type { KubeObject } from '../../../machinery/meta.js';
+import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
+import {
+  FIELD_IMMUTABLE_ERROR_MSG,
+  IS_NEGATIVE_ERROR_MSG,
+  byteLength,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  maxLenError,
+  regexError,
+  validateLabels,
+} from '../../../machinery/validation.js';
+import type {
+  ConfigMap,
+  Container,
+  Endpoints,
+  Event,
+  LimitRange,
+  Namespace,
+  Pod,
+  PodSpec,
+  PodTemplateSpec,
+  ReplicationController,
+  ResourceList,
+  ResourceQuota,
+  Secret,
+  Service,
+} from './types.js';
+
+/** Total data of a ConfigMap or Secret (1 MiB). */
+export const MAX_SECRET_SIZE = 1024 * 1024;
+const IMMUTABLE_WHEN_SET = 'field is immutable when `immutable` is set';
+
+const configMapKeyFmt = '[-._a-zA-Z0-9]+';
+const configMapKeyRe = /^[-._a-zA-Z0-9]+$/;
+const configMapKeyErrMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+
+/** IsConfigMapKey: the keys of ConfigMap and Secret data. */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!configMapKeyRe.test(value)) errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
+  if (value === '.') errs.push("must not be '.'");
+  else if (value === '..') errs.push("must not be '..'");
+  else if (value.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}
+
+/** field.NewPath(p).Key(k) */
+export function keyPath(path: string, key: string): string {
+  return `${path}[${key}]`;
+}
+
+export function isValidPortNum(port: unknown): string[] {
+  return typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535
+    ? []
+    : ['must be between 1 and 65535, inclusive'];
+}
+
+export function isValidPortName(port: string): string[] {
+  const errs: string[] = [];
+  if (port.length > 15) errs.push(maxLenError(15));
+  if (!/^[-a-z0-9]+$/.test(port)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(port)) errs.push('must contain at least one letter (a-z)');
+  if (port.includes('--')) errs.push('must not contain consecutive hyphens');
+  if (port.length > 0 && (port.startsWith('-') || port.endsWith('-'))) errs.push('must not begin or end with a hyphen');
+  return errs;
+}
+
+function dns1123Label(value: string, path: string): FieldError[] {
+  return isDNS1123Label(value).map((m) => fieldErrors.invalid(path, value, m));
+}
+
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+
+// ---- ConfigMap and Secret -----------------------------------------------------
+
+export function validateConfigMap(obj: KubeObject): FieldError[] {
+  const cm = obj as ConfigMap;
+  const errs: FieldError[] = [];
+  let total = 0;
+  for (const [k, v] of Object.entries(cm.data ?? {})) {
+    for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('data', k), k, m));
+    if (cm.binaryData?.[k] !== undefined) {
+      errs.push(fieldErrors.invalid(keyPath('data', k), k, `duplicate of key ${JSON.stringify(k)} present in binaryData`));
+    }
+    total += byteLength(String(v));
+  }
+  for (const [k, v] of Object.entries(cm.binaryData ?? {})) {
+    for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('binaryData', k), k, m));
+    total += Buffer.from(String(v), 'base64').length;
+  }
+  if (total > MAX_SECRET_SIZE) {
+    errs.push(fieldErrors.tooLong('', MAX_SECRET_SIZE));
+  }
+  return errs;
+}
+
+function immutableDataUpdate(
+  obj: { immutable?: boolean; data?: unknown; binaryData?: unknown },
+  old: { immutable?: boolean; data?: unknown; binaryData?: unknown },
+  withBinary: boolean,
+): FieldError[] {
+  const errs: FieldError[] = [];
+  if (old.immutable !== true) return errs;
+  if (obj.immutable !== true) errs.push(fieldErrors.forbidden('immutable', IMMUTABLE_WHEN_SET));
+  if (!sameJSON(obj.data ?? {}, old.data ?? {})) errs.push(fieldErrors.forbidden('data', IMMUTABLE_WHEN_SET));
+  if (withBinary && !sameJSON(obj.binaryData ?? {}, old.binaryData ?? {})) {
+    errs.push(fieldErrors.forbidden('binaryData', IMMUTABLE_WHEN_SET));
+  }
+  return errs;
+}
+
+export function validateConfigMapUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  return [...immutableDataUpdate(obj as ConfigMap, old as ConfigMap, true), ...validateConfigMap(obj)];
+}
+
+export const SecretTypes = {
+  opaque: 'Opaque',
+  serviceAccountToken: 'kubernetes.io/service-account-token',
+  dockercfg: 'kubernetes.io/dockercfg',
+  dockerConfigJson: 'kubernetes.io/dockerconfigjson',
+  basicAuth: 'kubernetes.io/basic-auth',
+  sshAuth: 'kubernetes.io/ssh-auth',
+  tls: 'kubernetes.io/tls',
+  bootstrapToken: 'bootstrap.kubernetes.io/token',
+} as const;
+
+export function validateSecret(obj: KubeObject): FieldError[] {
+  const s = obj as Secret;
+  const errs: FieldError[] = [];
+  const data = s.data ?? {};
+  let total = 0;
+  for (const [k, v] of Object.entries(data)) {
+    for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('data', k), k, m));
+    total += Buffer.from(String(v), 'base64').length;
+  }
+  if (total > MAX_SECRET_SIZE) errs.push(fieldErrors.tooLong('data', MAX_SECRET_SIZE));
+  const has = (k: string): boolean => data[k] !== undefined && data[k] !== '';
+  switch (s.type) {
+    case SecretTypes.serviceAccountToken: {
+      const name = s.metadata.annotations?.['kubernetes.io/service-account.name'] ?? '';
+      if (name === '') errs.push(fieldErrors.required('metadata.annotations[kubernetes.io/service-account.name]'));
+      break;
+    }
+    case SecretTypes.dockercfg:
+      if (!has('.dockercfg')) errs.push(fieldErrors.required(keyPath('data', '.dockercfg')));
+      else if (!isJSON(data['.dockercfg']!)) {
+        errs.push(fieldErrors.invalid(keyPath('data', '.dockercfg'), '<secret contents redacted>', 'invalid character in JSON'));
+      }
+      break;
+    case SecretTypes.dockerConfigJson:
+      if (!has('.dockerconfigjson')) errs.push(fieldErrors.required(keyPath('data', '.dockerconfigjson')));
+      else if (!isJSON(data['.dockerconfigjson']!)) {
+        errs.push(
+          fieldErrors.invalid(keyPath('data', '.dockerconfigjson'), '<secret contents redacted>', 'invalid character in JSON'),
+        );
+      }
+      break;
+    case SecretTypes.basicAuth:
+      if (!has('username') && !has('password')) {
+        errs.push(fieldErrors.required(keyPath('data', 'username')));
+        errs.push(fieldErrors.required(keyPath('data', 'password')));
+      }
+      break;
+    case SecretTypes.sshAuth:
+      if (!has('ssh-privatekey')) errs.push(fieldErrors.required(keyPath('data', 'ssh-privatekey')));
+      break;
+    case SecretTypes.tls:
+      if (!has('tls.key')) errs.push(fieldErrors.required(keyPath('data', 'tls.key')));
+      if (!has('tls.crt')) errs.push(fieldErrors.required(keyPath('data', 'tls.crt')));
+      break;
+    default:
+      break;
+  }
+  return errs;
+}
+
+export function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const s = obj as Secret;
+  const o = old as Secret;
+  const errs: FieldError[] = [];
+  if ((s.type ?? '') !== (o.type ?? '')) errs.push(fieldErrors.invalid('type', s.type ?? '', FIELD_IMMUTABLE_ERROR_MSG));
+  errs.push(...immutableDataUpdate(s, o, false));
+  errs.push(...validateSecret(obj));
+  return errs;
+}
+
+function isJSON(base64: string): boolean {
+  try {
+    JSON.parse(Buffer.from(base64, 'base64').toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---- Namespace ----------------------------------------------------------------
+
+const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
+
+/** validateFinalizerName: a qualified name; without a '/', one of the standard finalizers. */
+export function validateFinalizerName(name: string, path: string): FieldError[] {
+  const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, name, m));
+  if (errs.length > 0) return errs;
+  if (!name.includes('/') && !STANDARD_FINALIZERS.has(name)) {
+    return [
+      fieldErrors.invalid(
+        path,
+        name,
+        'name is neither a standard finalizer name nor is it fully qualified',
+      ),
+    ];
+  }
+  return [];
+}
+
+export function validateNamespace(obj: KubeObject): FieldError[] {
+  const ns = obj as Namespace;
+  const errs: FieldError[] = [];
+  (ns.spec?.finalizers ?? []).forEach((f) => errs.push(...validateFinalizerName(f, 'spec.finalizers')));
+  return errs;
+}
+
+// ---- ServiceAccount ---------------------------------------------------------------
+
+export function validateServiceAccount(_obj: KubeObject): FieldError[] {
+  return [];
+}
+
+// ---- Service ----------------------------------------------------------------------
+
+const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+
+export function validateService(obj: KubeObject): FieldError[] {
+  const svc = obj as Service;
+  const spec = svc.spec ?? {};
+  const errs: FieldError[] = [];
+  const type = spec.type ?? '';
+  const headless = spec.clusterIP === 'None';
+  const ports = spec.ports ?? [];
+  if (ports.length === 0 && !headless && type !== 'ExternalName') errs.push(fieldErrors.required('spec.ports'));
+  if (type === 'ExternalName') {
+    const name = spec.externalName ?? '';
+    if (name === '') errs.push(fieldErrors.required('spec.externalName'));
+    else for (const m of isDNS1123Subdomain(name)) errs.push(fieldErrors.invalid('spec.externalName', name, m));
+  }
+  const names = new Set<string>();
+  const keys = new Set<string>();
+  ports.forEach((p, i) => {
+    const path = `spec.ports[${i}]`;
+    const name = p.name ?? '';
+    if (ports.length > 1 && name === '') errs.push(fieldErrors.required(`${path}.name`));
+    else if (name !== '') {
+      errs.push(...dns1123Label(name, `${path}.name`));
+      if (names.has(name)) errs.push(fieldErrors.duplicate(`${path}.name`, name));
+      names.add(name);
+    }
+    for (const m of isValidPortNum(p.port)) errs.push(fieldErrors.invalid(`${path}.port`, p.port, m));
+    const protocol = p.protocol ?? '';
+    if (protocol === '') errs.push(fieldErrors.required(`${path}.protocol`));
+    else if (!PROTOCOLS.includes(protocol)) errs.push(fieldErrors.notSupported(`${path}.protocol`, protocol, PROTOCOLS));
+    errs.push(...validateTargetPort(p.targetPort, `${path}.targetPort`));
+    const key = `${p.port}/${protocol}`;
+    if (keys.has(key)) errs.push(fieldErrors.duplicate(path, { port: p.port, protocol }));
+    keys.add(key);
+  });
+  if (type === '') errs.push(fieldErrors.required('spec.type'));
+  else if (!SERVICE_TYPES.includes(type)) errs.push(fieldErrors.notSupported('spec.type', type, SERVICE_TYPES));
+  const affinity = spec.sessionAffinity ?? '';
+  if (affinity === '') errs.push(fieldErrors.required('spec.sessionAffinity'));
+  else if (!['ClientIP', 'None'].includes(affinity)) {
+    errs.push(fieldErrors.notSupported('spec.sessionAffinity', affinity, ['ClientIP', 'None']));
+  }
+  errs.push(...validateLabels(spec.selector, 'spec.selector'));
+  return errs;
+}
+
+function validateTargetPort(target: unknown, path: string): FieldError[] {
+  if (typeof target === 'number') return isValidPortNum(target).map((m) => fieldErrors.invalid(path, target, m));
+  if (typeof target === 'string') return isValidPortName(target).map((m) => fieldErrors.invalid(path, target, m));
+  return [];
+}
+
+export function validateServiceUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const a = (obj as Service).spec ?? {};
+  const b = (old as Service).spec ?? {};
+  if ((b.clusterIP ?? '') !== '' && (a.clusterIP ?? '') !== (b.clusterIP ?? '') && a.type !== 'ExternalName') {
+    errs.push(fieldErrors.invalid('spec.clusterIPs[0]', a.clusterIP ?? '', 'may not change once set'));
+  }
+  errs.push(...validateService(obj));
+  return errs;
+}
+
+// ---- Pod ----------------------------------------------------------------------
+
+const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'];
+const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'];
+const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
+
+function validateContainers(containers: Container[] | undefined, path: string, volumes: Set<string>, required: boolean, seen: Set<string>): FieldError[] {
+  const errs: FieldError[] = [];
+  if (required && (containers === undefined || containers.length === 0)) {
+    errs.push(fieldErrors.required(path));
+    return errs;
+  }
+  (containers ?? []).forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    const name = c.name ?? '';
+    if (name === '') errs.push(fieldErrors.required(`${p}.name`));
+    else {
+      errs.push(...dns1123Label(name, `${p}.name`));
+      if (seen.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
+      seen.add(name);
+    }
+    if ((c.image ?? '') === '') errs.push(fieldErrors.required(`${p}.image`));
+    const pull = c.imagePullPolicy ?? '';
+    if (pull === '') errs.push(fieldErrors.required(`${p}.imagePullPolicy`));
+    else if (!PULL_POLICIES.includes(pull)) errs.push(fieldErrors.notSupported(`${p}.imagePullPolicy`, pull, PULL_POLICIES));
+    (c.ports ?? []).forEach((port, j) => {
+      const pp = `${p}.ports[${j}]`;
+      for (const m of isValidPortNum(port.containerPort)) errs.push(fieldErrors.invalid(`${pp}.containerPort`, port.containerPort, m));
+      if (port.hostPort !== undefined && port.hostPort !== 0) {
+        for (const m of isValidPortNum(port.hostPort)) errs.push(fieldErrors.invalid(`${pp}.hostPort`, port.hostPort, m));
+      }
+      if (port.name !== undefined && port.name !== '') {
+        for (const m of isValidPortName(port.name)) errs.push(fieldErrors.invalid(`${pp}.name`, port.name, m));
+      }
+      const proto = port.protocol ?? '';
+      if (proto === '') errs.push(fieldErrors.required(`${pp}.protocol`));
+      else if (!PROTOCOLS.includes(proto)) errs.push(fieldErrors.notSupported(`${pp}.protocol`, proto, PROTOCOLS));
+    });
+    (c.env ?? []).forEach((e, j) => {
+      if ((e.name ?? '') === '') errs.push(fieldErrors.required(`${p}.env[${j}].name`));
+    });
+    (c.volumeMounts ?? []).forEach((m, j) => {
+      const mp = `${p}.volumeMounts[${j}]`;
+      if ((m.name ?? '') === '') errs.push(fieldErrors.required(`${mp}.name`));
+      else if (!volumes.has(m.name)) errs.push(fieldErrors.notFound(`${mp}.name`, m.name));
+      if ((m.mountPath ?? '') === '') errs.push(fieldErrors.required(`${mp}.mountPath`));
+    });
+  });
+  return errs;
+}
+
+export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const s = spec ?? ({} as PodSpec);
+  const volumes = new Set<string>();
+  (s.volumes ?? []).forEach((v, i) => {
+    const name = v.name ?? '';
+    if (name === '') errs.push(fieldErrors.required(`${path}.volumes[${i}].name`));
+    else {
+      errs.push(...dns1123Label(name, `${path}.volumes[${i}].name`));
+      if (volumes.has(name)) errs.push(fieldErrors.duplicate(`${path}.volumes[${i}].name`, name));
+      volumes.add(name);
+    }
+  });
+  const seen = new Set<string>();
+  errs.push(...validateContainers(s.initContainers, `${path}.initContainers`, volumes, false, seen));
+  errs.push(...validateContainers(s.containers, `${path}.containers`, volumes, true, seen));
+  const restart = s.restartPolicy ?? '';
+  if (restart === '') errs.push(fieldErrors.required(`${path}.restartPolicy`));
+  else if (!RESTART_POLICIES.includes(restart)) errs.push(fieldErrors.notSupported(`${path}.restartPolicy`, restart, RESTART_POLICIES));
+  const dns = s.dnsPolicy ?? '';
+  if (dns === '') errs.push(fieldErrors.required(`${path}.dnsPolicy`));
+  else if (!DNS_POLICIES.includes(dns)) errs.push(fieldErrors.notSupported(`${path}.dnsPolicy`, dns, DNS_POLICIES));
+  if (s.terminationGracePeriodSeconds !== undefined && s.terminationGracePeriodSeconds < 0) {
+    errs.push(fieldErrors.invalid(`${path}.terminationGracePeriodSeconds`, s.terminationGracePeriodSeconds, IS_NEGATIVE_ERROR_MSG));
+  }
+  if (s.activeDeadlineSeconds !== undefined && s.activeDeadlineSeconds <= 0) {
+    errs.push(fieldErrors.invalid(`${path}.activeDeadlineSeconds`, s.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
+  }
+  if ((s.serviceAccountName ?? '') !== '') {
+    for (const m of isDNS1123Subdomain(s.serviceAccountName!)) {
+      errs.push(fieldErrors.invalid(`${path}.serviceAccountName`, s.serviceAccountName, m));
+    }
+  }
+  if ((s.nodeName ?? '') !== '') {
+    for (const m of isDNS1123Subdomain(s.nodeName!)) errs.push(fieldErrors.invalid(`${path}.nodeName`, s.nodeName, m));
+  }
+  errs.push(...validateLabels(s.nodeSelector, `${path}.nodeSelector`));
+  return errs;
+}
+
+export function validatePod(obj: KubeObject): FieldError[] {
+  return validatePodSpec((obj as Pod).spec, 'spec');
+}
+
+const POD_UPDATABLE =
+  '`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+/** A pod's spec is immutable but for images, activeDeadlineSeconds and added tolerations. */
+export function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validatePod(obj);
+  const a = structuredClone((obj as Pod).spec ?? ({} as PodSpec));
+  const b = (old as Pod).spec ?? ({} as PodSpec);
+  // Copy the mutable fields from new to old's shape, then compare.
+  const masked = structuredClone(b);
+  (masked.containers ?? []).forEach((c, i) => {
+    if (a.containers?.[i] !== undefined) c.image = a.containers[i]!.image;
+  });
+  (masked.initContainers ?? []).forEach((c, i) => {
+    if (a.initContainers?.[i] !== undefined) c.image = a.initContainers[i]!.image;
+  });
+  if (a.activeDeadlineSeconds !== undefined) masked.activeDeadlineSeconds = a.activeDeadlineSeconds;
+  if (a.tolerations !== undefined) masked.tolerations = a.tolerations;
+  if (!sameJSON(a, masked)) {
+    errs.push(fieldErrors.forbidden('spec', `pod updates may not change fields other than ${POD_UPDATABLE}`));
+  }
+  return errs;
+}
+
+// ---- PodTemplate holders ----------------------------------------------------------
+
+export function validatePodTemplateSpec(t: PodTemplateSpec | undefined, path: string): FieldError[] {
+  if (t === undefined) return [fieldErrors.required(path)];
+  const errs: FieldError[] = [];
+  errs.push(...validateLabels(t.metadata?.labels, `${path}.metadata.labels`));
+  errs.push(...validatePodSpec(t.spec, `${path}.spec`));
+  return errs;
+}
+
+/** Controllers' templates must restart always. */
+export function validateRestartAlways(t: PodTemplateSpec | undefined, path: string): FieldError[] {
+  const policy = t?.spec?.restartPolicy ?? '';
+  if (policy !== '' && policy !== 'Always') {
+    return [fieldErrors.notSupported(`${path}.spec.restartPolicy`, policy, ['Always'])];
+  }
+  return [];
+}
+
+export function validateReplicationController(obj: KubeObject): FieldError[] {
+  const rc = obj as ReplicationController;
+  const spec = rc.spec ?? {};
+  const errs: FieldError[] = [];
+  if ((spec.replicas ?? 0) < 0) errs.push(fieldErrors.invalid('spec.replicas', spec.replicas, IS_NEGATIVE_ERROR_MSG));
+  if ((spec.minReadySeconds ?? 0) < 0) {
+    errs.push(fieldErrors.invalid('spec.minReadySeconds', spec.minReadySeconds, IS_NEGATIVE_ERROR_MSG));
+  }
+  const selector = spec.selector ?? {};
+  if (Object.keys(selector).length === 0) errs.push(fieldErrors.required('spec.selector'));
+  else errs.push(...validateLabels(selector, 'spec.selector'));
+  if (spec.template === undefined) errs.push(fieldErrors.required('spec.template'));
+  else {
+    const labels = spec.template.metadata?.labels ?? {};
+    const matches = Object.entries(selector).every(([k, v]) => labels[k] === v);
+    if (Object.keys(selector).length > 0 && !matches) {
+      errs.push(fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+    }
+    errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
+    errs.push(...validateRestartAlways(spec.template, 'spec.template'));
+  }
+  return errs;
+}
+
+export function validateReplicationControllerStatus(obj: KubeObject): FieldError[] {
+  const status = (obj as ReplicationController).status ?? {};
+  const errs: FieldError[] = [];
+  for (const f of ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'] as const) {
+    const v = status[f];
+    if (v !== undefined && v < 0) errs.push(fieldErrors.invalid(`status.${f}`, v, IS_NEGATIVE_ERROR_MSG));
+  }
+  return errs;
+}
+
+// ---- Event ------------------------------------------------------------------------
+
+export function validateEvent(obj: KubeObject): FieldError[] {
+  const ev = obj as Event;
+  const errs: FieldError[] = [];
+  const ns = ev.metadata.namespace ?? '';
+  const involvedNs = ev.involvedObject?.namespace ?? '';
+  if (involvedNs === '') {
+    if (ns !== '' && ns !== 'default') {
+      errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+    }
+  } else if (ns !== involvedNs) {
+    errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+  }
+  const eventTime = ev.eventTime ?? null;
+  if (eventTime !== null && eventTime !== '') {
+    // New-style events carry their reporter.
+    if ((ev.reportingComponent ?? '') === '') errs.push(fieldErrors.required('reportingController'));
+    if ((ev.reportingInstance ?? '') === '') errs.push(fieldErrors.required('reportingInstance'));
+    if ((ev.action ?? '') === '') errs.push(fieldErrors.required('action'));
+    if ((ev.reason ?? '') === '') errs.push(fieldErrors.required('reason'));
+    const type = ev.type ?? '';
+    if (type !== 'Normal' && type !== 'Warning') {
+      errs.push(fieldErrors.invalid('type', type, 'has invalid value: ' + type));
+    }
+  }
+  return errs;
+}
+
+// ---- Endpoints ----------------------------------------------------------------------
+
+export function validateEndpoints(obj: KubeObject): FieldError[] {
+  const ep = obj as Endpoints;
+  const errs: FieldError[] = [];
+  (ep.subsets ?? []).forEach((ss, i) => {
+    const p = `subsets[${i}]`;
+    const addresses = [...(ss.addresses ?? []), ...(ss.notReadyAddresses ?? [])];
+    if (addresses.length === 0) errs.push(fieldErrors.required(p, 'must specify `addresses` or `notReadyAddresses`'));
+    (ss.addresses ?? []).forEach((a, j) => {
+      if (!isIP(a.ip ?? '')) errs.push(fieldErrors.invalid(`${p}.addresses[${j}].ip`, a.ip ?? '', 'must be a valid IP address'));
+    });
+    (ss.notReadyAddresses ?? []).forEach((a, j) => {
+      if (!isIP(a.ip ?? '')) {
+        errs.push(fieldErrors.invalid(`${p}.notReadyAddresses[${j}].ip`, a.ip ?? '', 'must be a valid IP address'));
+      }
+    });
+    const ports = ss.ports ?? [];
+    ports.forEach((port, j) => {
+      const pp = `${p}.ports[${j}]`;
+      if (ports.length > 1 && (port.name ?? '') === '') errs.push(fieldErrors.required(`${pp}.name`));
+      else if ((port.name ?? '') !== '') errs.push(...dns1123Label(port.name!, `${pp}.name`));
+      for (const m of isValidPortNum(port.port)) errs.push(fieldErrors.invalid(`${pp}.port`, port.port, m));
+      const proto = port.protocol ?? '';
+      if (proto === '') errs.push(fieldErrors.required(`${pp}.protocol`));
+      else if (!PROTOCOLS.includes(proto)) errs.push(fieldErrors.notSupported(`${pp}.protocol`, proto, PROTOCOLS));
+    });
+  });
+  return errs;
+}
+
+function isIP(s: string): boolean {
+  if (/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.test(s)) return s.split('.').every((x) => Number(x) <= 255);
+  return s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s);
+}
+
+// ---- LimitRange and ResourceQuota ------------------------------------------------------
+
+const LIMIT_TYPES = ['Container', 'PersistentVolumeClaim', 'Pod'];
+const quantityRe = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
+const QUANTITY_MSG = 'quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'';
+
+function validateResourceList(list: ResourceList | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const [k, v] of Object.entries(list ?? {})) {
+    const text = String(v);
+    if (!quantityRe.test(text)) errs.push(fieldErrors.invalid(keyPath(path, k), text, QUANTITY_MSG));
+    else if (text.startsWith('-')) errs.push(fieldErrors.invalid(keyPath(path, k), text, IS_NEGATIVE_ERROR_MSG));
+  }
+  return errs;
+}
+
+export function validateLimitRange(obj: KubeObject): FieldError[] {
+  const lr = obj as LimitRange;
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  (lr.spec?.limits ?? []).forEach((item, i) => {
+    const p = `spec.limits[${i}]`;
+    const type = item.type ?? '';
+    if (!LIMIT_TYPES.includes(type)) errs.push(fieldErrors.notSupported(`${p}.type`, type, LIMIT_TYPES));
+    else if (seen.has(type)) errs.push(fieldErrors.duplicate(`${p}.type`, type));
+    seen.add(type);
+    for (const f of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'] as const) {
+      errs.push(...validateResourceList(item[f], `${p}.${f}`));
+    }
+    if (type === 'Pod') {
+      if (item.default !== undefined && Object.keys(item.default).length > 0) {
+        errs.push(fieldErrors.forbidden(`${p}.default`, 'may not be specified when `type` is \'Pod\''));
+      }
+      if (item.defaultRequest !== undefined && Object.keys(item.defaultRequest).length > 0) {
+        errs.push(fieldErrors.forbidden(`${p}.defaultRequest`, 'may not be specified when `type` is \'Pod\''));
+      }
+    }
+  });
+  return errs;
+}
+
+export function validateResourceQuota(obj: KubeObject): FieldError[] {
+  const rq = obj as ResourceQuota;
+  return [...validateResourceList(rq.spec?.hard, 'spec.hard')];
+}
+
+export function validateResourceQuotaStatus(obj: KubeObject): FieldError[] {
+  const rq = obj as ResourceQuota;
+  return [...validateResourceList(rq.status?.hard, 'status.hard'), ...validateResourceList(rq.status?.used, 'status.used')];
+}
+
+// ---- helpers ------------------------------------------------------------------------
+
+/** Structural equality through JSON (objects compared key-order-insensitively). */
+export function sameJSON(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, value: unknown) => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const sorted: Record<string, unknown> = {};
+      for (const key of Object.keys(value as Record<string, unknown>).sort()) sorted[key] = (value as Record<string, unknown>)[key];
+      return sorted;
+    }
+    return value;
+  });
+}

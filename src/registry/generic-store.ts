@@ -1,0 +1,663 @@
+// The generic REST store: every verb of RESTStore for one resource, from its
+// ResourceType, its Strategy and an ObjectStore (upstream's registry/generic
+// Store with rest.BeforeCreate/BeforeUpdate/BeforeDelete).
+//
+// Write path, as upstream: type and namespace checks → defaults → prune
+// unknown fields → system fields (uid, creationTimestamp, generateName) →
+// strategy prepare → mutating admission → validation (ObjectMeta + strategy)
+// → validating admission → guarded write. A rejected request writes nothing.
+//
+// Deletion: an object with metadata.finalizers (or a strategy hold, or a
+// graceful period) gets deletionTimestamp and stays; an update that leaves such
+// an object with no finalizers deletes it.
+
+import type { KubeList, KubeObject, GroupResource } from '../machinery/meta.js';
+import { apiVersionOf } from '../machinery/meta.js';
+import {
+  StatusError,
+  badRequest,
+  conflict,
+  internalError,
+  invalid,
+  isAlreadyExists,
+  notFound,
+  staleResourceVersion,
+  type Status,
+} from '../machinery/errors.js';
+import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
+import { parseLabelSelector } from '../machinery/labels.js';
+import { parseFieldSelector, unsupportedFieldError } from '../machinery/fields.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/validation.js';
+import { type Clock, formatTimestamp, generateName, newUid, systemClock } from '../machinery/names.js';
+import type { ObjectStore, Predicate } from '../storage/object-store.js';
+import {
+  type AdmissionAttributes,
+  type AdmissionOperation,
+  type AdmissionPlugin,
+  runMutatingAdmission,
+  runValidatingAdmission,
+} from '../admission/interface.js';
+import type {
+  DeleteOptions,
+  ListOptions,
+  RESTStore,
+  ResourceType,
+  WatchOptions,
+  WatchSink,
+  Watcher,
+  WriteOptions,
+} from './rest.js';
+import type { Strategy } from './strategy.js';
+
+export interface GenericStoreOptions {
+  type: ResourceType;
+  strategy: Strategy;
+  storage: ObjectStore;
+  clock?: Clock;
+  uid?: () => string;
+  admission?: readonly AdmissionPlugin[];
+  /** Drops fields the schema does not know, in place; returns their paths. */
+  prune?: (obj: KubeObject) => string[];
+}
+
+const GENERATE_NAME_ATTEMPTS = 8;
+
+export class GenericStore implements RESTStore {
+  readonly type: ResourceType;
+  protected readonly strategy: Strategy;
+  protected readonly storage: ObjectStore;
+  private readonly clock: Clock;
+  private readonly newUid: () => string;
+  private readonly admission: readonly AdmissionPlugin[];
+  private readonly prune: ((obj: KubeObject) => string[]) | undefined;
+  private readonly gr: GroupResource;
+  private readonly apiVersion: string;
+
+  constructor(options: GenericStoreOptions) {
+    this.type = options.type;
+    this.strategy = options.strategy;
+    this.storage = options.storage;
+    this.clock = options.clock ?? systemClock;
+    this.newUid = options.uid ?? newUid;
+    this.admission = options.admission ?? [];
+    this.prune = options.prune;
+    this.gr = { group: this.type.group, resource: this.type.resource };
+    this.apiVersion = apiVersionOf(this.type);
+  }
+
+  // ---- reads ---------------------------------------------------------------
+
+  async get(namespace: string, name: string, options: { resourceVersion?: string }): Promise<KubeObject> {
+    const obj = await this.storage.get(this.ns(namespace), name, options);
+    return this.withTypeMeta(obj);
+  }
+
+  async list(namespace: string, options: ListOptions): Promise<KubeList> {
+    const { predicate, everything } = this.predicate(options);
+    const res = await this.storage.list(this.ns(namespace), {
+      ...pick(options),
+      ...(predicate ? { predicate } : {}),
+      predicateIsEverything: everything,
+    });
+    const metadata: KubeList['metadata'] = { resourceVersion: res.resourceVersion };
+    if (res.continue !== undefined) metadata.continue = res.continue;
+    if (res.remainingItemCount !== undefined) metadata.remainingItemCount = res.remainingItemCount;
+    // Typed lists carry no kind/apiVersion on their items, as upstream encodes them.
+    const items = res.items.map((o) => {
+      const { kind: _k, apiVersion: _a, ...rest } = o;
+      return rest as KubeObject;
+    });
+    return { apiVersion: this.apiVersion, kind: this.type.listKind, metadata, items };
+  }
+
+  async watch(namespace: string, options: WatchOptions, sink: WatchSink): Promise<Watcher> {
+    const { predicate } = this.predicate(options);
+    let finished = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      if (timer) clearTimeout(timer);
+      handle?.stop();
+      sink.done();
+    };
+    const bookmarks = options.allowWatchBookmarks === true;
+    const bookmark = (rv: string, initialEnd: boolean): void => {
+      const metadata: KubeObject['metadata'] = { resourceVersion: rv };
+      if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+      sink.event({ type: 'BOOKMARK', object: { kind: this.type.kind, apiVersion: this.apiVersion, metadata } });
+    };
+    let handle: { stop(): void } | undefined;
+    const storeOptions: Parameters<ObjectStore['watch']>[1] = {};
+    if (options.resourceVersion !== undefined) storeOptions.resourceVersion = options.resourceVersion;
+    if (predicate) storeOptions.predicate = predicate;
+    if (options.sendInitialEvents !== undefined) storeOptions.sendInitialEvents = options.sendInitialEvents;
+    handle = await this.storage.watch(this.ns(namespace), storeOptions, {
+      onEvent: (e) => {
+        if (!finished) sink.event({ type: e.type, object: this.withTypeMeta(e.object) });
+      },
+      onInitialEventsEnd: (rv) => {
+        if (!finished && options.sendInitialEvents === true && bookmarks) bookmark(rv, true);
+      },
+      onProgress: (rv) => {
+        if (!finished && bookmarks) bookmark(rv, false);
+      },
+      onError: (err) => {
+        if (finished) return;
+        sink.event({ type: 'ERROR', object: err.status });
+        finish();
+      },
+    });
+    if (finished) handle.stop();
+    if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0 && !finished) {
+      timer = setTimeout(finish, options.timeoutSeconds * 1000);
+      timer.unref?.();
+    }
+    return { stop: finish };
+  }
+
+  // ---- create --------------------------------------------------------------
+
+  async create(namespace: string, input: KubeObject, options: WriteOptions): Promise<KubeObject> {
+    const obj = structuredClone(input);
+    obj.metadata ??= {};
+    this.checkTypeMeta(obj);
+    this.ensureNamespace(obj, namespace);
+    if (obj.metadata.resourceVersion !== undefined && obj.metadata.resourceVersion !== '') {
+      throw internalError(new Error('resourceVersion should not be set on objects to be created'));
+    }
+    delete obj.metadata.resourceVersion;
+    this.strategy.defaults?.(obj);
+    this.prune?.(obj);
+    const meta = obj.metadata;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    meta.uid = this.newUid();
+    meta.creationTimestamp = formatTimestamp(this.clock());
+    const generated = (meta.name === undefined || meta.name === '') && (meta.generateName ?? '') !== '';
+    if (generated) meta.name = generateName(meta.generateName!);
+    this.strategy.prepareForCreate?.(obj);
+
+    await this.admit('CREATE', obj, undefined, '', options.dryRun === true);
+    this.validateCreate(obj);
+    await this.validateAdmission('CREATE', obj, undefined, '', options.dryRun === true);
+
+    const ns = this.ns(meta.namespace ?? '');
+    for (let attempt = 1; ; attempt++) {
+      if (options.dryRun === true) {
+        // Existence still answers AlreadyExists, as the real write would.
+        const exists = await this.exists(ns, meta.name!);
+        if (exists) throw this.alreadyExists(meta.name!);
+        return obj;
+      }
+      try {
+        const created = await this.storage.create(ns, meta.name!, obj, this.ttl());
+        return this.withTypeMeta(created);
+      } catch (err) {
+        if (generated && isAlreadyExists(err) && attempt < GENERATE_NAME_ATTEMPTS) {
+          meta.name = generateName(meta.generateName!);
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  // ---- update and patch ----------------------------------------------------
+
+  async update(
+    namespace: string,
+    name: string,
+    input: KubeObject,
+    options: WriteOptions & { subresource?: string },
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const subresource = options.subresource ?? '';
+    this.checkSubresource(subresource);
+    const body = structuredClone(input);
+    body.metadata ??= {};
+    this.checkTypeMeta(body);
+    this.checkNameAndNamespace(body, namespace, name);
+    const ns = this.ns(namespace);
+    const wantedRV = body.metadata.resourceVersion ?? '';
+    const dryRun = options.dryRun === true;
+    let old = null as KubeObject | null;
+
+    const res = await this.storage.guaranteedUpdate(
+      ns,
+      name,
+      async (current) => {
+        old = current;
+        const next = structuredClone(body);
+        if (current === null) {
+          if (subresource !== '' || !this.strategy.allowCreateOnUpdate || wantedRV !== '') throw this.notFound(name);
+          return this.prepareCreateOnUpdate(next, dryRun);
+        }
+        if (wantedRV === '') {
+          if (!this.strategy.allowUnconditionalUpdate) {
+            throw invalid(this.gr.group, this.gr.resource, name, [
+              fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
+            ]);
+          }
+        } else if (wantedRV !== current.metadata.resourceVersion) {
+          throw staleResourceVersion(this.gr, name);
+        }
+        return this.prepareUpdate(next, current, subresource, dryRun);
+      },
+      { ...this.ttl(), dryRun },
+    );
+    const wrote = res.object;
+    if (!res.created && old !== null && !dryRun) {
+      const deleted = await this.deleteIfFinalized(ns, name, wrote, old);
+      if (deleted) return { object: this.withTypeMeta(deleted), created: false };
+    }
+    return { object: this.withTypeMeta(wrote), created: res.created };
+  }
+
+  async patch(
+    namespace: string,
+    name: string,
+    patch: (current: KubeObject) => KubeObject,
+    options: WriteOptions & { subresource?: string },
+  ): Promise<KubeObject> {
+    const subresource = options.subresource ?? '';
+    this.checkSubresource(subresource);
+    const ns = this.ns(namespace);
+    const dryRun = options.dryRun === true;
+    let old = null as KubeObject | null;
+    const res = await this.storage.guaranteedUpdate(
+      ns,
+      name,
+      async (current) => {
+        if (current === null) throw this.notFound(name);
+        old = current;
+        const next = patch(this.withTypeMeta(structuredClone(current)));
+        next.metadata ??= {};
+        this.checkTypeMeta(next);
+        this.checkNameAndNamespace(next, namespace, name);
+        const pinned = next.metadata.resourceVersion ?? '';
+        // A patch that sets a resourceVersion pins it: no silent retry past it.
+        if (pinned !== '' && pinned !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
+        return this.prepareUpdate(next, current, subresource, dryRun);
+      },
+      { ...this.ttl(), dryRun },
+    );
+    if (old !== null && !dryRun) {
+      const deleted = await this.deleteIfFinalized(ns, name, res.object, old);
+      if (deleted) return this.withTypeMeta(deleted);
+    }
+    return this.withTypeMeta(res.object);
+  }
+
+  private async prepareCreateOnUpdate(obj: KubeObject, dryRun: boolean): Promise<KubeObject> {
+    this.strategy.defaults?.(obj);
+    this.prune?.(obj);
+    const meta = obj.metadata;
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    meta.uid = this.newUid();
+    meta.creationTimestamp = formatTimestamp(this.clock());
+    this.strategy.prepareForCreate?.(obj);
+    await this.admit('CREATE', obj, undefined, '', dryRun);
+    this.validateCreate(obj);
+    await this.validateAdmission('CREATE', obj, undefined, '', dryRun);
+    return obj;
+  }
+
+  /** rest.BeforeUpdate: system fields from the stored object, strategy, admission, validation. */
+  private async prepareUpdate(obj: KubeObject, old: KubeObject, subresource: string, dryRun: boolean): Promise<KubeObject> {
+    const meta = obj.metadata;
+    const oldMeta = old.metadata;
+    // An unconditional write (or a patch that dropped it) acts on the stored version.
+    if (meta.resourceVersion === undefined || meta.resourceVersion === '') meta.resourceVersion = oldMeta.resourceVersion;
+    if (subresource === '') {
+      this.strategy.defaults?.(obj);
+      this.prune?.(obj);
+    }
+    meta.generation = oldMeta.generation;
+    if (meta.generation === undefined) delete meta.generation;
+    if (subresource === '') this.strategy.prepareForUpdate?.(obj, old);
+    else this.strategy.subresources![subresource]!.prepareForUpdate(obj, old);
+    if (meta.uid === undefined || meta.uid === '') meta.uid = oldMeta.uid;
+    if (oldMeta.creationTimestamp !== undefined) meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp !== undefined) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    }
+    delete meta.selfLink;
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.type.kind;
+
+    await this.admit('UPDATE', obj, old, subresource, dryRun);
+    const errors: FieldError[] = validateObjectMetaUpdate(meta, oldMeta, 'metadata');
+    if (subresource === '') errors.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
+    else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old) ?? []));
+    if (errors.length > 0) throw invalid(this.type.group, this.type.kind, meta.name ?? '', errors);
+    await this.validateAdmission('UPDATE', obj, old, subresource, dryRun);
+    return obj;
+  }
+
+  /**
+   * After a write: an object being deleted whose last finalizer just went
+   * away is deleted now (guarded by the version just written).
+   */
+  private async deleteIfFinalized(ns: string, name: string, wrote: KubeObject, old: KubeObject): Promise<KubeObject | null> {
+    if (wrote.metadata.deletionTimestamp === undefined) return null;
+    if (this.hasFinalizers(wrote)) return null;
+    const pendingGrace = (wrote.metadata.deletionGracePeriodSeconds ?? 0) > 0;
+    if (pendingGrace) return null;
+    if (!this.hasFinalizers(old)) return null;
+    const rv = wrote.metadata.resourceVersion;
+    try {
+      return await this.storage.delete(ns, name, (current) => {
+        if (current.metadata.resourceVersion !== rv) throw staleResourceVersion(this.gr, name);
+      });
+    } catch {
+      // Someone else changed or deleted it first; the update itself succeeded.
+      return null;
+    }
+  }
+
+  // ---- delete --------------------------------------------------------------
+
+  async delete(namespace: string, name: string, options: DeleteOptions): Promise<{ result: KubeObject | Status; gone: boolean }> {
+    const ns = this.ns(namespace);
+    const dryRun = options.dryRun === true;
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.storage.get(ns, name);
+      this.checkPreconditions(current, options);
+      const meta = current.metadata;
+
+      if (meta.deletionTimestamp !== undefined && this.strategy.holdsDeletion?.(current) === true) {
+        throw this.strategy.deletionHeldError?.(current) ?? conflict(this.gr, name, 'deletion in progress');
+      }
+      const grace = this.gracePeriod(current, options);
+      const mustWait = grace > 0 || this.hasFinalizers(current);
+      if (mustWait) {
+        const marked = this.markDeleting(structuredClone(current), grace);
+        await this.admit('DELETE', undefined, current, '', dryRun);
+        await this.validateAdmission('DELETE', undefined, current, '', dryRun);
+        if (dryRun) return { result: this.withTypeMeta(marked), gone: false };
+        try {
+          const res = await this.storage.guaranteedUpdate(ns, name, async (latest) => {
+            if (latest === null) throw this.notFound(name);
+            if (latest.metadata.resourceVersion !== current.metadata.resourceVersion) throw new RetryDelete();
+            return marked;
+          });
+          return { result: this.withTypeMeta(res.object), gone: false };
+        } catch (err) {
+          if (err instanceof RetryDelete && attempt < 16) continue;
+          throw err;
+        }
+      }
+
+      await this.admit('DELETE', undefined, current, '', dryRun);
+      await this.validateAdmission('DELETE', undefined, current, '', dryRun);
+      if (dryRun) return { result: this.deleteResult(current), gone: true };
+      try {
+        const deleted = await this.storage.delete(ns, name, (latest) => {
+          if (latest.metadata.resourceVersion !== current.metadata.resourceVersion) throw new RetryDelete();
+        });
+        return { result: this.deleteResult(deleted), gone: true };
+      } catch (err) {
+        if (err instanceof RetryDelete && attempt < 16) continue;
+        throw err;
+      }
+    }
+  }
+
+  async deleteCollection(namespace: string, listOptions: ListOptions, options: DeleteOptions): Promise<KubeList> {
+    const { continue: _c, limit: _l, ...rest } = listOptions;
+    const list = await this.list(namespace, rest);
+    const items: KubeObject[] = [];
+    for (const item of list.items) {
+      try {
+        const { result } = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options);
+        items.push(isStatus(result) ? this.withTypeMeta(item) : (result as KubeObject));
+      } catch (err) {
+        if (err instanceof StatusError && err.reason === 'NotFound') continue;
+        throw err;
+      }
+    }
+    return { apiVersion: this.apiVersion, kind: this.type.listKind, metadata: { resourceVersion: list.metadata.resourceVersion ?? '' }, items };
+  }
+
+  private checkPreconditions(current: KubeObject, options: DeleteOptions): void {
+    const pre = options.preconditions;
+    if (pre === undefined) return;
+    const name = current.metadata.name ?? '';
+    if (pre.uid !== undefined && pre.uid !== '' && pre.uid !== current.metadata.uid) {
+      throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+    }
+    if (pre.resourceVersion !== undefined && pre.resourceVersion !== '' && pre.resourceVersion !== current.metadata.resourceVersion) {
+      throw conflict(
+        this.gr,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+      );
+    }
+  }
+
+  /** The grace period this DELETE waits (0 = no waiting), for kinds with graceful deletion. */
+  private gracePeriod(current: KubeObject, options: DeleteOptions): number {
+    if (this.strategy.gracePeriodSeconds === undefined) return 0;
+    const period = this.strategy.gracePeriodSeconds(current, options.gracePeriodSeconds);
+    const pending = current.metadata.deletionGracePeriodSeconds;
+    // An object already waiting only shortens its wait.
+    if (current.metadata.deletionTimestamp !== undefined && pending !== undefined && period >= pending) {
+      return pending > 0 ? pending : 0;
+    }
+    return period;
+  }
+
+  private markDeleting(obj: KubeObject, grace: number): KubeObject {
+    const meta = obj.metadata;
+    const now = this.clock();
+    const first = meta.deletionTimestamp === undefined;
+    if (first && (meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
+    if (grace > 0) {
+      meta.deletionTimestamp = formatTimestamp(new Date(now.getTime() + grace * 1000));
+      meta.deletionGracePeriodSeconds = grace;
+    } else {
+      if (first || Date.parse(meta.deletionTimestamp!) > now.getTime()) meta.deletionTimestamp = formatTimestamp(now);
+      if (this.strategy.zeroGracePeriodOnFinalize !== false) meta.deletionGracePeriodSeconds = 0;
+    }
+    if (first) this.strategy.startDeletion?.(obj);
+    return obj;
+  }
+
+  private hasFinalizers(obj: KubeObject): boolean {
+    return (obj.metadata.finalizers?.length ?? 0) > 0 || this.strategy.holdsDeletion?.(obj) === true;
+  }
+
+  private deleteResult(obj: KubeObject): KubeObject | Status {
+    if (this.strategy.returnDeletedObject) return this.withTypeMeta(obj);
+    const details: NonNullable<Status['details']> = { name: obj.metadata.name ?? '' };
+    if (this.gr.group !== '') details.group = this.gr.group;
+    details.kind = this.gr.resource;
+    if (obj.metadata.uid !== undefined) details.uid = obj.metadata.uid;
+    // code 200: upstream leaves it unset here and its handler answers 200.
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 };
+  }
+
+  // ---- shared checks -------------------------------------------------------
+
+  private ns(namespace: string): string {
+    return this.strategy.namespaced ? namespace : '';
+  }
+
+  private ttl(): { ttlSeconds?: number } {
+    return this.strategy.ttlSeconds !== undefined ? { ttlSeconds: this.strategy.ttlSeconds } : {};
+  }
+
+  private async exists(ns: string, name: string): Promise<boolean> {
+    try {
+      await this.storage.get(ns, name);
+      return true;
+    } catch (err) {
+      if (err instanceof StatusError && err.reason === 'NotFound') return false;
+      throw err;
+    }
+  }
+
+  private notFound(name: string): StatusError {
+    return notFound(this.gr, name);
+  }
+
+  private alreadyExists(name: string): StatusError {
+    return new StatusError(409, 'AlreadyExists', `${this.gr.group === '' ? this.gr.resource : `${this.gr.resource}.${this.gr.group}`} ${JSON.stringify(name)} already exists`, {
+      name,
+      ...(this.gr.group !== '' ? { group: this.gr.group } : {}),
+      kind: this.gr.resource,
+    });
+  }
+
+  private checkSubresource(subresource: string): void {
+    if (subresource === '') return;
+    if (this.strategy.subresources?.[subresource] === undefined) {
+      throw notFound({ group: this.gr.group, resource: `${this.gr.resource}/${subresource}` }, '');
+    }
+  }
+
+  /** A body of another kind or group/version is a 400, as the decoder answers. */
+  private checkTypeMeta(obj: KubeObject): void {
+    const apiVersion = obj.apiVersion ?? '';
+    const kind = obj.kind ?? '';
+    if (apiVersion !== '' && apiVersion !== this.apiVersion) {
+      throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${this.apiVersion})`);
+    }
+    if (kind !== '' && kind !== this.type.kind) {
+      const version = apiVersion === '' ? this.type.version : apiVersion.split('/').pop();
+      throw badRequest(
+        `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${this.type.kind}: the kind in the data (${kind}) does not match the expected kind (${this.type.kind})`,
+      );
+    }
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.type.kind;
+  }
+
+  /** rest.EnsureObjectNamespaceMatchesRequestNamespace. */
+  private ensureNamespace(obj: KubeObject, namespace: string): void {
+    const meta = obj.metadata;
+    if (!this.strategy.namespaced) {
+      delete meta.namespace;
+      return;
+    }
+    const objNs = meta.namespace ?? '';
+    if (objNs === namespace) return;
+    if (objNs === '') meta.namespace = namespace;
+    else if (namespace === '') return;
+    else throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+
+  /** The update handler's checkName: the body must name the object on the URL. */
+  private checkNameAndNamespace(obj: KubeObject, namespace: string, name: string): void {
+    const meta = obj.metadata;
+    const objName = meta.name ?? '';
+    if (objName !== name) {
+      throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+    }
+    if (this.strategy.namespaced) {
+      const objNs = meta.namespace ?? '';
+      if (objNs !== '' && objNs !== namespace) {
+        throw badRequest(`the namespace of the object (${objNs}) does not match the namespace on the request (${namespace})`);
+      }
+      meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+  }
+
+  private validateCreate(obj: KubeObject): void {
+    const errors: FieldError[] = [
+      ...validateObjectMeta(obj.metadata, this.strategy.namespaced, this.strategy.nameValidator, 'metadata'),
+      ...(this.strategy.validate?.(obj) ?? []),
+    ];
+    if (errors.length > 0) throw invalid(this.type.group, this.type.kind, obj.metadata.name ?? '', errors);
+  }
+
+  private attributes(
+    operation: AdmissionOperation,
+    obj: KubeObject | undefined,
+    old: KubeObject | undefined,
+    subresource: string,
+    dryRun: boolean,
+  ): AdmissionAttributes {
+    const meta = (obj ?? old)!.metadata;
+    const a: AdmissionAttributes = {
+      operation,
+      kind: { group: this.type.group, version: this.type.version, kind: this.type.kind },
+      resource: { group: this.type.group, version: this.type.version, resource: this.type.resource },
+      subresource,
+      namespace: meta.namespace ?? '',
+      name: meta.name ?? '',
+      dryRun,
+    };
+    if (obj !== undefined) a.object = obj;
+    if (old !== undefined) a.oldObject = old;
+    return a;
+  }
+
+  private async admit(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, dryRun: boolean): Promise<void> {
+    if (this.admission.length === 0) return;
+    await runMutatingAdmission(this.admission, this.attributes(op, obj, old, sub, dryRun));
+  }
+
+  private async validateAdmission(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, dryRun: boolean): Promise<void> {
+    if (this.admission.length === 0) return;
+    await runValidatingAdmission(this.admission, this.attributes(op, obj, old, sub, dryRun));
+  }
+
+  private withTypeMeta(obj: KubeObject): KubeObject {
+    const { apiVersion: _a, kind: _k, ...rest } = obj;
+    return { apiVersion: this.apiVersion, kind: this.type.kind, ...rest } as KubeObject;
+  }
+
+  /** Label and field selectors as one predicate; unknown field labels are a 400. */
+  private predicate(options: ListOptions): { predicate?: Predicate; everything: boolean } {
+    const labelText = options.labelSelector ?? '';
+    const fieldText = options.fieldSelector ?? '';
+    if (labelText === '' && fieldText === '') return { everything: true };
+    const labels = labelText === '' ? null : parseLabelSelector(labelText);
+    const fields = fieldText === '' ? null : parseFieldSelector(fieldText);
+    const getters = this.strategy.fields ?? {};
+    if (fields !== null) {
+      for (const r of fields.requirements) {
+        if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace' && getters[r.field] === undefined) {
+          throw unsupportedFieldError(r.field);
+        }
+      }
+    }
+    const predicate: Predicate = (obj) => {
+      if (labels !== null && !labels.matches(obj.metadata.labels ?? {})) return false;
+      if (fields !== null) {
+        const set: Record<string, string> = {
+          'metadata.name': obj.metadata.name ?? '',
+          'metadata.namespace': obj.metadata.namespace ?? '',
+        };
+        for (const [field, get] of Object.entries(getters)) set[field] = get(obj);
+        if (!fields.matches(set)) return false;
+      }
+      return true;
+    };
+    return { predicate, everything: false };
+  }
+}
+
+/** Thrown inside a delete attempt when the object changed under it: read again. */
+class RetryDelete extends Error {}
+
+function isStatus(x: KubeObject | Status): x is Status {
+  return (x as Status).kind === 'Status' && (x as Status).status !== undefined;
+}
+
+function pick(options: ListOptions): { resourceVersion?: string; resourceVersionMatch?: string; limit?: number; continue?: string } {
+  const out: { resourceVersion?: string; resourceVersionMatch?: string; limit?: number; continue?: string } = {};
+  if (options.resourceVersion !== undefined) out.resourceVersion = options.resourceVersion;
+  if (options.resourceVersionMatch !== undefined) out.resourceVersionMatch = options.resourceVersionMatch;
+  if (options.limit !== undefined) out.limit = options.limit;
+  if (options.continue !== undefined) out.continue = options.continue;
+  return out;
+}

@@ -1,0 +1,92 @@
+// Namespaces: cluster-scoped DNS labels; spec.finalizers starts with
+// "kubernetes" and changes only through /finalize; status.phase is Active, or
+// Terminating once deleted. A deleted namespace stays (Terminating) until both
+// spec.finalizers and metadata.finalizers are empty; a second DELETE meanwhile
+// is a 409, as upstream answers.
+import type { KubeObject } from '../../machinery/meta.js';
+import { conflict } from '../../machinery/errors.js';
+import { nameIsDNSLabel } from '../../machinery/validation.js';
+import { defaultNamespace } from '../../api/core/v1/defaults.js';
+import { validateFinalizerName, validateNamespace } from '../../api/core/v1/validation.js';
+import type { Namespace } from '../../api/core/v1/types.js';
+import { type FieldError, fieldErrors } from '../../machinery/field-errors.js';
+import type { Strategy } from '../strategy.js';
+import { fieldAt, statusSubresource } from './common.js';
+
+function phaseOf(ns: Namespace): 'Active' | 'Terminating' {
+  return ns.metadata.deletionTimestamp !== undefined ? 'Terminating' : 'Active';
+}
+
+function specFinalizers(obj: KubeObject): string[] {
+  return (obj as Namespace).spec?.finalizers ?? [];
+}
+
+export const namespaceStrategy: Strategy = {
+  namespaced: false,
+  nameValidator: nameIsDNSLabel,
+  defaults: defaultNamespace,
+  prepareForCreate(obj) {
+    const ns = obj as Namespace;
+    ns.status = { phase: 'Active' };
+    ns.spec ??= {};
+    const finalizers = ns.spec.finalizers ?? [];
+    if (!finalizers.includes('kubernetes')) ns.spec.finalizers = [...finalizers, 'kubernetes'];
+  },
+  prepareForUpdate(obj, old) {
+    const ns = obj as Namespace;
+    const o = old as Namespace;
+    ns.spec = { ...(ns.spec ?? {}) };
+    if (o.spec?.finalizers === undefined) delete ns.spec.finalizers;
+    else ns.spec.finalizers = [...o.spec.finalizers];
+    ns.status = structuredClone(o.status ?? {});
+  },
+  validate: validateNamespace,
+  validateUpdate: validateNamespace,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: true,
+  fields: { 'status.phase': fieldAt('status.phase'), name: fieldAt('metadata.name') },
+  subresources: {
+    status: statusSubresource((obj) => {
+      const ns = obj as Namespace;
+      const phase = ns.status?.phase ?? '';
+      if (phaseOf(ns) === 'Active' && phase !== 'Active') {
+        return [fieldErrors.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+      }
+      if (phaseOf(ns) === 'Terminating' && phase !== 'Terminating') {
+        return [fieldErrors.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+      }
+      return [];
+    }),
+    finalize: {
+      prepareForUpdate(obj, old) {
+        const finalizers = (obj as Namespace).spec?.finalizers;
+        const rv = obj.metadata.resourceVersion;
+        for (const key of Object.keys(obj)) delete obj[key];
+        Object.assign(obj, structuredClone(old));
+        obj.metadata.resourceVersion = rv;
+        const ns = obj as Namespace;
+        ns.spec = { ...(ns.spec ?? {}) };
+        if (finalizers === undefined) delete ns.spec.finalizers;
+        else ns.spec.finalizers = [...finalizers];
+      },
+      validateUpdate(obj) {
+        const errs: FieldError[] = [];
+        specFinalizers(obj).forEach((f, i) => errs.push(...validateFinalizerName(f, `spec.finalizers[${i}]`)));
+        return errs;
+      },
+    },
+  },
+  holdsDeletion: (obj) => specFinalizers(obj).length > 0,
+  startDeletion(obj) {
+    const ns = obj as Namespace;
+    ns.status = { ...(ns.status ?? {}), phase: 'Terminating' };
+  },
+  deletionHeldError: (obj) =>
+    conflict(
+      { group: '', resource: 'namespaces' },
+      obj.metadata.name ?? '',
+      'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.',
+    ),
+  zeroGracePeriodOnFinalize: false,
+};

@@ -1,0 +1,61 @@
+// What varies between resources in the generic store: one small Strategy
+// object per resource (upstream's RESTCreateStrategy/RESTUpdateStrategy/
+// RESTDeleteStrategy folded together). Every hook is synchronous and works on
+// the object in place; validation hooks return FieldErrors (the store turns them
+// into 422 Invalid). Hooks left out mean "nothing to do".
+
+import type { KubeObject } from '../machinery/meta.js';
+import type { FieldError } from '../machinery/field-errors.js';
+
+import type { NameValidator } from '../machinery/validation.js';
+
+export type { NameValidator };
+
+/** A PUT-able subresource other than the main resource ("status", "finalize"). */
+export interface SubresourceStrategy {
+  /** Copies onto `obj` everything from `old` the subresource may not change. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+}
+
+export interface Strategy {
+  namespaced: boolean;
+  /** Validates metadata.name (and generateName). */
+  nameValidator: NameValidator;
+  /** Fills defaults (upstream's defaults.go); runs on every write's body. */
+  defaults?(obj: KubeObject): void;
+  /** Clears what a client may not set on create (often status). */
+  prepareForCreate?(obj: KubeObject): void;
+  /** Main-resource PUT/PATCH: keeps what it may not change (status) and bumps generation. */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  validate?(obj: KubeObject): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** PUT on a missing object creates it (201). */
+  allowCreateOnUpdate: boolean;
+  /** PUT without metadata.resourceVersion overwrites (true for most kinds). */
+  allowUnconditionalUpdate: boolean;
+  /** DELETE answers with the object instead of a Success Status. */
+  returnDeletedObject: boolean;
+  /** Field-selector fields beyond metadata.name and metadata.namespace, each with its getter. */
+  fields?: Record<string, (obj: KubeObject) => string>;
+  /** Subresources served with PUT/PATCH (status, finalize). */
+  subresources?: Record<string, SubresourceStrategy>;
+  /** Stored keys expire after this many seconds (events). */
+  ttlSeconds?: number;
+  /**
+   * Graceful deletion (pods): the grace period a DELETE should wait, or 0 to
+   * delete at once. Absent: the kind does not support graceful deletion.
+   */
+  gracePeriodSeconds?(obj: KubeObject, requested: number | undefined): number;
+  /**
+   * Deletion hooks beyond metadata.finalizers (namespaces): `holdsDeletion`
+   * keeps a deleted object stored while it returns true; `startDeletion` runs
+   * when the deletionTimestamp is first set; `deletionHeldError` answers a
+   * repeated DELETE while the hold lasts.
+   */
+  holdsDeletion?(obj: KubeObject): boolean;
+  startDeletion?(obj: KubeObject): void;
+  deletionHeldError?(obj: KubeObject): Error;
+  /** Set deletionGracePeriodSeconds: 0 when marking a finalized object deleted (default true). */
+  zeroGracePeriodOnFinalize?: boolean;
+}

@@ -1,0 +1,479 @@
+// The object layer between the registry and a KV Backend, for one resource.
+//
+// Contract:
+// - Keys: `{prefix}/{resource}/{namespace}/{name}` for namespaced resources,
+//   `{prefix}/{resource}/{name}` for cluster-scoped ones. The resource segment
+//   is upstream's etcd path (`deployments`, `leases`, `events`), so two groups
+//   serving one resource name must pass distinct `keyResource`s.
+// - Values are JSON; `metadata.resourceVersion` is never stored and is set from
+//   the key's modRevision on every read (a list's from its read revision).
+// - Every StorageError leaves as a StatusError (upstream's wording): KeyExists →
+//   409 AlreadyExists, Conflict → 409 Conflict (optimistic lock), KeyNotFound →
+//   404 NotFound, Compacted → 410 Expired, FutureRevision → 504 "Too large
+//   resource version".
+// - watch translates backend puts/deletes into ADDED/MODIFIED/DELETED, seen
+//   through an optional predicate: an object that stops matching arrives as
+//   DELETED (its last matching state at the event's revision), one that starts
+//   matching as ADDED.
+//
+// ObjectStore is an interface so that the watch cache can implement it later;
+// BackendObjectStore is the direct implementation.
+
+import type { Backend, KeyValue, StorageError, WatchEvent as KVWatchEvent } from './interface.js';
+import { StorageError as StorageErrorClass, prefixEnd } from './interface.js';
+import type { GroupResource, KubeObject } from '../machinery/meta.js';
+import {
+  StatusError,
+  alreadyExists,
+  badRequest,
+  internalError,
+  notFound,
+  resourceExpired,
+  serviceUnavailable,
+  staleResourceVersion,
+  tooLargeResourceVersion,
+} from '../machinery/errors.js';
+import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
+import { parseResourceVersion } from '../machinery/resource-version.js';
+
+/** Decides whether an object belongs in a list or watch (label and field selectors). */
+export type Predicate = (obj: KubeObject) => boolean;
+
+export interface StoreListOptions {
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  limit?: number;
+  continue?: string;
+  predicate?: Predicate;
+  /** True when the predicate selects everything (enables remainingItemCount). */
+  predicateIsEverything?: boolean;
+}
+
+export interface StoreListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export type StoreWatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreWatchEvent {
+  type: StoreWatchEventType;
+  object: KubeObject;
+}
+
+export interface StoreWatchHandlers {
+  onEvent(event: StoreWatchEvent): void;
+  /** After the initial ADDED events (when sent), with the revision they were read at. */
+  onInitialEventsEnd?(resourceVersion: string): void;
+  /** The backend reached this revision with nothing pending (for bookmarks). */
+  onProgress?(resourceVersion: string): void;
+  /** The watch ended with this error; nothing follows. */
+  onError(err: StatusError): void;
+}
+
+export interface StoreWatchOptions {
+  resourceVersion?: string;
+  predicate?: Predicate;
+  /** Overrides the rule "unset or 0 sends the current state first". */
+  sendInitialEvents?: boolean;
+}
+
+export interface StoreWatchHandle {
+  stop(): void;
+}
+
+/**
+ * A transform for guaranteedUpdate: receives the current object (null when
+ * absent) and returns the object to write, or throws a StatusError. Returning
+ * the same JSON as the stored value writes nothing.
+ */
+export type UpdateFunc = (current: KubeObject | null) => KubeObject | Promise<KubeObject>;
+
+export interface ObjectStore {
+  readonly resource: GroupResource;
+  keyFor(namespace: string, name: string): string;
+  /** Current revision of the whole store, as a resourceVersion. */
+  currentResourceVersion(): Promise<string>;
+  get(namespace: string, name: string, options?: { resourceVersion?: string }): Promise<KubeObject>;
+  /** namespace '' reads every namespace (and cluster-scoped resources). */
+  list(namespace: string, options: StoreListOptions): Promise<StoreListResult>;
+  create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject>;
+  /**
+   * Read-modify-write guarded by the read's modRevision; a conflicting write
+   * re-reads and calls update again. update(null) is called when the object is
+   * absent; it may then create it (create-on-update) or throw.
+   */
+  guaranteedUpdate(
+    namespace: string,
+    name: string,
+    update: UpdateFunc,
+    options?: { ttlSeconds?: number; dryRun?: boolean },
+  ): Promise<{ object: KubeObject; created: boolean }>;
+  /**
+   * Deletes the object; `check` sees the current one first and may throw
+   * (preconditions). Retried when the object changed between read and delete.
+   * Resolves with the deleted object, its resourceVersion the deletion's.
+   */
+  delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject>;
+  watch(namespace: string, options: StoreWatchOptions, handlers: StoreWatchHandlers): Promise<StoreWatchHandle>;
+}
+
+export interface ObjectStoreOptions {
+  backend: Backend;
+  /** Group and plural resource, for error messages. */
+  resource: GroupResource;
+  namespaced: boolean;
+  /** Key prefix, default "/registry". */
+  prefix?: string;
+  /** The key path segment; defaults to resource.resource. */
+  keyResource?: string;
+}
+
+const MAX_CONFLICT_RETRIES = 64;
+
+export class BackendObjectStore implements ObjectStore {
+  readonly resource: GroupResource;
+  private readonly backend: Backend;
+  private readonly namespaced: boolean;
+  /** `{prefix}/{resource}/`, ends with a slash. */
+  private readonly root: string;
+
+  constructor(options: ObjectStoreOptions) {
+    this.backend = options.backend;
+    this.resource = options.resource;
+    this.namespaced = options.namespaced;
+    const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
+    this.root = `${prefix}/${options.keyResource ?? options.resource.resource}/`;
+  }
+
+  keyFor(namespace: string, name: string): string {
+    return this.namespaced ? `${this.root}${namespace}/${name}` : `${this.root}${name}`;
+  }
+
+  private prefixFor(namespace: string): string {
+    return this.namespaced && namespace !== '' ? `${this.root}${namespace}/` : this.root;
+  }
+
+  async currentResourceVersion(): Promise<string> {
+    return String(await this.backend.currentRevision());
+  }
+
+  async get(namespace: string, name: string, options: { resourceVersion?: string } = {}): Promise<KubeObject> {
+    const minimum = minimumRevision(options.resourceVersion);
+    const res = await this.call(() => this.backend.get(this.keyFor(namespace, name)), name);
+    if (minimum > res.revision) throw tooLargeResourceVersion(minimum, res.revision);
+    if (res.kv === null) throw notFound(this.resource, name);
+    return decode(res.kv.value, res.kv.modRevision);
+  }
+
+  async list(namespace: string, options: StoreListOptions): Promise<StoreListResult> {
+    const keyPrefix = this.prefixFor(namespace);
+    const end = prefixEnd(keyPrefix);
+    const match = options.resourceVersionMatch ?? '';
+    const rvText = options.resourceVersion ?? '';
+    let limit = options.limit !== undefined && options.limit > 0 ? options.limit : 0;
+    let start = keyPrefix;
+    let readRevision = 0; // 0 = current
+    let minimum = 0;
+
+    if (options.continue !== undefined && options.continue !== '') {
+      if (rvText !== '' && rvText !== '0') {
+        throw badRequest('specifying resource version is not allowed when using continue');
+      }
+      const token = decodeContinueOrThrow(options.continue, keyPrefix);
+      start = token.fromKey;
+      readRevision = token.revision;
+    } else if (rvText !== '') {
+      const rv = parseResourceVersion(rvText);
+      if (match === 'Exact') {
+        if (rv === 0) throw badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
+        readRevision = rv;
+      } else if (match === 'NotOlderThan') {
+        minimum = rv;
+      } else if (match === '') {
+        // Legacy semantics: a non-zero version with a limit reads exactly there;
+        // "0" means any version (served whole, as upstream's watch cache does).
+        if (rv === 0) limit = 0;
+        else if (limit > 0) readRevision = rv;
+        else minimum = rv;
+      } else {
+        throw badRequest(`unknown resourceVersionMatch "${match}"`);
+      }
+    } else if (match !== '') {
+      throw badRequest(`resourceVersionMatch is forbidden unless resourceVersion is provided`);
+    }
+
+    const predicate = options.predicate;
+    const items: KubeObject[] = [];
+    let revision = readRevision;
+    let more = false;
+    let lastKey = '';
+    // Fetch pages until the limit is filled with matching objects or keys run out.
+    for (;;) {
+      const want = limit > 0 ? Math.max(limit - items.length, predicate ? 64 : 0) : 0;
+      const res = await this.callList(() => this.backend.range(start, end, { revision, limit: want }), options.continue);
+      if (revision === 0) {
+        revision = res.revision;
+        if (minimum > revision) throw tooLargeResourceVersion(minimum, revision);
+      }
+      more = res.more;
+      let stoppedEarly = false;
+      for (const kv of res.kvs) {
+        if (limit > 0 && items.length >= limit) {
+          stoppedEarly = true;
+          break;
+        }
+        lastKey = kv.key;
+        const obj = decode(kv.value, kv.modRevision);
+        if (predicate === undefined || predicate(obj)) items.push(obj);
+      }
+      if (stoppedEarly) {
+        more = true;
+        break;
+      }
+      if (!more || (limit > 0 && items.length >= limit)) break;
+      start = `${lastKey}\x00`;
+    }
+
+    const result: StoreListResult = { items, resourceVersion: String(revision) };
+    if (limit > 0 && more) {
+      result.continue = encodeContinue(`${lastKey}\x00`, keyPrefix, revision);
+      if (predicate === undefined || options.predicateIsEverything === true) {
+        // The count of keys after the last one returned, at the list's revision.
+        const rest = await this.callList(
+          () => this.backend.range(`${lastKey}\x00`, end, { revision, limit: 1 }),
+          options.continue,
+        );
+        result.remainingItemCount = rest.count;
+      }
+    }
+    return result;
+  }
+
+  async create(namespace: string, name: string, obj: KubeObject, options: { ttlSeconds?: number } = {}): Promise<KubeObject> {
+    const value = encode(obj);
+    const kv = await this.call(
+      () => this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds)),
+      name,
+    );
+    return decode(kv.value, kv.modRevision);
+  }
+
+  async guaranteedUpdate(
+    namespace: string,
+    name: string,
+    update: UpdateFunc,
+    options: { ttlSeconds?: number; dryRun?: boolean } = {},
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const key = this.keyFor(namespace, name);
+    let current: KeyValue | null = (await this.call(() => this.backend.get(key), name)).kv;
+    for (let attempt = 0; ; attempt++) {
+      const currentObj = current === null ? null : decode(current.value, current.modRevision);
+      const next = await update(currentObj === null ? null : structuredClone(currentObj));
+      const value = encode(next);
+      if (current !== null && value === current.value) {
+        // Nothing changed: no write, the resourceVersion stays.
+        return { object: currentObj!, created: false };
+      }
+      if (options.dryRun === true) {
+        const out = structuredClone(next);
+        if (currentObj !== null) out.metadata.resourceVersion = currentObj.metadata.resourceVersion;
+        else delete out.metadata.resourceVersion;
+        return { object: out, created: current === null };
+      }
+      try {
+        if (current === null) {
+          const kv = await this.backend.create(key, value, ttlOptions(options.ttlSeconds));
+          return { object: decode(kv.value, kv.modRevision), created: true };
+        }
+        const kv = await this.backend.update(key, value, current.modRevision, ttlOptions(options.ttlSeconds));
+        return { object: decode(kv.value, kv.modRevision), created: false };
+      } catch (err) {
+        if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name);
+        if (err.code === 'Conflict') current = err.current ?? null;
+        else if (err.code === 'KeyExists' || err.code === 'KeyNotFound') {
+          current = (await this.call(() => this.backend.get(key), name)).kv;
+        } else throw this.translate(err, name);
+      }
+    }
+  }
+
+  async delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
+    const key = this.keyFor(namespace, name);
+    let current = (await this.call(() => this.backend.get(key), name)).kv;
+    for (let attempt = 0; ; attempt++) {
+      if (current === null) throw notFound(this.resource, name);
+      check?.(decode(current.value, current.modRevision));
+      try {
+        const res = await this.backend.delete(key, current.modRevision);
+        return decode(res.prevKv.value, res.revision);
+      } catch (err) {
+        if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name);
+        if (err.code === 'Conflict') current = err.current ?? null;
+        else if (err.code === 'KeyNotFound') current = null;
+        else throw this.translate(err, name);
+      }
+    }
+  }
+
+  async watch(namespace: string, options: StoreWatchOptions, handlers: StoreWatchHandlers): Promise<StoreWatchHandle> {
+    const keyPrefix = this.prefixFor(namespace);
+    const predicate = options.predicate;
+    const rvText = options.resourceVersion ?? '';
+    const requested = rvText === '' ? 0 : parseResourceVersion(rvText);
+    const initial = options.sendInitialEvents ?? requested === 0;
+    let from = requested;
+    let stopped = false;
+    const initialEvents: StoreWatchEvent[] = [];
+
+    if (initial) {
+      // The current state (or the state at the requested revision) as ADDED events.
+      const res = await this.call(
+        () => this.backend.range(keyPrefix, prefixEnd(keyPrefix), requested > 0 ? { revision: requested } : {}),
+        '',
+      );
+      for (const kv of res.kvs) {
+        const obj = decode(kv.value, kv.modRevision);
+        if (predicate === undefined || predicate(obj)) initialEvents.push({ type: 'ADDED', object: obj });
+      }
+      from = res.revision;
+    } else {
+      const current = await this.call(() => this.backend.currentRevision(), '');
+      if (from > current) throw tooLargeResourceVersion(from, current);
+    }
+
+    for (const e of initialEvents) handlers.onEvent(e);
+    if (initial) handlers.onInitialEventsEnd?.(String(from));
+
+    const handle = this.backend.watch(keyPrefix, from, {
+      onEvents: (events: KVWatchEvent[]) => {
+        for (const e of events) {
+          if (stopped) return;
+          const out = translateEvent(e, predicate);
+          if (out !== null) handlers.onEvent(out);
+        }
+      },
+      onProgress: (revision: number) => {
+        if (!stopped) handlers.onProgress?.(String(revision));
+      },
+      onError: (err: StorageError) => {
+        if (stopped) return;
+        stopped = true;
+        handlers.onError(
+          err.code === 'Compacted'
+            ? resourceExpired(`too old resource version: ${from} (${err.revision ?? 0})`)
+            : this.translate(err, ''),
+        );
+      },
+    });
+    return {
+      stop: () => {
+        stopped = true;
+        handle.cancel();
+      },
+    };
+  }
+
+  /** Runs a backend call, turning StorageErrors into StatusErrors. */
+  private async call<T>(fn: () => Promise<T>, name: string): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw this.translate(err, name);
+    }
+  }
+
+  private async callList<T>(fn: () => Promise<T>, continueToken: string | undefined): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isStorageError(err) && err.code === 'Compacted' && continueToken !== undefined && continueToken !== '') {
+        throw resourceExpired(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+        );
+      }
+      throw this.translate(err, '');
+    }
+  }
+
+  /** StorageError → StatusError with upstream's reasons and messages. */
+  translate(err: unknown, name: string): StatusError {
+    if (err instanceof StatusError) return err;
+    if (!isStorageError(err)) return internalError(err);
+    switch (err.code) {
+      case 'KeyExists':
+        return alreadyExists(this.resource, name);
+      case 'KeyNotFound':
+        return notFound(this.resource, name);
+      case 'Conflict':
+        return staleResourceVersion(this.resource, name);
+      case 'Compacted':
+        return resourceExpired(`The resourceVersion for the provided watch is too old.`);
+      case 'FutureRevision':
+        return tooLargeResourceVersion(parseRevisionFromMessage(err), err.revision ?? 0);
+      case 'Unavailable':
+        return serviceUnavailable(err.message);
+      default:
+        return internalError(err);
+    }
+  }
+}
+
+function isStorageError(err: unknown): err is StorageError {
+  return err instanceof StorageErrorClass;
+}
+
+function parseRevisionFromMessage(err: StorageError): number {
+  const m = /(\d+)/.exec(err.message);
+  return m ? Number(m[1]) : 0;
+}
+
+function minimumRevision(rv: string | undefined): number {
+  if (rv === undefined || rv === '') return 0;
+  return parseResourceVersion(rv);
+}
+
+function decodeContinueOrThrow(token: string, keyPrefix: string): { fromKey: string; revision: number } {
+  return decodeContinue(token, keyPrefix);
+}
+
+function ttlOptions(ttlSeconds: number | undefined): { ttlSeconds?: number } | undefined {
+  return ttlSeconds !== undefined && ttlSeconds > 0 ? { ttlSeconds } : undefined;
+}
+
+/** JSON without metadata.resourceVersion (the revision is the version). */
+export function encode(obj: KubeObject): string {
+  if (obj.metadata?.resourceVersion === undefined) return JSON.stringify(obj);
+  const { resourceVersion: _dropped, ...meta } = obj.metadata;
+  return JSON.stringify({ ...obj, metadata: meta });
+}
+
+export function decode(value: string, revision: number): KubeObject {
+  const obj = JSON.parse(value) as KubeObject;
+  obj.metadata ??= {};
+  obj.metadata.resourceVersion = String(revision);
+  return obj;
+}
+
+function translateEvent(e: KVWatchEvent, predicate: Predicate | undefined): StoreWatchEvent | null {
+  if (e.type === 'delete') {
+    const old = decode(e.prevKv.value, e.revision);
+    if (predicate !== undefined && !predicate(old)) return null;
+    return { type: 'DELETED', object: old };
+  }
+  const cur = decode(e.kv.value, e.kv.modRevision);
+  const created = e.prevKv === undefined && e.kv.createRevision === e.kv.modRevision;
+  if (created) {
+    if (predicate !== undefined && !predicate(cur)) return null;
+    return { type: 'ADDED', object: cur };
+  }
+  if (predicate === undefined) return { type: 'MODIFIED', object: cur };
+  const curMatches = predicate(cur);
+  const oldMatches = e.prevKv !== undefined ? predicate(decode(e.prevKv.value, e.kv.modRevision)) : curMatches;
+  if (curMatches && oldMatches) return { type: 'MODIFIED', object: cur };
+  if (curMatches) return { type: 'ADDED', object: cur };
+  if (oldMatches) return { type: 'DELETED', object: decode(e.prevKv!.value, e.kv.modRevision) };
+  return null;
+}
