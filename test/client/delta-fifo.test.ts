@@ -1,0 +1,120 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../src/machinery/meta.js';
+import { type Delta, DeltaFIFO, FIFOClosedError } from '../../src/client/delta-fifo.js';
+import { Indexer } from '../../src/client/indexer.js';
+import { DeletedFinalStateUnknown } from '../../src/client/store.js';
+
+const cm = (name: string, rv: string, ns = 'default'): KubeObject => ({ metadata: { name, namespace: ns, resourceVersion: rv } });
+
+async function popOne(fifo: DeltaFIFO<KubeObject>): Promise<{ deltas: Delta<KubeObject>[]; initial: boolean }> {
+  let got: { deltas: Delta<KubeObject>[]; initial: boolean } | undefined;
+  await fifo.pop((deltas, initial) => {
+    got = { deltas, initial };
+  });
+  return got!;
+}
+
+const summary = (deltas: Delta<KubeObject>[]): string[] =>
+  deltas.map((d) => `${d.type}:${d.object instanceof DeletedFinalStateUnknown ? `tombstone(${d.object.obj?.metadata.resourceVersion})` : d.object.metadata.resourceVersion}`);
+
+describe('DeltaFIFO', () => {
+  it('accumulates every change of a key in order and pops keys first-come first-served', async () => {
+    const fifo = new DeltaFIFO<KubeObject>();
+    fifo.add(cm('a', '1'));
+    fifo.add(cm('b', '2'));
+    fifo.update(cm('a', '3'));
+    fifo.delete(cm('a', '4'));
+    assert.deepEqual(fifo.listKeys(), ['default/a', 'default/b']);
+    assert.deepEqual(summary((await popOne(fifo)).deltas), ['Added:1', 'Updated:3', 'Deleted:4']);
+    assert.deepEqual(summary((await popOne(fifo)).deltas), ['Added:2']);
+    assert.deepEqual(fifo.listKeys(), []);
+  });
+
+  it('collapses consecutive deletes, keeping the known final state over a tombstone', async () => {
+    const fifo = new DeltaFIFO<KubeObject>();
+    fifo.add(cm('a', '1'));
+    fifo.delete(cm('a', '2'));
+    fifo.delete(new DeletedFinalStateUnknown('default/a', cm('a', '1')));
+    fifo.delete(cm('a', '3'));
+    assert.deepEqual(summary(fifo.getDeltas('default/a')!), ['Added:1', 'Deleted:3']);
+    fifo.delete(new DeletedFinalStateUnknown('default/a', cm('a', '1')));
+    assert.deepEqual(summary(fifo.getDeltas('default/a')!), ['Added:1', 'Deleted:3']);
+  });
+
+  it('ignores the delete of an object it neither holds nor knows', () => {
+    const known = new Indexer();
+    const fifo = new DeltaFIFO<KubeObject>({ knownObjects: known });
+    fifo.delete(cm('ghost', '1'));
+    assert.deepEqual(fifo.listKeys(), []);
+    known.add(cm('real', '1'));
+    fifo.delete(cm('real', '2'));
+    assert.deepEqual(fifo.listKeys(), ['default/real']);
+  });
+
+  it('replace emits Replaced for listed objects and tombstones with the last known state for vanished ones', async () => {
+    const known = new Indexer();
+    known.add(cm('kept', '1'));
+    known.add(cm('gone', '2'));
+    const fifo = new DeltaFIFO<KubeObject>({ knownObjects: known });
+    fifo.update(cm('pending-gone', '5')); // pending here, not yet known
+    fifo.replace([cm('kept', '1'), cm('new', '7')], '9');
+    const byKey = new Map<string, string[]>();
+    for (const key of fifo.listKeys()) byKey.set(key, summary(fifo.getDeltas(key)!));
+    assert.deepEqual(Object.fromEntries(byKey), {
+      'default/pending-gone': ['Updated:5', 'Deleted:tombstone(5)'],
+      'default/kept': ['Replaced:1'],
+      'default/new': ['Replaced:7'],
+      'default/gone': ['Deleted:tombstone(2)'],
+    });
+    const tomb = fifo.getDeltas('default/gone')![0]!.object as DeletedFinalStateUnknown<KubeObject>;
+    assert.equal(tomb.key, 'default/gone');
+  });
+
+  it('hasSynced becomes true only after the whole initial population has been popped and processed', async () => {
+    const fifo = new DeltaFIFO<KubeObject>({ knownObjects: new Indexer() });
+    assert.equal(fifo.hasSynced(), false);
+    fifo.replace([cm('a', '1'), cm('b', '2')], '2');
+    assert.equal(fifo.hasSynced(), false);
+    let syncedDuringProcess: boolean | undefined;
+    await fifo.pop((_d, initial) => {
+      assert.equal(initial, true);
+      syncedDuringProcess = fifo.hasSynced();
+    });
+    assert.equal(fifo.hasSynced(), false);
+    const last = fifo.pop(async (_d, initial) => {
+      assert.equal(initial, true);
+      syncedDuringProcess = fifo.hasSynced();
+    });
+    await last;
+    assert.equal(syncedDuringProcess, false, 'not synced while the last initial item is still being processed');
+    assert.equal(fifo.hasSynced(), true);
+    fifo.add(cm('c', '3'));
+    const after = await popOne(fifo);
+    assert.equal(after.initial, false);
+  });
+
+  it('an empty initial list is synced at once', () => {
+    const fifo = new DeltaFIFO<KubeObject>();
+    fifo.replace([], '1');
+    assert.equal(fifo.hasSynced(), true);
+  });
+
+  it('resync queues a Sync delta for known objects that have nothing pending', () => {
+    const known = new Indexer();
+    known.add(cm('a', '1'));
+    known.add(cm('b', '1'));
+    const fifo = new DeltaFIFO<KubeObject>({ knownObjects: known });
+    fifo.update(cm('b', '2'));
+    fifo.resync();
+    assert.deepEqual(summary(fifo.getDeltas('default/a')!), ['Sync:1']);
+    assert.deepEqual(summary(fifo.getDeltas('default/b')!), ['Updated:2']);
+  });
+
+  it('close wakes a waiting pop with FIFOClosedError', async () => {
+    const fifo = new DeltaFIFO<KubeObject>();
+    const waiting = fifo.pop(() => {});
+    fifo.close();
+    await assert.rejects(waiting, FIFOClosedError);
+  });
+});
