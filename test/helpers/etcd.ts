@@ -14,7 +14,7 @@
 // rejects with a message that says how to install it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,8 +29,8 @@ export interface EtcdCluster {
   killMember(i: number): Promise<void>;
   /** Starts member i again with the same ports and data; resolves when it is healthy. */
   restartMember(i: number): Promise<void>;
-  /** SIGSTOPs member i: its connections stay open but nothing answers (a hung or partitioned member). */
-  pauseMember(i: number): void;
+  /** SIGSTOPs member i and waits until it is stopped: its connections stay open but nothing answers. */
+  pauseMember(i: number): Promise<void>;
   /** SIGCONTs a paused member. */
   resumeMember(i: number): void;
 }
@@ -85,6 +85,14 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+function readProcStat(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 function etcdBinary(): string {
@@ -226,10 +234,16 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
       launch(member);
       await waitHealthy(members.filter((m) => m.process));
     },
-    pauseMember(i: number) {
+    async pauseMember(i: number) {
       const child = memberAt(i).process;
-      if (!child) throw new Error(`etcd member ${i} is not running`);
+      if (!child?.pid) throw new Error(`etcd member ${i} is not running`);
       killGroup(child, 'SIGSTOP');
+      // The signal is asynchronous: a thread already running may still answer, so wait for state T.
+      const deadline = Date.now() + 2000;
+      while (!/^\d+ \(.*\) T/.test(readProcStat(child.pid))) {
+        if (Date.now() > deadline) throw new Error(`etcd member ${i} did not stop`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
     },
     resumeMember(i: number) {
       const child = memberAt(i).process;
