@@ -1,0 +1,283 @@
+// Printers for the core-group kinds other than pods and events: the columns
+// and cells kube-apiserver 1.32 serves for namespaces, configmaps, secrets,
+// serviceaccounts, services, endpoints, nodes, resourcequotas and
+// replicationcontrollers.
+
+import { AGE_COLUMN, CONTAINERS_COLUMN, IMAGES_COLUMN, NAME_COLUMN, column, containerCells, type Printer } from './printer.js';
+import { arr, at, countKeys, int, rec, str, type Obj } from './fields.js';
+import { formatLabels } from './labels.js';
+import { timeSince } from './duration.js';
+
+const name = (o: Obj): string => str(at(o, 'metadata', 'name'));
+const age = (o: Obj, now: Date): string => timeSince(at(o, 'metadata', 'creationTimestamp'), now);
+
+export const namespacePrinter: Printer = {
+  columns: [NAME_COLUMN, column('Status', 'string', 'Lifecycle phase of the namespace.'), AGE_COLUMN],
+  print: (o, now) => ({ cells: [name(o), str(at(o, 'status', 'phase')), age(o, now)] }),
+};
+
+export const configMapPrinter: Printer = {
+  columns: [NAME_COLUMN, column('Data', 'string', 'Number of keys in data and binaryData.'), AGE_COLUMN],
+  print: (o, now) => ({ cells: [name(o), countKeys(o.data) + countKeys(o.binaryData), age(o, now)] }),
+};
+
+export const secretPrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Type', 'string', 'Type of the secret.'),
+    column('Data', 'string', 'Number of keys in the secret.'),
+    AGE_COLUMN,
+  ],
+  print: (o, now) => {
+    // stringData is folded into data when the object is read, so count both.
+    const keys = new Set([...Object.keys(rec(o.data)), ...Object.keys(rec(o.stringData))]);
+    return { cells: [name(o), str(o.type), keys.size, age(o, now)] };
+  },
+};
+
+export const serviceAccountPrinter: Printer = {
+  columns: [NAME_COLUMN, column('Secrets', 'string', 'Number of secrets listed by the service account.'), AGE_COLUMN],
+  print: (o, now) => ({ cells: [name(o), arr(o.secrets).length, age(o, now)] }),
+};
+
+// --- services ---------------------------------------------------------------
+
+const LOAD_BALANCER_WIDTH = 16;
+
+function loadBalancerAddresses(status: unknown, wide: boolean): string {
+  const found = new Set<string>();
+  for (const raw of arr(at(status, 'loadBalancer', 'ingress'))) {
+    const ingress = rec(raw);
+    if (str(ingress.ip) !== '') found.add(str(ingress.ip));
+    else if (str(ingress.hostname) !== '') found.add(str(ingress.hostname));
+  }
+  let joined = [...found].sort().join(',');
+  if (!wide && joined.length > LOAD_BALANCER_WIDTH) joined = `${joined.slice(0, LOAD_BALANCER_WIDTH - 3)}...`;
+  return joined;
+}
+
+function serviceExternalIP(svc: Obj): string {
+  const spec = rec(svc.spec);
+  const externalIPs = arr(spec.externalIPs).map(String);
+  switch (str(spec.type)) {
+    case 'ClusterIP':
+    case 'NodePort':
+      return externalIPs.length > 0 ? externalIPs.join(',') : '<none>';
+    case 'LoadBalancer': {
+      // The apiserver prints tables in wide mode: addresses are never clipped.
+      const lb = loadBalancerAddresses(svc.status, true);
+      if (externalIPs.length > 0) return [...(lb === '' ? [] : lb.split(',')), ...externalIPs].join(',');
+      return lb !== '' ? lb : '<pending>';
+    }
+    case 'ExternalName':
+      return str(spec.externalName);
+    default:
+      return '<unknown>';
+  }
+}
+
+function servicePorts(ports: unknown): string {
+  return arr(ports)
+    .map((raw) => {
+      const p = rec(raw);
+      // Protocol is defaulted to TCP on write; read an unset one the same way.
+      const protocol = str(p.protocol) || 'TCP';
+      return int(p.nodePort) > 0 ? `${int(p.port)}:${int(p.nodePort)}/${protocol}` : `${int(p.port)}/${protocol}`;
+    })
+    .join(',');
+}
+
+export const servicePrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Type', 'string', 'How the service is exposed.'),
+    column('Cluster-IP', 'string', 'Cluster-internal IP address of the service.'),
+    column('External-IP', 'string', 'Addresses the service is reachable at from outside the cluster.'),
+    column('Port(s)', 'string', 'Ports the service exposes.'),
+    AGE_COLUMN,
+    column('Selector', 'string', 'Labels selecting the pods behind the service.', { priority: 1 }),
+  ],
+  print: (o, now) => {
+    const spec = rec(o.spec);
+    const clusterIPs = arr(spec.clusterIPs).map(String);
+    const clusterIP = clusterIPs[0] ?? (str(spec.clusterIP) || '<none>');
+    const ports = servicePorts(spec.ports) || '<none>';
+    return {
+      cells: [name(o), str(spec.type), clusterIP, serviceExternalIP(o), ports, age(o, now), formatLabels(spec.selector)],
+    };
+  },
+};
+
+// --- endpoints --------------------------------------------------------------
+
+function joinHostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Up to three "ip:port" entries, then "+ N more...". */
+function formatEndpoints(subsets: unknown): string {
+  const list = arr(subsets);
+  if (list.length === 0) return '<none>';
+  const max = 3;
+  const shown: string[] = [];
+  let more = false;
+  let count = 0;
+  for (const raw of list) {
+    const subset = rec(raw);
+    const addresses = arr(subset.addresses).map((a) => str(rec(a).ip));
+    const ports = arr(subset.ports).map((p) => int(rec(p).port));
+    if (ports.length === 0) {
+      // Headless services may have addresses without ports.
+      count += addresses.length;
+      for (const ip of addresses) {
+        if (shown.length === max) {
+          more = true;
+          break;
+        }
+        shown.push(ip);
+      }
+      continue;
+    }
+    for (const port of ports) {
+      count += addresses.length;
+      for (const ip of addresses) {
+        if (shown.length === max) {
+          more = true;
+          break;
+        }
+        shown.push(joinHostPort(ip, port));
+      }
+    }
+  }
+  const joined = shown.join(',');
+  return more ? `${joined} + ${count - max} more...` : joined;
+}
+
+export const endpointsPrinter: Printer = {
+  columns: [NAME_COLUMN, column('Endpoints', 'string', 'Addresses and ports of the endpoints.'), AGE_COLUMN],
+  print: (o, now) => ({ cells: [name(o), formatEndpoints(o.subsets), age(o, now)] }),
+};
+
+// --- nodes ------------------------------------------------------------------
+
+const NODE_ROLE_PREFIX = 'node-role.kubernetes.io/';
+const NODE_ROLE_LABEL = 'kubernetes.io/role';
+
+function nodeRoles(node: Obj): string {
+  const roles = new Set<string>();
+  for (const [key, value] of Object.entries(rec(at(node, 'metadata', 'labels')))) {
+    if (key.startsWith(NODE_ROLE_PREFIX)) {
+      const role = key.slice(NODE_ROLE_PREFIX.length);
+      if (role !== '') roles.add(role);
+    } else if (key === NODE_ROLE_LABEL && value !== '') {
+      roles.add(String(value));
+    }
+  }
+  return roles.size === 0 ? '<none>' : [...roles].sort().join(',');
+}
+
+function nodeAddress(node: Obj, type: string): string {
+  for (const raw of arr(at(node, 'status', 'addresses'))) {
+    const addr = rec(raw);
+    if (addr.type === type) return str(addr.address);
+  }
+  return '<none>';
+}
+
+export const nodePrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Status', 'string', 'Readiness of the node.'),
+    column('Roles', 'string', 'Roles of the node, from its node-role labels.'),
+    AGE_COLUMN,
+    column('Version', 'string', 'Kubelet version reported by the node.'),
+    column('Internal-IP', 'string', 'Internal address of the node.', { priority: 1 }),
+    column('External-IP', 'string', 'External address of the node.', { priority: 1 }),
+    column('OS-Image', 'string', 'Operating system image reported by the node.', { priority: 1 }),
+    column('Kernel-Version', 'string', 'Kernel version reported by the node.', { priority: 1 }),
+    column('Container-Runtime', 'string', 'Container runtime and version reported by the node.', { priority: 1 }),
+  ],
+  print: (o, now) => {
+    // Only the Ready condition counts; the last one of that type wins, as in a map keyed by type.
+    let ready: Obj | undefined;
+    for (const raw of arr(at(o, 'status', 'conditions'))) {
+      const cond = rec(raw);
+      if (cond.type === 'Ready') ready = cond;
+    }
+    const status: string[] = [];
+    if (ready !== undefined) status.push(ready.status === 'True' ? 'Ready' : 'NotReady');
+    else status.push('Unknown');
+    if (at(o, 'spec', 'unschedulable') === true) status.push('SchedulingDisabled');
+    const info = rec(at(o, 'status', 'nodeInfo'));
+    const orUnknown = (v: unknown): string => str(v) || '<unknown>';
+    return {
+      cells: [
+        name(o),
+        status.join(','),
+        nodeRoles(o),
+        age(o, now),
+        str(info.kubeletVersion),
+        nodeAddress(o, 'InternalIP'),
+        nodeAddress(o, 'ExternalIP'),
+        orUnknown(info.osImage),
+        orUnknown(info.kernelVersion),
+        orUnknown(info.containerRuntimeVersion),
+      ],
+    };
+  },
+};
+
+// --- resource quotas --------------------------------------------------------
+
+export const resourceQuotaPrinter: Printer = {
+  // 1.32 order: AGE comes before REQUEST and LIMIT.
+  columns: [
+    NAME_COLUMN,
+    AGE_COLUMN,
+    column('Request', 'string', 'Used and hard amounts of each non-limit resource.'),
+    column('Limit', 'string', 'Used and hard amounts of each limits.* resource.'),
+  ],
+  print: (o, now) => {
+    const hard = rec(at(o, 'status', 'hard'));
+    const used = rec(at(o, 'status', 'used'));
+    const requests: string[] = [];
+    const limits: string[] = [];
+    for (const resource of Object.keys(hard).sort()) {
+      const usedQuantity = used[resource] === undefined ? '0' : String(used[resource]);
+      const entry = `${resource}: ${usedQuantity}/${String(hard[resource])}`;
+      const pieces = resource.split('.');
+      (pieces.length > 1 && pieces[0] === 'limits' ? limits : requests).push(entry);
+    }
+    return { cells: [name(o), age(o, now), requests.join(', '), limits.join(', ')] };
+  },
+};
+
+// --- replication controllers ------------------------------------------------
+
+export const replicationControllerPrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Desired', 'integer', 'Number of replicas asked for.'),
+    column('Current', 'integer', 'Number of replicas observed.'),
+    column('Ready', 'integer', 'Number of ready replicas.'),
+    AGE_COLUMN,
+    CONTAINERS_COLUMN,
+    IMAGES_COLUMN,
+    column('Selector', 'string', 'Labels selecting the controlled pods.', { priority: 1 }),
+  ],
+  print: (o, now) => {
+    const [containers, images] = containerCells(at(o, 'spec', 'template', 'spec', 'containers'));
+    return {
+      cells: [
+        name(o),
+        int(at(o, 'spec', 'replicas')),
+        int(at(o, 'status', 'replicas')),
+        int(at(o, 'status', 'readyReplicas')),
+        age(o, now),
+        containers,
+        images,
+        formatLabels(at(o, 'spec', 'selector')),
+      ],
+    };
+  },
+};

@@ -1,0 +1,139 @@
+// Server-side Table output (meta.k8s.io/v1 and v1beta1 Table), as
+// kube-apiserver 1.32 produces it for `kubectl get`: per-kind column
+// definitions and cells for the built-in kinds we serve, upstream's default
+// NAME / CREATED AT table for any other kind, and the row object per
+// includeObject.
+//
+// Contract:
+// - buildTable never mutates its inputs. Row objects for includeObject=Object
+//   are the given objects themselves (not copies).
+// - Cells are printed in wide form (every column, priority 1 included), as
+//   the apiserver always does; kubectl hides priority>0 columns itself.
+// - includeObject defaults to Metadata when absent, as upstream does for a
+//   request without the parameter (kubectl always sends Object).
+// - Pass listMeta when rendering a list (its resourceVersion / continue /
+//   remainingItemCount become the table's); without it the table carries the
+//   resourceVersion of the single object, as for a get.
+// - An unknown includeObject value fails with 400 BadRequest.
+
+import { badRequest } from '../../machinery/errors.js';
+import type { KubeObject, ListMeta } from '../../machinery/meta.js';
+import { column, NAME_COLUMN, type Printer } from './printer.js';
+import type { Obj } from './fields.js';
+import type { IncludeObject, PartialObjectMetadata, Table, TableApiVersion, TableColumnDefinition, TableRow } from './types.js';
+import {
+  configMapPrinter,
+  endpointsPrinter,
+  namespacePrinter,
+  nodePrinter,
+  replicationControllerPrinter,
+  resourceQuotaPrinter,
+  secretPrinter,
+  serviceAccountPrinter,
+  servicePrinter,
+} from './core.js';
+import { podPrinter } from './pod.js';
+import { eventPrinter, eventsV1Printer } from './events.js';
+import { deploymentPrinter, leasePrinter } from './apps.js';
+
+export type * from './types.js';
+export { humanDuration } from './duration.js';
+
+const printers = new Map<string, Printer>([
+  ['/Namespace', namespacePrinter],
+  ['/ConfigMap', configMapPrinter],
+  ['/Secret', secretPrinter],
+  ['/ServiceAccount', serviceAccountPrinter],
+  ['/Service', servicePrinter],
+  ['/Pod', podPrinter],
+  ['/Event', eventPrinter],
+  ['/Endpoints', endpointsPrinter],
+  ['/Node', nodePrinter],
+  ['/ResourceQuota', resourceQuotaPrinter],
+  ['/ReplicationController', replicationControllerPrinter],
+  ['apps/Deployment', deploymentPrinter],
+  ['coordination.k8s.io/Lease', leasePrinter],
+  ['events.k8s.io/Event', eventsV1Printer],
+]);
+
+/** Go's time.RFC3339 in UTC without fractions: "2024-05-01T10:00:00Z". */
+function rfc3339(value: unknown): string {
+  const ms = typeof value === 'string' ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) return '0001-01-01T00:00:00Z';
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/** Upstream's default table convertor, for kinds without a printer. */
+const defaultPrinter: Printer = {
+  columns: [NAME_COLUMN, column('Created At', 'date', 'Time the object was created.')],
+  print: (o) => {
+    const meta = (o.metadata ?? {}) as Obj;
+    return { cells: [typeof meta.name === 'string' ? meta.name : '', rfc3339(meta.creationTimestamp)] };
+  },
+};
+
+function printerFor(group: string, kind: string): Printer {
+  return printers.get(`${group}/${kind}`) ?? defaultPrinter;
+}
+
+/** Whether `group`/`kind` has its own columns (false: the default NAME / CREATED AT table). */
+export function hasTablePrinter(group: string, kind: string): boolean {
+  return printers.has(`${group}/${kind}`);
+}
+
+/** The column definitions of a kind's table, e.g. for the first event of a Table watch. */
+export function tableColumnsFor(group: string, kind: string): TableColumnDefinition[] {
+  return printerFor(group, kind).columns.map((c) => ({ ...c }));
+}
+
+export interface BuildTableOptions {
+  includeObject?: IncludeObject;
+  /** The clock for AGE cells; defaults to the current time. */
+  now?: Date;
+  apiVersion?: TableApiVersion;
+  listMeta?: ListMeta;
+  /** TableOptions.noHeaders: leave columnDefinitions empty (later pages, watch events). */
+  omitHeaders?: boolean;
+}
+
+export function buildTable(group: string, kind: string, objects: KubeObject[], options: BuildTableOptions = {}): Table {
+  const apiVersion: TableApiVersion = options.apiVersion ?? 'meta.k8s.io/v1';
+  const include: string = options.includeObject ?? 'Metadata';
+  if (include !== 'None' && include !== 'Metadata' && include !== 'Object') {
+    throw badRequest(`unrecognized includeObject value: ${JSON.stringify(include)}`);
+  }
+  const now = options.now ?? new Date();
+  const printer = printerFor(group, kind);
+  const rows: TableRow[] = objects.map((object) => {
+    const printed = printer.print(object as Obj, now);
+    const row: TableRow = { cells: printed.cells };
+    if (printed.conditions !== undefined) row.conditions = printed.conditions.map((c) => ({ ...c }));
+    if (include === 'Object') row.object = object;
+    else if (include === 'Metadata') row.object = partialObjectMetadata(object, apiVersion);
+    return row;
+  });
+  return {
+    kind: 'Table',
+    apiVersion,
+    metadata: tableListMeta(objects, options.listMeta),
+    columnDefinitions: options.omitHeaders === true ? [] : tableColumnsFor(group, kind),
+    rows,
+  };
+}
+
+function partialObjectMetadata(object: KubeObject, apiVersion: TableApiVersion): PartialObjectMetadata {
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: object.metadata ?? {} };
+}
+
+function tableListMeta(objects: KubeObject[], listMeta: ListMeta | undefined): ListMeta {
+  const meta: ListMeta = {};
+  if (listMeta !== undefined) {
+    if (listMeta.resourceVersion) meta.resourceVersion = listMeta.resourceVersion;
+    if (listMeta.continue) meta.continue = listMeta.continue;
+    if (listMeta.remainingItemCount !== undefined) meta.remainingItemCount = listMeta.remainingItemCount;
+    return meta;
+  }
+  const rv = objects.length === 1 ? objects[0]!.metadata?.resourceVersion : undefined;
+  if (rv) meta.resourceVersion = rv;
+  return meta;
+}

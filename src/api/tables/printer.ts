@@ -1,0 +1,47 @@
+// The shape of one kind's printer: its column definitions (in upstream's
+// order, with upstream's names, types, formats and priorities) and a function
+// producing one row's cells. The apiserver always prints the wide form, so a
+// row carries a cell for every column, priority 1 included.
+
+import type { TableCell, TableColumnDefinition, TableRowCondition } from './types.js';
+import type { Obj } from './fields.js';
+
+export interface PrintedRow {
+  cells: TableCell[];
+  conditions?: TableRowCondition[];
+}
+
+export interface Printer {
+  columns: readonly TableColumnDefinition[];
+  print(object: Obj, now: Date): PrintedRow;
+}
+
+/** A column definition; descriptions are our own words (kubectl never shows them). */
+export function column(
+  name: string,
+  type: string,
+  description: string,
+  extra: { format?: string; priority?: number } = {},
+): TableColumnDefinition {
+  return { name, type, format: extra.format ?? '', description, priority: extra.priority ?? 0 };
+}
+
+export const NAME_COLUMN = column('Name', 'string', 'Name of the object, unique within its namespace.', { format: 'name' });
+export const AGE_COLUMN = column('Age', 'string', 'Time since the object was created.');
+export const CONTAINERS_COLUMN = column('Containers', 'string', 'Names of the containers in the pod template.', {
+  priority: 1,
+});
+export const IMAGES_COLUMN = column('Images', 'string', 'Images of the containers in the pod template.', { priority: 1 });
+
+/** Container names and images joined by commas, in template order. */
+export function containerCells(containers: unknown): [string, string] {
+  const list = Array.isArray(containers) ? containers : [];
+  const names: string[] = [];
+  const images: string[] = [];
+  for (const c of list) {
+    const container = (c ?? {}) as Obj;
+    names.push(typeof container.name === 'string' ? container.name : '');
+    images.push(typeof container.image === 'string' ? container.image : '');
+  }
+  return [names.join(','), images.join(',')];
+}
