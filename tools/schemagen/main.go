@@ -217,10 +217,11 @@ func (g *generator) visit(t reflect.Type) string {
 		}
 		jsonName, opts, _ := strings.Cut(jsonTag, ",")
 		if sf.Type == reflect.TypeOf(metav1.TypeMeta{}) {
-			// TypeMeta is inlined in JSON and absent from protobuf: list its two fields directly.
+			// TypeMeta is inlined in JSON and absent from protobuf: list its two fields directly,
+			// in its declaration order.
 			def.Fields = append(def.Fields,
-				Field{Name: "apiVersion", Type: "string", GoType: "string", OmitEmpty: true},
-				Field{Name: "kind", Type: "string", GoType: "string", OmitEmpty: true})
+				Field{Name: "kind", Type: "string", GoType: "string", OmitEmpty: true},
+				Field{Name: "apiVersion", Type: "string", GoType: "string", OmitEmpty: true})
 			continue
 		}
 		f := Field{Name: jsonName, OmitEmpty: strings.Contains(opts, "omitempty"), GoType: sf.Type.String()}
