@@ -57,15 +57,34 @@ export class ServerMetrics {
     }
   }
 
-  /** Records a finished request. Long-running requests (watch) are counted but not timed, as upstream. */
+  /**
+   * Records a finished request under upstream's reported verb (GET, LIST,
+   * WATCH, POST, PUT, PATCH, DELETE). Watches are counted but not timed, as upstream.
+   */
   observeRequest(verb: string, resource: string, code: number, seconds: number): void {
-    this.requests.inc({ verb: verb.toUpperCase(), resource, code: String(code) });
-    if (verb !== 'watch') this.duration.observe({ verb: verb.toUpperCase(), resource }, seconds);
+    this.requests.inc({ verb, resource, code: String(code) });
+    if (verb !== 'WATCH') this.duration.observe({ verb, resource }, seconds);
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+const REPORTED_VERBS: Record<string, string> = {
+  get: 'GET',
+  list: 'LIST',
+  watch: 'WATCH',
+  create: 'POST',
+  update: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
+  deletecollection: 'DELETE',
+};
+
+/** Upstream's metric verb for a request verb (non-resource requests report their HTTP method). */
+export function reportedVerb(verb: string, method: string): string {
+  return REPORTED_VERBS[verb] ?? method.toUpperCase();
 }
 
 /** The resource a storage key belongs to: "/registry/configmaps/ns/a" → "configmaps". */

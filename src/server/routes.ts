@@ -35,7 +35,7 @@ import {
   handleWatch,
   type ResourceScope,
 } from './handlers.js';
-import type { ServerMetrics } from './metrics.js';
+import { reportedVerb, type ServerMetrics } from './metrics.js';
 import { negotiateOutput } from './negotiation.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { routeError, toStatusError, writeError, writeNegotiated, writeObject, writeText } from './responses.js';
@@ -80,7 +80,8 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
       const verb = info?.verb ?? req.method?.toLowerCase() ?? '';
       const resource = info?.isResourceRequest ? info.resource : '';
       const code = res.statusCode;
-      ctx.metrics.observeRequest(verb, resource, code, seconds);
+      const method = req.method ?? 'GET';
+      ctx.metrics.observeRequest(info?.isResourceRequest ? reportedVerb(verb, method) : method, resource, code, seconds);
       ctx.logger.info(
         {
           verb,
