@@ -8,6 +8,17 @@ import { configMapStrategy } from './strategies/configmaps.js';
 import { namespaceStrategy } from './strategies/namespaces.js';
 import { secretStrategy } from './strategies/secrets.js';
 import { serviceAccountStrategy } from './strategies/serviceaccounts.js';
+import { serviceStrategy } from './strategies/services.js';
+import { podStrategy } from './strategies/pods.js';
+import { eventStrategy } from './strategies/events.js';
+import { endpointsStrategy } from './strategies/endpoints.js';
+import { nodeStrategy } from './strategies/nodes.js';
+import { limitRangeStrategy } from './strategies/limitranges.js';
+import { resourceQuotaStrategy } from './strategies/resourcequotas.js';
+import { replicationControllerStrategy } from './strategies/replicationcontrollers.js';
+import { leaseStrategy } from './strategies/leases.js';
+import { deploymentStrategy } from './strategies/deployments.js';
+import { eventsV1Strategy } from './strategies/events-v1.js';
 
 export interface CatalogEntry {
   type: ResourceType;
@@ -54,4 +65,15 @@ export const catalog: CatalogEntry[] = [
   entry({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', singular: 'configmap', short: ['cm'], strategy: configMapStrategy }),
   entry({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', singular: 'secret', strategy: secretStrategy }),
   entry({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', singular: 'serviceaccount', short: ['sa'], strategy: serviceAccountStrategy }),
+  entry({ group: '', version: 'v1', resource: 'services', kind: 'Service', singular: 'service', short: ['svc'], categories: ['all'], strategy: serviceStrategy }),
+  entry({ group: '', version: 'v1', resource: 'pods', kind: 'Pod', singular: 'pod', short: ['po'], categories: ['all'], strategy: podStrategy }),
+  entry({ group: '', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', short: ['ev'], strategy: eventStrategy }),
+  entry({ group: '', version: 'v1', resource: 'endpoints', kind: 'Endpoints', singular: 'endpoints', short: ['ep'], strategy: endpointsStrategy }),
+  entry({ group: '', version: 'v1', resource: 'nodes', kind: 'Node', singular: 'node', short: ['no'], strategy: nodeStrategy }),
+  entry({ group: '', version: 'v1', resource: 'limitranges', kind: 'LimitRange', singular: 'limitrange', short: ['limits'], strategy: limitRangeStrategy }),
+  entry({ group: '', version: 'v1', resource: 'resourcequotas', kind: 'ResourceQuota', singular: 'resourcequota', short: ['quota'], strategy: resourceQuotaStrategy }),
+  entry({ group: '', version: 'v1', resource: 'replicationcontrollers', kind: 'ReplicationController', singular: 'replicationcontroller', short: ['rc'], categories: ['all'], strategy: replicationControllerStrategy }),
+  entry({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', singular: 'deployment', short: ['deploy'], categories: ['all'], strategy: deploymentStrategy }),
+  entry({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', singular: 'lease', strategy: leaseStrategy }),
+  entry({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', short: ['ev'], strategy: eventsV1Strategy }),
 ];

@@ -1,0 +1,71 @@
+// Pods: status reset to Pending (with its QoS class) on create and kept on
+// spec writes; spec nearly immutable; graceful deletion for scheduled pods;
+// DELETE answers with the pod.
+import type { KubeObject } from '../../machinery/meta.js';
+import { nameIsDNSSubdomain } from '../../machinery/validation.js';
+import { defaultPod } from '../../api/core/v1/defaults.js';
+import { validatePod, validatePodUpdate } from '../../api/core/v1/validation.js';
+import type { Container, Pod } from '../../api/core/v1/types.js';
+import type { Strategy } from '../strategy.js';
+import { fieldAt, keepStatus, statusSubresource } from './common.js';
+
+/** Upstream's GetPodQOS, for cpu and memory. */
+export function podQOSClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const containers: Container[] = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
+  const tracked = ['cpu', 'memory'];
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const req = c.resources?.requests ?? {};
+    const lim = c.resources?.limits ?? {};
+    for (const r of tracked) {
+      if (isNonZero(req[r]) || isNonZero(lim[r])) any = true;
+      if (!isNonZero(lim[r]) || (req[r] !== undefined && String(req[r]) !== String(lim[r]))) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+function isNonZero(q: unknown): boolean {
+  return q !== undefined && q !== null && !/^[+]?0*(\.0*)?[a-zA-Z]*$/.test(String(q));
+}
+
+function bool(get: (o: KubeObject) => string): (o: KubeObject) => string {
+  return (o) => (get(o) === 'true' ? 'true' : 'false');
+}
+
+export const podStrategy: Strategy = {
+  namespaced: true,
+  nameValidator: nameIsDNSSubdomain,
+  defaults: defaultPod,
+  prepareForCreate(obj) {
+    const pod = obj as Pod;
+    pod.status = { phase: 'Pending', qosClass: podQOSClass(pod) };
+  },
+  prepareForUpdate: keepStatus,
+  validate: validatePod,
+  validateUpdate: validatePodUpdate,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: true,
+  fields: {
+    'spec.nodeName': fieldAt('spec.nodeName'),
+    'spec.restartPolicy': fieldAt('spec.restartPolicy'),
+    'spec.schedulerName': fieldAt('spec.schedulerName'),
+    'spec.serviceAccountName': fieldAt('spec.serviceAccountName'),
+    'spec.hostNetwork': bool(fieldAt('spec.hostNetwork')),
+    'status.phase': fieldAt('status.phase'),
+    'status.podIP': fieldAt('status.podIP'),
+    'status.nominatedNodeName': fieldAt('status.nominatedNodeName'),
+  },
+  subresources: { status: statusSubresource() },
+  gracePeriodSeconds(obj, requested) {
+    const pod = obj as Pod;
+    let period = requested ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    if ((pod.spec?.nodeName ?? '') === '') period = 0;
+    const phase = pod.status?.phase;
+    if (phase === 'Failed' || phase === 'Succeeded') period = 0;
+    return Math.max(0, period);
+  },
+};

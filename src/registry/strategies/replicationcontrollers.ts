@@ -1,0 +1,28 @@
+// ReplicationControllers: generation 1 on create and bumped by spec changes;
+// status reset on create and kept on spec writes; PUT may create.
+import { nameIsDNSSubdomain } from '../../machinery/validation.js';
+import { defaultReplicationController } from '../../api/core/v1/defaults.js';
+import { validateReplicationController, validateReplicationControllerStatus } from '../../api/core/v1/validation.js';
+import type { Strategy } from '../strategy.js';
+import { bumpGenerationOnSpecChange, fieldAt, keepStatus, statusSubresource } from './common.js';
+
+export const replicationControllerStrategy: Strategy = {
+  namespaced: true,
+  nameValidator: nameIsDNSSubdomain,
+  defaults: defaultReplicationController,
+  prepareForCreate(obj) {
+    obj.status = {};
+    obj.metadata.generation = 1;
+  },
+  prepareForUpdate(obj, old) {
+    keepStatus(obj, old);
+    bumpGenerationOnSpecChange(obj, old);
+  },
+  validate: validateReplicationController,
+  validateUpdate: (obj) => validateReplicationController(obj),
+  allowCreateOnUpdate: true,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: false,
+  fields: { 'status.replicas': fieldAt('status.replicas') },
+  subresources: { status: statusSubresource((obj) => validateReplicationControllerStatus(obj)) },
+};
