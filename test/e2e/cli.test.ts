@@ -1,0 +1,71 @@
+// The apiary command as a process: `serve` prints its URL, serves, and on
+// SIGTERM ends open watches, closes the store and exits 0.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WatchStream, configMap, get, request } from './http.js';
+
+const MAIN = path.resolve('src/cli/main.ts');
+
+function startCli(args: string[]): { child: ReturnType<typeof spawn>; url: Promise<string>; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${output}`)), 15_000);
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('exit', () => reject(new Error(`exited early: ${output}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, url, output: () => output, exited };
+}
+
+test('serve on sqlite, SIGTERM ends watches and exits 0, data survives a restart', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-cli-'));
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const args = ['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'];
+
+  const first = startCli(args);
+  t.after(() => first.child.kill('SIGKILL'));
+  const url = await first.url;
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal((await get(url, '/readyz')).text, 'ok');
+  assert.ok(fs.existsSync(path.join(dataDir, 'kubeconfig')));
+  await request(url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kept' } } });
+  const created = await request(url, 'POST', '/api/v1/namespaces/kept/configmaps', { body: configMap('durable') });
+  assert.equal(created.status, 201, created.text);
+
+  const watch = await WatchStream.open(url, '/api/v1/namespaces/kept/configmaps?watch=1');
+  assert.equal((await watch.next())?.type, 'ADDED');
+  first.child.kill('SIGTERM');
+  assert.equal(await watch.next(10_000), undefined, 'the watch ends with the server');
+  assert.equal(await first.exited, 0, first.output());
+  assert.match(first.output(), /received SIGTERM, shutting down/);
+
+  const second = startCli(args);
+  t.after(() => second.child.kill('SIGKILL'));
+  const url2 = await second.url;
+  const again = await get(url2, '/api/v1/namespaces/kept/configmaps/durable');
+  assert.equal(again.status, 200, again.text);
+  assert.deepEqual(again.json.data, { key: 'value' });
+  second.child.kill('SIGINT');
+  assert.equal(await second.exited, 0, second.output());
+});
+
+test('bad flags exit 2 with usage', async () => {
+  const cli = startCli(['serve', '--storage', 'floppy']);
+  cli.url.catch(() => {});
+  assert.equal(await cli.exited, 2);
+  assert.match(cli.output(), /invalid --storage "floppy"/);
+});
