@@ -1,0 +1,120 @@
+// Shared set-up for registry tests: a registry over a real MemoryBackend with a
+// controllable clock and predictable uids, and a valid sample object per resource.
+import { MemoryBackend } from '../../src/storage/memory.js';
+import type { Backend } from '../../src/storage/interface.js';
+import { createRegistry, type Registry } from '../../src/registry/index.js';
+import type { AdmissionPlugin } from '../../src/admission/interface.js';
+import type { KubeObject } from '../../src/machinery/meta.js';
+import type { RESTStore } from '../../src/registry/rest.js';
+import { StatusError } from '../../src/machinery/errors.js';
+
+export interface TestRegistry {
+  registry: Registry;
+  backend: Backend;
+  clock: { now: Date; advance(seconds: number): void };
+  store(group: string, resource: string): RESTStore;
+  close(): Promise<void>;
+}
+
+export function newTestRegistry(options: { backend?: Backend; admission?: AdmissionPlugin[] } = {}): TestRegistry {
+  const backend = options.backend ?? new MemoryBackend();
+  const clock = {
+    now: new Date('2026-01-02T03:04:05Z'),
+    advance(seconds: number) {
+      this.now = new Date(this.now.getTime() + seconds * 1000);
+    },
+  };
+  let n = 0;
+  const registryOptions: Parameters<typeof createRegistry>[0] = {
+    backend,
+    clock: () => clock.now,
+    uid: () => `uid-${++n}`,
+  };
+  if (options.admission !== undefined) registryOptions.admission = options.admission;
+  const registry = createRegistry(registryOptions);
+  return {
+    registry,
+    backend,
+    clock,
+    store(group, resource) {
+      const s = registry.storeFor(group, resource);
+      if (s === undefined) throw new Error(`no store for ${group}/${resource}`);
+      return s;
+    },
+    async close() {
+      await registry.close();
+      await backend.close();
+    },
+  };
+}
+
+/** The Status of a rejected promise (fails the test when it resolves). */
+export async function statusOf(p: Promise<unknown>): Promise<StatusError['status']> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof StatusError) return err.status;
+    throw err;
+  }
+  throw new Error('expected a StatusError, the call succeeded');
+}
+
+const podSpec = { containers: [{ name: 'app', image: 'nginx:1.25' }] };
+
+/** A minimal valid object per resource ("group/resource"), named `name`. */
+export function sample(group: string, resource: string, name: string, namespace = 'default'): KubeObject {
+  const meta = { name, labels: { app: name } };
+  switch (`${group}/${resource}`) {
+    case '/namespaces':
+      return { metadata: { name } };
+    case '/configmaps':
+      return { metadata: meta, data: { key: 'value' } };
+    case '/secrets':
+      return { metadata: meta, data: { key: Buffer.from('value').toString('base64') } };
+    case '/serviceaccounts':
+      return { metadata: meta };
+    case '/services':
+      return { metadata: meta, spec: { selector: { app: name }, ports: [{ port: 80 }] } };
+    case '/pods':
+      return { metadata: meta, spec: structuredClone(podSpec) };
+    case '/events':
+      return {
+        metadata: meta,
+        involvedObject: { kind: 'Pod', namespace, name: 'p' },
+        reason: 'Started',
+        message: 'started',
+        type: 'Normal',
+        source: { component: 'kubelet' },
+      };
+    case '/endpoints':
+      return { metadata: meta, subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80 }] }] };
+    case '/nodes':
+      return { metadata: { name, labels: { app: name } }, spec: {} };
+    case '/limitranges':
+      return { metadata: meta, spec: { limits: [{ type: 'Container', max: { cpu: '2' } }] } };
+    case '/resourcequotas':
+      return { metadata: meta, spec: { hard: { pods: '10' } } };
+    case '/replicationcontrollers':
+      return { metadata: meta, spec: { selector: { app: name }, template: { metadata: { labels: { app: name } }, spec: structuredClone(podSpec) } } };
+    case 'apps/deployments':
+      return {
+        metadata: meta,
+        spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: structuredClone(podSpec) } },
+      };
+    case 'coordination.k8s.io/leases':
+      return { metadata: meta, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } };
+    case 'events.k8s.io/events':
+      return {
+        metadata: meta,
+        eventTime: '2026-01-02T03:04:05.000000Z',
+        reportingController: 'example.com/ctl',
+        reportingInstance: 'ctl-1',
+        action: 'Reconcile',
+        reason: 'Done',
+        type: 'Normal',
+        regarding: { kind: 'Pod', namespace, name: 'p' },
+      };
+    default:
+      throw new Error(`no sample for ${group}/${resource}`);
+  }
+}
