@@ -2,8 +2,8 @@
 // ResourceType, its Strategy and an ObjectStore (upstream's registry/generic
 // Store with rest.BeforeCreate/BeforeUpdate/BeforeDelete).
 //
-// Write path, as upstream: type and namespace checks → defaults → prune
-// unknown fields → system fields (uid, creationTimestamp, generateName) →
+// Write path, as upstream: type and namespace checks → prune unknown fields
+// → defaults → system fields (uid, creationTimestamp, generateName) →
 // strategy prepare → mutating admission → validation (ObjectMeta + strategy)
 // → validating admission → guarded write. A rejected request writes nothing.
 //
@@ -167,8 +167,8 @@ export class GenericStore implements RESTStore {
       throw internalError(new Error('resourceVersion should not be set on objects to be created'));
     }
     delete obj.metadata.resourceVersion;
+    this.pruneBody(obj, options.fieldValidation);
     this.strategy.defaults?.(obj);
-    this.prune?.(obj);
     const meta = obj.metadata;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -218,6 +218,7 @@ export class GenericStore implements RESTStore {
     body.metadata ??= {};
     this.checkTypeMeta(body);
     this.checkNameAndNamespace(body, namespace, name);
+    this.pruneBody(body, options.fieldValidation);
     const ns = this.ns(namespace);
     const wantedRV = body.metadata.resourceVersion ?? '';
     const dryRun = options.dryRun === true;
@@ -275,6 +276,7 @@ export class GenericStore implements RESTStore {
         next.metadata ??= {};
         this.checkTypeMeta(next);
         this.checkNameAndNamespace(next, namespace, name);
+        this.pruneBody(next, options.fieldValidation);
         const pinned = next.metadata.resourceVersion ?? '';
         // A patch that sets a resourceVersion pins it: no silent retry past it.
         if (pinned !== '' && pinned !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
@@ -291,7 +293,6 @@ export class GenericStore implements RESTStore {
 
   private async prepareCreateOnUpdate(obj: KubeObject, dryRun: boolean): Promise<KubeObject> {
     this.strategy.defaults?.(obj);
-    this.prune?.(obj);
     const meta = obj.metadata;
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
@@ -312,10 +313,7 @@ export class GenericStore implements RESTStore {
     const oldMeta = old.metadata;
     // An unconditional write (or a patch that dropped it) acts on the stored version.
     if (meta.resourceVersion === undefined || meta.resourceVersion === '') meta.resourceVersion = oldMeta.resourceVersion;
-    if (subresource === '') {
-      this.strategy.defaults?.(obj);
-      this.prune?.(obj);
-    }
+    if (subresource === '') this.strategy.defaults?.(obj);
     meta.generation = oldMeta.generation;
     if (meta.generation === undefined) delete meta.generation;
     if (subresource === '') this.strategy.prepareForUpdate?.(obj, old);
@@ -483,6 +481,15 @@ export class GenericStore implements RESTStore {
   }
 
   // ---- shared checks -------------------------------------------------------
+
+  /** Drops unknown fields; fieldValidation=Strict turns them into a 400, as the strict decoder does. */
+  private pruneBody(obj: KubeObject, fieldValidation: WriteOptions['fieldValidation']): void {
+    if (this.prune === undefined) return;
+    const dropped = this.prune(obj);
+    if (dropped.length > 0 && fieldValidation === 'Strict') {
+      throw badRequest(`strict decoding error: ${dropped.map((p) => `unknown field ${JSON.stringify(p)}`).join(', ')}`);
+    }
+  }
 
   private ns(namespace: string): string {
     return this.strategy.namespaced ? namespace : '';

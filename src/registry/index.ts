@@ -8,6 +8,7 @@ import type { AdmissionPlugin } from '../admission/interface.js';
 import type { RESTStore } from './rest.js';
 import { GenericStore } from './generic-store.js';
 import { catalog } from './catalog.js';
+import { pruneObject } from '../api/schema/prune.js';
 
 export interface RegistryOptions {
   backend: Backend;
@@ -41,6 +42,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       type,
       strategy,
       storage: new BackendObjectStore(storageOptions),
+      prune: (obj) => pruneObject(type.group, type.version, type.kind, obj),
     };
     if (options.clock !== undefined) storeOptions.clock = options.clock;
     if (options.uid !== undefined) storeOptions.uid = options.uid;
