@@ -25,7 +25,10 @@ function startCli(args: string[]): { child: ReturnType<typeof spawn>; url: Promi
       }
     });
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('exit', () => reject(new Error(`exited early: ${output}`)));
+    child.on('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`exited early: ${output}`));
+    });
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, url, output: () => output, exited };
