@@ -1,25 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findDuplicateFields, pruneObject, unknownFieldMessage } from '../../src/api/schema/prune.js';
-import { definitionByName, definitionFor, fieldOf, fieldsOf, hasProtobuf, hasStatus } from '../../src/api/schema/index.js';
-
-test('registry describes the served kinds with upstream names, numbers and markers', () => {
-  const cm = definitionFor('', 'v1', 'ConfigMap');
-  assert.equal(cm?.name, 'io.k8s.api.core.v1.ConfigMap');
-  assert.deepEqual(fieldOf(cm!, 'binaryData')?.proto, { number: 3, wire: 'bytes', repeated: true });
-  assert.equal(fieldOf(definitionFor('', 'v1', 'Pod')!, 'spec')?.ref, 'io.k8s.api.core.v1.PodSpec');
-  assert.equal(definitionFor('apps', 'v1', 'Deployment')?.name, 'io.k8s.api.apps.v1.Deployment');
-  assert.equal(definitionFor('coordination.k8s.io', 'v1', 'LeaseList')?.name, 'io.k8s.api.coordination.v1.LeaseList');
-  assert.equal(hasStatus('', 'v1', 'Pod'), true);
-  assert.equal(hasStatus('', 'v1', 'ConfigMap'), false);
-  assert.equal(hasProtobuf('meta.k8s.io', 'v1', 'Table'), false);
-  assert.equal(hasProtobuf('', 'v1', 'Secret'), true);
-  // Inline embeddings are flattened for JSON: SecretKeySelector carries LocalObjectReference's name.
-  const selector = definitionByName('io.k8s.api.core.v1.SecretKeySelector')!;
-  assert.deepEqual(fieldsOf(selector).map((f) => f.name), ['name', 'key', 'optional']);
-  assert.equal(selector.fields[0]?.inline, true);
-  assert.equal(selector.fields[0]?.proto?.number, 1);
-});
 
 test('pruneObject drops unknown fields everywhere and reports them as upstream does', () => {
   const pod: Record<string, unknown> = {

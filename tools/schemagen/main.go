@@ -530,6 +530,20 @@ func main() {
 			}
 		}
 	}
+	// Explicit +listType markers must agree with client-go's structured-merge-diff schema.
+	want := map[string]string{"atomic": "atomic", "set": "associative", "map": "associative"}
+	disagreements := 0
+	for name, d := range g.defs {
+		for _, f := range d.Fields {
+			if f.ListType != "" && f.Apply != nil && want[f.ListType] != f.Apply.ElementRelationship {
+				fmt.Fprintf(os.Stderr, "%s.%s: +listType=%s but structured-merge-diff says %s\n", name, f.Name, f.ListType, f.Apply.ElementRelationship)
+				disagreements++
+			}
+		}
+	}
+	if disagreements > 0 {
+		os.Exit(1)
+	}
 	// A definition whose fields reach a non-protobuf type has no protobuf form either.
 	changed := true
 	for changed {
