@@ -15,6 +15,7 @@ import { Agent, request } from 'undici';
 import type { Status } from '../machinery/errors.js';
 import type { GroupVersionResource, KubeList, KubeObject } from '../machinery/meta.js';
 import { BUILTIN_RESOURCES, type BuiltinResourceName } from './builtin-resources.js';
+import { type APIResourceList, serverPreferredNamespacedResources } from './discovery.js';
 import { errorFromResponse, networkError } from './errors.js';
 import { type ClientConfig, loadKubeconfig, type LoadKubeconfigOptions } from './kubeconfig.js';
 import { Watch } from './watch.js';
@@ -149,6 +150,11 @@ export class RestClient {
   }
   deployments<T extends KubeObject = KubeObject>(namespace?: string): ResourceClient<T> {
     return this.builtin<T>('deployments', namespace);
+  }
+
+  /** Namespaced resources, preferred version per group (see discovery.ts). */
+  serverPreferredNamespacedResources(): Promise<APIResourceList[]> {
+    return serverPreferredNamespacedResources(this);
   }
 
   /** One request; resolves with the parsed JSON body (undefined when empty). */
