@@ -203,3 +203,63 @@ test('watch with selectors: leaving the selection is DELETED, entering it is ADD
     await t.close();
   }
 });
+
+test('admission: mutating runs before validation, a validating rejection writes nothing', async () => {
+  const { forbidden } = await import('../../src/machinery/errors.js');
+  const seen: string[] = [];
+  const t = newTestRegistry({
+    admission: [
+      {
+        name: 'Labeler',
+        admit: async (a) => {
+          seen.push(`admit ${a.operation} ${a.resource.resource} ${a.name}`);
+          if (a.object) a.object.metadata.labels = { ...a.object.metadata.labels, admitted: 'yes' };
+        },
+      },
+      {
+        name: 'Denier',
+        validate: async (a) => {
+          seen.push(`validate ${a.operation} ${a.name}`);
+          if (a.name === 'deny') throw forbidden({ group: '', resource: 'configmaps' }, a.name, 'denied by test');
+        },
+      },
+    ],
+  });
+  try {
+    const cm = t.store('', 'configmaps');
+    const ok = await cm.create('default', { metadata: { name: 'ok' } }, {});
+    assert.equal(ok.metadata.labels?.admitted, 'yes');
+    const before = await t.backend.currentRevision();
+    const denied = await statusOf(cm.create('default', { metadata: { name: 'deny' } }, {}));
+    assert.equal(denied.code, 403);
+    assert.equal(denied.message, 'configmaps "deny" is forbidden: denied by test');
+    assert.equal(await t.backend.currentRevision(), before);
+    await cm.delete('default', 'ok', {});
+    assert.deepEqual(seen, ['admit CREATE configmaps ok', 'validate CREATE ok', 'admit CREATE configmaps deny', 'validate CREATE deny', 'admit DELETE configmaps ok', 'validate DELETE ok']);
+  } finally {
+    await t.close();
+  }
+});
+
+test('pods: a scheduled pod is deleted gracefully, an unscheduled one at once', async () => {
+  const t = newTestRegistry();
+  try {
+    const pods = t.store('', 'pods');
+    const body = sample('', 'pods', 'bound');
+    (body.spec as Record<string, unknown>).nodeName = 'n1';
+    await pods.create('default', body, {});
+    const graceful = await pods.delete('default', 'bound', {});
+    assert.equal(graceful.gone, false);
+    const held = graceful.result as KubeObject;
+    assert.equal(held.metadata.deletionGracePeriodSeconds, 30);
+    assert.equal(held.metadata.deletionTimestamp, '2026-01-02T03:04:35Z');
+    const forced = await pods.delete('default', 'bound', { gracePeriodSeconds: 0 });
+    assert.equal(forced.gone, true);
+    assert.equal((forced.result as KubeObject).kind, 'Pod', 'pods answer DELETE with the pod');
+
+    await pods.create('default', sample('', 'pods', 'free'), {});
+    assert.equal((await pods.delete('default', 'free', {})).gone, true);
+  } finally {
+    await t.close();
+  }
+});
