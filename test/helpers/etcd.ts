@@ -33,6 +33,8 @@ export interface EtcdCluster {
   pauseMember(i: number): Promise<void>;
   /** SIGCONTs a paused member. */
   resumeMember(i: number): void;
+  /** The index of the current raft leader (asked of the first running member that answers). */
+  leader(): Promise<number>;
 }
 
 export interface StartEtcdOptions {
@@ -92,6 +94,25 @@ function readProcStat(pid: number): string {
     return readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return '';
+  }
+}
+
+interface MemberStatus {
+  header: { member_id: string };
+  leader: string;
+}
+
+/** Maintenance.Status through etcd's JSON gateway, or null when the member does not answer. */
+async function memberStatus(port: number): Promise<MemberStatus | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/v3/maintenance/status`, {
+      method: 'POST',
+      body: '{}',
+      signal: AbortSignal.timeout(1000),
+    });
+    return res.ok ? ((await res.json()) as MemberStatus) : null;
+  } catch {
+    return null;
   }
 }
 
@@ -248,6 +269,18 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
     resumeMember(i: number) {
       const child = memberAt(i).process;
       if (child) killGroup(child, 'SIGCONT');
+    },
+    async leader() {
+      const deadline = Date.now() + startTimeoutMs;
+      for (;;) {
+        // Member ids are 64-bit: compare them as strings, never as numbers.
+        const statuses = await Promise.all(members.map((m) => (m.process ? memberStatus(m.clientPort) : null)));
+        const leaderId = statuses.find((s) => s && s.leader !== '0')?.leader;
+        const index = statuses.findIndex((s) => s?.header.member_id === leaderId);
+        if (leaderId && index >= 0) return index;
+        if (Date.now() > deadline) throw new Error('etcd has no leader');
+        await new Promise((r) => setTimeout(r, 100));
+      }
     },
   };
 }
