@@ -159,8 +159,8 @@ describe('informers against a real server', { timeout: 60_000 }, () => {
     t.after(() => client.close());
     await client.namespaces().create({ metadata: { name: 'resume' } });
     const lw = counting(listWatchFromClient(client.configMaps('resume')));
-    // The server ends each watch after timeoutSeconds (1–2 s here).
-    const informer = new SharedIndexInformer(lw, { logger: silentLogger, reflector: { ...FAST_BACKOFF, minWatchTimeoutSeconds: 1 } });
+    // The server ends each watch after timeoutSeconds (2 s here: well above the 1 s "very short watch" bar).
+    const informer = new SharedIndexInformer(lw, { logger: silentLogger, reflector: { ...FAST_BACKOFF, minWatchTimeoutSeconds: 2, random: () => 0 } });
     const rec = recorder();
     informer.addEventHandler(rec.handler);
     const controller = new AbortController();
@@ -171,7 +171,7 @@ describe('informers against a real server', { timeout: 60_000 }, () => {
     });
     await until('synced', () => informer.hasSynced());
     const rvAfterList = informer.lastSyncResourceVersion();
-    await new Promise((r) => setTimeout(r, 2300)); // at least one watch has ended and been renewed
+    await until('the server ended the first watch and the reflector watched again', () => lw.watches.length >= 2);
     await client.configMaps('resume').create({ metadata: { name: 'after-renewal' } });
     await until('event after the watch was renewed', () => rec.events.includes('add after-renewal'));
     assert.equal(lw.lists, 1, 'a clean end of watch resumes the watch, it does not relist');
