@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The apiary command.
 //
-//   apiary serve [--data-dir DIR] [--bind-address ADDR] [--port N] [--storage sqlite|memory]
-//                [--etcd-prefix PREFIX] [--log-level LEVEL]
+//   apiary serve [--data-dir DIR] [--bind-address ADDR] [--port N] [--storage sqlite|memory|etcd]
+//                [--etcd-servers URL,...] [--etcd-prefix PREFIX] [--etcd-compaction-interval DUR]
+//                [--event-ttl DUR] [--log-level LEVEL]
 //
 // `serve` runs the API server until SIGTERM or SIGINT, then shuts down cleanly
 // (stop accepting, end watches, flush and close the store) and exits 0.
@@ -11,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { startServer, type ServerOptions } from '../server/server.js';
+import { parseDuration } from './duration.js';
 
 const USAGE = `Usage: apiary serve [flags]
 
@@ -18,8 +20,12 @@ Flags:
   --data-dir DIR          where the sqlite store and kubeconfig live (default ./.apiary)
   --bind-address ADDR     address to listen on (default 127.0.0.1)
   --port N                port to listen on; 0 picks a free one (default 6443)
-  --storage KIND          sqlite | memory (default sqlite)
+  --storage KIND          sqlite | memory | etcd (default sqlite)
+  --etcd-servers URLS     etcd client URLs, comma-separated (with --storage etcd)
   --etcd-prefix PREFIX    key prefix in storage (default /registry)
+  --etcd-compaction-interval DUR
+                          how often old revisions are compacted; 0 disables (default 5m)
+  --event-ttl DUR         how long events are kept (default 1h)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
 `;
 
@@ -38,7 +44,10 @@ async function serve(argv: string[]): Promise<void> {
         'bind-address': { type: 'string', default: '127.0.0.1' },
         port: { type: 'string', default: '6443' },
         storage: { type: 'string', default: 'sqlite' },
+        'etcd-servers': { type: 'string', default: '' },
         'etcd-prefix': { type: 'string', default: '/registry' },
+        'etcd-compaction-interval': { type: 'string', default: '5m' },
+        'event-ttl': { type: 'string', default: '1h' },
         'log-level': { type: 'string', default: 'info' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -54,7 +63,21 @@ async function serve(argv: string[]): Promise<void> {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${JSON.stringify(values.port)}`);
   const storage = values.storage;
-  if (storage !== 'sqlite' && storage !== 'memory') fail(`invalid --storage ${JSON.stringify(storage)}: want sqlite or memory`);
+  if (storage !== 'sqlite' && storage !== 'memory' && storage !== 'etcd') {
+    fail(`invalid --storage ${JSON.stringify(storage)}: want sqlite, memory or etcd`);
+  }
+  const etcdServers = values['etcd-servers'].split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (storage === 'etcd' && etcdServers.length === 0) fail('--storage etcd needs --etcd-servers');
+  const duration = (flag: string, text: string): number => {
+    try {
+      return parseDuration(text);
+    } catch (err) {
+      fail(`invalid --${flag}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  const compactionIntervalMs = duration('etcd-compaction-interval', values['etcd-compaction-interval']);
+  const eventTtlMs = duration('event-ttl', values['event-ttl']);
+  if (eventTtlMs < 1000) fail(`invalid --event-ttl ${JSON.stringify(values['event-ttl'])}: must be at least 1s`);
 
   const options: ServerOptions = {
     bindAddress: values['bind-address'],
@@ -62,8 +85,11 @@ async function serve(argv: string[]): Promise<void> {
     storage,
     dataDir: path.resolve(values['data-dir']),
     etcdPrefix: values['etcd-prefix'],
+    compactionIntervalMs,
+    eventTtlSeconds: Math.round(eventTtlMs / 1000),
     logLevel: values['log-level'],
   };
+  if (etcdServers.length > 0) options.etcdServers = etcdServers;
   const server = await startServer(options);
   process.stdout.write(`apiary listening on ${server.url}\n`);
   if (server.kubeconfigPath !== undefined) process.stdout.write(`kubeconfig: ${server.kubeconfigPath}\n`);

@@ -1,7 +1,9 @@
 // The API server process in one function: open the storage backend, build the
 // registry on it, listen on node:http (keep-alive), write a kubeconfig that
 // points kubectl at us, and stop cleanly (stop accepting, end watches, close
-// the registry and the backend, in that order).
+// the registry and the backend, in that order). The compactor runs for every
+// backend (--etcd-compaction-interval; on etcd it coordinates with the other
+// servers), and writes that expire (events) get the --event-ttl.
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -11,7 +13,9 @@ import { pino, type Logger } from 'pino';
 import type { Clock } from '../machinery/names.js';
 import { createRegistry, type Registry } from '../registry/index.js';
 import type { Backend } from '../storage/interface.js';
-import { openBackend } from '../storage/open.js';
+import { openBackend, type OpenBackendOptions } from '../storage/open.js';
+import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compactor.js';
+import { withEventTtl } from '../storage/event-ttl.js';
 import { ServerMetrics, countKeys, instrumentBackend } from './metrics.js';
 import { createApiHandler } from './routes.js';
 import { WatchTracker } from './watch.js';
@@ -22,7 +26,13 @@ export interface ServerOptions {
   /** Port (default 6443); 0 picks a free port. */
   port?: number;
   /** Storage backend (default sqlite). */
-  storage?: 'memory' | 'sqlite';
+  storage?: 'memory' | 'sqlite' | 'etcd';
+  /** etcd client URLs (--etcd-servers); required when storage is etcd. */
+  etcdServers?: string[];
+  /** --etcd-compaction-interval in ms (default 5 minutes); 0 disables compaction. */
+  compactionIntervalMs?: number;
+  /** --event-ttl in seconds: how long events are kept (default 3600). */
+  eventTtlSeconds?: number;
   /** Where the sqlite file and the kubeconfig live (default ./.apiary for sqlite). */
   dataDir?: string;
   /** Key prefix in storage (default /registry). */
@@ -101,8 +111,16 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const resources = [...new Set(registry.stores.map((s) => s.type.resource))];
     return Promise.all(resources.map(async (resource) => ({ resource, count: await countKeys(backend, prefix, resource) })));
   });
-  const rawBackend: Backend = await openBackend(dataDir === undefined ? { kind: storage } : { kind: storage, dataDir });
-  const backend = instrumentBackend(rawBackend, metrics.storageDuration, prefix);
+  const openOptions: OpenBackendOptions = { kind: storage };
+  if (storage === 'sqlite' && dataDir !== undefined) openOptions.dataDir = dataDir;
+  if (options.etcdServers !== undefined) openOptions.etcdServers = options.etcdServers;
+  const rawBackend: Backend = await openBackend(openOptions);
+  const compactionIntervalMs = options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
+  const compactor =
+    compactionIntervalMs > 0
+      ? startCompactor(rawBackend, { intervalMs: compactionIntervalMs, onError: (err) => logger.warn({ err }, 'compaction failed') })
+      : undefined;
+  const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
   const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix };
   if (options.clock !== undefined) registryOptions.clock = options.clock;
   const registry = createRegistry(registryOptions);
@@ -134,6 +152,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       });
     });
   } catch (err) {
+    compactor?.stop();
     await registry.close();
     await rawBackend.close();
     throw err;
@@ -163,6 +182,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       grace.unref();
       await closed;
       clearTimeout(grace);
+      compactor?.stop();
       await registry.close();
       await rawBackend.close();
       logger.info('apiserver stopped');
