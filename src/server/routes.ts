@@ -37,6 +37,7 @@ import {
 } from './handlers.js';
 import { reportedVerb, type ServerMetrics } from './metrics.js';
 import { negotiateOutput } from './negotiation.js';
+import { createOpenApiService, type OpenApiService } from './openapi/service.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { routeError, toStatusError, writeError, writeNegotiated, writeObject, writeText } from './responses.js';
 import type { WatchTracker } from './watch.js';
@@ -72,6 +73,13 @@ const VERB_HANDLERS: Record<string, Handler> = {
 };
 
 export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: ServerResponse) => void {
+  // The OpenAPI documents are built on first use, from the types served now.
+  let openapi: OpenApiService | undefined;
+  const openApiService = (): OpenApiService =>
+    (openapi ??= createOpenApiService(
+      ctx.registry.stores.map((s) => s.type),
+      ctx.version['gitVersion'] ?? 'unversioned',
+    ));
   return (req, res) => {
     const started = process.hrtime.bigint();
     let info: RequestInfo | undefined;
@@ -101,6 +109,7 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
     const run = async (): Promise<void> => {
       info = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
       if (info.isResourceRequest) await serveResource(ctx, req, res, info);
+      else if (openApiService().handles(info.path)) openApiService().serve(req, res, info.path);
       else await serveNonResource(ctx, req, res, info);
     };
     run().catch((err: unknown) => {
@@ -132,7 +141,7 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
   }
   if (path === '/version') return void writeObject(req, res, 200, ctx.version);
   if (path === '/') {
-    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/readyz', '/version'];
+    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/readyz', '/version'];
     for (const t of types) if (t.group !== '') paths.push(`/apis/${t.group}`, `/apis/${t.group}/${t.version}`);
     return void writeObject(req, res, 200, { paths: [...new Set(paths)].sort() });
   }
