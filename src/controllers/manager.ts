@@ -1,0 +1,95 @@
+// The controller manager: apiary's controllers in one place, as
+// kube-controller-manager runs them. Everything goes through one RestClient
+// (a loopback connection when `apiary serve` runs them in-process, any
+// kubeconfig with `apiary controller-manager`) and one shared informer
+// factory, so the namespace informer is listed and watched once.
+//
+// startControllerManager() starts the informers, the namespace controller and
+// the system namespaces controller and returns at once; `systemNamespacesSynced`
+// resolves after the first pass that found or created every system namespace;
+// stop() stops them all and resolves when every loop has finished.
+
+import { type ClientLogger, type RestClient, SharedInformerFactory, silentLogger } from '../client/index.js';
+import {
+  DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
+  DEFAULT_NAMESPACE_DELETION_GRACE_PERIOD_MS,
+  DEFAULT_NAMESPACE_SYNC_PERIOD_MS,
+  NamespaceController,
+} from './namespace/controller.js';
+import { DEFAULT_SYSTEM_NAMESPACES_INTERVAL_MS, SystemNamespacesController } from './system-namespaces.js';
+
+export interface ControllerManagerOptions {
+  client: RestClient;
+  /** --concurrent-namespace-syncs (default 10). */
+  concurrentNamespaceSyncs?: number;
+  /** --namespace-sync-period: informer resync (default 5 min). */
+  namespaceSyncPeriodMs?: number;
+  /** How long after a namespace's deletion the controller starts emptying it (default 5 s). */
+  namespaceDeletionGracePeriodMs?: number;
+  /** Seconds to wait for objects with finalizers before looking again (default 15; requeue after half + 1). */
+  finalizerEstimateSeconds?: number;
+  /** --system-namespaces-interval (default 1 min). */
+  systemNamespacesIntervalMs?: number;
+  /** Which controllers to run (default both). */
+  controllers?: { namespace?: boolean; systemNamespaces?: boolean };
+  logger?: ClientLogger;
+}
+
+export interface RunningControllerManager {
+  /** Resolves once every system namespace exists (never, if that controller is off). */
+  systemNamespacesSynced: Promise<void>;
+  namespaceController?: NamespaceController;
+  stop(): Promise<void>;
+}
+
+export {
+  DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
+  DEFAULT_NAMESPACE_DELETION_GRACE_PERIOD_MS,
+  DEFAULT_NAMESPACE_SYNC_PERIOD_MS,
+  DEFAULT_SYSTEM_NAMESPACES_INTERVAL_MS,
+};
+
+export function startControllerManager(options: ControllerManagerOptions): RunningControllerManager {
+  const log = options.logger ?? silentLogger;
+  const abort = new AbortController();
+  const informers = new SharedInformerFactory(options.client, {
+    defaultResyncMs: options.namespaceSyncPeriodMs ?? DEFAULT_NAMESPACE_SYNC_PERIOD_MS,
+    logger: log,
+  });
+  const loops: Promise<void>[] = [];
+  const running: RunningControllerManager = { systemNamespacesSynced: new Promise<void>(() => {}), stop: async () => {} };
+
+  if (options.controllers?.namespace !== false) {
+    const controllerOptions: ConstructorParameters<typeof NamespaceController>[0] = {
+      client: options.client,
+      informers,
+      workers: options.concurrentNamespaceSyncs ?? DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
+      deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? DEFAULT_NAMESPACE_DELETION_GRACE_PERIOD_MS,
+      logger: log,
+    };
+    if (options.finalizerEstimateSeconds !== undefined) controllerOptions.finalizerEstimateSeconds = options.finalizerEstimateSeconds;
+    const controller = new NamespaceController(controllerOptions);
+    running.namespaceController = controller;
+    loops.push(controller.run(abort.signal));
+  }
+  if (options.controllers?.systemNamespaces !== false) {
+    const system = new SystemNamespacesController({
+      client: options.client,
+      informers,
+      intervalMs: options.systemNamespacesIntervalMs ?? DEFAULT_SYSTEM_NAMESPACES_INTERVAL_MS,
+      logger: log,
+    });
+    running.systemNamespacesSynced = system.synced();
+    loops.push(system.run(abort.signal));
+  }
+  informers.start(abort.signal);
+
+  let stopping: Promise<void> | undefined;
+  running.stop = () =>
+    (stopping ??= (async () => {
+      abort.abort();
+      await Promise.allSettled(loops);
+      await informers.shutdown();
+    })());
+  return running;
+}
