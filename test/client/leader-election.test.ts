@@ -1,0 +1,230 @@
+// LeaderElector against a real apiary server: the Lease it writes, one leader
+// among several candidates, takeover after a release and after a crash (no
+// renewals), loss of leadership when the lease is taken away, and client-go's
+// timing checks. Timings are shortened (lease 2 s, renew deadline 1.5 s,
+// retry 0.3 s) so each case takes a few seconds.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RestClient } from '../../src/client/rest-client.js';
+import { silentLogger } from '../../src/client/logger.js';
+import { isAlreadyExists } from '../../src/machinery/errors.js';
+import { LeaderElector, runWhileLeader, validateTiming, type LeaderElectionConfig } from '../../src/client/leader-election.js';
+import type { Lease } from '../../src/api/coordination/v1/types.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const TIMING = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
+const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
+let server: TestServer;
+let client: RestClient;
+
+before(async () => {
+  server = await startTestServer({ storage: 'memory' });
+  client = new RestClient({ server: server.url });
+  try {
+    await client.namespaces().create({ metadata: { name: 'kube-system' } });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+});
+after(async () => {
+  await client.close();
+  await server.stop();
+});
+
+async function waitFor(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+interface Candidate {
+  identity: string;
+  elector: LeaderElector;
+  abort: AbortController;
+  done: Promise<void>;
+  leading: boolean;
+  started: number;
+  stopped: number;
+}
+
+function candidate(name: string, identity: string, extra: Partial<LeaderElectionConfig> = {}): Candidate {
+  const abort = new AbortController();
+  const c = { identity, abort, leading: false, started: 0, stopped: 0 } as Candidate;
+  c.elector = new LeaderElector({
+    client,
+    name,
+    identity,
+    ...TIMING,
+    logger: silentLogger,
+    ...extra,
+    callbacks: {
+      onStartedLeading: (signal) => {
+        c.leading = true;
+        c.started++;
+        signal.addEventListener('abort', () => (c.leading = false), { once: true });
+      },
+      onStoppedLeading: () => {
+        c.stopped++;
+      },
+    },
+  });
+  c.done = c.elector.run(abort.signal);
+  return c;
+}
+
+describe('leader election', () => {
+  test('writes a Lease in kube-system with holder, duration, MicroTime acquire/renew times', async () => {
+    const a = candidate('le-basic', 'a');
+    try {
+      await waitFor('a to lead', 5000, () => a.leading);
+      const lease = await client.leases<Lease>('kube-system').get('le-basic');
+      assert.equal(lease.spec?.holderIdentity, 'a');
+      assert.equal(lease.spec?.leaseDurationSeconds, 2);
+      assert.equal(lease.spec?.leaseTransitions, 0);
+      assert.match(lease.spec?.acquireTime ?? '', MICRO_TIME);
+      assert.match(lease.spec?.renewTime ?? '', MICRO_TIME);
+      // Renewals move renewTime (and resourceVersion), never acquireTime.
+      await waitFor('a renewal', 3000, async () => {
+        const now = await client.leases<Lease>('kube-system').get('le-basic');
+        return now.spec?.renewTime !== lease.spec?.renewTime;
+      });
+      const renewed = await client.leases<Lease>('kube-system').get('le-basic');
+      assert.equal(renewed.spec?.acquireTime, lease.spec?.acquireTime);
+      assert.equal(renewed.spec?.holderIdentity, 'a');
+      assert.equal(a.elector.isLeader(), true);
+    } finally {
+      a.abort.abort();
+      await a.done;
+    }
+    assert.equal(a.stopped, 1);
+  });
+
+  test('of three candidates exactly one leads; a release hands over at once', async () => {
+    const cs = ['x', 'y', 'z'].map((id) => candidate('le-three', id, { releaseOnCancel: true }));
+    try {
+      await waitFor('a leader', 5000, () => cs.some((c) => c.leading));
+      // Sample for a while: never two leaders, and the leader stays the same.
+      const first = cs.find((c) => c.leading)!;
+      for (let i = 0; i < 40; i++) {
+        assert.equal(cs.filter((c) => c.leading).length, 1);
+        assert.equal(first.leading, true);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (const c of cs) assert.equal(c.elector.getLeader(), first.identity);
+
+      const t0 = Date.now();
+      first.abort.abort();
+      await first.done;
+      const released = await client.leases<Lease>('kube-system').get('le-three');
+      assert.equal(released.spec?.holderIdentity, undefined);
+      await waitFor('a successor', 3000, () => cs.some((c) => c !== first && c.leading));
+      // Released, so no waiting out the 2 s lease: the next acquire attempt (≤ 0.3 s × 2.2) takes it.
+      assert.ok(Date.now() - t0 < 1500, `takeover after release took ${Date.now() - t0} ms`);
+      const successors = cs.filter((c) => c.leading);
+      assert.equal(successors.length, 1);
+      const lease = await client.leases<Lease>('kube-system').get('le-three');
+      assert.equal(lease.spec?.holderIdentity, successors[0]!.identity);
+      assert.notEqual(successors[0]!.identity, first.identity);
+      assert.equal(lease.spec?.leaseTransitions, 1);
+    } finally {
+      for (const c of cs) c.abort.abort();
+      await Promise.all(cs.map((c) => c.done));
+    }
+  });
+
+  test('a leader that stops renewing (crash) is replaced only after the lease duration', async () => {
+    const a = candidate('le-crash', 'a', { releaseOnCancel: false });
+    await waitFor('a to lead', 5000, () => a.leading);
+    const b = candidate('le-crash', 'b');
+    try {
+      await new Promise((r) => setTimeout(r, 700));
+      assert.equal(b.leading, false);
+      // "Crash": a stops without releasing; its last renewal stands.
+      a.abort.abort();
+      await a.done;
+      const t0 = Date.now();
+      await waitFor('b to take over', 5000, () => b.leading);
+      const waited = Date.now() - t0;
+      // b may only take over once the record has been unchanged for 2 s on its clock;
+      // it can have seen the last renewal up to one retry period (×2.2 jitter) late.
+      assert.ok(waited >= 2000 - 700, `took over after ${waited} ms, before the lease ran out`);
+      assert.ok(waited <= 2000 + 1000, `took over after ${waited} ms`);
+      const lease = await client.leases<Lease>('kube-system').get('le-crash');
+      assert.equal(lease.spec?.holderIdentity, 'b');
+      assert.equal(lease.spec?.leaseTransitions, 1);
+    } finally {
+      b.abort.abort();
+      await b.done;
+    }
+  });
+
+  test('a leader whose lease is taken stops leading within the renew deadline', async () => {
+    const a = candidate('le-stolen', 'a');
+    try {
+      await waitFor('a to lead', 5000, () => a.leading);
+      // Someone else writes itself in (and keeps renewing, as a live holder would).
+      const steal = async (): Promise<void> => {
+        const lease = await client.leases<Lease>('kube-system').get('le-stolen');
+        const now = new Date().toISOString().replace('Z', '000Z');
+        await client.leases<Lease>('kube-system').update({ ...lease, spec: { ...lease.spec, holderIdentity: 'thief', renewTime: now } });
+      };
+      await steal();
+      const t0 = Date.now();
+      const keepStealing = setInterval(() => void steal().catch(() => {}), 300);
+      try {
+        await waitFor('a to stop leading', 4000, () => !a.leading);
+      } finally {
+        clearInterval(keepStealing);
+      }
+      assert.ok(Date.now() - t0 <= 1500 + 700, `stopped after ${Date.now() - t0} ms`);
+      await a.done;
+      assert.equal(a.stopped, 1);
+      assert.equal(a.elector.isLeader(), false);
+    } finally {
+      a.abort.abort();
+      await a.done;
+    }
+  });
+
+  test('runWhileLeader never runs the work twice at once and campaigns again after a loss', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    let runs = 0;
+    const abort = new AbortController();
+    const work = async (signal: AbortSignal): Promise<void> => {
+      running++;
+      runs++;
+      maxRunning = Math.max(maxRunning, running);
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      running--;
+    };
+    const loops = ['p', 'q'].map((identity) =>
+      runWhileLeader({ client, name: 'le-loop', identity, ...TIMING, releaseOnCancel: true, logger: silentLogger }, work, abort.signal),
+    );
+    try {
+      await waitFor('work to start', 5000, () => running === 1);
+      // Take the lease away once: the holder must stop, then someone (maybe the same one) leads again.
+      const lease = await client.leases<Lease>('kube-system').get('le-loop');
+      await client.leases<Lease>('kube-system').update({ ...lease, spec: { ...lease.spec, holderIdentity: 'ghost' } });
+      await waitFor('the work to stop', 4000, () => running === 0);
+      await waitFor('the work to start again', 6000, () => running === 1 && runs === 2);
+      assert.equal(maxRunning, 1);
+    } finally {
+      abort.abort();
+      await Promise.all(loops);
+    }
+    assert.equal(running, 0);
+  });
+
+  test('timing checks as client-go', () => {
+    assert.throws(() => validateTiming(10_000, 10_000, 2_000), /leaseDuration must be greater than renewDeadline/);
+    assert.throws(() => validateTiming(15_000, 2_000, 2_000), /renewDeadline must be greater than retryPeriod\*JitterFactor/);
+    assert.throws(() => validateTiming(15_000, 10_000, 0), /retryPeriod must be greater than zero/);
+    validateTiming(15_000, 10_000, 2_000);
+    assert.throws(() => new LeaderElector({ client, name: 'x', identity: '', callbacks: { onStartedLeading() {}, onStoppedLeading() {} } }), /Lock identity is empty/);
+  });
+});
