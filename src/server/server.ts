@@ -12,6 +12,9 @@ import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../machinery/names.js';
 import { createRegistry, type Registry } from '../registry/index.js';
+import type { AdmissionPlugin } from '../admission/interface.js';
+import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import type { Namespace } from '../api/core/v1/types.js';
 import type { Backend } from '../storage/interface.js';
 import { openBackend, type OpenBackendOptions } from '../storage/open.js';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compactor.js';
@@ -42,6 +45,8 @@ export interface ServerOptions {
   /** pino level: trace, debug, info, warn, error, fatal, silent (default info). */
   logLevel?: string;
   clock?: Clock;
+  /** Admission plugins run after NamespaceLifecycle (tests use this to make writes fail). */
+  admission?: AdmissionPlugin[];
 }
 
 export interface RunningServer {
@@ -121,7 +126,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? startCompactor(rawBackend, { intervalMs: compactionIntervalMs, onError: (err) => logger.warn({ err }, 'compaction failed') })
       : undefined;
   const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
-  const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix };
+  // NamespaceLifecycle reads namespaces live from the registry it guards (in-process).
+  const namespaceLifecycle = new NamespaceLifecycle({
+    getNamespace: async (name) => (await registry.storeFor('', 'namespaces')!.get('', name, {})) as Namespace,
+  });
+  const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix, admission: [namespaceLifecycle, ...(options.admission ?? [])] };
   if (options.clock !== undefined) registryOptions.clock = options.clock;
   const registry = createRegistry(registryOptions);
   registryRef = registry;
