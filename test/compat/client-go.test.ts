@@ -1,0 +1,123 @@
+// Go's client-go as a witness: builds test/compat/clientgo (client-go v0.32,
+// modules from Go's module cache, downloaded on the first run) and runs it
+// against a real apiary. The program runs informers for configmaps and
+// namespaces, changes objects and checks its caches and handlers; halfway it
+// asks for a restart, during which this test changes data on the same data
+// dir behind its back, then brings the server back on the same port.
+// Fails loudly when `go` is missing.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { RestClient } from '../../src/client/index.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const MODULE_DIR = path.resolve('test/compat/clientgo');
+const BINARY = path.join(MODULE_DIR, 'bin', 'clientgo-witness');
+const GO_ENV = { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' };
+
+/**
+ * The wire format client-go uses. Upstream components speak protobuf to the
+ * API server (ContentType protobuf, Accept protobuf then JSON), and so does the
+ * witness: creates and updates go out as protobuf. Set
+ * APIARY_CLIENTGO_CONTENT_TYPE=application/json to run it over JSON instead.
+ */
+const CONTENT_TYPE = process.env['APIARY_CLIENTGO_CONTENT_TYPE'] ?? 'application/vnd.kubernetes.protobuf';
+
+/** A child process whose output lines can be awaited. */
+function runWitness(kubeconfig: string): {
+  waitFor: (line: string, timeoutMs: number) => Promise<void>;
+  send: (line: string) => void;
+  exited: Promise<number | null>;
+  output: () => string;
+  kill: () => void;
+} {
+  const child = spawn(BINARY, ['-kubeconfig', kubeconfig, '-content-type', CONTENT_TYPE], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.on('error', () => {}); // a write after the program exited
+  let output = '';
+  const waiters: { line: string; resolve: () => void }[] = [];
+  const onData = (chunk: string): void => {
+    output += chunk;
+    for (const w of [...waiters]) {
+      if (output.split('\n').includes(w.line)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  child.stdout.setEncoding('utf8').on('data', onData);
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    output: () => output,
+    exited,
+    send: (line) => void child.stdin.write(line + '\n'),
+    kill: () => void child.kill('SIGKILL'),
+    waitFor: (line, timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "${line}" within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(new Error(`witness exited (${code}) before "${line}":\n${output}`));
+        });
+        waiters.push({
+          line,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+        onData('');
+      }),
+  };
+}
+
+describe('client-go witness', { timeout: 400_000 }, () => {
+  before(() => {
+    const version = spawnSync('go', ['version'], { env: GO_ENV, encoding: 'utf8' });
+    assert.equal(version.error, undefined, `go is required for this test and was not found on PATH: ${version.error?.message}`);
+    assert.equal(version.status, 0, `go version failed: ${version.stderr}`);
+    // The first build downloads modules and compiles client-go (a minute or two on 2 cores); later ones are cached.
+    const build = spawnSync('go', ['build', '-o', BINARY, '.'], { cwd: MODULE_DIR, env: GO_ENV, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(build.status, 0, `go build failed (${build.signal ?? build.status}): ${build.stderr}`);
+  });
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-clientgo-'));
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('informers see every change, exactly once, across a server restart', { timeout: 90_000 }, async (t) => {
+    let server: TestServer = await startTestServer({ dataDir });
+    t.after(() => server.stop());
+    const port = server.port;
+    const setup = RestClient.fromKubeconfig(server.kubeconfigPath);
+    await setup.namespaces().create({ metadata: { name: 'witness' } });
+    await setup.configMaps('witness').create({ metadata: { name: 'pre' }, data: { v: '1' } });
+    await setup.close();
+    // The program keeps this copy: the server rewrites its kubeconfig on every start.
+    const kubeconfig = path.join(dataDir, 'witness.kubeconfig');
+    fs.copyFileSync(server.kubeconfigPath, kubeconfig);
+
+    const witness = runWitness(kubeconfig);
+    t.after(() => witness.kill());
+    await witness.waitFor('READY-FOR-RESTART', 30_000);
+
+    await server.stop();
+    // While the witness cannot reach the server, another instance on the same data changes it.
+    const elsewhere = await startTestServer({ dataDir });
+    const other = RestClient.fromKubeconfig(elsewhere.kubeconfigPath);
+    await other.configMaps('witness').delete('pre');
+    await other.configMaps('witness').create({ metadata: { name: 'offline' }, data: { v: '1' } });
+    await other.close();
+    await elsewhere.stop();
+    server = await startTestServer({ dataDir, port });
+    witness.send('restarted');
+
+    const code = await witness.exited;
+    assert.equal(code, 0, witness.output());
+    assert.match(witness.output(), /^PASS$/m);
+    t.diagnostic(witness.output().trim().split('\n').filter((l) => l.startsWith('restart:')).join(' '));
+  });
+});
