@@ -29,7 +29,7 @@ import { parseLabelSelector } from '../machinery/labels.js';
 import { parseFieldSelector, unsupportedFieldError } from '../machinery/fields.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/validation.js';
 import { type Clock, formatTimestamp, generateName, newUid, systemClock } from '../machinery/names.js';
-import type { ObjectStore, Predicate } from '../storage/object-store.js';
+import type { ObjectStore, Predicate, StoreWatchEvent } from '../storage/object-store.js';
 import {
   type AdmissionAttributes,
   type AdmissionOperation,
@@ -42,6 +42,7 @@ import type {
   ListOptions,
   RESTStore,
   ResourceType,
+  WatchEvent,
   WatchOptions,
   WatchSink,
   Watcher,
@@ -58,7 +59,11 @@ export interface GenericStoreOptions {
   admission?: readonly AdmissionPlugin[];
   /** Drops fields the schema does not know, in place; returns their paths. */
   prune?: (obj: KubeObject) => string[];
+  /** How often a watch with allowWatchBookmarks gets a BOOKMARK (default 60 s, as upstream). */
+  bookmarkIntervalMs?: number;
 }
+
+export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 
 const GENERATE_NAME_ATTEMPTS = 8;
 
@@ -72,6 +77,8 @@ export class GenericStore implements RESTStore {
   private readonly prune: ((obj: KubeObject) => string[]) | undefined;
   private readonly gr: GroupResource;
   private readonly apiVersion: string;
+  private readonly bookmarkIntervalMs: number;
+  private readonly sharedEvents = new WeakMap<StoreWatchEvent, WatchEvent>();
 
   constructor(options: GenericStoreOptions) {
     this.type = options.type;
@@ -83,6 +90,7 @@ export class GenericStore implements RESTStore {
     this.prune = options.prune;
     this.gr = { group: this.type.group, resource: this.type.resource };
     this.apiVersion = apiVersionOf(this.type);
+    this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
   }
 
   // ---- reads ---------------------------------------------------------------
@@ -110,14 +118,25 @@ export class GenericStore implements RESTStore {
     return { apiVersion: this.apiVersion, kind: this.type.listKind, metadata, items };
   }
 
+  /**
+   * A watch: the store's events with this kind's TypeMeta. With
+   * allowWatchBookmarks, a BOOKMARK carrying the newest resourceVersion seen
+   * goes out every bookmarkIntervalMs, after the initial events of a streaming
+   * list (annotated k8s.io/initial-events-end), and when timeoutSeconds ends
+   * the watch cleanly. An event the storage shares between watchers maps to one
+   * shared WatchEvent (so the HTTP layer encodes it once).
+   */
   async watch(namespace: string, options: WatchOptions, sink: WatchSink): Promise<Watcher> {
     const { predicate } = this.predicate(options);
     let finished = false;
     let timer: NodeJS.Timeout | undefined;
+    let ticker: NodeJS.Timeout | undefined;
+    let lastRV = options.resourceVersion ?? '';
     const finish = (): void => {
       if (finished) return;
       finished = true;
       if (timer) clearTimeout(timer);
+      if (ticker) clearInterval(ticker);
       handle?.stop();
       sink.done();
     };
@@ -134,26 +153,50 @@ export class GenericStore implements RESTStore {
     if (options.sendInitialEvents !== undefined) storeOptions.sendInitialEvents = options.sendInitialEvents;
     handle = await this.storage.watch(this.ns(namespace), storeOptions, {
       onEvent: (e) => {
-        if (!finished) sink.event({ type: e.type, object: this.withTypeMeta(e.object) });
+        if (finished) return;
+        lastRV = e.object.metadata.resourceVersion ?? lastRV;
+        sink.event(this.sharedWatchEvent(e));
       },
       onInitialEventsEnd: (rv) => {
+        lastRV = rv;
         if (!finished && options.sendInitialEvents === true && bookmarks) bookmark(rv, true);
       },
       onProgress: (rv) => {
-        if (!finished && bookmarks) bookmark(rv, false);
+        lastRV = rv;
       },
       onError: (err) => {
         if (finished) return;
         sink.event({ type: 'ERROR', object: err.status });
         finish();
       },
+      onClose: finish,
     });
     if (finished) handle.stop();
+    if (bookmarks && !finished) {
+      ticker = setInterval(() => {
+        if (!finished && lastRV !== '' && lastRV !== '0') bookmark(lastRV, false);
+      }, this.bookmarkIntervalMs);
+      ticker.unref?.();
+    }
     if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0 && !finished) {
-      timer = setTimeout(finish, options.timeoutSeconds * 1000);
+      timer = setTimeout(() => {
+        // A clean end tells a bookmarking client where to resume.
+        if (!finished && bookmarks && lastRV !== '' && lastRV !== '0') bookmark(lastRV, false);
+        finish();
+      }, options.timeoutSeconds * 1000);
       timer.unref?.();
     }
     return { stop: finish };
+  }
+
+  /** The WatchEvent for a store event; one object per shared store event. */
+  private sharedWatchEvent(e: StoreWatchEvent): WatchEvent {
+    let out = this.sharedEvents.get(e);
+    if (out === undefined) {
+      out = { type: e.type, object: this.withTypeMeta(e.object) };
+      this.sharedEvents.set(e, out);
+    }
+    return out;
   }
 
   // ---- create --------------------------------------------------------------

@@ -1,8 +1,12 @@
 // The registry: one generic store per built-in resource of the catalog, over
 // one KV backend. The HTTP layer finds stores with storeFor(group, resource).
+// By default every resource's reads and watches go through a watch cache
+// (storage/cacher): createRegistry starts them all, close() stops their
+// backend watches. `watchCache: false` wires the direct backend path instead.
 
 import type { Backend } from '../storage/interface.js';
-import { BackendObjectStore } from '../storage/object-store.js';
+import { BackendObjectStore, type ObjectStore } from '../storage/object-store.js';
+import { CachedObjectStore, type WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { Clock } from '../machinery/names.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
 import type { RESTStore } from './rest.js';
@@ -17,18 +21,25 @@ export interface RegistryOptions {
   clock?: Clock;
   uid?: () => string;
   admission?: AdmissionPlugin[];
+  /** The watch cache's settings, or false to read and watch the backend directly (default: on). */
+  watchCache?: WatchCacheOptions | false;
+  /** Interval of watch BOOKMARK events (default 60 s). */
+  bookmarkIntervalMs?: number;
 }
 
 export interface Registry {
   stores: RESTStore[];
   storeFor(group: string, resource: string): RESTStore | undefined;
-  /** Stops the registry's own work; the backend belongs to the caller. */
+  /** Resolves once every watch cache holds its resource (immediately without caches). */
+  ready: Promise<void>;
+  /** Stops the registry's own work (the watch caches' backend watches); the backend belongs to the caller. */
   close(): Promise<void>;
 }
 
 export function createRegistry(options: RegistryOptions): Registry {
   const byKey = new Map<string, RESTStore>();
   const stores: RESTStore[] = [];
+  const caches: CachedObjectStore[] = [];
   for (const { type, strategy } of catalog) {
     const storageOptions: ConstructorParameters<typeof BackendObjectStore>[0] = {
       backend: options.backend,
@@ -38,22 +49,35 @@ export function createRegistry(options: RegistryOptions): Registry {
       keyResource: type.group === '' || type.group === 'apps' || type.group === 'coordination.k8s.io' ? type.resource : `${type.group}/${type.resource}`,
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
+    let storage: ObjectStore;
+    if (options.watchCache === false) storage = new BackendObjectStore(storageOptions);
+    else {
+      const cached = new CachedObjectStore({ ...storageOptions, cache: options.watchCache ?? {} });
+      caches.push(cached);
+      storage = cached;
+    }
     const storeOptions: ConstructorParameters<typeof GenericStore>[0] = {
       type,
       strategy,
-      storage: new BackendObjectStore(storageOptions),
+      storage,
       prune: (obj) => pruneObject(type.group, type.version, type.kind, obj),
     };
     if (options.clock !== undefined) storeOptions.clock = options.clock;
     if (options.uid !== undefined) storeOptions.uid = options.uid;
     if (options.admission !== undefined) storeOptions.admission = options.admission;
+    if (options.bookmarkIntervalMs !== undefined) storeOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
     const store = new GenericStore(storeOptions);
     stores.push(store);
     byKey.set(`${type.group}/${type.resource}`, store);
   }
+  // A cache that fails to list retries on its own; reads fall back to the backend meanwhile.
+  const ready = Promise.all(caches.map((c) => c.start().catch(() => c.restartLater()))).then(() => undefined);
   return {
     stores,
     storeFor: (group, resource) => byKey.get(`${group}/${resource}`),
-    close: async () => {},
+    ready,
+    close: async () => {
+      for (const cache of caches) cache.stop();
+    },
   };
 }

@@ -13,6 +13,10 @@
 // the hand-over between the phases has no gap and no duplicate.
 // Handlers are never called after cancel() returns. A handler that throws ends
 // its watch with an Internal error rather than breaking the writer.
+// Progress: after each published batch, every live watcher the batch did not
+// concern gets onProgress(batch's last revision) — nothing under its prefix is
+// pending up to there — so a watch cache can tell it is current even when the
+// writes went to other prefixes.
 
 import { StorageError, type WatchEvent, type WatchHandle, type WatchHandlers } from './interface.js';
 
@@ -70,9 +74,12 @@ export class BackendWatchers {
     try {
       // Every watcher sees batch N before any sees batch N+1, even when a handler writes.
       for (let batch = this.publishQueue.shift(); batch; batch = this.publishQueue.shift()) {
+        const last = eventRevision(batch[batch.length - 1]);
         for (const watcher of [...this.watchers]) {
-          if (watcher.ready) this.deliver(watcher, batch);
-          else watcher.pending.push(batch);
+          if (watcher.ready) {
+            this.deliver(watcher, batch);
+            this.progress(watcher, last);
+          } else watcher.pending.push(batch);
         }
       }
     } finally {
@@ -113,6 +120,16 @@ export class BackendWatchers {
     watcher.lastRevision = eventRevision(selected[selected.length - 1]);
     try {
       watcher.handlers.onEvents(selected);
+    } catch (err) {
+      this.fail(watcher, err);
+    }
+  }
+
+  private progress(watcher: Watcher, revision: number): void {
+    if (watcher.cancelled || watcher.lastRevision >= revision || watcher.handlers.onProgress === undefined) return;
+    watcher.lastRevision = revision;
+    try {
+      watcher.handlers.onProgress(revision);
     } catch (err) {
       this.fail(watcher, err);
     }

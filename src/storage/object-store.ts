@@ -16,8 +16,14 @@
 //   DELETED (its last matching state at the event's revision), one that starts
 //   matching as ADDED.
 //
-// ObjectStore is an interface so that the watch cache can implement it later;
-// BackendObjectStore is the direct implementation.
+// ObjectStore is an interface: BackendObjectStore (here) reads and watches the
+// backend directly; CachedObjectStore (./cacher/) serves watches and most lists
+// from a watch cache and delegates the rest here.
+//
+// Shared watch events: a store may hand the same StoreWatchEvent object to many
+// watchers (the cacher does); consumers must treat event.object as read-only
+// and may memoise work per event object (the generic store keys its
+// translated event by identity so the HTTP layer encodes it once).
 
 import type { Backend, KeyValue, StorageError, WatchEvent as KVWatchEvent } from './interface.js';
 import { StorageError as StorageErrorClass, prefixEnd } from './interface.js';
@@ -71,6 +77,13 @@ export interface StoreWatchHandlers {
   onProgress?(resourceVersion: string): void;
   /** The watch ended with this error; nothing follows. */
   onError(err: StatusError): void;
+  /**
+   * The store ended the watch cleanly (a watch cache re-initialising, a
+   * watcher that could not keep up); nothing follows. The client re-watches
+   * from the last resourceVersion it saw. Without this handler such watches
+   * end through onError with a 410 Expired.
+   */
+  onClose?(): void;
 }
 
 export interface StoreWatchOptions {
@@ -184,7 +197,8 @@ export class BackendObjectStore implements ObjectStore {
       }
       const token = decodeContinueOrThrow(options.continue, keyPrefix);
       start = token.fromKey;
-      readRevision = token.revision;
+      // A negative revision (handed out after compaction) continues at the latest one.
+      readRevision = token.revision > 0 ? token.revision : 0;
     } else if (rvText !== '') {
       const rv = parseResourceVersion(rvText);
       if (match === 'Exact') {
@@ -213,7 +227,7 @@ export class BackendObjectStore implements ObjectStore {
     // Fetch pages until the limit is filled with matching objects or keys run out.
     for (;;) {
       const want = limit > 0 ? Math.max(limit - items.length, predicate ? 64 : 0) : 0;
-      const res = await this.callList(() => this.backend.range(start, end, { revision, limit: want }), options.continue);
+      const res = await this.callList(() => this.backend.range(start, end, { revision, limit: want }), options.continue, keyPrefix);
       if (revision === 0) {
         revision = res.revision;
         if (minimum > revision) throw tooLargeResourceVersion(minimum, revision);
@@ -245,6 +259,7 @@ export class BackendObjectStore implements ObjectStore {
         const rest = await this.callList(
           () => this.backend.range(`${lastKey}\x00`, end, { revision, limit: 1 }),
           options.continue,
+          keyPrefix,
         );
         result.remainingItemCount = rest.count;
       }
@@ -385,14 +400,25 @@ export class BackendObjectStore implements ObjectStore {
     }
   }
 
-  private async callList<T>(fn: () => Promise<T>, continueToken: string | undefined): Promise<T> {
+  /**
+   * A list read: compaction is 410 Expired with the list wording; for a
+   * continued list the Status also carries a token that continues at the
+   * latest revision (revision -1), as upstream's etcd3 store hands out.
+   */
+  private async callList<T>(fn: () => Promise<T>, continueToken: string | undefined, keyPrefix: string): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      if (isStorageError(err) && err.code === 'Compacted' && continueToken !== undefined && continueToken !== '') {
-        throw resourceExpired(
-          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+      if (isStorageError(err) && err.code === 'Compacted') {
+        if (continueToken === undefined || continueToken === '') {
+          throw resourceExpired('The resourceVersion for the provided list is too old.');
+        }
+        const { fromKey } = decodeContinue(continueToken, keyPrefix);
+        const expired = resourceExpired(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue value from the response to get an inconsistent list.',
         );
+        expired.status.metadata.continue = encodeContinue(fromKey, keyPrefix, -1);
+        throw expired;
       }
       throw this.translate(err, '');
     }

@@ -1,0 +1,415 @@
+// CachedObjectStore: the ObjectStore of one resource served from a watch
+// cache (upstream's Cacher), over the direct BackendObjectStore.
+//
+// Contract:
+// - One backend watch per resource feeds a WatchCache (./watch-cache.ts):
+//   start() lists the resource, then watches from the list's revision. When
+//   that watch fails, every cache watcher is ended cleanly (its client
+//   re-watches) and the cache lists again after a short backoff. stop() ends
+//   the backend watch and every watcher.
+// - Writes, GET without resourceVersion, exact lists (resourceVersionMatch
+//   Exact, or a legacy resourceVersion with a limit), any list with a limit and
+//   a resourceVersion other than "0", and continued lists go to the backend
+//   store, as kube-apiserver 1.32 delegates them.
+// - Lists at "0" are served from the cache whole (limit ignored, as upstream);
+//   NotOlderThan N waits up to `waitTimeoutMs` (3 s) for the cache to reach N,
+//   then fails 504 "Too large resource version". A consistent list (no
+//   resourceVersion) reads the backend's current revision, waits for the cache
+//   to reach it (asking etcd for a progress notification) and falls back to
+//   the backend when it does not in time. GET with a resourceVersion reads the
+//   cache once it is not older than that version.
+// - Watches: from an explicit revision, every history event after it; older
+//   than the window → an ERROR event with 410 Expired "too old resource
+//   version: X (Y)". Unset or "0" (or sendInitialEvents=true): ADDED for the
+//   cache's current state, then onInitialEventsEnd, then changes.
+// - Fan-out never blocks writers: backend events are applied to the cache at
+//   once and dispatched to watchers on a microtask, one backend batch at a
+//   time. Watchers without a selector all receive the same event object
+//   (CacheEvent.shared), so the layers above can encode it once. A watcher
+//   whose handler throws is dropped. Per-watcher buffering is the consumer's
+//   (the HTTP layer ends a watch whose socket falls too far behind).
+
+import type { Backend, StorageError, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
+import { prefixEnd } from '../interface.js';
+import type { GroupResource, KubeObject } from '../../machinery/meta.js';
+import { StatusError, badRequest, notFound, resourceExpired, tooLargeResourceVersion } from '../../machinery/errors.js';
+import { parseResourceVersion } from '../../machinery/resource-version.js';
+import {
+  BackendObjectStore,
+  decode,
+  type ObjectStore,
+  type ObjectStoreOptions,
+  type Predicate,
+  type StoreListOptions,
+  type StoreListResult,
+  type StoreWatchEvent,
+  type StoreWatchHandle,
+  type StoreWatchHandlers,
+  type StoreWatchOptions,
+  type UpdateFunc,
+} from '../object-store.js';
+import { CacheEvent, WatchCache } from './watch-cache.js';
+
+export interface WatchCacheOptions {
+  /** Events kept for resuming watches (default 10,000). */
+  historySize?: number;
+  /** How long a read waits for the cache to reach a revision (default 3000 ms, upstream's blockTimeout). */
+  waitTimeoutMs?: number;
+  /** Delay before re-listing after the backend watch failed (default 1000 ms). */
+  relistDelayMs?: number;
+}
+
+export const DEFAULT_HISTORY_SIZE = 10_000;
+export const DEFAULT_WAIT_TIMEOUT_MS = 3_000;
+
+interface CacheWatcher {
+  /** Key prefix this watcher sees (a namespace's, or the whole resource's). */
+  prefix: string;
+  predicate: Predicate | undefined;
+  handlers: StoreWatchHandlers;
+  /** Every event up to this revision has been handed over (or skipped). */
+  lastRevision: number;
+  stopped: boolean;
+}
+
+export class CachedObjectStore implements ObjectStore {
+  readonly resource: GroupResource;
+  private readonly direct: BackendObjectStore;
+  private readonly backend: Backend;
+  private readonly cache: WatchCache;
+  private readonly namespaced: boolean;
+  private readonly root: string;
+  private readonly waitTimeoutMs: number;
+  private readonly relistDelayMs: number;
+  private readonly watchers = new Set<CacheWatcher>();
+  private backendWatch: (WatchHandle & { requestProgress?(): void }) | undefined;
+  private ready = false;
+  private readyWaiters: Array<() => void> = [];
+  private stopped = false;
+  private relistTimer: NodeJS.Timeout | undefined;
+  /** Applied but not yet dispatched events. */
+  private pending: CacheEvent[] = [];
+  private dispatchScheduled = false;
+
+  constructor(options: ObjectStoreOptions & { cache?: WatchCacheOptions }) {
+    this.direct = new BackendObjectStore(options);
+    this.backend = options.backend;
+    this.resource = options.resource;
+    this.namespaced = options.namespaced;
+    const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
+    this.root = `${prefix}/${options.keyResource ?? options.resource.resource}/`;
+    this.cache = new WatchCache(options.cache?.historySize ?? DEFAULT_HISTORY_SIZE);
+    this.waitTimeoutMs = options.cache?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+    this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
+  }
+
+  // ---- lifecycle -------------------------------------------------------------
+
+  /** Lists the resource and starts the backend watch; resolves once the cache is filled. */
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    const end = prefixEnd(this.root);
+    const res = await this.backend.range(this.root, end);
+    if (this.stopped) return;
+    this.cache.replace(res.kvs, res.revision);
+    this.backendWatch = this.backend.watch(this.root, res.revision, {
+      onEvents: (events) => this.onBackendEvents(events),
+      onProgress: (revision) => {
+        this.cache.progress(revision);
+        this.scheduleDispatch();
+      },
+      onError: (err) => this.onBackendError(err),
+    });
+    this.ready = true;
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
+  }
+
+  /** Ends the backend watch and every watcher; later reads go to the backend. */
+  stop(): void {
+    this.stopped = true;
+    this.ready = false;
+    if (this.relistTimer !== undefined) clearTimeout(this.relistTimer);
+    this.backendWatch?.cancel();
+    this.backendWatch = undefined;
+    this.cache.releaseWaiters();
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
+    this.closeAllWatchers();
+  }
+
+  /** For tests and metrics: watchers currently fed by the cache. */
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  private onBackendEvents(events: KVWatchEvent[]): void {
+    const applied = this.cache.apply(events);
+    for (const e of applied) this.pending.push(e);
+    this.scheduleDispatch();
+  }
+
+  private onBackendError(_err: StorageError): void {
+    // The cache can no longer tell what changed: end its watchers (clients
+    // re-watch, possibly getting 410) and list again.
+    this.ready = false;
+    this.backendWatch = undefined;
+    this.dispatch();
+    this.closeAllWatchers();
+    this.restartLater();
+  }
+
+  /** Lists again after relistDelayMs (used after a failed start or backend watch). */
+  restartLater(): void {
+    if (this.stopped || this.relistTimer !== undefined) return;
+    this.relistTimer = setTimeout(() => {
+      this.relistTimer = undefined;
+      this.start().catch(() => this.restartLater());
+    }, this.relistDelayMs);
+    this.relistTimer.unref();
+  }
+
+  private closeAllWatchers(): void {
+    const all = [...this.watchers];
+    this.watchers.clear();
+    for (const w of all) this.end(w, undefined);
+  }
+
+  private async whenReady(): Promise<boolean> {
+    if (this.ready) return true;
+    if (this.stopped) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const ok = await new Promise<boolean>((resolve) => {
+      this.readyWaiters.push(() => resolve(this.ready));
+      timer = setTimeout(() => resolve(false), this.waitTimeoutMs);
+      timer.unref();
+    });
+    clearTimeout(timer);
+    return ok;
+  }
+
+  // ---- delegated -------------------------------------------------------------
+
+  keyFor(namespace: string, name: string): string {
+    return this.direct.keyFor(namespace, name);
+  }
+
+  currentResourceVersion(): Promise<string> {
+    return this.direct.currentResourceVersion();
+  }
+
+  create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject> {
+    return this.direct.create(namespace, name, obj, options);
+  }
+
+  guaranteedUpdate(
+    namespace: string,
+    name: string,
+    update: UpdateFunc,
+    options?: { ttlSeconds?: number; dryRun?: boolean },
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    return this.direct.guaranteedUpdate(namespace, name, update, options);
+  }
+
+  delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
+    return this.direct.delete(namespace, name, check);
+  }
+
+  // ---- reads -----------------------------------------------------------------
+
+  async get(namespace: string, name: string, options: { resourceVersion?: string } = {}): Promise<KubeObject> {
+    const rvText = options.resourceVersion ?? '';
+    if (rvText === '') return this.direct.get(namespace, name, options);
+    const minimum = parseResourceVersion(rvText);
+    if (!(await this.whenReady())) return this.direct.get(namespace, name, options);
+    await this.waitFresh(minimum);
+    const obj = this.cache.get(this.keyFor(namespace, name));
+    if (obj === undefined) throw notFound(this.resource, name);
+    return decode(obj.value, obj.revision);
+  }
+
+  async list(namespace: string, options: StoreListOptions): Promise<StoreListResult> {
+    const rvText = options.resourceVersion ?? '';
+    const match = options.resourceVersionMatch ?? '';
+    const limit = options.limit ?? 0;
+    const hasContinue = options.continue !== undefined && options.continue !== '';
+    // Upstream 1.32's shouldDelegateList: continuations, limits (except at "0") and Exact go to storage.
+    const delegate = hasContinue || (limit > 0 && rvText !== '0') || (match !== '' && match !== 'NotOlderThan');
+    if (delegate || rvText === '' && match !== '') return this.direct.list(namespace, options);
+
+    let minimum = 0;
+    if (rvText === '') {
+      // Consistent read: the cache must reflect every write acknowledged before now.
+      const current = await this.backend.currentRevision();
+      if (!(await this.whenReady())) return this.direct.list(namespace, options);
+      if (this.cache.revision < current) {
+        this.backendWatch?.requestProgress?.();
+        if (!(await this.cache.waitFor(current, this.waitTimeoutMs))) return this.direct.list(namespace, options);
+      }
+    } else {
+      minimum = parseResourceVersion(rvText);
+      if (!(await this.whenReady())) return this.direct.list(namespace, options);
+      await this.waitFresh(minimum);
+    }
+
+    const prefix = this.prefixFor(namespace);
+    const predicate = options.predicate;
+    const items: KubeObject[] = [];
+    for (const obj of this.cache.range(prefix, prefixEnd(prefix))) {
+      const item = decode(obj.value, obj.revision);
+      if (predicate === undefined || predicate(item)) items.push(item);
+    }
+    return { items, resourceVersion: String(this.cache.revision) };
+  }
+
+  /** Waits (bounded) until the cache is not older than `minimum`, else 504 with Retry-After. */
+  private async waitFresh(minimum: number): Promise<void> {
+    if (minimum <= this.cache.revision) return;
+    if (!(await this.cache.waitFor(minimum, this.waitTimeoutMs))) {
+      throw tooLargeResourceVersion(minimum, this.cache.revision);
+    }
+  }
+
+  private prefixFor(namespace: string): string {
+    return this.namespaced && namespace !== '' ? `${this.root}${namespace}/` : this.root;
+  }
+
+  // ---- watch -----------------------------------------------------------------
+
+  async watch(namespace: string, options: StoreWatchOptions, handlers: StoreWatchHandlers): Promise<StoreWatchHandle> {
+    const rvText = options.resourceVersion ?? '';
+    const requested = parseResourceVersion(rvText);
+    if (!(await this.whenReady())) return this.direct.watch(namespace, options, handlers);
+    const initial = options.sendInitialEvents ?? requested === 0;
+
+    if (initial && options.sendInitialEvents === true) {
+      // The streaming list: "" is a consistent start, N not older than N.
+      if (rvText === '') {
+        const current = await this.backend.currentRevision();
+        if (this.cache.revision < current) {
+          this.backendWatch?.requestProgress?.();
+          await this.waitFresh(current);
+        }
+      } else await this.waitFresh(requested);
+    }
+    if (!this.ready) return this.direct.watch(namespace, options, handlers);
+
+    const watcher: CacheWatcher = {
+      prefix: this.prefixFor(namespace),
+      predicate: options.predicate,
+      handlers,
+      lastRevision: 0,
+      stopped: false,
+    };
+    const handle: StoreWatchHandle = {
+      stop: () => {
+        watcher.stopped = true;
+        this.watchers.delete(watcher);
+      },
+    };
+
+    // Everything below runs synchronously: no event can slip between the
+    // snapshot (or the history replay) and the registration.
+    if (initial) {
+      const revision = this.cache.revision;
+      for (const obj of this.cache.range(watcher.prefix, prefixEnd(watcher.prefix))) {
+        const item = decode(obj.value, obj.revision);
+        if (watcher.predicate === undefined || watcher.predicate(item)) {
+          if (!this.call(watcher, () => handlers.onEvent({ type: 'ADDED', object: item }))) return handle;
+        }
+      }
+      watcher.lastRevision = revision;
+      if (!this.call(watcher, () => handlers.onInitialEventsEnd?.(String(revision)))) return handle;
+    } else {
+      const from = rvText === '' || rvText === '0' ? this.cache.revision : requested;
+      const oldest = this.cache.oldestResumable();
+      if (from < oldest) {
+        watcher.stopped = true;
+        handlers.onError(resourceExpired(`too old resource version: ${from} (${oldest})`));
+        return handle;
+      }
+      watcher.lastRevision = from;
+      if (from < this.cache.revision) {
+        // Replay the window; events still waiting for dispatch are included.
+        this.deliver(watcher, this.cache.eventsAfter(from));
+        if (watcher.stopped) return handle;
+      }
+    }
+    this.watchers.add(watcher);
+    return handle;
+  }
+
+  private scheduleDispatch(): void {
+    if (this.dispatchScheduled) return;
+    this.dispatchScheduled = true;
+    // A microtask: watchers hear of a write before its caller continues, and
+    // every event of one backend batch (a group commit) goes out together.
+    queueMicrotask(() => {
+      this.dispatchScheduled = false;
+      this.dispatch();
+    });
+  }
+
+  /** Hands the pending events to every watcher, then tells each how far the cache has got. */
+  private dispatch(): void {
+    const batch = this.pending;
+    this.pending = [];
+    const revision = this.cache.revision;
+    for (const watcher of [...this.watchers]) {
+      if (batch.length > 0) this.deliver(watcher, batch);
+      if (!watcher.stopped && watcher.lastRevision < revision) {
+        watcher.lastRevision = revision;
+        this.call(watcher, () => watcher.handlers.onProgress?.(String(revision)));
+      }
+    }
+  }
+
+  private deliver(watcher: CacheWatcher, events: readonly CacheEvent[]): void {
+    for (const e of events) {
+      if (watcher.stopped) return;
+      if (e.revision <= watcher.lastRevision) continue;
+      watcher.lastRevision = e.revision;
+      if (!e.key.startsWith(watcher.prefix)) continue;
+      const out = translate(e, watcher.predicate);
+      if (out !== null) this.call(watcher, () => watcher.handlers.onEvent(out));
+    }
+  }
+
+  /** Runs a handler; one that throws ends its watcher. Returns false when the watcher is over. */
+  private call(watcher: CacheWatcher, fn: () => void): boolean {
+    if (watcher.stopped) return false;
+    try {
+      fn();
+    } catch (err) {
+      this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
+      return false;
+    }
+    return !watcher.stopped;
+  }
+
+  private end(watcher: CacheWatcher, err: StatusError | undefined): void {
+    if (watcher.stopped) return;
+    watcher.stopped = true;
+    this.watchers.delete(watcher);
+    try {
+      if (err !== undefined) watcher.handlers.onError(err);
+      else if (watcher.handlers.onClose !== undefined) watcher.handlers.onClose();
+      else watcher.handlers.onError(resourceExpired('the watch cache was re-initialised; watch again'));
+    } catch {
+      // The watch is over; a throwing handler has nobody left to tell.
+    }
+  }
+}
+
+/** A cache event as a watcher with this predicate sees it (null: not at all). */
+function translate(e: CacheEvent, predicate: Predicate | undefined): StoreWatchEvent | null {
+  if (predicate === undefined) return e.shared();
+  const shared = e.shared();
+  if (e.type === 'ADDED') return predicate(shared.object) ? shared : null;
+  if (e.type === 'DELETED') return predicate(shared.object) ? shared : null;
+  const now = predicate(shared.object);
+  const previous = e.previous();
+  const before = previous === undefined ? now : predicate(previous);
+  if (now && before) return shared;
+  if (now) return { type: 'ADDED', object: shared.object };
+  if (before) return { type: 'DELETED', object: previous! };
+  return null;
+}
