@@ -13,8 +13,12 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { startServer, type ServerOptions } from '../server/server.js';
 import { parseDuration } from './duration.js';
+import { RestClient } from '../client/index.js';
+import type { RunningControllerManager } from '../controllers/manager.js';
+import { CONTROLLER_FLAGS_USAGE, controllerFlagOptions, controllerManagerCommand, controllerOptionsFromFlags, startControllers } from './controller-manager.js';
 
 const USAGE = `Usage: apiary serve [flags]
+       apiary controller-manager --kubeconfig FILE [flags]
 
 Flags:
   --data-dir DIR          where the sqlite store and kubeconfig live (default ./.apiary)
@@ -27,7 +31,8 @@ Flags:
                           how often old revisions are compacted; 0 disables (default 5m)
   --event-ttl DUR         how long events are kept (default 1h)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
-`;
+  --controllers BOOL      run the namespace and system namespaces controllers in-process (default true)
+${CONTROLLER_FLAGS_USAGE}`;
 
 function fail(message: string): never {
   process.stderr.write(`apiary: ${message}\n\n${USAGE}`);
@@ -49,6 +54,8 @@ async function serve(argv: string[]): Promise<void> {
         'etcd-compaction-interval': { type: 'string', default: '5m' },
         'event-ttl': { type: 'string', default: '1h' },
         'log-level': { type: 'string', default: 'info' },
+        controllers: { type: 'string', default: 'true' },
+        ...controllerFlagOptions,
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -90,7 +97,20 @@ async function serve(argv: string[]): Promise<void> {
     logLevel: values['log-level'],
   };
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
+  if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);
+  let controllerOptions: ReturnType<typeof controllerOptionsFromFlags> | undefined;
+  try {
+    if (values.controllers === 'true') controllerOptions = controllerOptionsFromFlags(values);
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
   const server = await startServer(options);
+  // The controllers reach the server over loopback HTTP, as kube-controller-manager does.
+  let controllers: { manager: RunningControllerManager; client: RestClient } | undefined;
+  if (controllerOptions !== undefined) {
+    const client = new RestClient({ server: server.url, userAgent: 'apiary-controller-manager' });
+    controllers = { manager: await startControllers(client, controllerOptions), client };
+  }
   process.stdout.write(`apiary listening on ${server.url}\n`);
   if (server.kubeconfigPath !== undefined) process.stdout.write(`kubeconfig: ${server.kubeconfigPath}\n`);
 
@@ -99,7 +119,9 @@ async function serve(argv: string[]): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     process.stdout.write(`received ${signal}, shutting down\n`);
-    server.stop().then(
+    (controllers ? controllers.manager.stop().then(() => controllers!.client.close()) : Promise.resolve())
+      .then(() => server.stop())
+      .then(
       () => process.exit(0),
       (err: unknown) => {
         process.stderr.write(`apiary: shutdown failed: ${err instanceof Error ? err.stack : String(err)}\n`);
@@ -116,6 +138,9 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       await serve(rest);
+      return;
+    case 'controller-manager':
+      await controllerManagerCommand(rest);
       return;
     case undefined:
     case 'help':

@@ -1,0 +1,134 @@
+// The controller flags shared by `apiary serve` and `apiary controller-manager`,
+// and the controller-manager command itself:
+//
+//   apiary controller-manager --kubeconfig FILE [--concurrent-namespace-syncs N]
+//       [--namespace-sync-period DUR] [--namespace-deletion-grace-period DUR]
+//       [--system-namespaces-interval DUR] [--log-level LEVEL]
+//
+// runs the namespace and system namespaces controllers against any apiary (or
+// Kubernetes) API server until SIGTERM or SIGINT, then stops them cleanly and
+// exits 0. Flag names follow kube-controller-manager where one exists.
+
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { RestClient } from '../client/index.js';
+import { type ControllerManagerOptions, type RunningControllerManager, startControllerManager } from '../controllers/manager.js';
+import { parseDuration } from './duration.js';
+
+export const CONTROLLER_FLAGS_USAGE = `Controller flags:
+  --concurrent-namespace-syncs N      namespaces deleted at once (default 10)
+  --namespace-sync-period DUR         namespace informer resync (default 5m)
+  --namespace-deletion-grace-period DUR
+                                      wait after a namespace's deletion before emptying it (default 5s)
+  --system-namespaces-interval DUR    how often system namespaces are re-created (default 1m)
+`;
+
+export const CONTROLLER_MANAGER_USAGE = `Usage: apiary controller-manager --kubeconfig FILE [flags]
+
+Flags:
+  --kubeconfig FILE                   the API server to manage
+  --log-level LEVEL                   trace | debug | info | warn | error | silent (default info)
+${CONTROLLER_FLAGS_USAGE}`;
+
+/** parseArgs options for the controller flags. */
+export const controllerFlagOptions = {
+  'concurrent-namespace-syncs': { type: 'string', default: '10' },
+  'namespace-sync-period': { type: 'string', default: '5m' },
+  'namespace-deletion-grace-period': { type: 'string', default: '5s' },
+  'system-namespaces-interval': { type: 'string', default: '1m' },
+} as const;
+
+export type ControllerFlagValues = { [K in keyof typeof controllerFlagOptions]: string };
+
+/** Controller manager options from parsed flags; throws Error with the flag's name when one is invalid. */
+export function controllerOptionsFromFlags(values: ControllerFlagValues): Omit<ControllerManagerOptions, 'client'> {
+  const duration = (flag: keyof ControllerFlagValues): number => {
+    try {
+      return parseDuration(values[flag]);
+    } catch (err) {
+      throw new Error(`invalid --${flag}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  const workers = Number(values['concurrent-namespace-syncs']);
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new Error(`invalid --concurrent-namespace-syncs ${JSON.stringify(values['concurrent-namespace-syncs'])}: want a positive integer`);
+  }
+  const interval = duration('system-namespaces-interval');
+  if (interval <= 0) throw new Error('invalid --system-namespaces-interval: must be positive');
+  return {
+    concurrentNamespaceSyncs: workers,
+    namespaceSyncPeriodMs: duration('namespace-sync-period'),
+    namespaceDeletionGracePeriodMs: duration('namespace-deletion-grace-period'),
+    systemNamespacesIntervalMs: interval,
+  };
+}
+
+/** Starts the controllers on a client; resolves once the system namespaces exist (or after waitMs). */
+export async function startControllers(
+  client: RestClient,
+  options: Omit<ControllerManagerOptions, 'client'>,
+  waitMs = 10_000,
+): Promise<RunningControllerManager> {
+  const manager = startControllerManager({ ...options, client });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([manager.systemNamespacesSynced, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
+  return manager;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`apiary: ${message}\n\n${CONTROLLER_MANAGER_USAGE}`);
+  process.exit(2);
+}
+
+export async function controllerManagerCommand(argv: string[]): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        kubeconfig: { type: 'string', default: '' },
+        'log-level': { type: 'string', default: 'info' },
+        help: { type: 'boolean', short: 'h', default: false },
+        ...controllerFlagOptions,
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
+  if (values.help) {
+    process.stdout.write(CONTROLLER_MANAGER_USAGE);
+    return;
+  }
+  if (values.kubeconfig === '') fail('--kubeconfig is required');
+  let options: Omit<ControllerManagerOptions, 'client'>;
+  try {
+    options = controllerOptionsFromFlags(values);
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
+  const logger = pino({ level: values['log-level'], base: { component: 'controller-manager' } });
+  const client = RestClient.fromKubeconfig(values.kubeconfig);
+  const manager = startControllerManager({ ...options, client, logger });
+  process.stdout.write(`apiary controller-manager running against ${client.config.server}\n`);
+
+  let shuttingDown = false;
+  const shutdown = (signal: string): void => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    process.stdout.write(`received ${signal}, shutting down\n`);
+    manager
+      .stop()
+      .then(() => client.close())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          process.stderr.write(`apiary: shutdown failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
