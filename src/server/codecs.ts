@@ -1,16 +1,21 @@
 // Codecs: objects to bytes for responses and request bodies to objects, in the
-// media types we serve (JSON, YAML; protobuf is a later addition), with
+// media types we serve (JSON, YAML, Kubernetes protobuf via src/api/schema), with
 // upstream's error messages for bodies that cannot be decoded
 // (handlers/rest.go transformDecodeError, the create/update handlers' kind and
 // version checks).
 
 import YAML from 'yaml';
+import { decodeProtobuf, encodeProtobuf } from '../api/schema/protobuf.js';
 import { badRequest } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { apiVersionOf, parseApiVersion } from '../machinery/meta.js';
 
-/** Serializes a response body. JSON ends with a newline, as Go's json.Encoder writes it. */
-export function encodeBody(value: unknown, mediaType: string, pretty = false): string {
+/**
+ * Serializes a response body. JSON ends with a newline, as Go's json.Encoder writes it.
+ * Protobuf throws 406 for a kind with no protobuf form (a Table).
+ */
+export function encodeBody(value: unknown, mediaType: string, pretty = false): string | Uint8Array {
+  if (mediaType === PROTOBUF) return encodeProtobuf(value as KubeObject);
   if (mediaType === 'application/yaml') {
     // sigs.k8s.io/yaml goes through a generic map, so upstream's YAML has sorted keys.
     return YAML.stringify(value, { sortMapEntries: true, lineWidth: 0 });
@@ -77,7 +82,11 @@ export function decodeDocument(body: Buffer, mediaType: string, kindForErrors: s
   return parseDocument(body, mediaType, kindForErrors);
 }
 
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
 function parseDocument(body: Buffer, mediaType: string, kindForErrors: string): unknown {
+  // A body that is not a Kubernetes protobuf envelope of a known kind is a 400.
+  if (mediaType === PROTOBUF) return decodeProtobuf(body);
   const text = body.toString('utf8');
   if (mediaType === 'application/yaml') {
     try {

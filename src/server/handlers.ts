@@ -2,11 +2,16 @@
 // checks of upstream's handlers (create.go, update.go, patch.go, delete.go,
 // get.go): negotiate the response type (406), the request type (415), read the
 // body (413), decode options and body (400/422), then call the RESTStore and
-// write its answer. Handlers never write a status code themselves except via
+// write its answer. Responses go through transform.ts (as=Table, …); bodies of
+// create, update and patch through field-validation.ts (fieldValidation).
+// Handlers never write a status code themselves except via
 // responses.ts; everything they throw becomes a Status there.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hasProtobuf } from '../api/schema/index.js';
+import { smpSchemaFor } from '../api/strategic-merge-schema.js';
 import { badRequest, invalid, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
+import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
 import { fieldErrors } from '../machinery/field-errors.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { applyJsonPatch, applyMergePatch } from '../machinery/patch.js';
@@ -19,10 +24,22 @@ import type {
   WriteOptions,
 } from '../registry/rest.js';
 import { decodeDocument, decodeObject } from './codecs.js';
-import { baseMediaType, negotiateInput, negotiateOutput, SERVED_PATCH_TYPES, type NegotiatedOutput } from './negotiation.js';
+import { checkFields, setWarningHeaders } from './field-validation.js';
+import {
+  baseMediaType,
+  negotiateInput,
+  negotiateOutput,
+  PROTOBUF_MEDIA_TYPE,
+  SCHEMALESS_PATCH_TYPES,
+  SERVED_INPUT_MEDIA_TYPES,
+  SERVED_MEDIA_TYPES,
+  SERVED_PATCH_TYPES,
+  type NegotiatedOutput,
+} from './negotiation.js';
 import { parseBool, type RequestInfo } from './request-info.js';
 import { writeNegotiated } from './responses.js';
-import { serveWatch, type WatchTracker } from './watch.js';
+import { RESOURCE_RESTRICTIONS, transformResponse, watchEventTransformer, type TransformContext } from './transform.js';
+import { serveWatch, watchStreamFormat, type WatchTracker } from './watch.js';
 
 /** kube-apiserver's --max-request-body-bytes default: 3 MiB. */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -58,11 +75,37 @@ export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BY
 }
 
 function output(scope: ResourceScope): NegotiatedOutput {
-  return negotiateOutput(scope.req.headers.accept);
+  return negotiateOutput(scope.req.headers.accept, RESOURCE_RESTRICTIONS);
+}
+
+function transformContext(scope: ResourceScope): TransformContext {
+  return { group: scope.type.group, kind: scope.type.kind, query: scope.query, served: SERVED_MEDIA_TYPES };
 }
 
 function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput): void {
-  writeNegotiated(scope.req, scope.res, code, value, out);
+  writeNegotiated(scope.req, scope.res, code, transformResponse(value, out, transformContext(scope)), out);
+}
+
+/** The body's media type; protobuf only for kinds that have a protobuf form (else 415). */
+function inputMediaType(scope: ResourceScope): string {
+  const mediaType = negotiateInput(scope.req.headers['content-type']);
+  if (mediaType === PROTOBUF_MEDIA_TYPE && !hasProtobuf(scope.type.group, scope.type.version, scope.type.kind)) {
+    throw unsupportedMediaType(mediaType, SERVED_INPUT_MEDIA_TYPES.filter((m) => m !== PROTOBUF_MEDIA_TYPE));
+  }
+  return mediaType;
+}
+
+/** Drops unknown/duplicate fields of a decoded body per fieldValidation; warnings go on the response. */
+function checkBodyFields(scope: ResourceScope, object: KubeObject, options: WriteOptions, body: Buffer, mediaType: string): void {
+  const warnings = checkFields(object, {
+    group: scope.type.group,
+    version: scope.type.version,
+    kind: scope.type.kind,
+    directive: options.fieldValidation,
+    mode: 'decode',
+    ...(mediaType === 'application/json' ? { rawJson: body.toString('utf8') } : {}),
+  });
+  setWarningHeaders(scope.res, warnings);
 }
 
 function parseInteger(query: URLSearchParams, key: string): number | undefined {
@@ -152,17 +195,19 @@ export async function handleList(scope: ResourceScope): Promise<void> {
 }
 
 export async function handleWatch(scope: ResourceScope): Promise<void> {
-  negotiateOutput(scope.req.headers.accept, undefined, undefined, true);
+  const out = negotiateOutput(scope.req.headers.accept, RESOURCE_RESTRICTIONS, SERVED_MEDIA_TYPES, true);
   const options = watchOptionsFrom(scope.query, scope.info.name);
-  await serveWatch(scope.req, scope.res, scope.store, scope.namespace, options, scope.watches);
+  const format = watchStreamFormat(out.mediaType, watchEventTransformer(out, transformContext(scope)));
+  await serveWatch(scope.req, scope.res, scope.store, scope.namespace, options, scope.watches, format);
 }
 
 export async function handleCreate(scope: ResourceScope): Promise<void> {
   const out = output(scope);
-  const mediaType = negotiateInput(scope.req.headers['content-type']);
+  const mediaType = inputMediaType(scope);
   const body = await readBody(scope.req);
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
+  checkBodyFields(scope, object, options, body, mediaType);
   const bodyNamespace = object.metadata.namespace ?? '';
   if (scope.type.namespaced && bodyNamespace !== '' && bodyNamespace !== scope.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -173,10 +218,11 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
 
 export async function handleUpdate(scope: ResourceScope): Promise<void> {
   const out = output(scope);
-  const mediaType = negotiateInput(scope.req.headers['content-type']);
+  const mediaType = inputMediaType(scope);
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'UpdateOptions');
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
+  checkBodyFields(scope, object, options, body, mediaType);
   checkName(object, scope.info.name, scope.namespace);
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
@@ -186,13 +232,17 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
 export async function handlePatch(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   const patchType = baseMediaType(scope.req.headers['content-type'] ?? '');
-  if (!SERVED_PATCH_TYPES.includes(patchType)) throw unsupportedMediaType('', SERVED_PATCH_TYPES);
+  const smpSchema = smpSchemaFor(scope.type.group, scope.type.version, scope.type.kind);
+  // Strategic merge patch needs patch metadata: kinds without a schema do not take it (415), as upstream's CRDs.
+  const served = smpSchema === undefined ? SCHEMALESS_PATCH_TYPES : SERVED_PATCH_TYPES;
+  if (!served.includes(patchType)) throw unsupportedMediaType('', served);
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'PatchOptions');
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
+  const text = body.toString('utf8');
   let patch: unknown;
   try {
-    patch = JSON.parse(body.toString('utf8'));
+    patch = JSON.parse(text);
   } catch (err) {
     // Upstream: a merge patch that is not JSON is "Invalid JSON Patch"; a JSON patch reports the parse error.
     if (patchType === 'application/merge-patch+json') throw badRequest('Invalid JSON Patch');
@@ -200,18 +250,30 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   }
   const expected = expectedKind(scope.type);
   const name = scope.info.name;
+  let warnings: string[] = [];
   const patched = await scope.store.patch(
     scope.namespace,
     name,
     (current) => {
-      const result = patchType === 'application/json-patch+json' ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
+      let result: unknown;
+      if (patchType === 'application/json-patch+json') result = applyJsonPatch(current, patch);
+      else if (patchType === 'application/strategic-merge-patch+json') result = applyStrategicMergePatch(current, patch, smpSchema!);
+      else result = applyMergePatch(current, patch);
       // The patched document is decoded like a request body: it must still be this kind and name.
       const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind);
       checkName(object, name, scope.namespace);
+      // Recomputed on every attempt: a conflict retry patches a newer object.
+      warnings = checkFields(object, {
+        ...expected,
+        directive: options.fieldValidation,
+        mode: 'patch',
+        ...(patchType === 'application/json-patch+json' ? {} : { rawJson: text }),
+      });
       return object;
     },
     options,
   );
+  setWarningHeaders(scope.res, warnings);
   write(scope, 200, patched, out);
 }
 

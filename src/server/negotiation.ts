@@ -31,16 +31,22 @@ export interface NegotiatedOutput {
   pretty: boolean;
 }
 
-/** The media types responses are served in, in preference order. Protobuf joins here later. */
-export const SERVED_MEDIA_TYPES = ['application/json', 'application/yaml'];
+/** Kubernetes protobuf (the `k8s\0` envelope), for built-in kinds. */
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+/** The media types resource responses are served in, in upstream's preference order. */
+export const SERVED_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
+/** Non-resource documents (discovery, version): no protobuf form here. */
+export const DOCUMENT_MEDIA_TYPES = ['application/json', 'application/yaml'];
 /** The media types a watch stream can be served in (YAML has no stream framing upstream either). */
-export const SERVED_STREAM_MEDIA_TYPES = ['application/json;stream=watch'];
+export const SERVED_STREAM_MEDIA_TYPES = ['application/json;stream=watch', `${PROTOBUF_MEDIA_TYPE};stream=watch`];
 /** Serializers that have a stream framing (watch). */
-const STREAMABLE = new Set(['application/json']);
+const STREAMABLE = new Set(['application/json', PROTOBUF_MEDIA_TYPE]);
 /** Request body types for create and update. */
-export const SERVED_INPUT_MEDIA_TYPES = ['application/json', 'application/yaml'];
-/** Patch types we apply (strategic merge and apply patches are not supported yet). */
-export const SERVED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'];
+export const SERVED_INPUT_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
+/** Patch types we apply for built-in kinds (server-side apply is not supported yet). */
+export const SERVED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+/** Patch types for kinds with no schema (no strategic merge patch without patch metadata). */
+export const SCHEMALESS_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'];
 
 /** Parses an Accept header into media ranges, sorted the way upstream's goautoneg does. */
 export function parseAccept(header: string): MediaRange[] {

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, internalError, isStatusError, type Status } from '../machinery/errors.js';
 import { encodeBody } from './codecs.js';
-import { DEFAULT_RESTRICTIONS, type EndpointRestrictions, type NegotiatedOutput, negotiateOutput } from './negotiation.js';
+import { DEFAULT_RESTRICTIONS, DOCUMENT_MEDIA_TYPES, type EndpointRestrictions, type NegotiatedOutput, negotiateOutput } from './negotiation.js';
 
 /** Upstream's isPrettyPrint: ?pretty=true, or a human's client (curl, wget, browsers). */
 export function wantsPretty(req: IncomingMessage): boolean {
@@ -19,9 +19,9 @@ export function wantsPretty(req: IncomingMessage): boolean {
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');
 }
 
-function setCommonHeaders(res: ServerResponse, contentType: string, body: string): void {
+function setCommonHeaders(res: ServerResponse, contentType: string, body: string | Uint8Array): void {
   res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.setHeader('X-Content-Type-Options', 'nosniff');
 }
@@ -52,7 +52,7 @@ export function writeObject(
 ): void {
   let output: NegotiatedOutput;
   try {
-    output = negotiateOutput(req.headers.accept, restrictions);
+    output = negotiateOutput(req.headers.accept, restrictions, DOCUMENT_MEDIA_TYPES);
   } catch (err) {
     writeError(req, res, err);
     return;

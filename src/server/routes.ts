@@ -36,7 +36,7 @@ import {
   type ResourceScope,
 } from './handlers.js';
 import { reportedVerb, type ServerMetrics } from './metrics.js';
-import { negotiateOutput } from './negotiation.js';
+import { DOCUMENT_MEDIA_TYPES, negotiateOutput } from './negotiation.js';
 import { createOpenApiService, type OpenApiService } from './openapi/service.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { routeError, toStatusError, writeError, writeNegotiated, writeObject, writeText } from './responses.js';
@@ -174,7 +174,7 @@ function discovery(
   legacy: () => Record<string, unknown>,
 ): void {
   if (method !== 'GET' && method !== 'HEAD') throw routeError(405);
-  const output = negotiateOutput(req.headers.accept, aggregatedRoot === undefined ? undefined : DISCOVERY_RESTRICTIONS);
+  const output = negotiateOutput(req.headers.accept, aggregatedRoot === undefined ? undefined : DISCOVERY_RESTRICTIONS, DOCUMENT_MEDIA_TYPES);
   if (output.convert !== undefined && aggregatedRoot !== undefined) {
     const version = output.convert.version;
     const contentType = output.mediaType === 'application/json' ? aggregatedContentType(version) : output.mediaType;

@@ -1,11 +1,14 @@
 // Watch streams over HTTP: a 200 chunked response of newline-delimited JSON
 // events ({"type":"ADDED","object":{…}}), as kube-apiserver writes them for
-// Accept application/json. A stream ends when the client goes away, when
+// Accept application/json, or (with a WatchStreamFormat) length-prefixed
+// protobuf WatchEvent frames, and event objects converted (as=Table). A stream ends when the client goes away, when
 // timeoutSeconds passes (default: a random duration in [30, 60) minutes, as
 // upstream spreads reconnects), when the store ends it, or when the server
 // stops (WatchTracker.endAll).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { encodeWatchEventFrame } from '../api/schema/protobuf.js';
+import type { KubeObject } from '../machinery/meta.js';
 import type { RESTStore, WatchEvent, WatchOptions, Watcher } from '../registry/rest.js';
 import { writeError } from './responses.js';
 
@@ -34,6 +37,26 @@ export function encodeWatchEvent(event: WatchEvent): string {
   return JSON.stringify({ type: event.type, object: event.object }) + '\n';
 }
 
+/** How events of one watch are written: the response Content-Type and one event's bytes. */
+export interface WatchStreamFormat {
+  contentType: string;
+  encode(event: WatchEvent): string | Uint8Array;
+}
+
+export const JSON_WATCH_FORMAT: WatchStreamFormat = { contentType: 'application/json', encode: encodeWatchEvent };
+
+/** Protobuf frames: a 4-byte big-endian length, then a WatchEvent message (upstream's LengthDelimitedFramer). */
+export const PROTOBUF_WATCH_FORMAT: WatchStreamFormat = {
+  contentType: 'application/vnd.kubernetes.protobuf;stream=watch',
+  encode: (event) => encodeWatchEventFrame(event.type, event.object as KubeObject),
+};
+
+/** The stream format for a negotiated media type, with event objects passed through `convert`. */
+export function watchStreamFormat(mediaType: string, convert: (event: WatchEvent) => WatchEvent = (e) => e): WatchStreamFormat {
+  const base = mediaType === 'application/vnd.kubernetes.protobuf' ? PROTOBUF_WATCH_FORMAT : JSON_WATCH_FORMAT;
+  return { contentType: base.contentType, encode: (event) => base.encode(convert(event)) };
+}
+
 /**
  * Runs one watch to its end. Resolves when the response has ended. Errors the
  * store throws before the stream starts become ordinary Status responses.
@@ -45,12 +68,13 @@ export async function serveWatch(
   namespace: string,
   options: WatchOptions,
   tracker: WatchTracker,
+  format: WatchStreamFormat = JSON_WATCH_FORMAT,
 ): Promise<void> {
   let started = false;
   let finished = false;
   let watcher: Watcher | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const pending: string[] = [];
+  const pending: Array<string | Uint8Array | null> = [];
   let untrack: () => void = () => {};
   let resolveEnded: () => void = () => {};
   const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
@@ -72,13 +96,21 @@ export async function serveWatch(
     watcher = await store.watch(namespace, options, {
       event: (e) => {
         if (finished) return;
-        const line = encodeWatchEvent(e);
+        let line: string | Uint8Array;
+        try {
+          line = format.encode(e);
+        } catch {
+          // An object that cannot be written in this format ends the stream, as upstream's encoder error does.
+          if (started) finish();
+          else pending.push(null);
+          return;
+        }
         if (started) res.write(line);
         else pending.push(line);
       },
       done: () => {
         // The store may end the watch before we have started the stream.
-        if (!started) pending.push('');
+        if (!started) pending.push(null);
         else finish();
       },
     });
@@ -95,14 +127,14 @@ export async function serveWatch(
     return ended;
   }
 
-  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Type', format.contentType);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.setHeader('Transfer-Encoding', 'chunked');
   res.writeHead(200);
   res.flushHeaders();
   started = true;
   for (const line of pending) {
-    if (line === '') {
+    if (line === null) {
       finish();
       return ended;
     }

@@ -159,7 +159,7 @@ test('405 for a method the path does not serve', async () => {
 
 test('406 for an Accept we cannot serve', async () => {
   const reply = await get(base, `${CM}/existing`, { accept: 'text/html' });
-  assertStatus(reply, 406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml');
+  assertStatus(reply, 406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
   const create = await request(base, 'POST', CM, { body: configMap('accepted-not'), headers: { accept: 'text/html' } });
   assert.equal(create.status, 406, 'output negotiation comes before the write');
 });
@@ -176,17 +176,17 @@ test('415 for an unknown body or patch type', async () => {
     reply,
     415,
     'UnsupportedMediaType',
-    'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+    'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
   );
-  const strategic = await request(base, 'PATCH', `${CM}/existing`, {
+  const apply = await request(base, 'PATCH', `${CM}/existing`, {
     raw: JSON.stringify({ data: { s: 'm' } }),
-    headers: { 'content-type': 'application/strategic-merge-patch+json' },
+    headers: { 'content-type': 'application/apply-patch+yaml' },
   });
   assertStatus(
-    strategic,
+    apply,
     415,
     'UnsupportedMediaType',
-    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json',
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
   );
 });
 

@@ -73,7 +73,7 @@ test('a watch asked for in YAML is 406', async () => {
   assert.equal(reply.status, 406);
   // The error itself is negotiated like any response: this client reads YAML.
   assert.equal(reply.contentType, 'application/yaml');
-  assert.equal(YAML.parse(reply.text).message, 'only the following media types are accepted: application/json;stream=watch');
+  assert.equal(YAML.parse(reply.text).message, 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch');
 });
 
 test('stopping the server ends open watches', async () => {

@@ -33,14 +33,14 @@ test('an unsatisfiable Accept is 406 with upstream message', () => {
       isStatusError(err) &&
       err.code === 406 &&
       err.reason === 'NotAcceptable' &&
-      err.message === 'only the following media types are accepted: application/json, application/yaml',
+      err.message === 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
   );
 });
 
 test('a watch cannot be served as YAML: 406 lists the stream types', () => {
   assert.throws(
     () => negotiateOutput('application/yaml', undefined, undefined, true),
-    (err: unknown) => isStatusError(err) && err.code === 406 && err.message === 'only the following media types are accepted: application/json;stream=watch',
+    (err: unknown) => isStatusError(err) && err.code === 406 && err.message === 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
   );
   assert.equal(negotiateOutput('application/json;stream=watch', undefined, undefined, true).stream, 'watch');
 });
@@ -68,6 +68,6 @@ test('request bodies: JSON by default, YAML, charset ignored, others 415', () =>
     (err: unknown) =>
       isStatusError(err) &&
       err.code === 415 &&
-      err.message === 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+      err.message === 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
   );
 });

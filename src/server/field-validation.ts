@@ -1,0 +1,67 @@
+/**
+ * Field validation (`fieldValidation=Ignore|Warn|Strict`) for create, update and
+ * patch, in one place: unknown fields (those the schema registry does not
+ * describe) and duplicate keys in a JSON body are dropped, and then
+ *   - Ignore: nothing more;
+ *   - Warn (the default when the parameter is absent, as upstream): one
+ *     `Warning: 299 - "unknown field \"spec.foo\""` header per field;
+ *   - Strict: the request fails with 400, worded as upstream's strict decoder:
+ *     create/update `ConfigMap in version "v1" cannot be handled as a ConfigMap:
+ *     strict decoding error: unknown field "spec.foo", duplicate field "data"`,
+ *     patch `strict decoding error: unknown field "spec.foo"`.
+ *
+ * Contract: `checkFields(obj, ctx)` prunes `obj` in place and returns the
+ * messages to send as warnings (empty for Ignore), or throws the Strict error.
+ * `setWarningHeaders(res, messages)` writes them (deduplicated) on a response
+ * that has not started. The registry's own pruning then finds nothing left.
+ */
+import type { ServerResponse } from 'node:http';
+import { duplicateFieldMessage, findDuplicateFields, pruneObject, unknownFieldMessage } from '../api/schema/prune.js';
+import { badRequest } from '../machinery/errors.js';
+import type { KubeObject } from '../machinery/meta.js';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export interface FieldCheckContext {
+  group: string;
+  version: string;
+  kind: string;
+  directive: FieldValidation | undefined;
+  /** The body as JSON text, when it was JSON (duplicates are looked for there). */
+  rawJson?: string;
+  /** 'decode' for create/update bodies, 'patch' for the result of a patch. */
+  mode: 'decode' | 'patch';
+}
+
+/** Prunes unknown fields of `obj` and applies the directive (see the module comment). */
+export function checkFields(obj: KubeObject, ctx: FieldCheckContext): string[] {
+  const directive = ctx.directive ?? 'Warn';
+  const duplicates = ctx.rawJson === undefined || directive === 'Ignore' ? [] : findDuplicateFields(ctx.rawJson);
+  const unknown = pruneObject(ctx.group, ctx.version, ctx.kind, obj as unknown as Record<string, unknown>);
+  if (directive === 'Ignore') return [];
+  const messages = [...duplicates.map(duplicateFieldMessage), ...unknown.map(unknownFieldMessage)];
+  if (messages.length === 0) return [];
+  if (directive === 'Strict') {
+    const strict = `strict decoding error: ${messages.join(', ')}`;
+    if (ctx.mode === 'patch') throw badRequest(strict);
+    throw badRequest(`${ctx.kind} in version ${JSON.stringify(ctx.version)} cannot be handled as a ${ctx.kind}: ${strict}`);
+  }
+  return messages;
+}
+
+/** One warning as an HTTP Warning header value: code 299, agent "-", quoted text. */
+export function warningHeaderValue(text: string): string {
+  return `299 - "${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** Adds the warnings (deduplicated, in order) to a response that has not been written yet. */
+export function setWarningHeaders(res: ServerResponse, messages: string[]): void {
+  if (messages.length === 0 || res.headersSent) return;
+  const existing = res.getHeader('Warning');
+  const values = Array.isArray(existing) ? existing.map(String) : existing === undefined ? [] : [String(existing)];
+  for (const text of messages) {
+    const value = warningHeaderValue(text);
+    if (!values.includes(value)) values.push(value);
+  }
+  res.setHeader('Warning', values);
+}
