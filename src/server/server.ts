@@ -12,6 +12,7 @@ import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../machinery/names.js';
 import { createRegistry, type Registry } from '../registry/index.js';
+import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import type { Namespace } from '../api/core/v1/types.js';
@@ -47,6 +48,10 @@ export interface ServerOptions {
   clock?: Clock;
   /** Admission plugins run after NamespaceLifecycle (tests use this to make writes fail). */
   admission?: AdmissionPlugin[];
+  /** Watch cache settings (history size, wait timeout), or false to serve every read from storage (default: on). */
+  watchCache?: WatchCacheOptions | false;
+  /** Interval of watch BOOKMARK events in ms (default 60 s, as upstream). */
+  bookmarkIntervalMs?: number;
 }
 
 export interface RunningServer {
@@ -132,8 +137,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix, admission: [namespaceLifecycle, ...(options.admission ?? [])] };
   if (options.clock !== undefined) registryOptions.clock = options.clock;
+  if (options.watchCache !== undefined) registryOptions.watchCache = options.watchCache;
+  if (options.bookmarkIntervalMs !== undefined) registryOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
   const registry = createRegistry(registryOptions);
   registryRef = registry;
+  // Serve once every watch cache holds its resource (reads fall back to storage until then anyway).
+  await registry.ready;
 
   const watches = new WatchTracker();
   let ready = false;
