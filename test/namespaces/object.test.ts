@@ -1,0 +1,142 @@
+// The Namespace object and its deletion, as a client sees them over HTTP, on a
+// bare server (no controllers): names, defaults on create, what updates,
+// /status and /finalize may change, and the Terminating state.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type Cluster, http, ns, startCluster } from './helpers.js';
+
+let cluster: Cluster;
+let base: string;
+
+before(async () => {
+  cluster = await startCluster({ controllers: false });
+  base = cluster.server.url;
+});
+after(() => cluster.stop());
+
+test('a namespace name must be a DNS-1123 label (422 with upstream message)', async () => {
+  const res = await http(base, 'POST', '/api/v1/namespaces', ns('Not_A_Label'));
+  assert.equal(res.status, 422);
+  assert.equal(res.json.reason, 'Invalid');
+  assert.equal(
+    res.json.message,
+    `Namespace "Not_A_Label" is invalid: metadata.name: Invalid value: "Not_A_Label": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+  );
+  assert.equal((await http(base, 'POST', '/api/v1/namespaces', ns('a.b'))).status, 422, 'dots are not allowed in a label');
+});
+
+test('on create: phase Active, "kubernetes" appended to spec.finalizers, others kept', async () => {
+  const plain = await http(base, 'POST', '/api/v1/namespaces', ns('plain'));
+  assert.equal(plain.status, 201);
+  assert.deepEqual(plain.json.status, { phase: 'Active' });
+  assert.deepEqual(plain.json.spec, { finalizers: ['kubernetes'] });
+
+  const other = await http(base, 'POST', '/api/v1/namespaces', { ...ns('other', ['example.com/origin']), status: { phase: 'Terminating' } });
+  assert.equal(other.status, 201);
+  assert.deepEqual(other.json.spec.finalizers, ['example.com/origin', 'kubernetes']);
+  assert.equal(other.json.status.phase, 'Active', 'a client cannot create a Terminating namespace');
+
+  const both = await http(base, 'POST', '/api/v1/namespaces', ns('both', ['kubernetes', 'example.com/origin']));
+  assert.deepEqual(both.json.spec.finalizers, ['kubernetes', 'example.com/origin'], 'already there: order kept, not doubled');
+});
+
+test('a normal update keeps spec.finalizers and status; /finalize changes spec.finalizers; /status changes status only', async () => {
+  const created = (await http(base, 'POST', '/api/v1/namespaces', ns('upd'))).json;
+  const put = await http(base, 'PUT', '/api/v1/namespaces/upd', {
+    ...created,
+    metadata: { ...created.metadata, labels: { team: 'a' } },
+    spec: { finalizers: ['example.com/x'] },
+    status: { phase: 'Terminating' },
+  });
+  assert.equal(put.status, 200);
+  assert.deepEqual(put.json.metadata.labels, { team: 'a' });
+  assert.deepEqual(put.json.spec.finalizers, ['kubernetes']);
+  assert.equal(put.json.status.phase, 'Active');
+
+  const fin = await http(base, 'PUT', '/api/v1/namespaces/upd/finalize', { ...put.json, spec: { finalizers: ['kubernetes', 'example.com/x'] } });
+  assert.equal(fin.status, 200);
+  assert.deepEqual(fin.json.spec.finalizers, ['kubernetes', 'example.com/x']);
+
+  const status = await http(base, 'PUT', '/api/v1/namespaces/upd/status', {
+    ...fin.json,
+    spec: { finalizers: [] },
+    status: { phase: 'Active', conditions: [{ type: 'Example', status: 'True' }] },
+  });
+  assert.equal(status.status, 200);
+  assert.deepEqual(status.json.spec.finalizers, ['kubernetes', 'example.com/x'], '/status does not touch spec');
+  assert.equal(status.json.status.conditions[0].type, 'Example');
+
+  const badName = await http(base, 'PUT', '/api/v1/namespaces/upd/finalize', { ...status.json, spec: { finalizers: ['not valid'] } });
+  assert.equal(badName.status, 422);
+  assert.match(badName.json.message, /^Namespace "upd" is invalid: spec\.finalizers\[0\]: Invalid value: "not valid": /);
+});
+
+test('"finalize" is a namespace subresource, never a namespaced resource', async () => {
+  await http(base, 'POST', '/api/v1/namespaces', ns('reserved'));
+  const get = await http(base, 'GET', '/api/v1/namespaces/reserved/finalize');
+  assert.equal(get.status, 405, 'GET on /finalize is not a list of "finalize" objects');
+  const post = await http(base, 'POST', '/api/v1/namespaces/reserved/finalize', { metadata: { name: 'x' } });
+  assert.notEqual(post.status, 201);
+  const discovery = await http(base, 'GET', '/api/v1');
+  const names: string[] = discovery.json.resources.map((r: { name: string }) => r.name);
+  assert.ok(names.includes('namespaces/finalize'));
+  assert.ok(!names.includes('finalize'));
+});
+
+test('first DELETE: 200 with the namespace, deletionTimestamp set, phase Terminating; it stays until finalizers are empty', async () => {
+  await http(base, 'POST', '/api/v1/namespaces', ns('doomed', ['example.com/origin']));
+  const before = Date.now();
+  const del = await http(base, 'DELETE', '/api/v1/namespaces/doomed');
+  assert.equal(del.status, 200);
+  assert.equal(del.json.kind, 'Namespace');
+  assert.equal(del.json.status.phase, 'Terminating');
+  const ts = Date.parse(del.json.metadata.deletionTimestamp);
+  assert.ok(Math.abs(ts - before) < 5_000, `deletionTimestamp is the server's time: ${del.json.metadata.deletionTimestamp}`);
+
+  const again = await http(base, 'DELETE', '/api/v1/namespaces/doomed');
+  assert.equal(again.status, 409);
+  assert.equal(
+    again.json.message,
+    'Operation cannot be fulfilled on namespaces "doomed": The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.',
+  );
+
+  // Phase is derived: a terminating namespace cannot be set back to Active.
+  const cur = (await http(base, 'GET', '/api/v1/namespaces/doomed')).json;
+  const revive = await http(base, 'PUT', '/api/v1/namespaces/doomed/status', { ...cur, status: { phase: 'Active' } });
+  assert.equal(revive.status, 422);
+  assert.equal(
+    revive.json.message,
+    'Namespace "doomed" is invalid: status.Phase: Invalid value: "Active": may only be \'Terminating\' if `deletionTimestamp` is not empty',
+  );
+
+  // One finalizer removed: still there, still Terminating.
+  const one = await http(base, 'PUT', '/api/v1/namespaces/doomed/finalize', { ...cur, spec: { finalizers: ['example.com/origin'] } });
+  assert.equal(one.status, 200);
+  assert.equal((await http(base, 'GET', '/api/v1/namespaces/doomed')).json.status.phase, 'Terminating');
+
+  const latest = (await http(base, 'GET', '/api/v1/namespaces/doomed')).json;
+  const empty = await http(base, 'PUT', '/api/v1/namespaces/doomed/finalize', { ...latest, spec: { finalizers: [] } });
+  assert.equal(empty.status, 200);
+  if ((await http(base, 'GET', '/api/v1/namespaces/doomed')).status === 200) {
+    // The final DELETE (what the namespace controller sends once spec.finalizers is empty).
+    assert.equal((await http(base, 'DELETE', '/api/v1/namespaces/doomed')).status, 200);
+  }
+  assert.equal((await http(base, 'GET', '/api/v1/namespaces/doomed')).status, 404);
+});
+
+test('metadata.finalizers hold a namespace whose spec.finalizers are empty', async () => {
+  const created = await http(base, 'POST', '/api/v1/namespaces', { ...ns('held'), metadata: { name: 'held', finalizers: ['example.com/meta'] } });
+  assert.equal(created.status, 201);
+  const del = await http(base, 'DELETE', '/api/v1/namespaces/held');
+  assert.equal(del.status, 200);
+  const fin = await http(base, 'PUT', '/api/v1/namespaces/held/finalize', { ...del.json, spec: { finalizers: [] } });
+  assert.equal(fin.status, 200);
+  const still = await http(base, 'GET', '/api/v1/namespaces/held');
+  assert.equal(still.status, 200, 'metadata.finalizers still hold it');
+  assert.equal(still.json.status.phase, 'Terminating');
+  const released = await http(base, 'PUT', '/api/v1/namespaces/held', { ...still.json, metadata: { ...still.json.metadata, finalizers: [] } });
+  assert.equal(released.status, 200);
+  if ((await http(base, 'GET', '/api/v1/namespaces/held')).status === 200) await http(base, 'DELETE', '/api/v1/namespaces/held');
+  assert.equal((await http(base, 'GET', '/api/v1/namespaces/held')).status, 404);
+});
