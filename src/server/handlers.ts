@@ -79,7 +79,7 @@ function output(scope: ResourceScope): NegotiatedOutput {
 }
 
 function transformContext(scope: ResourceScope): TransformContext {
-  return { group: scope.type.group, kind: scope.type.kind, query: scope.query, served: SERVED_MEDIA_TYPES };
+  return { group: scope.type.group, version: scope.type.version, kind: scope.type.kind, query: scope.query, served: SERVED_MEDIA_TYPES };
 }
 
 function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput): void {

@@ -35,6 +35,7 @@ export const RESOURCE_RESTRICTIONS: EndpointRestrictions = {
 export interface TransformContext {
   /** The resource's API group (the Table printer is chosen by group and kind). */
   group: string;
+  version: string;
   kind: string;
   query: URLSearchParams;
   /** The media types served, for the 406 message. */
@@ -71,7 +72,10 @@ export function transformResponse(value: unknown, output: NegotiatedOutput, ctx:
       if (include !== undefined) options.includeObject = include;
       if (isList(value)) {
         options.listMeta = value.metadata ?? {};
-        return buildTable(ctx.group, ctx.kind, value.items, options);
+        // List items carry no type fields; a row's embedded object does (kubectl decodes it by kind).
+        const typeMeta = { kind: ctx.kind, apiVersion: ctx.group === '' ? ctx.version : `${ctx.group}/${ctx.version}` };
+        const items = value.items.map((item) => (item.kind ? item : { ...typeMeta, ...item }));
+        return buildTable(ctx.group, ctx.kind, items, options);
       }
       return buildTable(ctx.group, ctx.kind, [value as KubeObject], options);
     }
@@ -96,13 +100,22 @@ export function watchEventTransformer(output: NegotiatedOutput, ctx: TransformCo
   const target = output.convert;
   if (target === undefined) return (event) => event;
   const apiVersion = `${target.group}/${target.version}`;
+  const include = includeObjectOf(ctx.query);
+  // An unknown includeObject is a 400 before the stream starts.
+  if (target.kind === 'Table' && include !== undefined) buildTable(ctx.group, ctx.kind, [], { includeObject: include });
   let headersSent = false;
   return (event) => {
     if (event.type === 'ERROR' || isStatus(event.object)) return event;
-    const object = event.object as KubeObject;
+    const raw = event.object as KubeObject;
+    const object = raw.kind ? raw : { kind: ctx.kind, apiVersion: ctx.group === '' ? ctx.version : `${ctx.group}/${ctx.version}`, ...raw };
+    if (target.kind === 'Table' && event.type === 'BOOKMARK') {
+      // A bookmark carries only a resourceVersion: an empty table at that version.
+      const rv = object.metadata?.resourceVersion;
+      const table = { kind: 'Table', apiVersion, metadata: rv ? { resourceVersion: rv } : {}, columnDefinitions: [], rows: [] };
+      return { type: event.type, object: table as unknown as KubeObject };
+    }
     if (target.kind === 'Table') {
       const options: Parameters<typeof buildTable>[3] = { apiVersion: apiVersion as TableApiVersion, omitHeaders: headersSent };
-      const include = includeObjectOf(ctx.query);
       if (include !== undefined) options.includeObject = include;
       headersSent = true;
       // A table is a KubeObject-shaped value with kind Table; the encoder writes it as JSON.
