@@ -1,0 +1,63 @@
+// Real kubectl 1.32 against apiary: version, api-versions, api-resources and
+// explain (which reads /openapi/v3). Expected output is what kubectl prints
+// against a kube-apiserver 1.32 serving the same resources.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type Kubectl, expectTable, kubectlAgainstNewServer } from './helpers.js';
+
+let k: Kubectl;
+before(async () => {
+  k = await kubectlAgainstNewServer();
+});
+after(() => k.server.stop());
+
+test('kubectl version reports the server as 1.32', async () => {
+  const out = await k.ok(['version']);
+  assert.match(out, /^Client Version: v1\.32\./m);
+  assert.match(out, /^Server Version: v1\.32\.0-apiary$/m);
+  const json = JSON.parse(await k.ok(['version', '-o', 'json']));
+  assert.equal(json.serverVersion.major, '1');
+  assert.equal(json.serverVersion.minor, '32');
+});
+
+test('kubectl api-versions lists the served group/versions, sorted', async () => {
+  const out = await k.ok(['api-versions']);
+  assert.deepEqual(out.trim().split('\n'), ['apps/v1', 'coordination.k8s.io/v1', 'events.k8s.io/v1', 'v1']);
+});
+
+test('kubectl api-resources: columns and rows as a cluster prints them', async () => {
+  const rows = expectTable(await k.ok(['api-resources']), ['NAME', 'SHORTNAMES', 'APIVERSION', 'NAMESPACED', 'KIND']);
+  const byName = new Map(rows.map((r) => [r[0], r]));
+  assert.deepEqual(byName.get('configmaps'), ['configmaps', 'cm', 'v1', 'true', 'ConfigMap']);
+  assert.deepEqual(byName.get('namespaces'), ['namespaces', 'ns', 'v1', 'false', 'Namespace']);
+  assert.deepEqual(byName.get('deployments'), ['deployments', 'deploy', 'apps/v1', 'true', 'Deployment']);
+  assert.deepEqual(byName.get('leases'), ['leases', 'coordination.k8s.io/v1', 'true', 'Lease']);
+  // Secrets have no short name: the empty cell collapses in this split.
+  assert.deepEqual(byName.get('secrets'), ['secrets', 'v1', 'true', 'Secret']);
+  const namespaced = await k.ok(['api-resources', '--namespaced=false', '-o', 'name']);
+  assert.deepEqual(namespaced.trim().split('\n'), ['namespaces', 'nodes']);
+});
+
+test('kubectl explain configmap.data reads the OpenAPI v3 schema', async () => {
+  const out = await k.ok(['explain', 'configmap.data']);
+  assert.match(out, /^KIND:\s+ConfigMap\nVERSION:\s+v1\n\nFIELD: data <map\[string\]string>\n/);
+  assert.match(out, /\nDESCRIPTION:\n {4}\S/);
+});
+
+test('kubectl explain deployment.spec --recursive walks nested fields, required markers included', async () => {
+  const out = await k.ok(['explain', 'deployment.spec', '--recursive']);
+  assert.match(out, /^GROUP:\s+apps\nKIND:\s+Deployment\nVERSION:\s+v1\n\nFIELD: spec <DeploymentSpec>/);
+  assert.match(out, /^ {2}replicas\t<integer>$/m);
+  assert.match(out, /^ {2}selector\t<LabelSelector> -required-$/m);
+  assert.match(out, /^ {4}matchLabels\t<map\[string\]string>$/m);
+  assert.match(out, /^ {2}template\t<PodTemplateSpec> -required-$/m);
+  assert.match(out, /^ {6}containers\t<\[\]Container> -required-$/m);
+  assert.match(out, /^ {8}image\t<string>$/m);
+  assert.match(out, /^ {6}maxSurge\t<IntOrString>$/m);
+});
+
+test('kubectl explain of a field that does not exist fails as against a cluster', async () => {
+  const err = await k.fails(['explain', 'configmap.nope']);
+  assert.match(err, /field "nope" does not exist/);
+});
