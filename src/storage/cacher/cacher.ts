@@ -180,7 +180,6 @@ export class CachedObjectStore implements ObjectStore {
     const ok = await new Promise<boolean>((resolve) => {
       this.readyWaiters.push(() => resolve(this.ready));
       timer = setTimeout(() => resolve(false), this.waitTimeoutMs);
-      timer.unref();
     });
     clearTimeout(timer);
     return ok;

@@ -182,7 +182,6 @@ export class WatchCache {
           resolve(false);
         }, timeoutMs),
       };
-      waiter.timer.unref();
       this.waiters.push(waiter);
     });
   }
