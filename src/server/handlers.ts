@@ -39,6 +39,7 @@ import {
 import { parseBool, type RequestInfo } from './request-info.js';
 import { writeNegotiated } from './responses.js';
 import { RESOURCE_RESTRICTIONS, transformResponse, watchEventTransformer, type TransformContext } from './transform.js';
+import { validateListOptions } from './list-options.js';
 import { serveWatch, watchStreamFormat, type WatchTracker } from './watch.js';
 
 /** kube-apiserver's --max-request-body-bytes default: 3 MiB. */
@@ -190,12 +191,14 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
 
 export async function handleList(scope: ResourceScope): Promise<void> {
   const out = output(scope);
+  validateListOptions(scope.query, false);
   const list = await scope.store.list(scope.namespace, listOptionsFrom(scope.query));
   write(scope, 200, list, out);
 }
 
 export async function handleWatch(scope: ResourceScope): Promise<void> {
   const out = negotiateOutput(scope.req.headers.accept, RESOURCE_RESTRICTIONS, SERVED_MEDIA_TYPES, true);
+  validateListOptions(scope.query, true);
   const options = watchOptionsFrom(scope.query, scope.info.name);
   const format = watchStreamFormat(out.mediaType, watchEventTransformer(out, transformContext(scope)));
   await serveWatch(scope.req, scope.res, scope.store, scope.namespace, options, scope.watches, format);

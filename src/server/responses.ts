@@ -77,6 +77,9 @@ export function writeStatus(req: IncomingMessage, res: ServerResponse, status: S
     res.end();
     return;
   }
+  // As upstream's ErrorNegotiated: a Status that says when to retry says it in the header too.
+  const retryAfter = status.details?.retryAfterSeconds;
+  if (retryAfter !== undefined && retryAfter > 0) res.setHeader('Retry-After', String(retryAfter));
   let output: NegotiatedOutput;
   try {
     output = negotiateOutput(req.headers.accept);

@@ -22,7 +22,7 @@ import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compa
 import { withEventTtl } from '../storage/event-ttl.js';
 import { ServerMetrics, countKeys, instrumentBackend } from './metrics.js';
 import { createApiHandler } from './routes.js';
-import { WatchTracker } from './watch.js';
+import { WatchTracker, type WatchLimits } from './watch.js';
 
 export interface ServerOptions {
   /** Address to listen on (default 127.0.0.1). */
@@ -52,6 +52,10 @@ export interface ServerOptions {
   watchCache?: WatchCacheOptions | false;
   /** Interval of watch BOOKMARK events in ms (default 60 s, as upstream). */
   bookmarkIntervalMs?: number;
+  /** --min-request-timeout in seconds: watches without timeoutSeconds end after 1–2× this (default 1800). */
+  minRequestTimeoutSeconds?: number;
+  /** Unsent bytes a watch may accumulate (beyond its initial events) before it is ended (default 8 MiB). */
+  maxWatchBufferedBytes?: number;
 }
 
 export interface RunningServer {
@@ -144,7 +148,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Serve once every watch cache holds its resource (reads fall back to storage until then anyway).
   await registry.ready;
 
-  const watches = new WatchTracker();
+  const watchLimits: WatchLimits = {};
+  if (options.minRequestTimeoutSeconds !== undefined) watchLimits.minRequestTimeoutSeconds = options.minRequestTimeoutSeconds;
+  if (options.maxWatchBufferedBytes !== undefined) watchLimits.maxBufferedBytes = options.maxWatchBufferedBytes;
+  const watches = new WatchTracker(watchLimits);
   let ready = false;
   let address = '127.0.0.1:0';
   const handler = createApiHandler({

@@ -2,9 +2,18 @@
 // events ({"type":"ADDED","object":{…}}), as kube-apiserver writes them for
 // Accept application/json, or (with a WatchStreamFormat) length-prefixed
 // protobuf WatchEvent frames, and event objects converted (as=Table). A stream ends when the client goes away, when
-// timeoutSeconds passes (default: a random duration in [30, 60) minutes, as
-// upstream spreads reconnects), when the store ends it, or when the server
-// stops (WatchTracker.endAll).
+// timeoutSeconds passes (default: a random duration in [minRequestTimeout,
+// 2 × minRequestTimeout), 30–60 minutes as upstream, so reconnects spread;
+// the store sees it as timeoutSeconds and ends the watch cleanly, with a
+// bookmark when asked), when the store ends it, or when the server stops
+// (WatchTracker.endAll).
+//
+// Fan-out costs: an event the store shares between watchers (the same
+// WatchEvent object) is encoded once per format and the bytes reused for every
+// stream (encodedOnce); writes made in one turn go out in one writev (cork).
+// A watcher that cannot keep up is ended instead of buffering without bound:
+// once its socket holds more than maxBufferedBytes beyond what its initial
+// events put there, the stream ends and the client re-watches.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeWatchEventFrame } from '../api/schema/protobuf.js';
@@ -14,9 +23,25 @@ import { writeError } from './responses.js';
 
 const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 
-/** The watches in flight, so a stopping server can end them all. */
+export interface WatchLimits {
+  /** kube-apiserver's --min-request-timeout in seconds (default 1800). */
+  minRequestTimeoutSeconds?: number;
+  /** Bytes a watch may leave unsent beyond its initial events before it is ended (default 8 MiB). */
+  maxBufferedBytes?: number;
+}
+
+export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
+/** The watches in flight, so a stopping server can end them all; also carries the watch limits. */
 export class WatchTracker {
   private readonly active = new Set<() => void>();
+  readonly minRequestTimeoutSeconds: number;
+  readonly maxBufferedBytes: number;
+
+  constructor(limits: WatchLimits = {}) {
+    this.minRequestTimeoutSeconds = limits.minRequestTimeoutSeconds ?? MIN_REQUEST_TIMEOUT_SECONDS;
+    this.maxBufferedBytes = limits.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+  }
 
   add(end: () => void): () => void {
     this.active.add(end);
@@ -51,10 +76,32 @@ export const PROTOBUF_WATCH_FORMAT: WatchStreamFormat = {
   encode: (event) => encodeWatchEventFrame(event.type, event.object as KubeObject),
 };
 
+/** Bytes of shared events, per content type: one encoding per event, whatever the number of watchers. */
+const encodedEvents = new WeakMap<WatchEvent, Map<string, Uint8Array>>();
+
+/** Encodes an event with `base`, reusing the bytes when the same event object was encoded before. */
+function encodedOnce(event: WatchEvent, base: WatchStreamFormat): Uint8Array {
+  let byType = encodedEvents.get(event);
+  const hit = byType?.get(base.contentType);
+  if (hit !== undefined) return hit;
+  const raw = base.encode(event);
+  const bytes = typeof raw === 'string' ? Buffer.from(raw) : raw;
+  if (byType === undefined) encodedEvents.set(event, (byType = new Map()));
+  byType.set(base.contentType, bytes);
+  return bytes;
+}
+
 /** The stream format for a negotiated media type, with event objects passed through `convert`. */
 export function watchStreamFormat(mediaType: string, convert: (event: WatchEvent) => WatchEvent = (e) => e): WatchStreamFormat {
   const base = mediaType === 'application/vnd.kubernetes.protobuf' ? PROTOBUF_WATCH_FORMAT : JSON_WATCH_FORMAT;
-  return { contentType: base.contentType, encode: (event) => base.encode(convert(event)) };
+  return {
+    contentType: base.contentType,
+    encode: (event) => {
+      const converted = convert(event);
+      // Unconverted events may be shared by many watchers: encode those once.
+      return converted === event ? encodedOnce(event, base) : base.encode(converted);
+    },
+  };
 }
 
 /**
@@ -92,8 +139,30 @@ export async function serveWatch(
   untrack = tracker.add(finish);
   res.on('close', finish);
 
+  let corked = false;
+  let allowance = tracker.maxBufferedBytes;
+  const send = (line: string | Uint8Array): void => {
+    if (!corked) {
+      // Everything written in this turn (one dispatch batch) leaves in one writev.
+      corked = true;
+      res.cork();
+      process.nextTick(() => {
+        corked = false;
+        res.uncork();
+      });
+    }
+    res.write(line);
+    if (res.writableLength > allowance) finish();
+  };
+
+  // The default duration goes to the store as timeoutSeconds, so its clean end (and bookmark) applies.
+  const storeOptions: WatchOptions = { ...options };
+  if (storeOptions.timeoutSeconds === undefined || storeOptions.timeoutSeconds <= 0) {
+    storeOptions.timeoutSeconds = Math.floor(tracker.minRequestTimeoutSeconds * (1 + Math.random()));
+  }
+
   try {
-    watcher = await store.watch(namespace, options, {
+    watcher = await store.watch(namespace, storeOptions, {
       event: (e) => {
         if (finished) return;
         let line: string | Uint8Array;
@@ -105,7 +174,7 @@ export async function serveWatch(
           else pending.push(null);
           return;
         }
-        if (started) res.write(line);
+        if (started) send(line);
         else pending.push(line);
       },
       done: () => {
@@ -141,12 +210,11 @@ export async function serveWatch(
     res.write(line);
   }
   pending.length = 0;
+  // Initial events may be many: they do not count against the slow-watcher allowance.
+  allowance = res.writableLength + tracker.maxBufferedBytes;
 
-  const seconds =
-    options.timeoutSeconds !== undefined && options.timeoutSeconds > 0
-      ? options.timeoutSeconds
-      : MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random());
-  timer = setTimeout(finish, seconds * 1000);
+  // A backstop in case the store does not end the watch itself.
+  timer = setTimeout(finish, (storeOptions.timeoutSeconds + 1) * 1000);
   timer.unref();
   return ended;
 }
