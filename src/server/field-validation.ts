@@ -14,11 +14,14 @@
  * messages to send as warnings (empty for Ignore), or throws the Strict error.
  * `setWarningHeaders(res, messages)` writes them (deduplicated) on a response
  * that has not started. The registry's own pruning then finds nothing left.
+ * Empty omitempty collections are dropped too (omit-empty.ts), as upstream's typed
+ * decode drops them, whatever the directive.
  */
 import type { ServerResponse } from 'node:http';
 import { duplicateFieldMessage, findDuplicateFields, pruneObject, unknownFieldMessage } from '../api/schema/prune.js';
 import { badRequest } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta.js';
+import { dropEmptyCollections } from './omit-empty.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -38,6 +41,7 @@ export function checkFields(obj: KubeObject, ctx: FieldCheckContext): string[] {
   const directive = ctx.directive ?? 'Warn';
   const duplicates = ctx.rawJson === undefined || directive === 'Ignore' ? [] : findDuplicateFields(ctx.rawJson);
   const unknown = pruneObject(ctx.group, ctx.version, ctx.kind, obj as unknown as Record<string, unknown>);
+  dropEmptyCollections(ctx.group, ctx.version, ctx.kind, obj as unknown as Record<string, unknown>);
   if (directive === 'Ignore') return [];
   const messages = [...duplicates.map(duplicateFieldMessage), ...unknown.map(unknownFieldMessage)];
   if (messages.length === 0) return [];
