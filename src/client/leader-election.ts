@@ -23,10 +23,13 @@
 //   before any other candidate may take over.
 // - run(signal) returns when leadership is lost or signal aborts. While
 //   leading, onStartedLeading receives a signal that aborts the moment
-//   leadership ends; onStoppedLeading is called exactly once when run() ends,
-//   whether or not it ever led. With releaseOnCancel, aborting run() while
-//   leading hands the lease back (empty holder, leaseDurationSeconds 1) so a
-//   successor need not wait for expiry.
+//   leadership ends; unlike client-go, run() then waits for the promise
+//   onStartedLeading returned (so it must settle promptly once the signal
+//   aborts) before it releases the lease or returns: the leader's work has
+//   stopped before anyone else can start it. onStoppedLeading is called exactly
+//   once when run() ends, whether or not it ever led. With releaseOnCancel,
+//   aborting run() while leading hands the lease back (empty holder,
+//   leaseDurationSeconds 1) so a successor need not wait for expiry.
 
 import { formatMicroTime } from '../machinery/names.js';
 import { isAlreadyExists, isNotFound } from '../machinery/errors.js';
@@ -43,7 +46,7 @@ export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
 export const DEFAULT_RETRY_PERIOD_MS = 2_000;
 
 export interface LeaderCallbacks {
-  /** This candidate became leader; `signal` aborts when it stops being leader. Not awaited. */
+  /** This candidate became leader; `signal` aborts when it stops being leader. run() awaits the promise after that. */
   onStartedLeading(signal: AbortSignal): void | Promise<void>;
   /** run() is ending (leadership lost, or the caller aborted). Called once per run(). */
   onStoppedLeading(): void;
@@ -127,14 +130,16 @@ export class LeaderElector {
       const leading = new AbortController();
       const stopLeading = (): void => leading.abort();
       signal.addEventListener('abort', stopLeading, { once: true });
+      let work: Promise<void> = Promise.resolve();
       try {
-        Promise.resolve()
+        work = Promise.resolve()
           .then(() => this.config.callbacks.onStartedLeading(leading.signal))
           .catch((err: unknown) => this.logger.error({ ...errorField(err), lease: this.leaseName() }, 'leader callback failed'));
         await this.renew(leading.signal);
       } finally {
         signal.removeEventListener('abort', stopLeading);
         leading.abort();
+        await work;
       }
       if (signal.aborted && this.config.releaseOnCancel) await this.release();
     } finally {
@@ -325,8 +330,9 @@ export function validateTiming(leaseDurationMs: number, renewDeadlineMs: number,
 /**
  * Runs `lead` whenever this candidate is leader, campaigning again after each
  * loss, until `signal` aborts. `lead` gets a signal that aborts when leadership
- * ends and must stop its work promptly; its promise is awaited before the next
- * campaign, so one candidate never runs two `lead`s at once.
+ * ends and must stop its work promptly; its promise settles before the lease is
+ * released and before the next campaign, so one candidate never runs two
+ * `lead`s at once.
  */
 export async function runWhileLeader(
   config: Omit<LeaderElectionConfig, 'callbacks'> & { onNewLeader?: (identity: string) => void },
@@ -335,16 +341,9 @@ export async function runWhileLeader(
 ): Promise<void> {
   const clock = config.clock ?? realClock;
   while (!signal.aborted) {
-    let running: Promise<void> = Promise.resolve();
-    const callbacks: LeaderCallbacks = {
-      onStartedLeading: (leading) => {
-        running = lead(leading).catch((err: unknown) => (config.logger ?? defaultLogger()).error(errorField(err), 'leader work failed'));
-      },
-      onStoppedLeading: () => {},
-    };
+    const callbacks: LeaderCallbacks = { onStartedLeading: lead, onStoppedLeading: () => {} };
     if (config.onNewLeader !== undefined) callbacks.onNewLeader = config.onNewLeader;
     await new LeaderElector({ ...config, callbacks }).run(signal);
-    await running;
     if (!signal.aborted) await sleep(clock, config.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS, signal);
   }
 }

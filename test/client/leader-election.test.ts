@@ -220,6 +220,35 @@ describe('leader election', () => {
     assert.equal(running, 0);
   });
 
+  test('the lease is released only after the leader\'s work has stopped', async () => {
+    const abort = new AbortController();
+    let workStopped = 0;
+    const elector = new LeaderElector({
+      client,
+      name: 'le-drain',
+      identity: 'slow',
+      ...TIMING,
+      releaseOnCancel: true,
+      logger: silentLogger,
+      callbacks: {
+        onStartedLeading: async (signal) => {
+          await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+          await new Promise((r) => setTimeout(r, 400)); // a controller draining its queue
+          workStopped = Date.now();
+        },
+        onStoppedLeading: () => {},
+      },
+    });
+    const done = elector.run(abort.signal);
+    await waitFor('slow to lead', 5000, () => elector.isLeader());
+    abort.abort();
+    await done;
+    const lease = await client.leases<Lease>('kube-system').get('le-drain');
+    assert.equal(lease.spec?.holderIdentity, undefined);
+    assert.ok(workStopped > 0, 'run() returned before the work stopped');
+    assert.ok(Date.parse(lease.spec!.renewTime!) >= workStopped - 5, 'released before the work stopped');
+  });
+
   test('timing checks as client-go', () => {
     assert.throws(() => validateTiming(10_000, 10_000, 2_000), /leaseDuration must be greater than renewDeadline/);
     assert.throws(() => validateTiming(15_000, 2_000, 2_000), /renewDeadline must be greater than retryPeriod\*JitterFactor/);
