@@ -2,10 +2,11 @@
 // List&Watch (client-go tools/cache reflector.go).
 //
 // Cycle (listAndWatch):
-// 1. List, paginated (limit/continue), at relistResourceVersion(): "0" the
-//    first time (any recent state will do), then the last synced version,
-//    or "" (a fresh consistent read) after the server said that version is
-//    too old. store.replace() receives the complete list.
+// 1. List at relistResourceVersion(): "0" the first time (any recent state
+//    will do), then the last synced version, or "" (a fresh consistent read)
+//    after the server said that version is too old. Paginated (limit/
+//    continue) except at a specific version (see listLimit).
+//    store.replace() receives the complete list.
 // 2. Watch from the list's resourceVersion with allowWatchBookmarks and a
 //    randomized timeoutSeconds; every event moves lastSyncResourceVersion.
 //    When a watch ends cleanly (timeout, dropped connection), watch again
@@ -70,6 +71,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly log: ClientLogger;
   private lastSyncRV = '';
   private rvUnavailable = false;
+  /** The first list came back in pages: the server has no watch cache to answer whole lists from. */
+  private paginatedResult = false;
 
   constructor(
     private readonly listerWatcher: ListerWatcher<T>,
@@ -143,7 +146,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** Every page of the list; an expired continue token falls back to one unpaginated list. */
   private async listAllPages(resourceVersion: string, signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string }> {
     const items: T[] = [];
-    let page: KubeList<T> = await this.listerWatcher.list({ resourceVersion, limit: this.pageSize, signal });
+    const limit = this.listLimit(resourceVersion);
+    let page: KubeList<T> = await this.listerWatcher.list({ resourceVersion, ...(limit === undefined ? {} : { limit }), signal });
+    if (resourceVersion === '0' && page.metadata.continue) this.paginatedResult = true;
     items.push(...page.items);
     while (page.metadata.continue) {
       try {
@@ -156,6 +161,19 @@ export class Reflector<T extends KubeObject = KubeObject> {
       items.push(...page.items);
     }
     return { items, resourceVersion: page.metadata.resourceVersion ?? '' };
+  }
+
+  /**
+   * The page size of a list at resourceVersion rv. As client-go does, a relist
+   * at a specific version asks for no limit: a paginated list at a version is
+   * an exact read of that (possibly old) revision, and a watch from there
+   * would fail with "too old resource version" again after a server restart,
+   * forever; without a limit the server answers with its current state (not
+   * older than rv). Servers that paginated the first list keep paginating.
+   */
+  private listLimit(rv: string): number | undefined {
+    if (rv === '' || rv === '0' || this.paginatedResult) return this.pageSize;
+    return undefined;
   }
 
   private async watchLoop(signal: AbortSignal): Promise<void> {
