@@ -3,7 +3,9 @@
 //
 //   apiary controller-manager --kubeconfig FILE [--concurrent-namespace-syncs N]
 //       [--namespace-sync-period DUR] [--namespace-deletion-grace-period DUR]
-//       [--system-namespaces-interval DUR] [--log-level LEVEL]
+//       [--system-namespaces-interval DUR] [--log-level LEVEL] [--leader-elect BOOL ...]
+//
+// (leader election: see leader-elected-controllers.ts)
 //
 // runs the namespace and system namespaces controllers against any apiary (or
 // Kubernetes) API server until SIGTERM or SIGINT, then stops them cleanly and
@@ -14,6 +16,7 @@ import { pino } from 'pino';
 import { RestClient } from '../client/index.js';
 import { type ControllerManagerOptions, type RunningControllerManager, startControllerManager } from '../controllers/manager.js';
 import { parseDuration } from './duration.js';
+import { LEADER_ELECTION_FLAGS_USAGE, leaderElectionFlagOptions, leaderElectionFromFlags, startLeaderElectedControllers } from './leader-elected-controllers.js';
 
 export const CONTROLLER_FLAGS_USAGE = `Controller flags:
   --concurrent-namespace-syncs N      namespaces deleted at once (default 10)
@@ -28,7 +31,7 @@ export const CONTROLLER_MANAGER_USAGE = `Usage: apiary controller-manager --kube
 Flags:
   --kubeconfig FILE                   the API server to manage
   --log-level LEVEL                   trace | debug | info | warn | error | silent (default info)
-${CONTROLLER_FLAGS_USAGE}`;
+${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
 
 /** parseArgs options for the controller flags. */
 export const controllerFlagOptions = {
@@ -91,6 +94,7 @@ export async function controllerManagerCommand(argv: string[]): Promise<void> {
         'log-level': { type: 'string', default: 'info' },
         help: { type: 'boolean', short: 'h', default: false },
         ...controllerFlagOptions,
+        ...leaderElectionFlagOptions,
       },
       strict: true,
     }));
@@ -103,14 +107,17 @@ export async function controllerManagerCommand(argv: string[]): Promise<void> {
   }
   if (values.kubeconfig === '') fail('--kubeconfig is required');
   let options: Omit<ControllerManagerOptions, 'client'>;
+  let election: ReturnType<typeof leaderElectionFromFlags>;
   try {
     options = controllerOptionsFromFlags(values);
+    election = leaderElectionFromFlags(values);
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err));
   }
   const logger = pino({ level: values['log-level'], base: { component: 'controller-manager' } });
   const client = RestClient.fromKubeconfig(values.kubeconfig);
-  const manager = startControllerManager({ ...options, client, logger });
+  // With --leader-elect (the default) the namespace controller runs only while this process holds the Lease.
+  const manager = startLeaderElectedControllers({ ...options, client, logger }, election);
   process.stdout.write(`apiary controller-manager running against ${client.config.server}\n`);
 
   let shuttingDown = false;

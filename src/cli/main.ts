@@ -3,7 +3,7 @@
 //
 //   apiary serve [--data-dir DIR] [--bind-address ADDR] [--port N] [--storage sqlite|memory|etcd]
 //                [--etcd-servers URL,...] [--etcd-prefix PREFIX] [--etcd-compaction-interval DUR]
-//                [--event-ttl DUR] [--log-level LEVEL]
+//                [--event-ttl DUR] [--log-level LEVEL] [controller and --leader-elect* flags]
 //
 // `serve` runs the API server until SIGTERM or SIGINT, then shuts down cleanly
 // (stop accepting, end watches, flush and close the store) and exits 0.
@@ -11,11 +11,19 @@
 
 import { parseArgs } from 'node:util';
 import path from 'node:path';
+import { pino } from 'pino';
 import { startServer, type ServerOptions } from '../server/server.js';
 import { parseDuration } from './duration.js';
 import { RestClient } from '../client/index.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
-import { CONTROLLER_FLAGS_USAGE, controllerFlagOptions, controllerManagerCommand, controllerOptionsFromFlags, startControllers } from './controller-manager.js';
+import { CONTROLLER_FLAGS_USAGE, controllerFlagOptions, controllerManagerCommand, controllerOptionsFromFlags } from './controller-manager.js';
+import {
+  LEADER_ELECTION_FLAGS_USAGE,
+  type LeaderElectionSettings,
+  leaderElectionFlagOptions,
+  leaderElectionFromFlags,
+  startLeaderElectedControllers,
+} from './leader-elected-controllers.js';
 
 const USAGE = `Usage: apiary serve [flags]
        apiary controller-manager --kubeconfig FILE [flags]
@@ -32,7 +40,7 @@ Flags:
   --event-ttl DUR         how long events are kept (default 1h)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
   --controllers BOOL      run the namespace and system namespaces controllers in-process (default true)
-${CONTROLLER_FLAGS_USAGE}`;
+${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
 
 function fail(message: string): never {
   process.stderr.write(`apiary: ${message}\n\n${USAGE}`);
@@ -56,6 +64,7 @@ async function serve(argv: string[]): Promise<void> {
         'log-level': { type: 'string', default: 'info' },
         controllers: { type: 'string', default: 'true' },
         ...controllerFlagOptions,
+        ...leaderElectionFlagOptions,
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -99,17 +108,27 @@ async function serve(argv: string[]): Promise<void> {
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);
   let controllerOptions: ReturnType<typeof controllerOptionsFromFlags> | undefined;
+  let election: LeaderElectionSettings | undefined;
   try {
-    if (values.controllers === 'true') controllerOptions = controllerOptionsFromFlags(values);
+    if (values.controllers === 'true') {
+      controllerOptions = controllerOptionsFromFlags(values);
+      election = leaderElectionFromFlags(values);
+    }
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err));
   }
   const server = await startServer(options);
   // The controllers reach the server over loopback HTTP, as kube-controller-manager does.
   let controllers: { manager: RunningControllerManager; client: RestClient } | undefined;
-  if (controllerOptions !== undefined) {
+  if (controllerOptions !== undefined && election !== undefined) {
     const client = new RestClient({ server: server.url, userAgent: 'apiary-controller-manager' });
-    controllers = { manager: await startControllers(client, controllerOptions), client };
+    // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
+    const manager = startLeaderElectedControllers({ ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) }, election);
+    controllers = { manager, client };
+    // Serve once the system namespaces exist (or after 10 s), as before.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([manager.systemNamespacesSynced, new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+    clearTimeout(timer);
   }
   process.stdout.write(`apiary listening on ${server.url}\n`);
   if (server.kubeconfigPath !== undefined) process.stdout.write(`kubeconfig: ${server.kubeconfigPath}\n`);
