@@ -67,6 +67,9 @@ export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 
 const GENERATE_NAME_ATTEMPTS = 8;
 
+/** How many deletes one deletecollection keeps in flight. */
+const DELETE_COLLECTION_WORKERS = 32;
+
 export class GenericStore implements RESTStore {
   readonly type: ResourceType;
   protected readonly strategy: Strategy;
@@ -452,16 +455,26 @@ export class GenericStore implements RESTStore {
   async deleteCollection(namespace: string, listOptions: ListOptions, options: DeleteOptions): Promise<KubeList> {
     const { continue: _c, limit: _l, ...rest } = listOptions;
     const list = await this.list(namespace, rest);
-    const items: KubeObject[] = [];
-    for (const item of list.items) {
-      try {
-        const { result } = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options);
-        items.push(isStatus(result) ? this.withTypeMeta(item) : (result as KubeObject));
-      } catch (err) {
-        if (err instanceof StatusError && err.reason === 'NotFound') continue;
-        throw err;
+    // Deletes run DELETE_COLLECTION_WORKERS at a time (kube-apiserver's
+    // --delete-collection-workers): each waits for its durable write, and
+    // concurrent writes share one commit in the storage backends.
+    const deleted: (KubeObject | undefined)[] = new Array(list.items.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < list.items.length) {
+        const index = next++;
+        const item = list.items[index]!;
+        try {
+          const { result } = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options);
+          deleted[index] = isStatus(result) ? this.withTypeMeta(item) : (result as KubeObject);
+        } catch (err) {
+          if (err instanceof StatusError && err.reason === 'NotFound') continue;
+          throw err;
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETE_COLLECTION_WORKERS, list.items.length) }, worker));
+    const items = deleted.filter((item): item is KubeObject => item !== undefined);
     return { apiVersion: this.apiVersion, kind: this.type.listKind, metadata: { resourceVersion: list.metadata.resourceVersion ?? '' }, items };
   }
 
