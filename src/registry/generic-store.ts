@@ -243,6 +243,7 @@ export class GenericStore implements RESTStore {
       } catch (err) {
         if (generated && isAlreadyExists(err) && attempt < GENERATE_NAME_ATTEMPTS) {
           meta.name = generateName(meta.generateName!);
+          this.strategy.prepareForCreate?.(obj);
           continue;
         }
         throw err;

@@ -133,8 +133,7 @@ test('kubectl get --sort-by, -l, --field-selector, -A, get all', async () => {
 
 test('kubectl describe namespace, configmap, deployment', async () => {
   const ns = await k.ok(['describe', 'ns', 'demo']);
-  // A cluster also shows the kubernetes.io/metadata.name label (see the todo test below).
-  assert.match(ns, /^Name:\s+demo\nLabels:\s+(<none>|kubernetes\.io\/metadata\.name=demo)\nAnnotations:\s+<none>\nStatus:\s+Active\n\nNo resource quota\.\n\nNo LimitRange resource\.\n$/);
+  assert.match(ns, /^Name:\s+demo\nLabels:\s+kubernetes\.io\/metadata\.name=demo\nAnnotations:\s+<none>\nStatus:\s+Active\n\nNo resource quota\.\n\nNo LimitRange resource\.\n$/);
   const cm = await k.ok(['describe', 'cm', 'settings', '-n', 'demo']);
   // kubectl walks the data map in Go's random map order, against a cluster too.
   assert.match(
@@ -148,10 +147,6 @@ test('kubectl describe namespace, configmap, deployment', async () => {
   assert.match(deploy, /^RollingUpdateStrategy:\s+25% max unavailable, 25% max surge$/m);
   assert.match(deploy, /^ {3}nginx:\n {4}Image:\s+nginx:1\.25\n/m);
   assert.match(deploy, /^ {6}A:\s+1$/m);
-});
-
-test('kubectl describe ns shows the kubernetes.io/metadata.name label a cluster sets', { todo: 'the namespace strategy does not set the label yet' }, async () => {
-  assert.match(await k.ok(['describe', 'ns', 'demo']), /^Labels:\s+kubernetes\.io\/metadata\.name=demo$/m);
 });
 
 test('kubectl label and annotate (merge patches), with overwrite rules', async () => {

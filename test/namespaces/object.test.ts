@@ -50,7 +50,7 @@ test('a normal update keeps spec.finalizers and status; /finalize changes spec.f
     status: { phase: 'Terminating' },
   });
   assert.equal(put.status, 200);
-  assert.deepEqual(put.json.metadata.labels, { team: 'a' });
+  assert.deepEqual(put.json.metadata.labels, { team: 'a', 'kubernetes.io/metadata.name': 'upd' });
   assert.deepEqual(put.json.spec.finalizers, ['kubernetes']);
   assert.equal(put.json.status.phase, 'Active');
 

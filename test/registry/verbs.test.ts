@@ -112,7 +112,7 @@ test('namespaces: delete marks Terminating until /finalize empties spec.finalize
     const fin = await ns.update('', 'team', { ...held, spec: { finalizers: [] }, metadata: { ...held.metadata, labels: { x: 'y' } } }, {
       subresource: 'finalize',
     });
-    assert.equal(fin.object.metadata.labels, undefined, '/finalize changes only spec.finalizers');
+    assert.deepEqual(fin.object.metadata.labels, { 'kubernetes.io/metadata.name': 'team' }, '/finalize changes only spec.finalizers');
     assert.equal((await statusOf(ns.get('', 'team', {}))).code, 404);
   } finally {
     await t.close();

@@ -6,7 +6,7 @@
 import type { KubeObject } from '../../machinery/meta.js';
 import { conflict } from '../../machinery/errors.js';
 import { nameIsDNSLabel } from '../../machinery/validation.js';
-import { defaultNamespace } from '../../api/core/v1/defaults.js';
+import { defaultNamespace, labelNamespaceName } from '../../api/core/v1/defaults.js';
 import { validateFinalizerName, validateNamespace } from '../../api/core/v1/validation.js';
 import type { Namespace } from '../../api/core/v1/types.js';
 import { type FieldError, fieldErrors } from '../../machinery/field-errors.js';
@@ -31,6 +31,8 @@ export const namespaceStrategy: Strategy = {
     ns.spec ??= {};
     const finalizers = ns.spec.finalizers ?? [];
     if (!finalizers.includes('kubernetes')) ns.spec.finalizers = [...finalizers, 'kubernetes'];
+    // Again here: a generated name is only known now.
+    labelNamespaceName(ns);
   },
   prepareForUpdate(obj, old) {
     const ns = obj as Namespace;
@@ -39,6 +41,7 @@ export const namespaceStrategy: Strategy = {
     if (o.spec?.finalizers === undefined) delete ns.spec.finalizers;
     else ns.spec.finalizers = [...o.spec.finalizers];
     ns.status = structuredClone(o.status ?? {});
+    labelNamespaceName(ns);
   },
   validate: validateNamespace,
   validateUpdate: validateNamespace,

@@ -27,8 +27,19 @@ export function defaultSecret(obj: KubeObject): void {
   }
 }
 
+/** The label every namespace carries with its own name (upstream's LabelMetadataName). */
+export const LABEL_METADATA_NAME = 'kubernetes.io/metadata.name';
+
+/** Sets kubernetes.io/metadata.name to the namespace's name, once it has one. */
+export function labelNamespaceName(obj: KubeObject): void {
+  const name = obj.metadata.name;
+  if (name === undefined || name === '') return;
+  obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [LABEL_METADATA_NAME]: name };
+}
+
 export function defaultNamespace(obj: KubeObject): void {
   const ns = obj as Namespace;
+  labelNamespaceName(ns);
   ns.spec ??= {};
   ns.status ??= {};
   if (ns.status.phase === undefined || (ns.status.phase as string) === '') ns.status.phase = 'Active';
