@@ -20,22 +20,22 @@ const BINARY = path.join(MODULE_DIR, 'bin', 'clientgo-witness');
 const GO_ENV = { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' };
 
 /**
- * The wire format client-go uses. Upstream components speak protobuf to the
- * API server (ContentType protobuf, Accept protobuf then JSON), and so does the
- * witness: creates and updates go out as protobuf. Set
- * APIARY_CLIENTGO_CONTENT_TYPE=application/json to run it over JSON instead.
+ * The wire formats client-go is run with: protobuf as upstream components
+ * speak it (ContentType protobuf, Accept protobuf then JSON; creates and
+ * updates go out as protobuf), and JSON, client-go's default for a plain
+ * rest.Config. APIARY_CLIENTGO_CONTENT_TYPE picks one of them.
  */
-const CONTENT_TYPE = process.env['APIARY_CLIENTGO_CONTENT_TYPE'] ?? 'application/vnd.kubernetes.protobuf';
+const CONTENT_TYPES = process.env['APIARY_CLIENTGO_CONTENT_TYPE'] ? [process.env['APIARY_CLIENTGO_CONTENT_TYPE']] : ['application/vnd.kubernetes.protobuf', 'application/json'];
 
 /** A child process whose output lines can be awaited. */
-function runWitness(kubeconfig: string): {
+function runWitness(kubeconfig: string, contentType: string): {
   waitFor: (line: string, timeoutMs: number) => Promise<void>;
   send: (line: string) => void;
   exited: Promise<number | null>;
   output: () => string;
   kill: () => void;
 } {
-  const child = spawn(BINARY, ['-kubeconfig', kubeconfig, '-content-type', CONTENT_TYPE], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(BINARY, ['-kubeconfig', kubeconfig, '-content-type', contentType], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.on('error', () => {}); // a write after the program exited
   let output = '';
   const waiters: { line: string; resolve: () => void }[] = [];
@@ -85,39 +85,45 @@ describe('client-go witness', { timeout: 400_000 }, () => {
     assert.equal(build.status, 0, `go build failed (${build.signal ?? build.status}): ${build.stderr}`);
   });
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-clientgo-'));
-  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-
-  it('informers see every change, exactly once, across a server restart', { timeout: 90_000 }, async (t) => {
-    let server: TestServer = await startTestServer({ dataDir });
-    t.after(() => server.stop());
-    const port = server.port;
-    const setup = RestClient.fromKubeconfig(server.kubeconfigPath);
-    await setup.namespaces().create({ metadata: { name: 'witness' } });
-    await setup.configMaps('witness').create({ metadata: { name: 'pre' }, data: { v: '1' } });
-    await setup.close();
-    // The program keeps this copy: the server rewrites its kubeconfig on every start.
-    const kubeconfig = path.join(dataDir, 'witness.kubeconfig');
-    fs.copyFileSync(server.kubeconfigPath, kubeconfig);
-
-    const witness = runWitness(kubeconfig);
-    t.after(() => witness.kill());
-    await witness.waitFor('READY-FOR-RESTART', 30_000);
-
-    await server.stop();
-    // While the witness cannot reach the server, another instance on the same data changes it.
-    const elsewhere = await startTestServer({ dataDir });
-    const other = RestClient.fromKubeconfig(elsewhere.kubeconfigPath);
-    await other.configMaps('witness').delete('pre');
-    await other.configMaps('witness').create({ metadata: { name: 'offline' }, data: { v: '1' } });
-    await other.close();
-    await elsewhere.stop();
-    server = await startTestServer({ dataDir, port });
-    witness.send('restarted');
-
-    const code = await witness.exited;
-    assert.equal(code, 0, witness.output());
-    assert.match(witness.output(), /^PASS$/m);
-    t.diagnostic(witness.output().trim().split('\n').filter((l) => l.startsWith('restart:')).join(' '));
+  const dataDirs: string[] = [];
+  after(() => {
+    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  for (const contentType of CONTENT_TYPES) {
+    it(`informers see every change, exactly once, across a server restart (${contentType})`, { timeout: 90_000 }, async (t) => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-clientgo-'));
+      dataDirs.push(dataDir);
+      let server: TestServer = await startTestServer({ dataDir });
+      t.after(() => server.stop());
+      const port = server.port;
+      const setup = RestClient.fromKubeconfig(server.kubeconfigPath);
+      await setup.namespaces().create({ metadata: { name: 'witness' } });
+      await setup.configMaps('witness').create({ metadata: { name: 'pre' }, data: { v: '1' } });
+      await setup.close();
+      // The program keeps this copy: the server rewrites its kubeconfig on every start.
+      const kubeconfig = path.join(dataDir, 'witness.kubeconfig');
+      fs.copyFileSync(server.kubeconfigPath, kubeconfig);
+
+      const witness = runWitness(kubeconfig, contentType);
+      t.after(() => witness.kill());
+      await witness.waitFor('READY-FOR-RESTART', 30_000);
+
+      await server.stop();
+      // While the witness cannot reach the server, another instance on the same data changes it.
+      const elsewhere = await startTestServer({ dataDir });
+      const other = RestClient.fromKubeconfig(elsewhere.kubeconfigPath);
+      await other.configMaps('witness').delete('pre');
+      await other.configMaps('witness').create({ metadata: { name: 'offline' }, data: { v: '1' } });
+      await other.close();
+      await elsewhere.stop();
+      server = await startTestServer({ dataDir, port });
+      witness.send('restarted');
+
+      const code = await witness.exited;
+      assert.equal(code, 0, witness.output());
+      assert.match(witness.output(), /^PASS$/m);
+      t.diagnostic(witness.output().trim().split('\n').filter((l) => l.startsWith('restart:')).join(' '));
+    });
+  }
 });
