@@ -80,7 +80,10 @@ export const namespaceStrategy: Strategy = {
       },
     },
   },
-  holdsDeletion: (obj) => specFinalizers(obj).length > 0,
+  // The first DELETE always only marks the namespace Terminating (even with no
+  // finalizers left), as upstream's namespace storage does; later ones are held
+  // while spec.finalizers is not empty.
+  holdsDeletion: (obj) => obj.metadata.deletionTimestamp === undefined || specFinalizers(obj).length > 0,
   startDeletion(obj) {
     const ns = obj as Namespace;
     ns.status = { ...(ns.status ?? {}), phase: 'Terminating' };
