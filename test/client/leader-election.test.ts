@@ -123,7 +123,8 @@ describe('leader election', () => {
       assert.equal(released.spec?.holderIdentity, undefined);
       await waitFor('a successor', 3000, () => cs.some((c) => c !== first && c.leading));
       // Released, so no waiting out the 2 s lease: the next acquire attempt (≤ 0.3 s × 2.2) takes it.
-      assert.ok(Date.now() - t0 < 1500, `takeover after release took ${Date.now() - t0} ms`);
+      // (Liveness bounds leave room for a loaded machine; the safety bounds below them are exact.)
+      assert.ok(Date.now() - t0 < 2000, `takeover after release took ${Date.now() - t0} ms`);
       const successors = cs.filter((c) => c.leading);
       assert.equal(successors.length, 1);
       const lease = await client.leases<Lease>('kube-system').get('le-three');
@@ -152,7 +153,7 @@ describe('leader election', () => {
       // b may only take over once the record has been unchanged for 2 s on its clock;
       // it can have seen the last renewal up to one retry period (×2.2 jitter) late.
       assert.ok(waited >= 2000 - 700, `took over after ${waited} ms, before the lease ran out`);
-      assert.ok(waited <= 2000 + 1000, `took over after ${waited} ms`);
+      assert.ok(waited <= 2000 + 2000, `took over after ${waited} ms`);
       const lease = await client.leases<Lease>('kube-system').get('le-crash');
       assert.equal(lease.spec?.holderIdentity, 'b');
       assert.equal(lease.spec?.leaseTransitions, 1);
@@ -180,7 +181,7 @@ describe('leader election', () => {
       } finally {
         clearInterval(keepStealing);
       }
-      assert.ok(Date.now() - t0 <= 1500 + 700, `stopped after ${Date.now() - t0} ms`);
+      assert.ok(Date.now() - t0 <= 1500 + 1500, `stopped after ${Date.now() - t0} ms`);
       await a.done;
       assert.equal(a.stopped, 1);
       assert.equal(a.elector.isLeader(), false);
