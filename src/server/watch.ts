@@ -10,7 +10,8 @@
 //
 // Fan-out costs: an event the store shares between watchers (the same
 // WatchEvent object) is encoded once per format and the bytes reused for every
-// stream (encodedOnce); writes made in one turn go out in one writev (cork).
+// stream (encodedOnce); each stream's events are gathered and written together
+// every flushIntervalMs (one writev per stream per tick, whatever the rate).
 // A watcher that cannot keep up is ended instead of buffering without bound:
 // once its socket holds more than maxBufferedBytes beyond what its initial
 // events put there, the stream ends and the client re-watches.
@@ -28,7 +29,11 @@ export interface WatchLimits {
   minRequestTimeoutSeconds?: number;
   /** Bytes a watch may leave unsent beyond its initial events before it is ended (default 8 MiB). */
   maxBufferedBytes?: number;
+  /** Watch streams write what they gathered every this many ms (default 10; 0: on the next turn). */
+  flushIntervalMs?: number;
 }
+
+export const DEFAULT_FLUSH_INTERVAL_MS = 10;
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
@@ -38,7 +43,12 @@ export class WatchTracker {
   readonly minRequestTimeoutSeconds: number;
   readonly maxBufferedBytes: number;
 
+  readonly flushIntervalMs: number;
+  private dirty: Array<() => void> = [];
+  private flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+
   constructor(limits: WatchLimits = {}) {
+    this.flushIntervalMs = limits.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.minRequestTimeoutSeconds = limits.minRequestTimeoutSeconds ?? MIN_REQUEST_TIMEOUT_SECONDS;
     this.maxBufferedBytes = limits.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   }
@@ -50,6 +60,23 @@ export class WatchTracker {
 
   get size(): number {
     return this.active.size;
+  }
+
+  /**
+   * Runs `flush` on the next flush tick. Streams gather their events and write
+   * them together every flushIntervalMs: with many watchers, per-event socket
+   * writes (one syscall per watcher per event) cost more than the events.
+   */
+  scheduleFlush(flush: () => void): void {
+    this.dirty.push(flush);
+    if (this.flushTimer !== undefined) return;
+    const run = (): void => {
+      this.flushTimer = undefined;
+      const due = this.dirty;
+      this.dirty = [];
+      for (const f of due) f();
+    };
+    this.flushTimer = this.flushIntervalMs > 0 ? setTimeout(run, this.flushIntervalMs) : setImmediate(run);
   }
 
   endAll(): void {
@@ -126,12 +153,17 @@ export async function serveWatch(
   let resolveEnded: () => void = () => {};
   const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
 
+  let queued: Array<string | Uint8Array> = [];
+  let overflowed = false;
   const finish = (): void => {
     if (finished) return;
     finished = true;
     if (timer !== undefined) clearTimeout(timer);
     untrack();
     watcher?.stop();
+    // A clean end still delivers what was gathered (the closing bookmark); an overflow does not.
+    if (started && !overflowed && !res.writableEnded) for (const line of queued) res.write(line);
+    queued = [];
     if (!res.writableEnded) res.end();
     resolveEnded();
   };
@@ -139,20 +171,23 @@ export async function serveWatch(
   untrack = tracker.add(finish);
   res.on('close', finish);
 
-  let corked = false;
   let allowance = tracker.maxBufferedBytes;
-  const send = (line: string | Uint8Array): void => {
-    if (!corked) {
-      // Everything written in this turn (one dispatch batch) leaves in one writev.
-      corked = true;
-      res.cork();
-      process.nextTick(() => {
-        corked = false;
-        res.uncork();
-      });
+  const flush = (): void => {
+    if (finished || queued.length === 0) return;
+    const lines = queued;
+    queued = [];
+    // One writev for everything gathered since the last flush.
+    res.cork();
+    for (const line of lines) res.write(line);
+    res.uncork();
+    if (res.writableLength > allowance) {
+      overflowed = true;
+      finish();
     }
-    res.write(line);
-    if (res.writableLength > allowance) finish();
+  };
+  const send = (line: string | Uint8Array): void => {
+    if (queued.length === 0) tracker.scheduleFlush(flush);
+    queued.push(line);
   };
 
   // The default duration goes to the store as timeoutSeconds, so its clean end (and bookmark) applies.
