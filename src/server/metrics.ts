@@ -104,6 +104,7 @@ export function instrumentBackend(backend: Backend, histogram: Histogram<'operat
     }
   };
   return {
+    consistentProgress: backend.consistentProgress,
     currentRevision: () => backend.currentRevision(),
     compactedRevision: () => backend.compactedRevision(),
     get: (key, options) => timed('get', key, () => backend.get(key, options)),

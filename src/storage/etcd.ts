@@ -161,6 +161,7 @@ interface Protocol {
   compact: Method;
   leaseGrant: Method;
   watch: Method;
+  status: Method;
 }
 
 let protocol: Protocol | undefined;
@@ -192,8 +193,20 @@ function loadProtocol(): Protocol {
     compact: method('KV', 'Compact', 'CompactionRequest', 'CompactionResponse'),
     leaseGrant: method('Lease', 'LeaseGrant', 'LeaseGrantRequest', 'LeaseGrantResponse'),
     watch: method('Watch', 'Watch', 'WatchRequest', 'WatchResponse'),
+    status: method('Maintenance', 'Status', 'StatusRequest', 'StatusResponse'),
   };
   return protocol;
+}
+
+/** True for etcd versions whose progress notifications never run ahead of undelivered events. */
+export function progressFixedIn(version: string): boolean {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (m === null) return false;
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (major !== 3) return major > 3;
+  if (minor === 4) return patch >= 31;
+  if (minor === 5) return patch >= 13;
+  return minor > 5;
 }
 
 function num(value: Int64 | null | undefined): number {
@@ -340,6 +353,8 @@ export class EtcdBackend implements Backend {
   private readonly requestTimeoutMs: number;
   readonly watchRetryWindowMs: number;
   readonly proto: Protocol;
+  /** Whether this etcd's progress notifications can be trusted (see Backend); set at connect from its version. */
+  consistentProgress = false;
 
   private constructor(readonly endpoints: string[], options: EtcdConnectOptions) {
     if (endpoints.length === 0) throw new Error('etcd: at least one endpoint is required');
@@ -374,6 +389,7 @@ export class EtcdBackend implements Backend {
     while (Date.now() < deadline) {
       try {
         await backend.currentRevision(Math.min(deadline, Date.now() + backend.requestTimeoutMs));
+        backend.consistentProgress = await backend.progressIsConsistent(Math.min(deadline, Date.now() + backend.requestTimeoutMs));
         return backend;
       } catch (err) {
         lastError = err;
@@ -387,6 +403,16 @@ export class EtcdBackend implements Backend {
         lastError instanceof Error ? lastError.message : String(lastError)
       }`,
     );
+  }
+
+  /**
+   * etcd before 3.4.31 (3.4 line) and 3.5.13 (3.5 line) may send a progress
+   * notification to a watch that is still catching up, ahead of events it has
+   * not delivered; kube-apiserver trusts progress only from the fixed releases.
+   */
+  private async progressIsConsistent(deadline: number): Promise<boolean> {
+    const res = await this.unary<{ version?: string }>(this.clients[this.active]!, this.proto.status, {}, deadline);
+    return progressFixedIn(res.version ?? '');
   }
 
   // -- unary calls -----------------------------------------------------------
@@ -745,7 +771,11 @@ export class EtcdBackend implements Backend {
 /** One etcd watch stream, reconnecting from the last revision it delivered. */
 class EtcdWatch implements EtcdWatchHandle {
   private stream: grpc.ClientDuplexStream<object, PbWatchResponse> | null = null;
-  /** Every event up to this revision has been delivered (or confirmed absent by a progress notification). */
+  /**
+   * Every event up to this revision has been delivered: the resume point after a
+   * reconnect. Only delivered events move it, never a progress notification
+   * (which older etcd may send ahead of events still to come).
+   */
   private lastRevision: number;
   private cancelled = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -821,10 +851,10 @@ class EtcdWatch implements EtcdWatchHandle {
       return;
     }
     if (res.events.length === 0) {
-      // A progress notification: nothing under the prefix up to this revision is pending.
+      // A progress notification: nothing under the prefix up to this revision is
+      // pending, if this etcd keeps that promise (see progressFixedIn).
       const revision = num(res.header?.revision);
-      if (revision < this.lastRevision) return;
-      this.lastRevision = revision;
+      if (revision < this.lastRevision || !this.backend.consistentProgress) return;
       this.deliver(() => this.handlers.onProgress?.(revision));
       return;
     }

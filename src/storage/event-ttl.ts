@@ -15,6 +15,7 @@ export function withEventTtl(backend: Backend, ttlSeconds: number): Backend {
   const retime = (options: WriteOptions | undefined): WriteOptions | undefined =>
     options?.ttlSeconds !== undefined && options.ttlSeconds > 0 ? { ...options, ttlSeconds } : options;
   return {
+    consistentProgress: backend.consistentProgress,
     currentRevision: () => backend.currentRevision(),
     compactedRevision: () => backend.compactedRevision(),
     get: (key, options) => backend.get(key, options),

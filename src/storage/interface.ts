@@ -102,6 +102,15 @@ export class StorageError extends Error {
 }
 
 export interface Backend {
+  /**
+   * True when onProgress(revision) promises that every event up to revision was
+   * delivered before it (memory, sqlite; etcd from 3.4.31 / 3.5.13, whose
+   * earlier releases may notify progress ahead of events a catching-up watch has
+   * not sent yet). The watch cache serves consistent reads only from backends
+   * that promise it, as kube-apiserver does.
+   */
+  readonly consistentProgress: boolean;
+
   /** The revision of the last write (0 for an empty store). */
   currentRevision(): Promise<number>;
   /** The oldest revision that can still be read or watched from (compaction point). */

@@ -45,6 +45,8 @@ interface Version {
 const REPLAY_BATCH = 500;
 
 export class MemoryBackend implements Backend {
+  /** Progress is sent after each committed batch, behind every event of it. */
+  readonly consistentProgress = true;
   private revision = 0;
   private compacted = 0;
   private closed = false;

@@ -176,6 +176,8 @@ function toKv(row: KvRow): KeyValue {
 }
 
 export class SqliteBackend implements Backend {
+  /** Progress is sent after each committed batch, behind every event of it. */
+  readonly consistentProgress = true;
   private revision: number;
   private compacted: number;
   private closed = false;

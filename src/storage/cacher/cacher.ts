@@ -233,6 +233,8 @@ export class CachedObjectStore implements ObjectStore {
     // Upstream 1.32's shouldDelegateList: continuations, limits (except at "0") and Exact go to storage.
     const delegate = hasContinue || (limit > 0 && rvText !== '0') || (match !== '' && match !== 'NotOlderThan');
     if (delegate || rvText === '' && match !== '') return this.direct.list(namespace, options);
+    // A consistent read from the cache needs progress the backend vouches for.
+    if (rvText === '' && !this.backend.consistentProgress) return this.direct.list(namespace, options);
 
     let minimum = 0;
     if (rvText === '') {
@@ -281,6 +283,7 @@ export class CachedObjectStore implements ObjectStore {
 
     if (initial && options.sendInitialEvents === true) {
       // The streaming list: "" is a consistent start, N not older than N.
+      if (rvText === '' && !this.backend.consistentProgress) return this.direct.watch(namespace, options, handlers);
       if (rvText === '') {
         const current = await this.backend.currentRevision();
         if (this.cache.revision < current) {
