@@ -150,16 +150,23 @@ export function readRss(pid: number): number {
   return m ? Number(m[1]) * 1024 : NaN;
 }
 
-/** Starts `apiary serve` on a free port in a child process (through tsx, so no build is needed). */
-export async function startApiary(options: { dataDir?: string; storage?: string; extraArgs?: string[] } = {}): Promise<
+/**
+ * Starts `apiary serve` on a free port in a child process (through tsx, so no
+ * build is needed). With APIARY_BENCH_CPU_PROF=DIR in the environment the
+ * child runs under `node --cpu-prof` and writes its profile into DIR on exit.
+ */
+export async function startApiary(options: { dataDir?: string; storage?: string; extraArgs?: string[]; nodeArgs?: string[] } = {}): Promise<
   ChildServer & { dataDir: string; readyMs: number }
 > {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'apiary-bench-'));
   const t0 = performance.now();
+  const profileDir = process.env.APIARY_BENCH_CPU_PROF;
+  const nodeArgs = [...(options.nodeArgs ?? []), ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
   const child = spawn(
     process.execPath,
     [
+      ...nodeArgs,
       '--import',
       'tsx',
       'src/cli/main.ts',

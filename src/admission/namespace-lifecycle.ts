@@ -13,24 +13,36 @@
 //   terminated`, with a NamespaceTerminating cause on metadata.namespace.
 //   UPDATE of existing content there is allowed (finalizers must be removable).
 //
-// Why there is no race (the argument the tests exercise):
-// The plugin runs in the API server's process, so its view of a namespace is a
-// live read of the namespace store at the latest revision (no informer that
-// may lag). Storage is linearizable, so a create that read "Active" read it
-// before the namespace's DELETE wrote its deletionTimestamp; everything after
-// that DELETE reads "Terminating" and is refused. What remains is a create
-// admitted just before the DELETE whose own write is still in flight. Two
-// things close that window:
-//   1. a short memory of namespaces whose DELETE this plugin admitted: a create
-//      that reads "Active" for such a namespace waits briefly and reads again,
-//      so a DELETE admitted but not yet written is seen once it lands;
-//   2. the namespace controller waits a grace period after the deletion
-//      timestamp before it lists content, and only finalizes a namespace once a
-//      full pass found nothing left, so a write that was in flight when the
-//      namespace started terminating is in storage by the time the controller
-//      looks, and is deleted with the rest.
-// Upstream closes the same window the same way (forceLiveLookupCache plus the
-// controller's namespaceDeletionGracePeriod).
+// Where the namespace is read (upstream's lister first, client as last resort):
+// - first from `getCachedNamespace`, the namespaces watch cache of this very
+//   process (a GET at resourceVersion "0"): no storage round trip, so a create
+//   costs one write, not a read and a write. The cache may lag storage by the
+//   time its watch takes to deliver an event (milliseconds).
+// - a live read (`getNamespace`, latest revision) only when the cache does not
+//   hold the namespace (it may have been created a moment ago; the live read
+//   decides between "just created" and 404), or when the cache says Active but
+//   this plugin admitted a DELETE of that namespace within RECENT_DELETE_TTL_MS
+//   (upstream's forceLiveLookup), so a process never trusts its own stale
+//   cache about a deletion it let through.
+//
+// Why no content outlives its namespace (the race the tests exercise):
+// A create can be admitted into a namespace that is already Terminating only
+// while the reader it used has not yet seen the DELETE's write:
+//   a. the live read ran before the DELETE was written. Storage is
+//      linearizable, so this is a create that raced the DELETE itself. If this
+//      plugin admitted that DELETE, a create that reads "Active" waits
+//      RECHECK_WAIT_MS and reads live again, so a DELETE admitted but not yet
+//      written is seen once it lands.
+//   b. the cache lags (only possible when the DELETE went through another
+//      server on the same storage, since deletions admitted here force the
+//      live read). The lag is the watch delivery delay.
+// In both cases the create's own write follows within one request's time.
+// The namespace controller waits a grace period (5 s, upstream's
+// namespaceDeletionGracePeriod) after the deletion timestamp before it lists
+// content, and finalizes a namespace only after a full pass found nothing
+// left; so a write admitted in either window is in storage when the
+// controller looks, and is deleted with the rest. Upstream relies on the same
+// pair (informer + forceLiveLookupCache, and the controller's grace period).
 
 import { StatusError, forbidden, internalError, notFound } from '../machinery/errors.js';
 import type { Namespace } from '../api/core/v1/types.js';
@@ -48,8 +60,14 @@ export const RECHECK_WAIT_MS = 50;
 const RECENT_DELETE_CAPACITY = 100;
 
 export interface NamespaceLifecycleOptions {
-  /** A live read of the namespace at the latest revision; undefined when it does not exist. */
+  /** A live read of the namespace at the latest revision; undefined (or a NotFound error) when it does not exist. */
   getNamespace(name: string): Promise<Namespace | undefined>;
+  /**
+   * A read from a cache that may lag storage slightly (the namespaces watch
+   * cache); undefined (or NotFound) when the cache does not hold it. Without
+   * it every check is a live read.
+   */
+  getCachedNamespace?(name: string): Promise<Namespace | undefined>;
   immortalNamespaces?: readonly string[];
   /** Milliseconds since the epoch (tests may pass their own). */
   now?: () => number;
@@ -58,6 +76,10 @@ export interface NamespaceLifecycleOptions {
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
 
+function terminating(ns: Namespace): boolean {
+  return ns.status?.phase === 'Terminating' || ns.metadata.deletionTimestamp !== undefined;
+}
+
 function isNamespaceKind(a: AdmissionAttributes): boolean {
   return a.kind.group === '' && a.kind.kind === 'Namespace';
 }
@@ -65,6 +87,7 @@ function isNamespaceKind(a: AdmissionAttributes): boolean {
 export class NamespaceLifecycle implements AdmissionPlugin {
   readonly name = NAMESPACE_LIFECYCLE_PLUGIN;
   private readonly getNamespace: (name: string) => Promise<Namespace | undefined>;
+  private readonly getCachedNamespace: ((name: string) => Promise<Namespace | undefined>) | undefined;
   private readonly immortal: Set<string>;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -73,6 +96,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
 
   constructor(options: NamespaceLifecycleOptions) {
     this.getNamespace = options.getNamespace;
+    this.getCachedNamespace = options.getCachedNamespace;
     this.immortal = new Set(options.immortalNamespaces ?? IMMORTAL_NAMESPACES);
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -89,17 +113,27 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     if (a.namespace === '') return;
     if (a.operation === 'DELETE' || a.operation === 'CONNECT') return;
 
-    let ns = await this.read(a.namespace);
+    const cached = this.getCachedNamespace === undefined ? undefined : await this.read(this.getCachedNamespace, a.namespace);
+    if (cached !== undefined) {
+      if (a.operation !== 'CREATE' || terminating(cached)) return this.refuseIfTerminating(a, cached);
+      if (!this.deletionInFlight(a.namespace, cached.metadata.uid)) return;
+    }
+    // Not in the cache, or a deletion this plugin admitted is not visible there yet: ask storage.
+    let ns = await this.read(this.getNamespace, a.namespace);
     if (ns === undefined) throw notFound(NAMESPACES, a.namespace);
     if (a.operation !== 'CREATE') return;
-    if (ns.status?.phase !== 'Terminating' && this.deletionInFlight(a.namespace, ns.metadata.uid)) {
+    if (!terminating(ns) && this.deletionInFlight(a.namespace, ns.metadata.uid)) {
       // Its DELETE was admitted moments ago and may not have been written yet.
       await this.sleep(RECHECK_WAIT_MS);
-      ns = await this.read(a.namespace);
+      ns = await this.read(this.getNamespace, a.namespace);
       if (ns === undefined) throw notFound(NAMESPACES, a.namespace);
     }
-    if (ns.status?.phase !== 'Terminating' && ns.metadata.deletionTimestamp === undefined) return;
+    this.refuseIfTerminating(a, ns);
+  }
 
+  /** For a CREATE into a namespace that is being deleted: 403 with a NamespaceTerminating cause. */
+  private refuseIfTerminating(a: AdmissionAttributes, ns: Namespace): void {
+    if (a.operation !== 'CREATE' || !terminating(ns)) return;
     const gr = { group: a.resource.group, resource: a.resource.resource };
     const err = forbidden(gr, a.name, `unable to create new content in namespace ${a.namespace} because it is being terminated`);
     const details = err.status.details ?? {};
@@ -111,9 +145,9 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     throw err;
   }
 
-  private async read(name: string): Promise<Namespace | undefined> {
+  private async read(reader: (name: string) => Promise<Namespace | undefined>, name: string): Promise<Namespace | undefined> {
     try {
-      return await this.getNamespace(name);
+      return await reader(name);
     } catch (err) {
       if (err instanceof StatusError && err.reason === 'NotFound') return undefined;
       throw err instanceof StatusError ? err : internalError(err);

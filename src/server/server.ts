@@ -138,9 +138,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? startCompactor(rawBackend, { intervalMs: compactionIntervalMs, onError: (err) => logger.warn({ err }, 'compaction failed') })
       : undefined;
   const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
-  // NamespaceLifecycle reads namespaces live from the registry it guards (in-process).
+  // NamespaceLifecycle reads namespaces from the registry it guards (in-process):
+  // first from the namespaces watch cache (resourceVersion "0": any cached
+  // state), live at the latest revision only when the cache cannot be trusted.
   const namespaceLifecycle = new NamespaceLifecycle({
     getNamespace: async (name) => (await registry.storeFor('', 'namespaces')!.get('', name, {})) as Namespace,
+    getCachedNamespace: async (name) => (await registry.storeFor('', 'namespaces')!.get('', name, { resourceVersion: '0' })) as Namespace,
   });
   const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix, admission: [namespaceLifecycle, ...(options.admission ?? [])] };
   if (options.clock !== undefined) registryOptions.clock = options.clock;
