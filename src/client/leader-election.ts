@@ -258,21 +258,29 @@ export class LeaderElector {
     }
   }
 
-  /** Hands the lease back: empty holder, leaseDurationSeconds 1, transitions kept. */
+  /**
+   * Hands the lease back: empty holder, leaseDurationSeconds 1, transitions
+   * kept. Reads the lease first (as client-go does): a renewal aborted in
+   * flight may still have been applied, so the resourceVersion we cached can
+   * be stale and an update guarded by it would conflict and leave us holding
+   * the lease until it expires.
+   */
   private async release(): Promise<void> {
     if (!this.isLeader() || !this.cachedLease) return;
-    const nowWall = formatMicroTime(this.now());
-    const spec: LeaseSpec = {
-      ...this.cachedLease.spec,
-      holderIdentity: '',
-      leaseDurationSeconds: 1,
-      acquireTime: nowWall,
-      renewTime: nowWall,
-      leaseTransitions: this.observed?.leaseTransitions ?? 0,
-    };
-    delete spec.holderIdentity;
+    const signal = AbortSignal.timeout(this.renewDeadlineMs);
     try {
-      this.store(await this.leases.update({ ...this.cachedLease, spec }, { signal: AbortSignal.timeout(this.renewDeadlineMs) }));
+      const current = await this.leases.get(this.config.name, { signal });
+      if (current.spec?.holderIdentity !== this.config.identity) return;
+      const nowWall = formatMicroTime(this.now());
+      const spec: LeaseSpec = {
+        ...current.spec,
+        leaseDurationSeconds: 1,
+        acquireTime: nowWall,
+        renewTime: nowWall,
+        leaseTransitions: current.spec.leaseTransitions ?? 0,
+      };
+      delete spec.holderIdentity;
+      this.store(await this.leases.update({ ...current, spec }, { signal }));
       this.logger.info({ lease: this.leaseName(), identity: this.config.identity }, 'released leader lease');
     } catch (err) {
       this.logger.warn({ ...errorField(err), lease: this.leaseName() }, 'failed to release lease');

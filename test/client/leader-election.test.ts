@@ -250,6 +250,34 @@ describe('leader election', () => {
     assert.ok(Date.parse(lease.spec!.renewTime!) >= workStopped - 5, 'released before the work stopped');
   });
 
+  test('release hands the lease back even when the lease changed since our last write', async () => {
+    // A renewal aborted in flight may still land on the server; here another
+    // writer (a label) moves the resourceVersion past the one the leader cached.
+    const abort = new AbortController();
+    const elector = new LeaderElector({
+      client,
+      name: 'le-stale',
+      identity: 'stale',
+      leaseDurationMs: 60_000,
+      renewDeadlineMs: 50_000,
+      retryPeriodMs: 30_000, // no renewal during the test
+      releaseOnCancel: true,
+      logger: silentLogger,
+      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+    });
+    const done = elector.run(abort.signal);
+    await waitFor('stale to lead', 5000, () => elector.isLeader());
+    const leases = client.leases<Lease>('kube-system');
+    const held = await leases.get('le-stale');
+    await leases.update({ ...held, metadata: { ...held.metadata, labels: { touched: 'yes' } } });
+    abort.abort();
+    await done;
+    const lease = await leases.get('le-stale');
+    assert.equal(lease.spec?.holderIdentity, undefined);
+    assert.equal(lease.spec?.leaseDurationSeconds, 1);
+    assert.equal(lease.metadata?.labels?.touched, 'yes');
+  });
+
   test('timing checks as client-go', () => {
     assert.throws(() => validateTiming(10_000, 10_000, 2_000), /leaseDuration must be greater than renewDeadline/);
     assert.throws(() => validateTiming(15_000, 2_000, 2_000), /renewDeadline must be greater than retryPeriod\*JitterFactor/);
