@@ -19,14 +19,14 @@
 
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { ClientLogger } from '../client/index.js';
 import {
+  type ClientLogger,
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_RENEW_DEADLINE_MS,
   DEFAULT_RETRY_PERIOD_MS,
   runWhileLeader,
   validateTiming,
-} from '../client/leader-election.js';
+} from '../client/index.js';
 import { type ControllerManagerOptions, type RunningControllerManager, startControllerManager } from '../controllers/manager.js';
 import { parseDuration } from './duration.js';
 

@@ -1,8 +1,8 @@
 // apiary/client: the public API of apiary's Kubernetes client library.
 // REST and dynamic clients, kubeconfig loading, discovery, and client-go's
 // informer machinery (Reflector, DeltaFIFO, Indexer, SharedIndexInformer,
-// SharedInformerFactory) with the rate-limited WorkQueue and a controller
-// helper.
+// SharedInformerFactory) with the rate-limited WorkQueue, a controller
+// helper, and Lease-based leader election.
 
 export { StatusError, isStatusError, isNotFound, isAlreadyExists, isConflict, isInvalid, isGone } from '../machinery/errors.js';
 export type { Status, StatusCause, StatusDetails, StatusReason } from '../machinery/errors.js';
@@ -60,3 +60,14 @@ export {
 } from './rate-limiters.js';
 export { type GetResult, WorkQueue, type WorkQueueOptions } from './workqueue.js';
 export { type ControllerOptions, type ReconcileResult, enqueueHandler, runController } from './controller.js';
+export {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  JITTER_FACTOR,
+  type LeaderCallbacks,
+  type LeaderElectionConfig,
+  LeaderElector,
+  runWhileLeader,
+  validateTiming,
+} from './leader-election.js';

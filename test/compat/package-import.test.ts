@@ -47,7 +47,7 @@ it('the built client imports as apiary/client from another project and talks to 
   fs.writeFileSync(
     path.join(project, 'main.js'),
     [
-      "import { RestClient, SharedInformerFactory, WorkQueue, isNotFound } from 'apiary/client';",
+      "import { LeaderElector, RestClient, SharedInformerFactory, WorkQueue, isNotFound } from 'apiary/client';",
       'const client = RestClient.fromKubeconfig(process.argv[2]);',
       "await client.namespaces().create({ metadata: { name: 'pkg' } });",
       "await client.configMaps('pkg').create({ metadata: { name: 'from-package' }, data: { ok: 'yes' } });",
@@ -58,10 +58,14 @@ it('the built client imports as apiary/client from another project and talks to 
       'await factory.waitForCacheSync(stop.signal);',
       "const cached = informer.lister().namespace('pkg').get('from-package');",
       "const missing = await client.configMaps('pkg').get('nope').catch((err) => isNotFound(err));",
+      // Leader election is part of the package: one candidate takes a Lease and stops once it leads.
+      'const elected = new AbortController();',
+      "await new LeaderElector({ client, namespace: 'pkg', name: 'pkg-leader', identity: 'user-1', callbacks: { onStartedLeading: () => elected.abort(), onStoppedLeading: () => {} } }).run(elected.signal);",
+      "const holder = (await client.leases('pkg').get('pkg-leader')).spec.holderIdentity;",
       'stop.abort();',
       'await factory.shutdown();',
       'await client.close();',
-      "console.log(JSON.stringify({ cached: cached?.data, missing, queue: typeof WorkQueue }));",
+      "console.log(JSON.stringify({ cached: cached?.data, missing, queue: typeof WorkQueue, holder }));",
     ].join('\n'),
   );
 
@@ -76,5 +80,5 @@ it('the built client imports as apiary/client from another project and talks to 
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(timer);
   assert.equal(code, 0, out);
-  assert.deepEqual(JSON.parse(out.trim()), { cached: { ok: 'yes' }, missing: true, queue: 'function' });
+  assert.deepEqual(JSON.parse(out.trim()), { cached: { ok: 'yes' }, missing: true, queue: 'function', holder: 'user-1' });
 });
