@@ -11,11 +11,15 @@
 // apiary's create is reported as a ratio of raw puts (target ≥ 50 %), get of
 // raw single-key ranges, update of raw puts, list of raw prefix ranges. The
 // better of the rounds is kept for each (the machine is shared, single runs
-// are noisy). Prints a markdown table.
+// are noisy). Prints a markdown table, then where the CPU went in those best
+// rounds: each process's CPU time (/proc) over the phase's wall time, in % of
+// one core, for the load generator (this process), apiary and etcd.
 //
 // Usage: node --import tsx bench/etcd.ts [--concurrency 32] [--requests 3000] [--rounds 2]
 
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as grpc from '@grpc/grpc-js';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { EtcdBackend } from '../src/storage/etcd.js';
@@ -40,6 +44,7 @@ interface Rate {
   p50ms: number;
   p99ms: number;
   errors: number;
+  cpu?: CpuSplit;
 }
 
 /** Runs op(0..total-1) with `concurrency` in flight; ops/s and latency percentiles. */
@@ -71,6 +76,36 @@ async function closedLoop(total: number, op: (i: number) => Promise<unknown>): P
 const better = (a: Rate | undefined, b: Rate): Rate => (a === undefined || b.rps > a.rps ? b : a);
 const fromLoad = (r: LoadResult): Rate => ({ rps: r.rps, p50ms: r.p50ms, p99ms: r.p99ms, errors: r.errors });
 
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The pid of this process's child running `command` (etcd is started by the test helper, which does not expose it). */
+function childPid(command: string): number | undefined {
+  const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  return children.find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === command;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** % of one core each process used while `run` ran. */
+interface CpuSplit {
+  load: number;
+  apiary: number;
+  etcd: number;
+}
+
 async function main(): Promise<void> {
   const etcd = await startEtcd();
   const endpoint = etcd.endpoints[0]!;
@@ -85,6 +120,22 @@ async function main(): Promise<void> {
         err ? reject(err) : resolve(res),
       ),
     );
+  const etcdPid = childPid('etcd');
+  const apiaryPid = apiary.process.pid!;
+  /** Runs one phase and records the CPU split over it. */
+  const measured = async (phase: () => Promise<Rate>): Promise<Rate> => {
+    const before = { load: process.cpuUsage(), apiary: cpuSeconds(apiaryPid), etcd: etcdPid === undefined ? NaN : cpuSeconds(etcdPid) };
+    const t0 = performance.now();
+    const rate = await phase();
+    const wall = (performance.now() - t0) / 1000;
+    const load = process.cpuUsage(before.load);
+    rate.cpu = {
+      load: (100 * (load.user + load.system)) / 1e6 / wall,
+      apiary: (100 * (cpuSeconds(apiaryPid) - before.apiary)) / wall,
+      etcd: etcdPid === undefined ? NaN : (100 * (cpuSeconds(etcdPid) - before.etcd)) / wall,
+    };
+    return rate;
+  };
   const prefixEnd = (p: string): Buffer => Buffer.from(p.slice(0, -1) + String.fromCharCode(p.charCodeAt(p.length - 1) + 1));
 
   try {
@@ -110,26 +161,26 @@ async function main(): Promise<void> {
     const listTotal = Math.max(200, perRound / 10);
 
     for (let r = 0; r < rounds; r++) {
-      best.create!.raw = better(best.create!.raw, await closedLoop(perRound, (i) => unary(put, { key: Buffer.from(`/raw/put/${r}/${i}`), value })));
+      best.create!.raw = better(best.create!.raw, await measured(() => closedLoop(perRound, (i) => unary(put, { key: Buffer.from(`/raw/put/${r}/${i}`), value }))));
       best.create!.apiary = better(
         best.create!.apiary,
-        await http(perRound, (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMap(`c-${r}-${i}`) })),
+        await measured(() => http(perRound, (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMap(`c-${r}-${i}`) }))),
       );
-      best.get!.raw = better(best.get!.raw, await closedLoop(perRound * 2, () => unary(range, { key: Buffer.from('/raw/one') })));
+      best.get!.raw = better(best.get!.raw, await measured(() => closedLoop(perRound * 2, () => unary(range, { key: Buffer.from('/raw/one') }))));
       best.get!.apiary = better(
         best.get!.apiary,
-        await http(perRound * 2, (i) => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/c-${r}-${i % perRound}` })),
+        await measured(() => http(perRound * 2, (i) => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/c-${r}-${i % perRound}` }))),
       );
-      best.update!.raw = better(best.update!.raw, await closedLoop(perRound, (i) => unary(put, { key: Buffer.from(`/raw/put/${r}/${i}`), value })));
+      best.update!.raw = better(best.update!.raw, await measured(() => closedLoop(perRound, (i) => unary(put, { key: Buffer.from(`/raw/put/${r}/${i}`), value }))));
       best.update!.apiary = better(
         best.update!.apiary,
-        await http(perRound, (i) => ({ method: 'PUT', path: `/api/v1/namespaces/bench/configmaps/c-${r}-${i}`, body: configMap(`c-${r}-${i}`) })),
+        await measured(() => http(perRound, (i) => ({ method: 'PUT', path: `/api/v1/namespaces/bench/configmaps/c-${r}-${i}`, body: configMap(`c-${r}-${i}`) }))),
       );
       best.list!.raw = better(
         best.list!.raw,
-        await closedLoop(listTotal, () => unary(range, { key: Buffer.from('/raw/listed/'), range_end: prefixEnd('/raw/listed/') })),
+        await measured(() => closedLoop(listTotal, () => unary(range, { key: Buffer.from('/raw/listed/'), range_end: prefixEnd('/raw/listed/') }))),
       );
-      best.list!.apiary = better(best.list!.apiary, await http(listTotal, () => ({ method: 'GET', path: '/api/v1/namespaces/listed/configmaps' })));
+      best.list!.apiary = better(best.list!.apiary, await measured(() => http(listTotal, () => ({ method: 'GET', path: '/api/v1/namespaces/listed/configmaps' }))));
     }
 
     const ceilingName: Record<string, string> = {
@@ -145,6 +196,17 @@ async function main(): Promise<void> {
       console.log(
         `| ${name} | ${fmt(a!.rps)} | ${ceilingName[name]} | ${fmt(raw!.rps)} | ${fmt((100 * a!.rps) / raw!.rps, 1)}% | ${fmt(a!.p50ms, 2)} | ${fmt(a!.p99ms, 2)} | ${fmt(raw!.p50ms, 2)} | ${a!.errors + raw!.errors} |`,
       );
+    }
+    const pct = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : `${fmt(n)}%`);
+    console.log('\nCPU in the best rounds, % of one core over the phase (this machine has ' + String(availableParallelism()) + ' cores):\n');
+    console.log('| phase | load generator | apiary | etcd | total |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const [name, { apiary: a, raw }] of Object.entries(best)) {
+      for (const [label, rate] of [[`apiary ${name}`, a], [`raw ${ceilingName[name]} (${name})`, raw]] as const) {
+        const cpu = rate?.cpu;
+        const total = cpu === undefined ? undefined : cpu.load + cpu.apiary + (Number.isNaN(cpu.etcd) ? 0 : cpu.etcd);
+        console.log(`| ${label} | ${pct(cpu?.load)} | ${pct(cpu?.apiary)} | ${pct(cpu?.etcd)} | ${pct(total)} |`);
+      }
     }
     const ratio = best.create!.apiary!.rps / best.create!.raw!.rps;
     console.log(`\n${ratio >= 0.5 ? 'MET' : 'MISSED'}: apiary create ≥ 50% of raw etcd puts at concurrency ${concurrency} (${fmt(100 * ratio, 1)}%)`);

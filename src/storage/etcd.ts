@@ -74,6 +74,12 @@ export interface EtcdWatchHandle extends WatchHandle {
 /** The key kube-apiserver's compactors coordinate on; we use the same one so both can share an etcd. */
 export const COMPACT_REV_KEY = 'compact_rev_key';
 
+/**
+ * The (empty) metadata of every unary call, shared: grpc-js copies a call's
+ * metadata when the call starts (ResolvingCall.start) and changes only its copy.
+ */
+const NO_METADATA = new grpc.Metadata();
+
 /** How long a request keeps retrying unreachable endpoints (within its deadline). */
 const RETRY_WINDOW_MS = 3000;
 
@@ -428,7 +434,7 @@ export class EtcdBackend implements Backend {
         method.serialize,
         method.deserialize,
         request,
-        new grpc.Metadata(),
+        NO_METADATA,
         { deadline },
         (err, response) => (err ? reject(err) : resolve(response as T)),
       );

@@ -112,6 +112,7 @@ export interface ObjectStore {
   get(namespace: string, name: string, options?: { resourceVersion?: string }): Promise<KubeObject>;
   /** namespace '' reads every namespace (and cluster-scoped resources). */
   list(namespace: string, options: StoreListOptions): Promise<StoreListResult>;
+  /** Resolves with the created object; it may share nested values with `obj`, which the caller must not change afterwards. */
   create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject>;
   /**
    * Read-modify-write guarded by the read's modRevision; a conflicting write
@@ -273,7 +274,9 @@ export class BackendObjectStore implements ObjectStore {
       () => this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds)),
       name,
     );
-    return decode(kv.value, kv.modRevision);
+    // The stored value is `obj` as JSON: hand `obj` back (new top level and
+    // metadata, nested values shared) instead of parsing that JSON again.
+    return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(kv.modRevision) } };
   }
 
   async guaranteedUpdate(
