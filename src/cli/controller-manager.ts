@@ -14,8 +14,9 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { RestClient } from '../client/index.js';
-import { type ControllerManagerOptions, type RunningControllerManager, startControllerManager } from '../controllers/manager.js';
-import { parseDuration } from './duration.js';
+import type { ControllerManagerOptions } from '../controllers/manager.js';
+import { parseDurationFlag } from './duration.js';
+import { exitOnSignals } from './lifecycle.js';
 import { LEADER_ELECTION_FLAGS_USAGE, leaderElectionFlagOptions, leaderElectionFromFlags, startLeaderElectedControllers } from './leader-elected-controllers.js';
 
 export const CONTROLLER_FLAGS_USAGE = `Controller flags:
@@ -45,13 +46,7 @@ export type ControllerFlagValues = { [K in keyof typeof controllerFlagOptions]: 
 
 /** Controller manager options from parsed flags; throws Error with the flag's name when one is invalid. */
 export function controllerOptionsFromFlags(values: ControllerFlagValues): Omit<ControllerManagerOptions, 'client'> {
-  const duration = (flag: keyof ControllerFlagValues): number => {
-    try {
-      return parseDuration(values[flag]);
-    } catch (err) {
-      throw new Error(`invalid --${flag}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  };
+  const duration = (flag: keyof ControllerFlagValues): number => parseDurationFlag(flag, values[flag]);
   const workers = Number(values['concurrent-namespace-syncs']);
   if (!Number.isInteger(workers) || workers < 1) {
     throw new Error(`invalid --concurrent-namespace-syncs ${JSON.stringify(values['concurrent-namespace-syncs'])}: want a positive integer`);
@@ -64,19 +59,6 @@ export function controllerOptionsFromFlags(values: ControllerFlagValues): Omit<C
     namespaceDeletionGracePeriodMs: duration('namespace-deletion-grace-period'),
     systemNamespacesIntervalMs: interval,
   };
-}
-
-/** Starts the controllers on a client; resolves once the system namespaces exist (or after waitMs). */
-export async function startControllers(
-  client: RestClient,
-  options: Omit<ControllerManagerOptions, 'client'>,
-  waitMs = 10_000,
-): Promise<RunningControllerManager> {
-  const manager = startControllerManager({ ...options, client });
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([manager.systemNamespacesSynced, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-  clearTimeout(timer);
-  return manager;
 }
 
 function fail(message: string): never {
@@ -120,22 +102,5 @@ export async function controllerManagerCommand(argv: string[]): Promise<void> {
   const manager = startLeaderElectedControllers({ ...options, client, logger }, election);
   process.stdout.write(`apiary controller-manager running against ${client.config.server}\n`);
 
-  let shuttingDown = false;
-  const shutdown = (signal: string): void => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    process.stdout.write(`received ${signal}, shutting down\n`);
-    manager
-      .stop()
-      .then(() => client.close())
-      .then(
-        () => process.exit(0),
-        (err: unknown) => {
-          process.stderr.write(`apiary: shutdown failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  exitOnSignals(() => manager.stop().then(() => client.close()));
 }

@@ -30,3 +30,12 @@ export function parseDuration(text: string): number {
   }
   return total;
 }
+
+/** parseDuration for the value of `--flag`; the Error names the flag. */
+export function parseDurationFlag(flag: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new Error(`invalid --${flag}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -19,16 +19,9 @@
 
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import {
-  type ClientLogger,
-  DEFAULT_LEASE_DURATION_MS,
-  DEFAULT_RENEW_DEADLINE_MS,
-  DEFAULT_RETRY_PERIOD_MS,
-  runWhileLeader,
-  validateTiming,
-} from '../client/index.js';
+import { type ClientLogger, runWhileLeader, validateTiming } from '../client/index.js';
 import { type ControllerManagerOptions, type RunningControllerManager, startControllerManager } from '../controllers/manager.js';
-import { parseDuration } from './duration.js';
+import { parseDurationFlag } from './duration.js';
 
 export const LEADER_ELECTION_FLAGS_USAGE = `Leader election flags:
   --leader-elect BOOL                 run the namespace controller only while holding the lease (default true)
@@ -63,27 +56,11 @@ export interface LeaderElectionSettings {
   identity: string;
 }
 
-export const DEFAULT_LEADER_ELECTION: LeaderElectionSettings = {
-  enabled: true,
-  leaseDurationMs: DEFAULT_LEASE_DURATION_MS,
-  renewDeadlineMs: DEFAULT_RENEW_DEADLINE_MS,
-  retryPeriodMs: DEFAULT_RETRY_PERIOD_MS,
-  name: 'apiary-controller-manager',
-  namespace: 'kube-system',
-  identity: '',
-};
-
 /** Settings from parsed flags; throws an Error naming the flag when one is invalid. */
 export function leaderElectionFromFlags(values: LeaderElectionFlagValues): LeaderElectionSettings {
   const enabled = values['leader-elect'];
   if (enabled !== 'true' && enabled !== 'false') throw new Error(`invalid --leader-elect ${JSON.stringify(enabled)}: want true or false`);
-  const duration = (flag: keyof LeaderElectionFlagValues): number => {
-    try {
-      return parseDuration(values[flag]);
-    } catch (err) {
-      throw new Error(`invalid --${flag}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  };
+  const duration = (flag: keyof LeaderElectionFlagValues): number => parseDurationFlag(flag, values[flag]);
   const settings: LeaderElectionSettings = {
     enabled: enabled === 'true',
     leaseDurationMs: duration('leader-elect-lease-duration'),

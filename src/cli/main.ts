@@ -13,7 +13,8 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pino } from 'pino';
 import { startServer, type ServerOptions } from '../server/server.js';
-import { parseDuration } from './duration.js';
+import { parseDurationFlag } from './duration.js';
+import { exitOnSignals, waitAtMost } from './lifecycle.js';
 import { RestClient } from '../client/index.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
 import { CONTROLLER_FLAGS_USAGE, controllerFlagOptions, controllerManagerCommand, controllerOptionsFromFlags } from './controller-manager.js';
@@ -86,9 +87,9 @@ async function serve(argv: string[]): Promise<void> {
   if (storage === 'etcd' && etcdServers.length === 0) fail('--storage etcd needs --etcd-servers');
   const duration = (flag: string, text: string): number => {
     try {
-      return parseDuration(text);
+      return parseDurationFlag(flag, text);
     } catch (err) {
-      fail(`invalid --${flag}: ${err instanceof Error ? err.message : String(err)}`);
+      fail(err instanceof Error ? err.message : String(err));
     }
   };
   const compactionIntervalMs = duration('etcd-compaction-interval', values['etcd-compaction-interval']);
@@ -125,31 +126,19 @@ async function serve(argv: string[]): Promise<void> {
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
     const manager = startLeaderElectedControllers({ ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) }, election);
     controllers = { manager, client };
-    // Serve once the system namespaces exist (or after 10 s), as before.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([manager.systemNamespacesSynced, new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)))]);
-    clearTimeout(timer);
+    // Serve once the system namespaces exist (or after 10 s).
+    await waitAtMost(manager.systemNamespacesSynced, 10_000);
   }
   process.stdout.write(`apiary listening on ${server.url}\n`);
   if (server.kubeconfigPath !== undefined) process.stdout.write(`kubeconfig: ${server.kubeconfigPath}\n`);
 
-  let shuttingDown = false;
-  const shutdown = (signal: string): void => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    process.stdout.write(`received ${signal}, shutting down\n`);
-    (controllers ? controllers.manager.stop().then(() => controllers!.client.close()) : Promise.resolve())
-      .then(() => server.stop())
-      .then(
-      () => process.exit(0),
-      (err: unknown) => {
-        process.stderr.write(`apiary: shutdown failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  exitOnSignals(async () => {
+    if (controllers !== undefined) {
+      await controllers.manager.stop();
+      await controllers.client.close();
+    }
+    await server.stop();
+  });
 }
 
 async function main(argv: string[]): Promise<void> {
