@@ -11,11 +11,6 @@ import { Counter, Gauge, Histogram, Registry as PromRegistry } from 'prom-client
 import type { Backend } from '../storage/interface.js';
 import { prefixEnd } from '../storage/interface.js';
 
-export interface ObjectCounter {
-  /** Resources to count, as the key segment under the prefix ("configmaps"). */
-  resources(): string[];
-}
-
 export class ServerMetrics {
   readonly registry = new PromRegistry();
   private readonly requests: Counter<'verb' | 'resource' | 'code'>;

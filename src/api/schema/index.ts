@@ -100,24 +100,9 @@ for (const [name, raw] of Object.entries(file.definitions)) {
 /** Versions of the upstream modules the registry was generated from. */
 export const schemaSources: Readonly<Record<string, string>> = file.sources;
 
-/** Every definition, by upstream name. */
-export function allDefinitions(): ReadonlyMap<string, DefinitionSchema> {
-  return definitions;
-}
-
 /** A definition by upstream name, or undefined. */
 export function definitionByName(name: string): DefinitionSchema | undefined {
   return definitions.get(name);
-}
-
-/** Every group/version/kind the registry describes, as `{group, version, kind, definition}`. */
-export function allKinds(): Array<{ group: string; version: string; kind: string; definition: DefinitionSchema }> {
-  const out = [];
-  for (const [key, name] of Object.entries(file.kinds)) {
-    const [group, version, kind] = key.split('/') as [string, string, string];
-    out.push({ group, version, kind, definition: definitions.get(name)! });
-  }
-  return out;
 }
 
 /** The definition of a kind (group '' for core), or undefined when we do not describe it. */
@@ -174,12 +159,6 @@ export function specFieldNames(group: string, version: string, kind: string): st
   return fieldsOf(def)
     .map((f) => f.name)
     .filter((n) => n !== 'status' && n !== 'apiVersion' && n !== 'kind' && n !== 'metadata');
-}
-
-/** The schema of a kind's `status` field, or undefined. */
-export function statusFieldOf(group: string, version: string, kind: string): FieldSchema | undefined {
-  const def = definitionFor(group, version, kind);
-  return def === undefined ? undefined : fieldOf(def, 'status');
 }
 
 /** Whether objects of this kind can be written in Kubernetes protobuf. */

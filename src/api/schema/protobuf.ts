@@ -234,13 +234,6 @@ function definitionOfObject(obj: JsonObject): DefinitionSchema {
   return def;
 }
 
-/** The object's message alone (no magic, no envelope). */
-export function encodeMessage(def: DefinitionSchema, obj: JsonObject): Uint8Array {
-  const w = protobuf.Writer.create();
-  encodeStruct(def, obj, w);
-  return w.finish();
-}
-
 /** A Kubernetes protobuf body: magic, then the runtime.Unknown envelope. */
 export function encodeProtobuf(obj: KubeObject | JsonObject): Uint8Array {
   const o = obj as JsonObject;

@@ -46,13 +46,6 @@ export function pruneObject(group: string, version: string, kind: string, obj: R
   return dropped;
 }
 
-/** Prunes a value against a definition by upstream name (for callers that hold a nested type). */
-export function pruneByDefinition(def: DefinitionSchema, obj: Record<string, unknown>, path = ''): string[] {
-  const dropped: string[] = [];
-  pruneStruct(def, obj, path, dropped);
-  return dropped;
-}
-
 function pruneStruct(def: DefinitionSchema, obj: JsonObject, path: string, dropped: string[]): void {
   if (def.special !== undefined) return; // scalars and free-form objects
   for (const key of Object.keys(obj)) {

@@ -76,11 +76,6 @@ function printerFor(group: string, kind: string): Printer {
   return printers.get(`${group}/${kind}`) ?? defaultPrinter;
 }
 
-/** Whether `group`/`kind` has its own columns (false: the default NAME / CREATED AT table). */
-export function hasTablePrinter(group: string, kind: string): boolean {
-  return printers.has(`${group}/${kind}`);
-}
-
 /** The column definitions of a kind's table, e.g. for the first event of a Table watch. */
 export function tableColumnsFor(group: string, kind: string): TableColumnDefinition[] {
   return printerFor(group, kind).columns.map((c) => ({ ...c }));

@@ -20,7 +20,6 @@ import {
   type DefinitionSchema,
   type ElementSchema,
   type FieldSchema,
-  allDefinitions,
   definitionByName,
   fieldsOf,
 } from '../../api/schema/index.js';
@@ -190,11 +189,4 @@ export function closure(roots: Iterable<string>): string[] {
     queue.push(...refs);
   }
   return [...seen].sort();
-}
-
-/** All definitions as a name → schema map (the whole registry), sorted by name. */
-export function allDefinitionSchemas(flavour: Flavour): Record<string, JsonSchema> {
-  const out: Record<string, JsonSchema> = {};
-  for (const name of [...allDefinitions().keys()].sort()) out[name] = definitionSchema(definitionByName(name)!, flavour);
-  return out;
 }
