@@ -15,8 +15,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { KubeObject } from '../../src/machinery/meta.js';
 import { DeletedFinalStateUnknown, RestClient, SharedIndexInformer, isAlreadyExists, listWatchFromClient, silentLogger } from '../../src/client/index.js';
+import { retry, until } from '../helpers/wait.js';
 
 const MAIN = path.resolve('src/cli/main.ts');
+/** Waits here span a process restart: roomier than the default. */
+const WAIT_MS = 15_000;
 const FAST_BACKOFF = { backoff: { initialMs: 50, maxMs: 500 } };
 
 /** `apiary serve` as a child process; resolves with its URL once it listens. */
@@ -49,26 +52,6 @@ async function serve(dataDir: string, port: number): Promise<{ child: ChildProce
     await exited;
   };
   return { child, url, port: Number(new URL(url).port), kill };
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Retries a call while the server is coming back (a refused or reset connection). */
-async function retry<T>(fn: () => Promise<T>): Promise<T> {
-  for (let i = 0; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= 50) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
 
 /**
@@ -137,7 +120,7 @@ describe('informer under a SIGKILLed server process', { timeout: 120_000 }, () =
       controller.abort();
       await done;
     });
-    await until('synced', () => informer.hasSynced());
+    await until('synced', () => informer.hasSynced(), WAIT_MS);
     assert.deepEqual(sorted(seen.view), sorted(await serverState(client, ns)));
 
     await server.kill();
@@ -155,8 +138,8 @@ describe('informer under a SIGKILLed server process', { timeout: 120_000 }, () =
     server = await serve(dataDir, port);
     await retry(() => client.configMaps(ns).create({ metadata: { name: 'new-online' } }));
 
-    await until('the cache equals the server', async () => sorted(cacheState(informer)).join() === sorted(await serverState(client, ns)).join());
-    await until('the handlers saw the final state', async () => sorted(seen.view).join() === sorted(await serverState(client, ns)).join());
+    await until('the cache equals the server', async () => sorted(cacheState(informer)).join() === sorted(await serverState(client, ns)).join(), WAIT_MS);
+    await until('the handlers saw the final state', async () => sorted(seen.view).join() === sorted(await serverState(client, ns)).join(), WAIT_MS);
     assert.deepEqual([...cacheState(informer).keys()].sort(), ['faults/change', 'faults/keep', 'faults/new-offline', 'faults/new-online']);
     assert.deepEqual(informer.lister().namespace(ns).get('change')?.data, { v: '2' });
     // Each missed delete is reported once: a tombstone after a relist, or the DELETED event if the watch resumed.
@@ -184,7 +167,7 @@ describe('informer under a SIGKILLed server process', { timeout: 120_000 }, () =
       controller.abort();
       await done;
     });
-    await until('synced', () => informer.hasSynced());
+    await until('synced', () => informer.hasSynced(), WAIT_MS);
 
     // Four writers create configmaps until the server dies under them.
     const acknowledged: string[] = [];
@@ -201,15 +184,15 @@ describe('informer under a SIGKILLed server process', { timeout: 120_000 }, () =
       }
     };
     const writers = Promise.all([0, 1, 2, 3].map(writer));
-    await until('some writes acknowledged', () => acknowledged.length >= 40);
+    await until('some writes acknowledged', () => acknowledged.length >= 40, WAIT_MS);
     await server.kill();
     await writers;
 
     server = await serve(dataDir, port);
     const state = await retry(() => serverState(client, ns));
     for (const key of acknowledged) assert.ok(state.has(key), `acknowledged write ${key} survived the kill`);
-    await until('the cache equals the server', async () => sorted(cacheState(informer)).join() === sorted(await serverState(client, ns)).join());
-    await until('the handlers saw the final state', async () => sorted(seen.view).join() === sorted(await serverState(client, ns)).join());
+    await until('the cache equals the server', async () => sorted(cacheState(informer)).join() === sorted(await serverState(client, ns)).join(), WAIT_MS);
+    await until('the handlers saw the final state', async () => sorted(seen.view).join() === sorted(await serverState(client, ns)).join(), WAIT_MS);
     assert.deepEqual(seen.deletes, []);
     t.diagnostic(`${acknowledged.length} acknowledged, ${state.size} on the server after the restart`);
   });

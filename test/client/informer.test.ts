@@ -19,28 +19,9 @@ import {
   listWatchFromClient,
   silentLogger,
 } from '../../src/client/index.js';
+import { retry, until } from '../helpers/wait.js';
 
 const FAST_BACKOFF = { backoff: { initialMs: 50, maxMs: 400 } };
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/** Retries a call while the server is coming back (the first request may hit a closing socket). */
-async function retry<T>(fn: () => Promise<T>): Promise<T> {
-  for (let i = 0; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= 20) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 /** Records what a handler saw, as short strings. */
 function recorder(): { events: string[]; tombstones: DeletedFinalStateUnknown<KubeObject>[]; handler: Parameters<SharedIndexInformer['addEventHandler']>[0] } {

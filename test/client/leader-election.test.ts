@@ -12,6 +12,7 @@ import { isAlreadyExists } from '../../src/machinery/errors.js';
 import { LeaderElector, runWhileLeader, validateTiming, type LeaderElectionConfig } from '../../src/client/leader-election.js';
 import type { Lease } from '../../src/api/coordination/v1/types.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/wait.js';
 
 const TIMING = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
 const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
@@ -32,14 +33,6 @@ after(async () => {
   await client.close();
   await server.stop();
 });
-
-async function waitFor(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 interface Candidate {
   identity: string;
@@ -80,7 +73,7 @@ describe('leader election', () => {
   test('writes a Lease in kube-system with holder, duration, MicroTime acquire/renew times', async () => {
     const a = candidate('le-basic', 'a');
     try {
-      await waitFor('a to lead', 5000, () => a.leading);
+      await until('a to lead', () => a.leading, 5000);
       const lease = await client.leases<Lease>('kube-system').get('le-basic');
       assert.equal(lease.spec?.holderIdentity, 'a');
       assert.equal(lease.spec?.leaseDurationSeconds, 2);
@@ -88,10 +81,10 @@ describe('leader election', () => {
       assert.match(lease.spec?.acquireTime ?? '', MICRO_TIME);
       assert.match(lease.spec?.renewTime ?? '', MICRO_TIME);
       // Renewals move renewTime (and resourceVersion), never acquireTime.
-      await waitFor('a renewal', 3000, async () => {
+      await until('a renewal', async () => {
         const now = await client.leases<Lease>('kube-system').get('le-basic');
         return now.spec?.renewTime !== lease.spec?.renewTime;
-      });
+      }, 3000);
       const renewed = await client.leases<Lease>('kube-system').get('le-basic');
       assert.equal(renewed.spec?.acquireTime, lease.spec?.acquireTime);
       assert.equal(renewed.spec?.holderIdentity, 'a');
@@ -106,7 +99,7 @@ describe('leader election', () => {
   test('of three candidates exactly one leads; a release hands over at once', async () => {
     const cs = ['x', 'y', 'z'].map((id) => candidate('le-three', id, { releaseOnCancel: true }));
     try {
-      await waitFor('a leader', 5000, () => cs.some((c) => c.leading));
+      await until('a leader', () => cs.some((c) => c.leading), 5000);
       // Sample for a while: never two leaders, and the leader stays the same.
       const first = cs.find((c) => c.leading)!;
       for (let i = 0; i < 40; i++) {
@@ -121,7 +114,7 @@ describe('leader election', () => {
       await first.done;
       const released = await client.leases<Lease>('kube-system').get('le-three');
       assert.equal(released.spec?.holderIdentity, undefined);
-      await waitFor('a successor', 3000, () => cs.some((c) => c !== first && c.leading));
+      await until('a successor', () => cs.some((c) => c !== first && c.leading), 3000);
       // Released, so no waiting out the 2 s lease: the next acquire attempt (≤ 0.3 s × 2.2) takes it.
       // (Liveness bounds leave room for a loaded machine; the safety bounds below them are exact.)
       assert.ok(Date.now() - t0 < 2000, `takeover after release took ${Date.now() - t0} ms`);
@@ -139,7 +132,7 @@ describe('leader election', () => {
 
   test('a leader that stops renewing (crash) is replaced only after the lease duration', async () => {
     const a = candidate('le-crash', 'a', { releaseOnCancel: false });
-    await waitFor('a to lead', 5000, () => a.leading);
+    await until('a to lead', () => a.leading, 5000);
     const b = candidate('le-crash', 'b');
     try {
       await new Promise((r) => setTimeout(r, 700));
@@ -148,7 +141,7 @@ describe('leader election', () => {
       a.abort.abort();
       await a.done;
       const t0 = Date.now();
-      await waitFor('b to take over', 5000, () => b.leading);
+      await until('b to take over', () => b.leading, 5000);
       const waited = Date.now() - t0;
       // b may only take over once the record has been unchanged for 2 s on its clock;
       // it can have seen the last renewal up to one retry period (×2.2 jitter) late.
@@ -166,7 +159,7 @@ describe('leader election', () => {
   test('a leader whose lease is taken stops leading within the renew deadline', async () => {
     const a = candidate('le-stolen', 'a');
     try {
-      await waitFor('a to lead', 5000, () => a.leading);
+      await until('a to lead', () => a.leading, 5000);
       // Someone else writes itself in (and keeps renewing, as a live holder would).
       const steal = async (): Promise<void> => {
         const lease = await client.leases<Lease>('kube-system').get('le-stolen');
@@ -177,7 +170,7 @@ describe('leader election', () => {
       const t0 = Date.now();
       const keepStealing = setInterval(() => void steal().catch(() => {}), 300);
       try {
-        await waitFor('a to stop leading', 4000, () => !a.leading);
+        await until('a to stop leading', () => !a.leading, 4000);
       } finally {
         clearInterval(keepStealing);
       }
@@ -207,12 +200,12 @@ describe('leader election', () => {
       runWhileLeader({ client, name: 'le-loop', identity, ...TIMING, releaseOnCancel: true, logger: silentLogger }, work, abort.signal),
     );
     try {
-      await waitFor('work to start', 5000, () => running === 1);
+      await until('work to start', () => running === 1, 5000);
       // Take the lease away once: the holder must stop, then someone (maybe the same one) leads again.
       const lease = await client.leases<Lease>('kube-system').get('le-loop');
       await client.leases<Lease>('kube-system').update({ ...lease, spec: { ...lease.spec, holderIdentity: 'ghost' } });
-      await waitFor('the work to stop', 4000, () => running === 0);
-      await waitFor('the work to start again', 6000, () => running === 1 && runs === 2);
+      await until('the work to stop', () => running === 0, 4000);
+      await until('the work to start again', () => running === 1 && runs === 2, 6000);
       assert.equal(maxRunning, 1);
     } finally {
       abort.abort();
@@ -241,7 +234,7 @@ describe('leader election', () => {
       },
     });
     const done = elector.run(abort.signal);
-    await waitFor('slow to lead', 5000, () => elector.isLeader());
+    await until('slow to lead', () => elector.isLeader(), 5000);
     abort.abort();
     await done;
     const lease = await client.leases<Lease>('kube-system').get('le-drain');
@@ -266,7 +259,7 @@ describe('leader election', () => {
       callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
     });
     const done = elector.run(abort.signal);
-    await waitFor('stale to lead', 5000, () => elector.isLeader());
+    await until('stale to lead', () => elector.isLeader(), 5000);
     const leases = client.leases<Lease>('kube-system');
     const held = await leases.get('le-stale');
     await leases.update({ ...held, metadata: { ...held.metadata, labels: { touched: 'yes' } } });

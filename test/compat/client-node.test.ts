@@ -11,26 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Retries a call while the server is coming back. */
-async function retry<T>(fn: () => Promise<T>): Promise<T> {
-  for (let i = 0; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= 40) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+import { retry, until } from '../helpers/wait.js';
 
 function clientFor(server: TestServer): { kc: KubeConfig; core: CoreV1Api } {
   const loaded = new KubeConfig();

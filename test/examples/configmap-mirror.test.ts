@@ -8,18 +8,11 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { RestClient, isNotFound, type KubeObject } from '../../src/client/index.js';
 import { startTestServer } from '../helpers/server.js';
+import { until } from '../helpers/wait.js';
 
 const MAIN = path.resolve('examples/configmap-mirror/main.ts');
 const LABEL = 'configmap-mirror.example.com/source';
 type ConfigMap = KubeObject & { data?: Record<string, string> };
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 it('configmap-mirror keeps copies in step with the source namespace', { timeout: 60_000 }, async (t) => {
   const server = await startTestServer();

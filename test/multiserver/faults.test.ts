@@ -19,7 +19,8 @@ import type { KubeObject } from '../../src/machinery/meta.js';
 import { isStatusError } from '../../src/machinery/errors.js';
 import type { RestClient } from '../../src/client/rest-client.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
-import { collect, ensureNamespace, startApiaryOnEtcd, waitFor, type ApiaryOnEtcd, type CollectedWatch } from './helpers.js';
+import { collect, ensureNamespace, startApiaryOnEtcd, type ApiaryOnEtcd, type CollectedWatch } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 const CLIENT_TIMEOUT_MS = 15_000;
 const NS = 'faults';
@@ -83,20 +84,20 @@ describe('apiary on a 3-member etcd cluster losing members', () => {
     const writers = startWriters(apiary.client, 'w');
     const { outcome } = writers;
     try {
-      await waitFor('healthy writes', 10_000, () => outcome.ok.size >= 20);
+      await until('healthy writes', () => outcome.ok.size >= 20, 10_000);
 
       const leader = await etcd.leader();
       const follower = [0, 1, 2].find((i) => i !== leader)!;
       await etcd.killMember(follower);
       const beforeFollowerLoss = outcome.ok.size;
-      await waitFor('writes with one member down', 15_000, () => outcome.ok.size >= beforeFollowerLoss + 20);
+      await until('writes with one member down', () => outcome.ok.size >= beforeFollowerLoss + 20, 15_000);
 
       await etcd.killMember(leader);
       // One member of three: no quorum. Every writer's request fails (with a Status, checked below),
       // and so does a consistent read, which needs the quorum too.
       const t0 = Date.now();
       await Promise.all([
-        waitFor('every writer to see a failure', 30_000, () => outcome.failures.length >= 4),
+        until('every writer to see a failure', () => outcome.failures.length >= 4, 30_000),
         assert.rejects(
           apiary.client.configMaps(NS).get('w-0', { signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) }),
           (err: unknown) => isStatusError(err) && err.code >= 500,
@@ -107,7 +108,7 @@ describe('apiary on a 3-member etcd cluster losing members', () => {
       await etcd.restartMember(leader);
       await etcd.restartMember(follower);
       const ackedBeforeRecovery = outcome.ok.size;
-      await waitFor('writes to succeed again', 30_000, () => outcome.ok.size >= ackedBeforeRecovery + 20);
+      await until('writes to succeed again', () => outcome.ok.size >= ackedBeforeRecovery + 20, 30_000);
     } finally {
       await writers.stop();
     }
@@ -188,7 +189,7 @@ describe('apiary watch across an etcd restart', () => {
     };
     try {
       for (let i = 0; i < 5; i++) await write(`before-${i}`);
-      await waitFor('events before the restart', 5000, () => seen.length === 5);
+      await until('events before the restart', () => seen.length === 5, 5000);
 
       await etcd.killMember(0);
       // While etcd is down a write fails with a Status, within the bound.
@@ -201,7 +202,7 @@ describe('apiary watch across an etcd restart', () => {
       await etcd.restartMember(0);
 
       for (let i = 0; i < 5; i++) await write(`after-${i}`);
-      await waitFor('events after the restart', 30_000, () => seen.length >= 10);
+      await until('events after the restart', () => seen.length >= 10, 30_000);
     } finally {
       stopped = true;
       current?.stop();

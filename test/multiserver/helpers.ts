@@ -1,5 +1,5 @@
 // Shared pieces of the multi-server tests: apiary servers on one etcd, a
-// watch that collects its events in the background, and a poll helper.
+// watch that collects its events in the background (polling: ../helpers/wait.ts).
 // Every request goes through a RestClient whose calls carry a timeout, so a
 // hung server fails the test instead of stalling it.
 
@@ -35,14 +35,6 @@ export async function ensureNamespace(client: RestClient, name: string): Promise
     await client.namespaces().create({ metadata: { name } }, { signal: AbortSignal.timeout(10_000) });
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
-  }
-}
-
-export async function waitFor(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 

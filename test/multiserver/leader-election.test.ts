@@ -15,7 +15,7 @@ import { RestClient } from '../../src/client/rest-client.js';
 import { isNotFound } from '../../src/machinery/errors.js';
 import type { Lease } from '../../src/api/coordination/v1/types.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
-import { waitFor } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 const LEASE_MS = 3000;
 const RETRY_MS = 500;
@@ -83,10 +83,10 @@ async function spawnApiary(etcdUrl: string): Promise<Apiary> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let exitedEarly = false;
   void exited.then(() => (exitedEarly = true));
-  await waitFor('apiary to listen', 60_000, () => {
+  await until('apiary to listen', () => {
     if (exitedEarly) throw new Error(`apiary exited: ${stderr}`);
     return url !== '';
-  });
+  }, 60_000);
   return {
     child,
     url,
@@ -128,7 +128,7 @@ async function namespaceDeletionWorks(client: RestClient, name: string): Promise
   await client.configMaps(name).create({ metadata: { name: 'content' }, data: {} }, T());
   await client.namespaces().delete(name, T());
   // Only a running namespace controller empties the namespace and removes its finalizer.
-  await waitFor(`namespace ${name} to be gone`, 10_000, async () => {
+  await until(`namespace ${name} to be gone`, async () => {
     try {
       await client.namespaces().get(name, T());
       return false;
@@ -136,7 +136,7 @@ async function namespaceDeletionWorks(client: RestClient, name: string): Promise
       if (isNotFound(err)) return true;
       throw err;
     }
-  });
+  }, 10_000);
 }
 
 describe('leader election across apiary processes on one etcd', () => {
@@ -158,7 +158,7 @@ describe('leader election across apiary processes on one etcd', () => {
     const c2 = new RestClient({ server: p2.url });
     try {
       const leases = c1.leases<Lease>('kube-system');
-      await waitFor('a leader', 15_000, async () => {
+      await until('a leader', async () => {
         try {
           const holder = (await leases.get('apiary-controller-manager', T())).spec?.holderIdentity;
           return holder !== undefined && [p1.identity(), p2.identity()].includes(holder);
@@ -166,10 +166,10 @@ describe('leader election across apiary processes on one etcd', () => {
           if (isNotFound(err)) return false;
           throw err;
         }
-      });
+      }, 15_000);
       const holder = (await leases.get('apiary-controller-manager', T())).spec!.holderIdentity!;
       const [leader, follower, followerClient] = holder === p1.identity() ? [p1, p2, c2] : [p2, p1, c1];
-      await waitFor('the leader to start its namespace controller', 5000, () => leadingIntervals(leader, Date.now()).length === 1);
+      await until('the leader to start its namespace controller', () => leadingIntervals(leader, Date.now()).length === 1, 5000);
       // For a few lease renewals, the other never leads.
       await new Promise((r) => setTimeout(r, 1500));
       assert.deepEqual(leadingIntervals(follower, Date.now()), []);
@@ -177,7 +177,7 @@ describe('leader election across apiary processes on one etcd', () => {
 
       const killedAt = Date.now();
       await stopApiary(leader, 'SIGKILL');
-      await waitFor('the follower to take over', LEASE_MS + 5000, () => leadingIntervals(follower, Date.now()).length === 1);
+      await until('the follower to take over', () => leadingIntervals(follower, Date.now()).length === 1, LEASE_MS + 5000);
       const tookOver = leadingIntervals(follower, Date.now())[0]![0];
       const waited = tookOver - killedAt;
       // The dead leader renewed every 0.5 s; the follower must wait out the 3 s claim from the last renewal it saw,

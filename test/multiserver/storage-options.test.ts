@@ -10,7 +10,8 @@ import { isGone, isNotFound } from '../../src/machinery/errors.js';
 import type { KubeObject } from '../../src/machinery/meta.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureNamespace, waitFor } from './helpers.js';
+import { ensureNamespace } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 const NS = 'opts';
 const T = () => ({ signal: AbortSignal.timeout(10_000) });
@@ -77,9 +78,9 @@ async function expectEventsExpire(client: RestClient, ttlSeconds: number): Promi
   const t0 = Date.now();
   // Still there shortly after creation.
   await client.events(NS).get('core-expires', T());
-  await waitFor('both events to expire', (ttlSeconds + 4) * 1000, async () => {
+  await until('both events to expire', async () => {
     return (await gone(() => client.events(NS).get('core-expires', T()))) && (await gone(() => v1.get('v1-expires', T())));
-  });
+  }, (ttlSeconds + 4) * 1000);
   const elapsed = Date.now() - t0;
   assert.ok(elapsed >= ttlSeconds * 1000 - 500, `events expired after ${elapsed} ms, before the ${ttlSeconds} s TTL`);
   // Objects without a TTL stay.
@@ -136,7 +137,7 @@ describe('--etcd-compaction-interval on SQLite', () => {
     await client.configMaps(NS).update({ ...first, data: { v: '2' } }, T());
     const oldRv = first.metadata!.resourceVersion!;
     // Within an interval or two the first revision is compacted away.
-    await waitFor('the old revision to be compacted', 5000, async () => {
+    await until('the old revision to be compacted', async () => {
       try {
         await client.configMaps(NS).list({ resourceVersion: oldRv, resourceVersionMatch: 'Exact', ...T() });
         return false;
@@ -144,7 +145,7 @@ describe('--etcd-compaction-interval on SQLite', () => {
         if (isGone(err)) return true;
         throw err;
       }
-    });
+    }, 5000);
     const current = await client.configMaps(NS).get('old', T());
     assert.deepEqual(current.data, { v: '2' });
   });

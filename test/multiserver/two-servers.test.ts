@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../src/machinery/meta.js';
 import { isConflict } from '../../src/machinery/errors.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
-import { collect, ensureNamespace, startApiaryOnEtcd, summary, waitFor, type ApiaryOnEtcd } from './helpers.js';
+import { collect, ensureNamespace, startApiaryOnEtcd, summary, type ApiaryOnEtcd } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 type ConfigMap = KubeObject & { data?: Record<string, string> };
 
@@ -51,7 +52,7 @@ describe('two apiary servers on one etcd', () => {
 
       const updated = await a.client.configMaps<ConfigMap>(NS).update({ ...created, data: { v: '2' } }, T());
       await a.client.configMaps<ConfigMap>(NS).delete('seen', T());
-      await waitFor('three events on b', 5000, () => watchB.events.filter((e) => e.type !== 'BOOKMARK').length >= 3);
+      await until('three events on b', () => watchB.events.filter((e) => e.type !== 'BOOKMARK').length >= 3, 5000);
       assert.deepEqual(summary(watchB.events), [
         `ADDED seen ${created.metadata?.resourceVersion}`,
         `MODIFIED seen ${updated.metadata?.resourceVersion}`,
@@ -134,9 +135,8 @@ describe('two apiary servers on one etcd', () => {
           writes++;
         }
       }
-      await waitFor('every event on both watches', 10_000, () =>
-        [wa!, wb!].every((w) => w.events.filter((e) => e.type !== 'BOOKMARK').length >= writes),
-      );
+      await until('every event on both watches', () =>
+        [wa!, wb!].every((w) => w.events.filter((e) => e.type !== 'BOOKMARK').length >= writes), 10_000);
       assert.deepEqual(summary(wb!.events), summary(wa!.events));
       assert.equal(summary(wa!.events).length, writes);
 
@@ -150,10 +150,10 @@ describe('two apiary servers on one etcd', () => {
       assert.deepEqual(listB, listA);
       assert.equal(listA.length, 12 - 3); // burst-1, -5, -9 were deleted
       // And the same through the "any version" path (served from a cache where there is one).
-      await waitFor('rv=0 lists to agree', 5000, async () => {
+      await until('rv=0 lists to agree', async () => {
         const [x, y] = await Promise.all([listAt(a, '0'), listAt(b, '0')]);
         return JSON.stringify(x) === JSON.stringify(listA) && JSON.stringify(y) === JSON.stringify(listA);
-      });
+      }, 5000);
     } finally {
       wa?.stop();
       wb?.stop();

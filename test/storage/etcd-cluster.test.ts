@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { EtcdBackend } from '../../src/storage/etcd.js';
 import { StorageError, type KeyValue, type WatchEvent } from '../../src/storage/interface.js';
+import { retry } from '../helpers/wait.js';
 
 let etcd: EtcdCluster;
 before(async () => {
@@ -14,19 +15,6 @@ before(async () => {
 after(async () => {
   await etcd?.stop();
 });
-
-/** Retries op for up to timeoutMs, as a client of the API would while etcd elects a new leader. */
-async function eventually<T>(op: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await op();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 test('reads, writes and a watch carry on after the leader they use is killed', async (t) => {
   // Requests and the watch start on the first endpoint: make it the leader, the worst member to lose.
@@ -53,10 +41,11 @@ test('reads, writes and a watch carry on after the leader they use is killed', a
   await etcd.killMember(leader);
   const killedAt = Date.now();
   // A create that timed out may still have been applied: then the retry finds it (KeyExists).
-  await eventually(() =>
+  await retry(() =>
     b.create(`${p}c`, 'c').catch((err: unknown) => {
       if (!(err instanceof StorageError && err.code === 'KeyExists')) throw err;
     }),
+    10_000, // while etcd elects a new leader
   );
   const c = (await b.get(`${p}c`)).kv;
   assert.equal(c?.value, 'c');

@@ -14,6 +14,7 @@ import { startCompactor } from '../../src/storage/compactor.js';
 import { StorageError, prefixEnd, type WatchEvent } from '../../src/storage/interface.js';
 import { openBackend } from '../../src/storage/open.js';
 import { runBackendConformance } from './conformance.js';
+import { until } from '../helpers/wait.js';
 
 let etcd: EtcdCluster;
 
@@ -32,14 +33,6 @@ function connect(options: { requestTimeoutMs?: number; watchRetryWindowMs?: numb
 let prefixCounter = 0;
 function uniquePrefix(name: string): string {
   return `/registry/etcd-test-${process.pid}-${++prefixCounter}-${name}/`;
-}
-
-async function waitUntil(what: string, done: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 function revisionOf(event: WatchEvent): number {
@@ -70,7 +63,7 @@ describe('etcd specifics', () => {
     const created = await b.create(`${p}event-1`, 'short-lived', { ttlSeconds: 1 });
     await b.create(`${p}kept`, 'no ttl');
     assert.ok((await b.get(`${p}event-1`)).kv?.lease, 'the key carries a lease');
-    await waitUntil('the lease to expire', () => events.some((e) => e.type === 'delete'), 6000);
+    await until('the lease to expire', () => events.some((e) => e.type === 'delete'), 6000);
     const deletion = events.find((e) => e.type === 'delete');
     assert.equal(deletion?.type === 'delete' ? deletion.key : '', `${p}event-1`);
     assert.equal(deletion?.type === 'delete' ? deletion.prevKv.value : '', 'short-lived');
@@ -122,11 +115,11 @@ describe('etcd specifics', () => {
     });
     t.after(() => watch.cancel());
     if (b.consistentProgress) {
-      await waitUntil('a progress notification', () => progress.length > 0, 4000);
+      await until('a progress notification', () => progress.length > 0, 4000);
       assert.ok(progress[0]! >= current, `progress ${progress[0]} >= ${current}`);
       const before = progress.length;
       watch.requestProgress();
-      await waitUntil('a requested progress notification', () => progress.length > before, 2000);
+      await until('a requested progress notification', () => progress.length > before, 2000);
     } else {
       // etcd notifies every second here (see before()): none may reach the handler.
       watch.requestProgress();
@@ -134,7 +127,7 @@ describe('etcd specifics', () => {
       assert.deepEqual(progress, []);
     }
     await b.create(`${p}after`, 'v');
-    await waitUntil('the event after the quiet time', () => events.length === 1, 4000);
+    await until('the event after the quiet time', () => events.length === 1, 4000);
     assert.deepEqual(events, [`${p}after`]);
   });
 
@@ -158,7 +151,7 @@ describe('etcd specifics', () => {
       );
     }, 50);
     t.after(() => clearInterval(poll));
-    await waitUntil('compaction past the old revision', () => compactedAtLeast >= target, 5000);
+    await until('compaction past the old revision', () => compactedAtLeast >= target, 5000);
     const err = await a.get(`${p}k`, { revision: old.modRevision }).then(
       () => assert.fail('expected Compacted'),
       (e: unknown) => e,
@@ -183,16 +176,16 @@ describe('etcd faults', () => {
     });
     t.after(() => watch.cancel());
     const written = [await b.create(`${p}a`, 'a'), await b.create(`${p}b`, 'b')];
-    await waitUntil('the first two events', () => events.length === 2);
+    await until('the first two events', () => events.length === 2, 5000);
 
     await etcd.killMember(0);
     await etcd.restartMember(0);
     // Written at once: the watch is most likely still reconnecting, so these arrive by replay.
     written.push(await b.create(`${p}c`, 'c'));
     written.push(await b.update(`${p}a`, 'a2'));
-    await waitUntil('the events written after the restart', () => events.length >= 4 || error !== undefined, 8000);
+    await until('the events written after the restart', () => events.length >= 4 || error !== undefined, 8000);
     written.push(await b.create(`${p}d`, 'd'));
-    await waitUntil('a live event after reconnecting', () => events.length >= 5 || error !== undefined);
+    await until('a live event after reconnecting', () => events.length >= 5 || error !== undefined, 5000);
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(error, undefined);
     assert.deepEqual(events.map(revisionOf), written.map((kv) => kv.modRevision));
