@@ -10,8 +10,15 @@
 //
 // Fan-out costs: an event the store shares between watchers (the same
 // WatchEvent object) is encoded once per format and the bytes reused for every
-// stream (encodedOnce); each stream's events are gathered and written together
-// every flushIntervalMs (one writev per stream per tick, whatever the rate).
+// stream (encodedOnce). Each stream gathers its events and writes them as ONE
+// buffer per flush tick; streams that gathered the same events in a tick (every
+// unfiltered watcher of a resource) share that buffer (WatchTracker.joined), so
+// a tick costs one concatenation plus one socket write per stream. The cost of a
+// socket write hardly depends on its size up to tens of KiB, so the tick
+// interval adapts to the load: flushIntervalMs (10 ms) while a tick's writes
+// take little time, longer (up to maxFlushIntervalMs, 40 ms) when writing to
+// every stream takes a noticeable share of the loop; bigger, fewer writes then
+// keep the server (and the clients) from spending their CPU on syscalls.
 // A watcher that cannot keep up is ended instead of buffering without bound:
 // once its socket holds more than maxBufferedBytes beyond what its initial
 // events put there, the stream ends and the client re-watches.
@@ -29,26 +36,45 @@ export interface WatchLimits {
   minRequestTimeoutSeconds?: number;
   /** Bytes a watch may leave unsent beyond its initial events before it is ended (default 8 MiB). */
   maxBufferedBytes?: number;
-  /** Watch streams write what they gathered every this many ms (default 10; 0: on the next turn). */
+  /** Watch streams write what they gathered at least every this many ms (default 10; 0: on the next turn). */
   flushIntervalMs?: number;
+  /** Under load the flush interval grows up to this many ms (default 40; see WatchTracker.scheduleFlush). */
+  maxFlushIntervalMs?: number;
 }
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 10;
 
+export const DEFAULT_MAX_FLUSH_INTERVAL_MS = 40;
+
 export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
-/** The watches in flight, so a stopping server can end them all; also carries the watch limits. */
+/** The next interval is this many times what the last tick's writes took (so writing stays a minor share of the loop). */
+const FLUSH_LOAD_FACTOR = 3;
+
+/** Per key, at most this many distinct concatenations are remembered in one tick (filtered watchers differ). */
+const MAX_JOINED_PER_KEY = 4;
+
+type Line = string | Uint8Array;
+
+/** The watches in flight, so a stopping server can end them all; also carries the watch limits and the flush clock. */
 export class WatchTracker {
   private readonly active = new Set<() => void>();
   readonly minRequestTimeoutSeconds: number;
   readonly maxBufferedBytes: number;
 
   readonly flushIntervalMs: number;
+  readonly maxFlushIntervalMs: number;
+  /** The current tick interval: between flushIntervalMs and maxFlushIntervalMs. */
+  private intervalMs: number;
   private dirty: Array<() => void> = [];
   private flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  /** Concatenations made during the running tick, by their first line (see joined). */
+  private joinedInTick = new Map<Line, Array<{ lines: readonly Line[]; bytes: Uint8Array }>>();
 
   constructor(limits: WatchLimits = {}) {
     this.flushIntervalMs = limits.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    this.maxFlushIntervalMs = Math.max(this.flushIntervalMs, limits.maxFlushIntervalMs ?? DEFAULT_MAX_FLUSH_INTERVAL_MS);
+    this.intervalMs = this.flushIntervalMs;
     this.minRequestTimeoutSeconds = limits.minRequestTimeoutSeconds ?? MIN_REQUEST_TIMEOUT_SECONDS;
     this.maxBufferedBytes = limits.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   }
@@ -62,27 +88,72 @@ export class WatchTracker {
     return this.active.size;
   }
 
+  /** For tests and metrics: the current flush interval in ms. */
+  get currentFlushIntervalMs(): number {
+    return this.intervalMs;
+  }
+
   /**
    * Runs `flush` on the next flush tick. Streams gather their events and write
-   * them together every flushIntervalMs: with many watchers, per-event socket
-   * writes (one syscall per watcher per event) cost more than the events.
+   * them together once per tick: with many watchers, per-event socket writes
+   * (one syscall per watcher per event) cost more than the events. The next
+   * interval is FLUSH_LOAD_FACTOR times what this tick's writes took (socket
+   * writes included), within [flushIntervalMs, maxFlushIntervalMs].
    */
   scheduleFlush(flush: () => void): void {
     this.dirty.push(flush);
     if (this.flushTimer !== undefined) return;
     const run = (): void => {
-      this.flushTimer = undefined;
+      const started = performance.now();
       const due = this.dirty;
       this.dirty = [];
-      for (const f of due) f();
+      try {
+        for (const f of due) f();
+      } finally {
+        this.joinedInTick.clear();
+        // The socket writes themselves happen on the ticks queued by the
+        // responses' uncork: measure once they are done, then arm the next tick.
+        process.nextTick(() => {
+          const took = performance.now() - started;
+          this.intervalMs = Math.min(this.maxFlushIntervalMs, Math.max(this.flushIntervalMs, Math.round(took * FLUSH_LOAD_FACTOR)));
+          this.flushTimer = undefined;
+          if (this.dirty.length > 0) this.arm(run);
+        });
+      }
     };
-    this.flushTimer = this.flushIntervalMs > 0 ? setTimeout(run, this.flushIntervalMs) : setImmediate(run);
+    this.arm(run);
+  }
+
+  private arm(run: () => void): void {
+    this.flushTimer = this.flushIntervalMs > 0 ? setTimeout(run, this.intervalMs) : setImmediate(run);
+  }
+
+  /**
+   * The lines as one buffer. During a flush tick, streams that gathered the
+   * same lines (the same encoded event objects, in the same order) get the same
+   * buffer, so the concatenation is made once per tick, not once per stream.
+   */
+  joined(lines: readonly Line[]): Line {
+    if (lines.length === 1) return lines[0]!;
+    const first = lines[0]!;
+    let made = this.joinedInTick.get(first);
+    if (made !== undefined) for (const m of made) if (sameLines(m.lines, lines)) return m.bytes;
+    const bytes = Buffer.concat(lines.map((l) => (typeof l === 'string' ? Buffer.from(l) : l)));
+    if (made === undefined) this.joinedInTick.set(first, (made = []));
+    if (made.length < MAX_JOINED_PER_KEY) made.push({ lines, bytes });
+    return bytes;
   }
 
   endAll(): void {
     for (const end of [...this.active]) end();
     this.active.clear();
   }
+}
+
+function sameLines(a: readonly Line[], b: readonly Line[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export function encodeWatchEvent(event: WatchEvent): string {
@@ -106,8 +177,22 @@ export const PROTOBUF_WATCH_FORMAT: WatchStreamFormat = {
 /** Bytes of shared events, per content type: one encoding per event, whatever the number of watchers. */
 const encodedEvents = new WeakMap<WatchEvent, Map<string, Uint8Array>>();
 
+/** The last event encodedOnce returned: every watcher asks for the same event in a row. */
+let lastEncoded: { event: WatchEvent | undefined; base: WatchStreamFormat | undefined; bytes: Uint8Array } = {
+  event: undefined,
+  base: undefined,
+  bytes: new Uint8Array(0),
+};
+
 /** Encodes an event with `base`, reusing the bytes when the same event object was encoded before. */
 function encodedOnce(event: WatchEvent, base: WatchStreamFormat): Uint8Array {
+  if (lastEncoded.event === event && lastEncoded.base === base) return lastEncoded.bytes;
+  const bytes = encodedOnceSlow(event, base);
+  lastEncoded = { event, base, bytes };
+  return bytes;
+}
+
+function encodedOnceSlow(event: WatchEvent, base: WatchStreamFormat): Uint8Array {
   let byType = encodedEvents.get(event);
   const hit = byType?.get(base.contentType);
   if (hit !== undefined) return hit;
@@ -176,10 +261,8 @@ export async function serveWatch(
     if (finished || queued.length === 0) return;
     const lines = queued;
     queued = [];
-    // One writev for everything gathered since the last flush.
-    res.cork();
-    for (const line of lines) res.write(line);
-    res.uncork();
+    // One write (one chunk) for everything gathered since the last flush.
+    res.write(tracker.joined(lines));
     if (res.writableLength > allowance) {
       overflowed = true;
       finish();

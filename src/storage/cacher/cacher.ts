@@ -25,8 +25,12 @@
 // - Fan-out never blocks writers: backend events are applied to the cache at
 //   once and dispatched to watchers on a microtask, one backend batch at a
 //   time. Watchers without a selector all receive the same event object
-//   (CacheEvent.shared), so the layers above can encode it once. A watcher
-//   whose handler throws is dropped. Per-watcher buffering is the consumer's
+//   (CacheEvent.shared), so the layers above can encode it once. Watchers are
+//   grouped by key prefix (the whole resource, or one namespace), so an event
+//   costs nothing for watchers of other namespaces; a dispatch hands events
+//   out event by event (each watcher still sees them in revision order), so
+//   consecutive handler calls share the same event. A watcher whose handler
+//   throws is dropped. Per-watcher buffering is the consumer's
 //   (the HTTP layer ends a watch whose socket falls too far behind).
 
 import type { Backend, StorageError, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
@@ -82,6 +86,8 @@ export class CachedObjectStore implements ObjectStore {
   private readonly waitTimeoutMs: number;
   private readonly relistDelayMs: number;
   private readonly watchers = new Set<CacheWatcher>();
+  /** The same watchers by prefix: the resource's root, or one namespace's. */
+  private readonly watchersByPrefix = new Map<string, Set<CacheWatcher>>();
   private backendWatch: (WatchHandle & { requestProgress?(): void }) | undefined;
   private ready = false;
   private readyWaiters: Array<() => void> = [];
@@ -170,6 +176,7 @@ export class CachedObjectStore implements ObjectStore {
   private closeAllWatchers(): void {
     const all = [...this.watchers];
     this.watchers.clear();
+    this.watchersByPrefix.clear();
     for (const w of all) this.end(w, undefined);
   }
 
@@ -304,7 +311,7 @@ export class CachedObjectStore implements ObjectStore {
     const handle: StoreWatchHandle = {
       stop: () => {
         watcher.stopped = true;
-        this.watchers.delete(watcher);
+        this.unregister(watcher);
       },
     };
 
@@ -335,8 +342,23 @@ export class CachedObjectStore implements ObjectStore {
         if (watcher.stopped) return handle;
       }
     }
-    this.watchers.add(watcher);
+    this.register(watcher);
     return handle;
+  }
+
+  private register(watcher: CacheWatcher): void {
+    this.watchers.add(watcher);
+    let group = this.watchersByPrefix.get(watcher.prefix);
+    if (group === undefined) this.watchersByPrefix.set(watcher.prefix, (group = new Set()));
+    group.add(watcher);
+  }
+
+  private unregister(watcher: CacheWatcher): void {
+    this.watchers.delete(watcher);
+    const group = this.watchersByPrefix.get(watcher.prefix);
+    if (group === undefined) return;
+    group.delete(watcher);
+    if (group.size === 0) this.watchersByPrefix.delete(watcher.prefix);
   }
 
   private scheduleDispatch(): void {
@@ -350,28 +372,65 @@ export class CachedObjectStore implements ObjectStore {
     });
   }
 
-  /** Hands the pending events to every watcher, then tells each how far the cache has got. */
+  /**
+   * Hands the pending events to the watchers whose prefix holds them, event by
+   * event, then tells every watcher how far the cache has got. Groups are
+   * snapshotted per dispatch: a watcher a handler stops is skipped (stopped),
+   * one registered meanwhile starts past this batch anyway (lastRevision).
+   */
   private dispatch(): void {
     const batch = this.pending;
     this.pending = [];
     const revision = this.cache.revision;
-    for (const watcher of [...this.watchers]) {
-      if (batch.length > 0) this.deliver(watcher, batch);
-      if (!watcher.stopped && watcher.lastRevision < revision) {
-        watcher.lastRevision = revision;
-        this.call(watcher, () => watcher.handlers.onProgress?.(String(revision)));
+    if (batch.length > 0 && this.watchers.size > 0) {
+      const snapshot = new Map<string, CacheWatcher[]>();
+      const groupOf = (prefix: string): CacheWatcher[] => {
+        let group = snapshot.get(prefix);
+        if (group === undefined) {
+          const live = this.watchersByPrefix.get(prefix);
+          snapshot.set(prefix, (group = live === undefined ? [] : [...live]));
+        }
+        return group;
+      };
+      const everywhere = groupOf(this.root);
+      for (const e of batch) {
+        for (const watcher of everywhere) this.deliverOne(watcher, e);
+        const nsEnd = this.namespaced ? e.key.indexOf('/', this.root.length) : -1;
+        if (nsEnd > 0) for (const watcher of groupOf(e.key.slice(0, nsEnd + 1))) this.deliverOne(watcher, e);
+      }
+    }
+    for (const watcher of this.watchers) {
+      if (watcher.lastRevision >= revision || watcher.stopped) continue;
+      watcher.lastRevision = revision;
+      const onProgress = watcher.handlers.onProgress;
+      if (onProgress === undefined) continue;
+      try {
+        onProgress(String(revision));
+      } catch (err) {
+        this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
       }
     }
   }
 
+  /** Replays events to one watcher (a resumed watch's window). */
   private deliver(watcher: CacheWatcher, events: readonly CacheEvent[]): void {
     for (const e of events) {
       if (watcher.stopped) return;
-      if (e.revision <= watcher.lastRevision) continue;
-      watcher.lastRevision = e.revision;
-      if (!e.key.startsWith(watcher.prefix)) continue;
-      const out = translate(e, watcher.predicate);
-      if (out !== null) this.call(watcher, () => watcher.handlers.onEvent(out));
+      this.deliverOne(watcher, e);
+    }
+  }
+
+  /** One event to one watcher: runs once per watcher per event, so it is kept small (no closures). */
+  private deliverOne(watcher: CacheWatcher, e: CacheEvent): void {
+    if (watcher.stopped || e.revision <= watcher.lastRevision) return;
+    watcher.lastRevision = e.revision;
+    if (!e.key.startsWith(watcher.prefix)) return;
+    const out = translate(e, watcher.predicate);
+    if (out === null) return;
+    try {
+      watcher.handlers.onEvent(out);
+    } catch (err) {
+      this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
     }
   }
 
@@ -390,7 +449,7 @@ export class CachedObjectStore implements ObjectStore {
   private end(watcher: CacheWatcher, err: StatusError | undefined): void {
     if (watcher.stopped) return;
     watcher.stopped = true;
-    this.watchers.delete(watcher);
+    this.unregister(watcher);
     try {
       if (err !== undefined) watcher.handlers.onError(err);
       else if (watcher.handlers.onClose !== undefined) watcher.handlers.onClose();
