@@ -82,6 +82,7 @@ export class GenericStore implements RESTStore {
   private readonly apiVersion: string;
   private readonly bookmarkIntervalMs: number;
   private readonly sharedEvents = new WeakMap<StoreWatchEvent, WatchEvent>();
+  private lastShared: [StoreWatchEvent, WatchEvent] | undefined;
 
   constructor(options: GenericStoreOptions) {
     this.type = options.type;
@@ -194,11 +195,14 @@ export class GenericStore implements RESTStore {
 
   /** The WatchEvent for a store event; one object per shared store event. */
   private sharedWatchEvent(e: StoreWatchEvent): WatchEvent {
+    // Every watcher asks for the same event in a row: check the last one first.
+    if (this.lastShared?.[0] === e) return this.lastShared[1];
     let out = this.sharedEvents.get(e);
     if (out === undefined) {
       out = { type: e.type, object: this.withTypeMeta(e.object) };
       this.sharedEvents.set(e, out);
     }
+    this.lastShared = [e, out];
     return out;
   }
 
