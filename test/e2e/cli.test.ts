@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WatchStream, configMap, get, request } from './http.js';
+import { WatchStream, configMap, get, request } from '../helpers/http.js';
 
 const MAIN = path.resolve('src/cli/main.ts');
 

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { configMap, get, request } from './http.js';
+import { configMap, get, request } from '../helpers/http.js';
 
 let server: TestServer;
 let base: string;

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { assertStatus, configMap, get, request } from './http.js';
+import { assertStatus, configMap, get, request } from '../helpers/http.js';
 
 let server: TestServer;
 let base: string;

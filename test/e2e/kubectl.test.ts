@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runKubectl } from '../helpers/kubectl.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { request } from './http.js';
+import { request } from '../helpers/http.js';
 
 let server: TestServer;
 

@@ -1,4 +1,4 @@
-// Small HTTP helpers for end-to-end tests against a real server: JSON/YAML
+// HTTP helpers for tests against a real server (e2e, namespaces, listwatch): JSON/YAML
 // requests with fetch, and a line reader for watch streams.
 
 import assert from 'node:assert/strict';

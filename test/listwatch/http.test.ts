@@ -9,7 +9,7 @@ import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { runKubectl } from '../helpers/kubectl.js';
-import { WatchStream, configMap, get, request } from '../e2e/http.js';
+import { WatchStream, configMap, get, request } from '../helpers/http.js';
 
 async function withNamespace(server: TestServer, ns: string): Promise<void> {
   const reply = await request(server.url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });

@@ -84,20 +84,3 @@ export function ns(name: string, finalizers?: string[]): KubeObject {
 export function cm(name: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { k: 'v' } };
 }
-
-/** A raw request: status and parsed body, whatever the status. */
-export async function http(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(base + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: any; // the body is whatever the server answered: the test inspects it
-  try {
-    json = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    json = text;
-  }
-  return { status: res.status, json };
-}

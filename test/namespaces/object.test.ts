@@ -4,7 +4,8 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Cluster, http, ns, startCluster } from './helpers.js';
+import { type Cluster, ns, startCluster } from './helpers.js';
+import { request } from '../helpers/http.js';
 
 let cluster: Cluster;
 let base: string;
@@ -16,85 +17,85 @@ before(async () => {
 after(() => cluster.stop());
 
 test('a namespace name must be a DNS-1123 label (422 with upstream message)', async () => {
-  const res = await http(base, 'POST', '/api/v1/namespaces', ns('Not_A_Label'));
+  const res = await request(base, 'POST', '/api/v1/namespaces', { body: ns('Not_A_Label') });
   assert.equal(res.status, 422);
   assert.equal(res.json.reason, 'Invalid');
   assert.equal(
     res.json.message,
     `Namespace "Not_A_Label" is invalid: metadata.name: Invalid value: "Not_A_Label": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
   );
-  assert.equal((await http(base, 'POST', '/api/v1/namespaces', ns('a.b'))).status, 422, 'dots are not allowed in a label');
+  assert.equal((await request(base, 'POST', '/api/v1/namespaces', { body: ns('a.b') })).status, 422, 'dots are not allowed in a label');
 });
 
 test('on create: phase Active, "kubernetes" appended to spec.finalizers, others kept', async () => {
-  const plain = await http(base, 'POST', '/api/v1/namespaces', ns('plain'));
+  const plain = await request(base, 'POST', '/api/v1/namespaces', { body: ns('plain') });
   assert.equal(plain.status, 201);
   assert.deepEqual(plain.json.status, { phase: 'Active' });
   assert.deepEqual(plain.json.spec, { finalizers: ['kubernetes'] });
 
-  const other = await http(base, 'POST', '/api/v1/namespaces', { ...ns('other', ['example.com/origin']), status: { phase: 'Terminating' } });
+  const other = await request(base, 'POST', '/api/v1/namespaces', { body: { ...ns('other', ['example.com/origin']), status: { phase: 'Terminating' } } });
   assert.equal(other.status, 201);
   assert.deepEqual(other.json.spec.finalizers, ['example.com/origin', 'kubernetes']);
   assert.equal(other.json.status.phase, 'Active', 'a client cannot create a Terminating namespace');
 
-  const both = await http(base, 'POST', '/api/v1/namespaces', ns('both', ['kubernetes', 'example.com/origin']));
+  const both = await request(base, 'POST', '/api/v1/namespaces', { body: ns('both', ['kubernetes', 'example.com/origin']) });
   assert.deepEqual(both.json.spec.finalizers, ['kubernetes', 'example.com/origin'], 'already there: order kept, not doubled');
 });
 
 test('a normal update keeps spec.finalizers and status; /finalize changes spec.finalizers; /status changes status only', async () => {
-  const created = (await http(base, 'POST', '/api/v1/namespaces', ns('upd'))).json;
-  const put = await http(base, 'PUT', '/api/v1/namespaces/upd', {
+  const created = (await request(base, 'POST', '/api/v1/namespaces', { body: ns('upd') })).json;
+  const put = await request(base, 'PUT', '/api/v1/namespaces/upd', { body: {
     ...created,
     metadata: { ...created.metadata, labels: { team: 'a' } },
     spec: { finalizers: ['example.com/x'] },
     status: { phase: 'Terminating' },
-  });
+  } });
   assert.equal(put.status, 200);
   assert.deepEqual(put.json.metadata.labels, { team: 'a', 'kubernetes.io/metadata.name': 'upd' });
   assert.deepEqual(put.json.spec.finalizers, ['kubernetes']);
   assert.equal(put.json.status.phase, 'Active');
 
-  const fin = await http(base, 'PUT', '/api/v1/namespaces/upd/finalize', { ...put.json, spec: { finalizers: ['kubernetes', 'example.com/x'] } });
+  const fin = await request(base, 'PUT', '/api/v1/namespaces/upd/finalize', { body: { ...put.json, spec: { finalizers: ['kubernetes', 'example.com/x'] } } });
   assert.equal(fin.status, 200);
   assert.deepEqual(fin.json.spec.finalizers, ['kubernetes', 'example.com/x']);
 
-  const status = await http(base, 'PUT', '/api/v1/namespaces/upd/status', {
+  const status = await request(base, 'PUT', '/api/v1/namespaces/upd/status', { body: {
     ...fin.json,
     spec: { finalizers: [] },
     status: { phase: 'Active', conditions: [{ type: 'Example', status: 'True' }] },
-  });
+  } });
   assert.equal(status.status, 200);
   assert.deepEqual(status.json.spec.finalizers, ['kubernetes', 'example.com/x'], '/status does not touch spec');
   assert.equal(status.json.status.conditions[0].type, 'Example');
 
-  const badName = await http(base, 'PUT', '/api/v1/namespaces/upd/finalize', { ...status.json, spec: { finalizers: ['not valid'] } });
+  const badName = await request(base, 'PUT', '/api/v1/namespaces/upd/finalize', { body: { ...status.json, spec: { finalizers: ['not valid'] } } });
   assert.equal(badName.status, 422);
   assert.match(badName.json.message, /^Namespace "upd" is invalid: spec\.finalizers\[0\]: Invalid value: "not valid": /);
 });
 
 test('"finalize" is a namespace subresource, never a namespaced resource', async () => {
-  await http(base, 'POST', '/api/v1/namespaces', ns('reserved'));
-  const get = await http(base, 'GET', '/api/v1/namespaces/reserved/finalize');
+  await request(base, 'POST', '/api/v1/namespaces', { body: ns('reserved') });
+  const get = await request(base, 'GET', '/api/v1/namespaces/reserved/finalize');
   assert.equal(get.status, 405, 'GET on /finalize is not a list of "finalize" objects');
-  const post = await http(base, 'POST', '/api/v1/namespaces/reserved/finalize', { metadata: { name: 'x' } });
+  const post = await request(base, 'POST', '/api/v1/namespaces/reserved/finalize', { body: { metadata: { name: 'x' } } });
   assert.notEqual(post.status, 201);
-  const discovery = await http(base, 'GET', '/api/v1');
+  const discovery = await request(base, 'GET', '/api/v1');
   const names: string[] = discovery.json.resources.map((r: { name: string }) => r.name);
   assert.ok(names.includes('namespaces/finalize'));
   assert.ok(!names.includes('finalize'));
 });
 
 test('first DELETE: 200 with the namespace, deletionTimestamp set, phase Terminating; it stays until finalizers are empty', async () => {
-  await http(base, 'POST', '/api/v1/namespaces', ns('doomed', ['example.com/origin']));
+  await request(base, 'POST', '/api/v1/namespaces', { body: ns('doomed', ['example.com/origin']) });
   const before = Date.now();
-  const del = await http(base, 'DELETE', '/api/v1/namespaces/doomed');
+  const del = await request(base, 'DELETE', '/api/v1/namespaces/doomed');
   assert.equal(del.status, 200);
   assert.equal(del.json.kind, 'Namespace');
   assert.equal(del.json.status.phase, 'Terminating');
   const ts = Date.parse(del.json.metadata.deletionTimestamp);
   assert.ok(Math.abs(ts - before) < 5_000, `deletionTimestamp is the server's time: ${del.json.metadata.deletionTimestamp}`);
 
-  const again = await http(base, 'DELETE', '/api/v1/namespaces/doomed');
+  const again = await request(base, 'DELETE', '/api/v1/namespaces/doomed');
   assert.equal(again.status, 409);
   assert.equal(
     again.json.message,
@@ -102,8 +103,8 @@ test('first DELETE: 200 with the namespace, deletionTimestamp set, phase Termina
   );
 
   // Phase is derived: a terminating namespace cannot be set back to Active.
-  const cur = (await http(base, 'GET', '/api/v1/namespaces/doomed')).json;
-  const revive = await http(base, 'PUT', '/api/v1/namespaces/doomed/status', { ...cur, status: { phase: 'Active' } });
+  const cur = (await request(base, 'GET', '/api/v1/namespaces/doomed')).json;
+  const revive = await request(base, 'PUT', '/api/v1/namespaces/doomed/status', { body: { ...cur, status: { phase: 'Active' } } });
   assert.equal(revive.status, 422);
   assert.equal(
     revive.json.message,
@@ -111,44 +112,44 @@ test('first DELETE: 200 with the namespace, deletionTimestamp set, phase Termina
   );
 
   // One finalizer removed: still there, still Terminating.
-  const one = await http(base, 'PUT', '/api/v1/namespaces/doomed/finalize', { ...cur, spec: { finalizers: ['example.com/origin'] } });
+  const one = await request(base, 'PUT', '/api/v1/namespaces/doomed/finalize', { body: { ...cur, spec: { finalizers: ['example.com/origin'] } } });
   assert.equal(one.status, 200);
-  assert.equal((await http(base, 'GET', '/api/v1/namespaces/doomed')).json.status.phase, 'Terminating');
+  assert.equal((await request(base, 'GET', '/api/v1/namespaces/doomed')).json.status.phase, 'Terminating');
 
-  const latest = (await http(base, 'GET', '/api/v1/namespaces/doomed')).json;
-  const empty = await http(base, 'PUT', '/api/v1/namespaces/doomed/finalize', { ...latest, spec: { finalizers: [] } });
+  const latest = (await request(base, 'GET', '/api/v1/namespaces/doomed')).json;
+  const empty = await request(base, 'PUT', '/api/v1/namespaces/doomed/finalize', { body: { ...latest, spec: { finalizers: [] } } });
   assert.equal(empty.status, 200);
   // As upstream's ShouldDeleteNamespaceDuringUpdate: the update that empties the
   // last finalizers of a terminating namespace removes it.
-  assert.equal((await http(base, 'GET', '/api/v1/namespaces/doomed')).status, 404);
+  assert.equal((await request(base, 'GET', '/api/v1/namespaces/doomed')).status, 404);
 });
 
 test('metadata.finalizers hold a namespace whose spec.finalizers are empty', async () => {
-  const created = await http(base, 'POST', '/api/v1/namespaces', { ...ns('held'), metadata: { name: 'held', finalizers: ['example.com/meta'] } });
+  const created = await request(base, 'POST', '/api/v1/namespaces', { body: { ...ns('held'), metadata: { name: 'held', finalizers: ['example.com/meta'] } } });
   assert.equal(created.status, 201);
-  const del = await http(base, 'DELETE', '/api/v1/namespaces/held');
+  const del = await request(base, 'DELETE', '/api/v1/namespaces/held');
   assert.equal(del.status, 200);
-  const fin = await http(base, 'PUT', '/api/v1/namespaces/held/finalize', { ...del.json, spec: { finalizers: [] } });
+  const fin = await request(base, 'PUT', '/api/v1/namespaces/held/finalize', { body: { ...del.json, spec: { finalizers: [] } } });
   assert.equal(fin.status, 200);
-  const still = await http(base, 'GET', '/api/v1/namespaces/held');
+  const still = await request(base, 'GET', '/api/v1/namespaces/held');
   assert.equal(still.status, 200, 'metadata.finalizers still hold it');
   assert.equal(still.json.status.phase, 'Terminating');
-  const released = await http(base, 'PUT', '/api/v1/namespaces/held', { ...still.json, metadata: { ...still.json.metadata, finalizers: [] } });
+  const released = await request(base, 'PUT', '/api/v1/namespaces/held', { body: { ...still.json, metadata: { ...still.json.metadata, finalizers: [] } } });
   assert.equal(released.status, 200);
-  assert.equal((await http(base, 'GET', '/api/v1/namespaces/held')).status, 404);
+  assert.equal((await request(base, 'GET', '/api/v1/namespaces/held')).status, 404);
 });
 
 test('the first DELETE only marks a namespace Terminating even when no finalizer is left; the next one removes it', async () => {
-  const created = await http(base, 'POST', '/api/v1/namespaces', ns('bare'));
+  const created = await request(base, 'POST', '/api/v1/namespaces', { body: ns('bare') });
   assert.equal(created.status, 201);
-  const fin = await http(base, 'PUT', '/api/v1/namespaces/bare/finalize', { ...created.json, spec: { finalizers: [] } });
+  const fin = await request(base, 'PUT', '/api/v1/namespaces/bare/finalize', { body: { ...created.json, spec: { finalizers: [] } } });
   assert.equal(fin.status, 200);
   assert.deepEqual(fin.json.spec, {});
-  const first = await http(base, 'DELETE', '/api/v1/namespaces/bare');
+  const first = await request(base, 'DELETE', '/api/v1/namespaces/bare');
   assert.equal(first.status, 200);
   assert.equal(first.json.status.phase, 'Terminating');
-  assert.equal((await http(base, 'GET', '/api/v1/namespaces/bare')).json.status.phase, 'Terminating');
-  const second = await http(base, 'DELETE', '/api/v1/namespaces/bare');
+  assert.equal((await request(base, 'GET', '/api/v1/namespaces/bare')).json.status.phase, 'Terminating');
+  const second = await request(base, 'DELETE', '/api/v1/namespaces/bare');
   assert.equal(second.status, 200);
-  assert.equal((await http(base, 'GET', '/api/v1/namespaces/bare')).status, 404);
+  assert.equal((await request(base, 'GET', '/api/v1/namespaces/bare')).status, 404);
 });

@@ -12,7 +12,8 @@ import path from 'node:path';
 import { RestClient } from '../../src/client/index.js';
 import type { Namespace } from '../../src/api/core/v1/types.js';
 import { runKubectl } from '../helpers/kubectl.js';
-import { cm, http, ns, startCluster, waitFor, waitGone } from './helpers.js';
+import { cm, ns, startCluster, waitFor, waitGone } from './helpers.js';
+import { request } from '../helpers/http.js';
 
 const MAIN = path.resolve('src/cli/main.ts');
 const EXAMPLE = path.resolve('examples/origin-finalizer/main.ts');
@@ -93,7 +94,7 @@ test('apiary serve through kubectl: system namespaces, immortal ones, delete -> 
   const del = await kubectl(['delete', 'ns', 'test', '--wait=false']);
   assert.equal(del.code, 0, del.stderr);
   assert.equal(del.stdout, 'namespace "test" deleted\n');
-  const after = await http(url, 'GET', '/api/v1/namespaces/test');
+  const after = await request(url, 'GET', '/api/v1/namespaces/test');
   assert.equal(after.json.status.phase, 'Terminating', 'kubectl returned while the namespace is Terminating');
 
   const forbidden = await kubectl(['create', 'cm', 'x', '-n', 'test']);
@@ -107,7 +108,7 @@ test('apiary serve through kubectl: system namespaces, immortal ones, delete -> 
   assert.equal((await kubectl(['patch', 'cm', 'hold', '-n', 'test', '--type=merge', '-p', '{"metadata":{"finalizers":null}}'])).code, 0);
   const waited = await kubectl(['wait', '--for=delete', 'ns/test', '--timeout=30s'], 35_000);
   assert.equal(waited.code, 0, waited.stderr);
-  assert.equal((await http(url, 'GET', '/api/v1/namespaces/test')).status, 404);
+  assert.equal((await request(url, 'GET', '/api/v1/namespaces/test')).status, 404);
   await waitFor('the watch to see test deleted', async () => (/DELETED\s+test\s+Terminating/.test(watch.output()) ? true : undefined));
   const events = watch.output().split('\n').filter((l) => /\btest\b/.test(l)).map((l) => l.split(/\s+/).slice(0, 3).join(' '));
   assert.equal(events[0], 'ADDED test Active');
@@ -136,23 +137,23 @@ test('apiary controller-manager: stopped mid-deletion, started again, it picks u
   let manager = run(MAIN, ['controller-manager', ...flags]);
   t.after(() => manager.child.kill('SIGKILL'));
   await manager.printed(/controller-manager running/);
-  await waitFor('system namespaces', async () => ((await http(url, 'GET', '/api/v1/namespaces/default')).status === 200 ? true : undefined));
+  await waitFor('system namespaces', async () => ((await request(url, 'GET', '/api/v1/namespaces/default')).status === 200 ? true : undefined));
 
-  await http(url, 'POST', '/api/v1/namespaces', ns('half'));
-  await http(url, 'POST', '/api/v1/namespaces/half/configmaps', cm('held', { finalizers: ['example.com/x'] }));
-  for (let i = 0; i < 3; i++) await http(url, 'POST', '/api/v1/namespaces/half/configmaps', cm(`c${i}`));
-  await http(url, 'DELETE', '/api/v1/namespaces/half');
+  await request(url, 'POST', '/api/v1/namespaces', { body: ns('half') });
+  await request(url, 'POST', '/api/v1/namespaces/half/configmaps', { body: cm('held', { finalizers: ['example.com/x'] }) });
+  for (let i = 0; i < 3; i++) await request(url, 'POST', '/api/v1/namespaces/half/configmaps', { body: cm(`c${i}`) });
+  await request(url, 'DELETE', '/api/v1/namespaces/half');
   await waitFor('the first pass', async () => {
-    const n = (await http(url, 'GET', '/api/v1/namespaces/half')).json as Namespace;
+    const n = (await request(url, 'GET', '/api/v1/namespaces/half')).json as Namespace;
     return n.status?.conditions?.some((c) => c.type === 'NamespaceFinalizersRemaining' && c.status === 'True') ? true : undefined;
   });
   assert.equal(await manager.stop(), 0, manager.output());
 
   // With no controller running, releasing the content does not finish the deletion.
-  const held = (await http(url, 'GET', '/api/v1/namespaces/half/configmaps/held')).json;
-  await http(url, 'PUT', '/api/v1/namespaces/half/configmaps/held', { ...held, metadata: { ...held.metadata, finalizers: [] } });
+  const held = (await request(url, 'GET', '/api/v1/namespaces/half/configmaps/held')).json;
+  await request(url, 'PUT', '/api/v1/namespaces/half/configmaps/held', { body: { ...held, metadata: { ...held.metadata, finalizers: [] } } });
   await new Promise((r) => setTimeout(r, 500));
-  assert.equal((await http(url, 'GET', '/api/v1/namespaces/half')).json.status.phase, 'Terminating');
+  assert.equal((await request(url, 'GET', '/api/v1/namespaces/half')).json.status.phase, 'Terminating');
 
   manager = run(MAIN, ['controller-manager', ...flags]);
   await manager.printed(/controller-manager running/);
@@ -171,24 +172,24 @@ test('the origin finalizer example: the namespace waits for it, then disappears'
   let example = run(EXAMPLE, ['--kubeconfig', cluster.server.kubeconfigPath]);
   t.after(() => example.child.kill('SIGKILL'));
   await example.printed(/origin controller running/);
-  const created = await http(url, 'POST', '/api/v1/namespaces', ns('project', ['example.com/origin', 'kubernetes']));
+  const created = await request(url, 'POST', '/api/v1/namespaces', { body: ns('project', ['example.com/origin', 'kubernetes']) });
   assert.deepEqual(created.json.spec.finalizers, ['example.com/origin', 'kubernetes']);
-  await http(url, 'POST', '/api/v1/namespaces/project/configmaps', cm('app'));
-  await waitFor('the record', async () => ((await http(url, 'GET', '/api/v1/namespaces/origin-system/configmaps/ns-project')).status === 200 ? true : undefined));
+  await request(url, 'POST', '/api/v1/namespaces/project/configmaps', { body: cm('app') });
+  await waitFor('the record', async () => ((await request(url, 'GET', '/api/v1/namespaces/origin-system/configmaps/ns-project')).status === 200 ? true : undefined));
   assert.equal(await example.stop(), 0, example.output());
 
   // Without the example running: content goes, `kubernetes` goes, the namespace stays.
-  await http(url, 'DELETE', '/api/v1/namespaces/project');
+  await request(url, 'DELETE', '/api/v1/namespaces/project');
   const waiting = await waitFor('kubernetes to be removed', async () => {
-    const n = (await http(url, 'GET', '/api/v1/namespaces/project')).json as Namespace;
+    const n = (await request(url, 'GET', '/api/v1/namespaces/project')).json as Namespace;
     return n.spec?.finalizers?.length === 1 ? n : undefined;
   });
   assert.deepEqual(waiting.spec?.finalizers, ['example.com/origin']);
   assert.equal(waiting.status?.phase, 'Terminating');
-  assert.equal((await http(url, 'GET', '/api/v1/namespaces/project/configmaps')).json.items.length, 0);
+  assert.equal((await request(url, 'GET', '/api/v1/namespaces/project/configmaps')).json.items.length, 0);
 
   example = run(EXAMPLE, ['--kubeconfig', cluster.server.kubeconfigPath]);
   await waitGone(client, 'project', 20_000);
-  assert.equal((await http(url, 'GET', '/api/v1/namespaces/origin-system/configmaps/ns-project')).status, 404, 'origin cleaned its own record');
+  assert.equal((await request(url, 'GET', '/api/v1/namespaces/origin-system/configmaps/ns-project')).status, 404, 'origin cleaned its own record');
   assert.equal(await example.stop(), 0, example.output());
 });
