@@ -20,11 +20,15 @@ export const badPrimitiveList = (): StatusError => badRequest(MSG_BAD_PRIMITIVE_
 export const badRetainKeys = (): StatusError => badRequest(MSG_BAD_RETAIN_KEYS);
 export const badSetElementOrder = (): StatusError => badRequest(MSG_BAD_SET_ELEMENT_ORDER);
 
-/** 422 as upstream's NewGenericServerResponse builds it, the cause carrying the message. */
+/**
+ * 422 as upstream's NewGenericServerResponse builds it for this error (not an
+ * unexpected response, so no causes): clients see only the generic message.
+ * The specific text stays on the error's `cause` for logs.
+ */
 export function noListOfLists(): StatusError {
-  return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {
-    causes: [{ reason: 'UnexpectedServerResponse', message: MSG_NO_LIST_OF_LISTS }],
-  });
+  const err = new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+  err.cause = new Error(MSG_NO_LIST_OF_LISTS);
+  return err;
 }
 
 export function noMergeKey(map: unknown, mergeKey: string): StatusError {
