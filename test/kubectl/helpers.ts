@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { runKubectl, type KubectlOptions, type KubectlResult } from '../helpers/kubectl.js';
+import { request } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 export interface Kubectl {
@@ -19,12 +20,8 @@ export interface Kubectl {
 /** Starts a server with the default namespace (which a cluster always has) and binds kubectl to it. */
 export async function kubectlAgainstNewServer(): Promise<Kubectl> {
   const server = await startTestServer();
-  const created = await fetch(`${server.url}/api/v1/namespaces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }),
-  });
-  assert.equal(created.status, 201);
+  const created = await request(server.url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } } });
+  assert.equal(created.status, 201, created.text);
   const run = (args: string[], options?: KubectlOptions): Promise<KubectlResult> => runKubectl(server.kubeconfigPath, args, options);
   return {
     server,
