@@ -36,7 +36,7 @@ import {
   type AdmissionPlugin,
   runMutatingAdmission,
   runValidatingAdmission,
-} from '../admission/interface.js';
+} from './admission.js';
 import type {
   DeleteOptions,
   ListOptions,

@@ -8,7 +8,7 @@ import type { Backend } from '../storage/interface.js';
 import { BackendObjectStore, type ObjectStore } from '../storage/object-store.js';
 import { CachedObjectStore, type WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { Clock } from '../machinery/names.js';
-import type { AdmissionPlugin } from '../admission/interface.js';
+import type { AdmissionPlugin } from './admission.js';
 import type { RESTStore } from './rest.js';
 import { GenericStore } from './generic-store.js';
 import { catalog } from './catalog.js';

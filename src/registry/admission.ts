@@ -1,0 +1,53 @@
+// The admission contract, which the registry owns and calls (plugins live in
+// src/admission/ and import it from here, or through its re-export there).
+// Plugins see every create, update and delete the
+// generic store is about to write, after the strategy prepared (and, for
+// validating plugins, validated) the object and before anything is stored.
+// A plugin rejects by throwing a StatusError (usually 403 Forbidden); a
+// mutating plugin (admit) may change `object` in place.
+//
+// Order, as upstream: every plugin's admit() runs first (in chain order), then
+// the strategy's validation, then every plugin's validate().
+
+import type { GroupVersionKind, GroupVersionResource, KubeObject } from '../machinery/meta.js';
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export interface AdmissionUserInfo {
+  username: string;
+  uid?: string;
+  groups?: string[];
+}
+
+export interface AdmissionAttributes {
+  operation: AdmissionOperation;
+  kind: GroupVersionKind;
+  resource: GroupVersionResource;
+  /** '' for the main resource, 'status', 'finalize', … */
+  subresource: string;
+  /** '' for cluster-scoped resources. */
+  namespace: string;
+  name: string;
+  /** The object to be written (absent for DELETE). */
+  object?: KubeObject;
+  /** The stored object for UPDATE and DELETE. */
+  oldObject?: KubeObject;
+  dryRun: boolean;
+  userInfo?: AdmissionUserInfo;
+}
+
+export interface AdmissionPlugin {
+  name: string;
+  admit?(a: AdmissionAttributes): Promise<void>;
+  validate?(a: AdmissionAttributes): Promise<void>;
+}
+
+/** Runs every plugin's admit(), in order. */
+export async function runMutatingAdmission(plugins: readonly AdmissionPlugin[], a: AdmissionAttributes): Promise<void> {
+  for (const p of plugins) if (p.admit) await p.admit(a);
+}
+
+/** Runs every plugin's validate(), in order. */
+export async function runValidatingAdmission(plugins: readonly AdmissionPlugin[], a: AdmissionAttributes): Promise<void> {
+  for (const p of plugins) if (p.validate) await p.validate(a);
+}
