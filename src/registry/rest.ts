@@ -69,6 +69,8 @@ export interface WatchEvent {
  */
 export interface WatchSink {
   event(e: WatchEvent): void;
+  /** Optional: several events at once, in order (else event() per event); the array may be shared between watchers and must not be changed. */
+  events?(events: readonly WatchEvent[]): void;
   done(): void;
 }
 

@@ -71,6 +71,12 @@ export interface StoreWatchEvent {
 
 export interface StoreWatchHandlers {
   onEvent(event: StoreWatchEvent): void;
+  /**
+   * Optional: several events at once, in order, instead of onEvent for each (a
+   * watch cache hands each watcher one dispatch's events together). The array
+   * may be shared with other watchers: read it, never change it.
+   */
+  onEvents?(events: readonly StoreWatchEvent[]): void;
   /** After the initial ADDED events (when sent), with the revision they were read at. */
   onInitialEventsEnd?(resourceVersion: string): void;
   /** The backend reached this revision with nothing pending (for bookmarks). */
