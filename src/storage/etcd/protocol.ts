@@ -1,0 +1,171 @@
+// etcd's gRPC protocol as we use it: the message shapes we read, the compare
+// and target constants of txns, and the methods compiled at start-up from the
+// .proto files the etcd3 package ships (etcd's own API definitions).
+
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import protobuf from 'protobufjs';
+import type { KeyValue } from '../interface.js';
+
+// ---------------------------------------------------------------------------
+// Protocol: etcd's protos, compiled with protobufjs.
+
+/** An int64 as protobufjs decodes it: a Long when the long package is present, else a number. */
+export type Int64 = number | { toNumber(): number; toString(): string; isZero(): boolean };
+
+export interface PbHeader {
+  revision: Int64;
+}
+export interface PbKeyValue {
+  key: Uint8Array;
+  value: Uint8Array;
+  create_revision: Int64;
+  mod_revision: Int64;
+  version: Int64;
+  lease: Int64;
+}
+export interface PbRangeResponse {
+  header: PbHeader | null;
+  kvs: PbKeyValue[];
+  more: boolean;
+  count: Int64;
+}
+export interface PbPutResponse {
+  header: PbHeader | null;
+  prev_kv: PbKeyValue | null;
+}
+export interface PbDeleteRangeResponse {
+  header: PbHeader | null;
+  deleted: Int64;
+  prev_kvs: PbKeyValue[];
+}
+export interface PbResponseOp {
+  response_range?: PbRangeResponse | null;
+  response_put?: PbPutResponse | null;
+  response_delete_range?: PbDeleteRangeResponse | null;
+}
+export interface PbTxnResponse {
+  header: PbHeader | null;
+  succeeded: boolean;
+  responses: PbResponseOp[];
+}
+export interface PbLeaseGrantResponse {
+  header: PbHeader | null;
+  ID: Int64;
+  TTL: Int64;
+  error: string;
+}
+export interface PbEvent {
+  /** 0 PUT, 1 DELETE. */
+  type: number;
+  kv: PbKeyValue | null;
+  prev_kv: PbKeyValue | null;
+}
+export interface PbWatchResponse {
+  header: PbHeader | null;
+  created: boolean;
+  canceled: boolean;
+  compact_revision: Int64;
+  cancel_reason: string;
+  events: PbEvent[];
+}
+
+// Compare.CompareResult and Compare.CompareTarget from rpc.proto.
+export const EQUAL = 0;
+export const GREATER = 1;
+export const TARGET_CREATE = 1;
+export const TARGET_MOD = 2;
+export const TARGET_VERSION = 0;
+
+export interface Method {
+  path: string;
+  serialize(value: object): Buffer;
+  deserialize(bytes: Buffer): unknown;
+}
+
+export interface Protocol {
+  range: Method;
+  put: Method;
+  deleteRange: Method;
+  txn: Method;
+  compact: Method;
+  leaseGrant: Method;
+  watch: Method;
+  status: Method;
+}
+
+let protocol: Protocol | undefined;
+
+export function loadProtocol(): Protocol {
+  if (protocol) return protocol;
+  const require = createRequire(import.meta.url);
+  const protoDir = join(dirname(require.resolve('etcd3/package.json')), 'proto');
+  const root = new protobuf.Root();
+  root.loadSync(join(protoDir, 'rpc.proto'), { keepCase: true });
+  root.resolveAll();
+  const method = (service: string, name: string, request: string, response: string): Method => {
+    const req = root.lookupType(`etcdserverpb.${request}`);
+    const res = root.lookupType(`etcdserverpb.${response}`);
+    return {
+      path: `/etcdserverpb.${service}/${name}`,
+      serialize: (value) => {
+        const bytes = req.encode(value).finish();
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      },
+      deserialize: (bytes) => res.decode(bytes),
+    };
+  };
+  protocol = {
+    range: method('KV', 'Range', 'RangeRequest', 'RangeResponse'),
+    put: method('KV', 'Put', 'PutRequest', 'PutResponse'),
+    deleteRange: method('KV', 'DeleteRange', 'DeleteRangeRequest', 'DeleteRangeResponse'),
+    txn: method('KV', 'Txn', 'TxnRequest', 'TxnResponse'),
+    compact: method('KV', 'Compact', 'CompactionRequest', 'CompactionResponse'),
+    leaseGrant: method('Lease', 'LeaseGrant', 'LeaseGrantRequest', 'LeaseGrantResponse'),
+    watch: method('Watch', 'Watch', 'WatchRequest', 'WatchResponse'),
+    status: method('Maintenance', 'Status', 'StatusRequest', 'StatusResponse'),
+  };
+  return protocol;
+}
+
+/** True for etcd versions whose progress notifications never run ahead of undelivered events. */
+export function progressFixedIn(version: string): boolean {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (m === null) return false;
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (major !== 3) return major > 3;
+  if (minor === 4) return patch >= 31;
+  if (minor === 5) return patch >= 13;
+  return minor > 5;
+}
+
+export function num(value: Int64 | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  return typeof value === 'number' ? value : value.toNumber();
+}
+
+export function isZero(value: Int64 | null | undefined): boolean {
+  if (value === null || value === undefined) return true;
+  return typeof value === 'number' ? value === 0 : value.isZero();
+}
+
+export function bytes(text: string): Buffer {
+  return Buffer.from(text, 'utf8');
+}
+
+export function text(data: Uint8Array): string {
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+}
+
+export function toKeyValue(kv: PbKeyValue): KeyValue {
+  const out: KeyValue = {
+    key: text(kv.key),
+    value: text(kv.value),
+    createRevision: num(kv.create_revision),
+    modRevision: num(kv.mod_revision),
+  };
+  // Lease ids are 64-bit; as a number this is only a marker that a lease is attached.
+  if (!isZero(kv.lease)) out.lease = num(kv.lease);
+  return out;
+}
+
