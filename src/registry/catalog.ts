@@ -1,6 +1,8 @@
 // The built-in resources apiary serves: one line each, with the facts
 // discovery shows (kube-apiserver 1.32) and the strategy that drives the
 // generic store. Adding a resource = a type, a strategy and a line here.
+// A resource served in a second form of another one's objects (events.k8s.io
+// events are core events) names that one in `storedAs`, with the conversion.
 
 import type { ResourceType, Verb } from './rest.js';
 import type { Strategy } from './strategy.js';
@@ -19,10 +21,17 @@ import { replicationControllerStrategy } from './strategies/replicationcontrolle
 import { leaseStrategy } from './strategies/leases.js';
 import { deploymentStrategy } from './strategies/deployments.js';
 import { eventsV1Strategy } from './strategies/events-v1.js';
+import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
+import type { Conversion } from './converting-store.js';
 
 export interface CatalogEntry {
   type: ResourceType;
   strategy: Strategy;
+  /**
+   * The objects are another entry's (listed before this one), stored in its
+   * form under its keys and converted on every read and write.
+   */
+  storedAs?: { group: string; resource: string; conversion: Conversion };
 }
 
 const ALL: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -38,11 +47,12 @@ interface Line {
   categories?: string[];
   verbs?: Verb[];
   strategy: Strategy;
+  storedAs?: CatalogEntry['storedAs'];
 }
 
 function entry(l: Line): CatalogEntry {
   const sub = Object.keys(l.strategy.subresources ?? {});
-  return {
+  const out: CatalogEntry = {
     type: {
       group: l.group,
       version: l.version,
@@ -58,6 +68,8 @@ function entry(l: Line): CatalogEntry {
     },
     strategy: l.strategy,
   };
+  if (l.storedAs !== undefined) out.storedAs = l.storedAs;
+  return out;
 }
 
 export const catalog: CatalogEntry[] = [
@@ -75,5 +87,6 @@ export const catalog: CatalogEntry[] = [
   entry({ group: '', version: 'v1', resource: 'replicationcontrollers', kind: 'ReplicationController', singular: 'replicationcontroller', short: ['rc'], categories: ['all'], strategy: replicationControllerStrategy }),
   entry({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', singular: 'deployment', short: ['deploy'], categories: ['all'], strategy: deploymentStrategy }),
   entry({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', singular: 'lease', strategy: leaseStrategy }),
-  entry({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', short: ['ev'], strategy: eventsV1Strategy }),
+  entry({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', short: ['ev'], strategy: eventsV1Strategy,
+    storedAs: { group: '', resource: 'events', conversion: { toStored: eventToCore, fromStored: eventFromCore } } }),
 ];

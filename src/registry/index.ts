@@ -3,6 +3,8 @@
 // By default every resource's reads and watches go through a watch cache
 // (storage/cacher): createRegistry starts them all, close() stops their
 // backend watches. `watchCache: false` wires the direct backend path instead.
+// A catalog entry with `storedAs` gets no storage of its own: it converts
+// another entry's (one watch cache, one set of keys for both API groups).
 
 import type { Backend } from '../storage/interface.js';
 import { BackendObjectStore, type ObjectStore } from '../storage/object-store.js';
@@ -12,6 +14,7 @@ import type { AdmissionPlugin } from './admission.js';
 import type { RESTStore } from './rest.js';
 import { GenericStore } from './generic-store.js';
 import { catalog } from './catalog.js';
+import { ConvertingObjectStore } from './converting-store.js';
 import { pruneObject } from '../api/schema/prune.js';
 
 export interface RegistryOptions {
@@ -40,22 +43,29 @@ export function createRegistry(options: RegistryOptions): Registry {
   const byKey = new Map<string, RESTStore>();
   const stores: RESTStore[] = [];
   const caches: CachedObjectStore[] = [];
-  for (const { type, strategy } of catalog) {
+  const storages = new Map<string, ObjectStore>();
+  for (const { type, strategy, storedAs } of catalog) {
     const storageOptions: ConstructorParameters<typeof BackendObjectStore>[0] = {
       backend: options.backend,
       resource: { group: type.group, resource: type.resource },
       namespaced: type.namespaced,
-      // Two groups may serve one resource name (events): keep their keys apart.
+      // Two groups serving one resource name keep their keys apart (events.k8s.io
+      // events are not two: they are stored as core events, see storedAs).
       keyResource: type.group === '' || type.group === 'apps' || type.group === 'coordination.k8s.io' ? type.resource : `${type.group}/${type.resource}`,
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
     let storage: ObjectStore;
-    if (options.watchCache === false) storage = new BackendObjectStore(storageOptions);
+    if (storedAs !== undefined) {
+      const stored = storages.get(`${storedAs.group}/${storedAs.resource}`);
+      if (stored === undefined) throw new Error(`${type.group}/${type.resource} is stored as ${storedAs.group}/${storedAs.resource}, which the catalog lists after it`);
+      storage = new ConvertingObjectStore(storageOptions.resource, stored, storedAs.conversion);
+    } else if (options.watchCache === false) storage = new BackendObjectStore(storageOptions);
     else {
       const cached = new CachedObjectStore({ ...storageOptions, cache: options.watchCache ?? {} });
       caches.push(cached);
       storage = cached;
     }
+    storages.set(`${type.group}/${type.resource}`, storage);
     const storeOptions: ConstructorParameters<typeof GenericStore>[0] = {
       type,
       strategy,

@@ -1,16 +1,30 @@
-// events.k8s.io/v1 Events: new-style validation, same TTL and create-on-update
-// as core events.
+// events.k8s.io/v1 Events: the core events seen in the new form. The store
+// for this API reads and writes core/v1 Events through a converting storage
+// (../converting-store.ts, wired by the catalog's `storedAs`), so this strategy
+// sees events.k8s.io/v1 objects only: strict validation on create, immutable
+// fields on update, the same TTL and create-on-update as core events. Field
+// selectors take events.k8s.io/v1 names (upstream's field label conversion:
+// regarding.* for involvedObject.*, reportingController for
+// reportingComponent; `source` stays).
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
-import { validateEventsV1Event } from '../../api/events/v1/validation.js';
+import type { KubeObject } from '../../machinery/meta.js';
+import { validateEventsV1Create, validateEventsV1Update } from '../../api/events/v1/validation.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt } from './common.js';
 import { EVENT_TTL_SECONDS } from './events.js';
 
+const sourceComponent = fieldAt('deprecatedSource.component');
+const reporter = fieldAt('reportingController');
+function sourceOf(obj: KubeObject): string {
+  const component = sourceComponent(obj);
+  return component !== '' ? component : reporter(obj);
+}
+
 export const eventsV1Strategy: Strategy = {
   namespaced: true,
   nameValidator: nameIsDNSSubdomain,
-  validate: validateEventsV1Event,
-  validateUpdate: (obj) => validateEventsV1Event(obj),
+  validate: validateEventsV1Create,
+  validateUpdate: validateEventsV1Update,
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
@@ -25,6 +39,7 @@ export const eventsV1Strategy: Strategy = {
     'regarding.fieldPath': fieldAt('regarding.fieldPath'),
     reason: fieldAt('reason'),
     reportingController: fieldAt('reportingController'),
+    source: sourceOf,
     type: fieldAt('type'),
   },
 };

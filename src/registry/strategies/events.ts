@@ -1,17 +1,27 @@
 // core/v1 Events: kept for an hour (kube-apiserver's --event-ttl), PUT may
 // create, selectable by the involved object, reason, source and type.
+// events.k8s.io/v1 serves the same stored objects (./events-v1.ts).
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
-import { validateEvent } from '../../api/core/v1/validation.js';
+import type { KubeObject } from '../../machinery/meta.js';
+import { legacyValidateEvent } from '../../api/events/v1/validation.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt } from './common.js';
 
 export const EVENT_TTL_SECONDS = 3600;
 
+/** The `source` field selector: the old source.component, else the new-style reporter. */
+const sourceComponent = fieldAt('source.component');
+const reporter = fieldAt('reportingComponent');
+function sourceOf(obj: KubeObject): string {
+  const component = sourceComponent(obj);
+  return component !== '' ? component : reporter(obj);
+}
+
 export const eventStrategy: Strategy = {
   namespaced: true,
   nameValidator: nameIsDNSSubdomain,
-  validate: validateEvent,
-  validateUpdate: (obj) => validateEvent(obj),
+  validate: legacyValidateEvent,
+  validateUpdate: (obj) => legacyValidateEvent(obj),
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
@@ -26,7 +36,7 @@ export const eventStrategy: Strategy = {
     'involvedObject.fieldPath': fieldAt('involvedObject.fieldPath'),
     reason: fieldAt('reason'),
     reportingComponent: fieldAt('reportingComponent'),
-    source: fieldAt('source.component'),
+    source: sourceOf,
     type: fieldAt('type'),
   },
 };
