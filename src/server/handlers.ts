@@ -200,7 +200,9 @@ export async function handleWatch(scope: ResourceScope): Promise<void> {
   const out = negotiateOutput(scope.req.headers.accept, RESOURCE_RESTRICTIONS, SERVED_MEDIA_TYPES, true);
   validateListOptions(scope.query, true);
   const options = watchOptionsFrom(scope.query, scope.info.name);
-  const format = watchStreamFormat(out.mediaType, watchEventTransformer(out, transformContext(scope)));
+  // No conversion: the stream encodes shared events (and batches) once for every watcher.
+  const convert = out.convert === undefined ? undefined : watchEventTransformer(out, transformContext(scope));
+  const format = watchStreamFormat(out.mediaType, convert);
   await serveWatch(scope.req, scope.res, scope.store, scope.namespace, options, scope.watches, format);
 }
 
