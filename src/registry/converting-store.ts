@@ -11,7 +11,8 @@
 // - Conversions of shared objects (list items and watch events, which the
 //   watch cache hands to many callers) are memoised by identity, so a watch
 //   event converts once however many watchers see it, and the converted
-//   StoreWatchEvent is itself shared (the generic store encodes it once). Like
+//   StoreWatchEvent (or batch, for onEvents) is itself shared (the generic
+//   store and the HTTP layer encode it once). Like
 //   the objects they come from, these are read-only.
 // - Errors the inner store raises about its resource (NotFound,
 //   AlreadyExists, Conflict) name the served resource instead, as upstream
@@ -45,6 +46,7 @@ export class ConvertingObjectStore implements ObjectStore {
   private readonly conversion: Conversion;
   private readonly converted = new WeakMap<KubeObject, KubeObject>();
   private readonly convertedEvents = new WeakMap<StoreWatchEvent, StoreWatchEvent>();
+  private lastBatch: [readonly StoreWatchEvent[], readonly StoreWatchEvent[]] | undefined;
 
   constructor(resource: GroupResource, inner: ObjectStore, conversion: Conversion) {
     this.resource = resource;
@@ -123,6 +125,7 @@ export class ConvertingObjectStore implements ObjectStore {
       onEvent: (e) => handlers.onEvent(this.sharedEvent(e)),
       onError: (err) => handlers.onError(this.rename(err)),
     };
+    if (handlers.onEvents) inner.onEvents = (events) => handlers.onEvents!(this.sharedBatch(events));
     if (handlers.onInitialEventsEnd) inner.onInitialEventsEnd = (rv) => handlers.onInitialEventsEnd!(rv);
     if (handlers.onProgress) inner.onProgress = (rv) => handlers.onProgress!(rv);
     if (handlers.onClose) inner.onClose = () => handlers.onClose!();
@@ -145,6 +148,14 @@ export class ConvertingObjectStore implements ObjectStore {
       out = { type: e.type, object: this.shared(e.object) };
       this.convertedEvents.set(e, out);
     }
+    return out;
+  }
+
+  /** A batch of shared events (one dispatch, handed to every watcher in a row): converted once. */
+  private sharedBatch(events: readonly StoreWatchEvent[]): readonly StoreWatchEvent[] {
+    if (this.lastBatch?.[0] === events) return this.lastBatch[1];
+    const out = events.map((e) => this.sharedEvent(e));
+    this.lastBatch = [events, out];
     return out;
   }
 
