@@ -169,18 +169,6 @@ function expectedKind(type: ResourceType): { group: string; version: string; kin
   return { group: type.group, version: type.version, kind: type.kind };
 }
 
-/** Upstream's checkName: the body names the object the URL names. */
-function checkName(object: KubeObject, name: string, namespace: string): void {
-  const objectName = object.metadata.name ?? '';
-  if (objectName !== name) {
-    throw badRequest(`the name of the object (${objectName}) does not match the name on the URL (${name})`);
-  }
-  const objectNamespace = object.metadata.namespace ?? '';
-  if (namespace !== '' && objectNamespace !== '' && objectNamespace !== namespace) {
-    throw badRequest(`the namespace of the object (${objectNamespace}) does not match the namespace on the request (${namespace})`);
-  }
-}
-
 export async function handleGet(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   const options: { resourceVersion?: string } = {};
@@ -213,10 +201,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
   checkBodyFields(scope, object, options, body, mediaType);
-  const bodyNamespace = object.metadata.namespace ?? '';
-  if (scope.type.namespaced && bodyNamespace !== '' && bodyNamespace !== scope.namespace) {
-    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  }
+  // The body's name and namespace are checked against the URL by the store (every caller goes through it).
   const created = await scope.store.create(scope.namespace, object, options);
   write(scope, 201, created, out);
 }
@@ -228,7 +213,6 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
   const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'UpdateOptions');
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
   checkBodyFields(scope, object, options, body, mediaType);
-  checkName(object, scope.info.name, scope.namespace);
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
   write(scope, created ? 201 : 200, updated, out);
@@ -265,8 +249,8 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
       else if (patchType === 'application/strategic-merge-patch+json') result = applyStrategicMergePatch(current, patch, smpSchema!);
       else result = applyMergePatch(current, patch);
       // The patched document is decoded like a request body: it must still be this kind and name.
+      // (Its name and namespace are checked by the store, after this returns.)
       const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind);
-      checkName(object, name, scope.namespace);
       // Recomputed on every attempt: a conflict retry patches a newer object.
       warnings = checkFields(object, {
         ...expected,
