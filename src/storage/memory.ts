@@ -21,19 +21,13 @@ import {
   type RangeOptions,
   type RangeResult,
   type WatchEvent,
-  type WatchHandle,
-  type WatchHandlers,
   type WriteOptions,
 } from './interface.js';
-import { BackendWatchers, eventRevision } from './backend-watchers.js';
+import { eventRevision } from './backend-watchers.js';
+import { LocalBackend, type LocalBackendOptions } from './local-backend.js';
 import { SortedKeys } from './sorted-keys.js';
 
-export interface MemoryBackendOptions {
-  /** Milliseconds since the epoch; used for TTL expiry. Defaults to Date.now. */
-  now?: () => number;
-  /** How often expired keys are swept (ms). Defaults to 1000. */
-  ttlSweepIntervalMs?: number;
-}
+export type MemoryBackendOptions = LocalBackendOptions;
 
 interface Version {
   revision: number;
@@ -44,12 +38,7 @@ interface Version {
 /** Replay hands watchers at most this many events per onEvents call. */
 const REPLAY_BATCH = 500;
 
-export class MemoryBackend implements Backend {
-  /** Progress is sent after each committed batch, behind every event of it. */
-  readonly consistentProgress = true;
-  private revision = 0;
-  private compacted = 0;
-  private closed = false;
+export class MemoryBackend extends LocalBackend implements Backend {
   private readonly current = new Map<string, KeyValue>();
   private readonly liveKeys = new SortedKeys();
   private readonly versions = new Map<string, Version[]>();
@@ -57,24 +46,10 @@ export class MemoryBackend implements Backend {
   private log: WatchEvent[] = [];
   /** key → expiry (ms) and the modRevision the expiry belongs to. */
   private readonly expiries = new Map<string, { at: number; modRevision: number }>();
-  private readonly watchers = new BackendWatchers((prefix, after) => this.replay(prefix, after));
-  private readonly now: () => number;
-  private readonly sweepTimer: NodeJS.Timeout;
 
   constructor(options: MemoryBackendOptions = {}) {
-    this.now = options.now ?? Date.now;
-    this.sweepTimer = setInterval(() => void this.sweepExpired(), options.ttlSweepIntervalMs ?? 1000);
-    this.sweepTimer.unref();
-  }
-
-  async currentRevision(): Promise<number> {
-    this.ensureOpen();
-    return this.revision;
-  }
-
-  async compactedRevision(): Promise<number> {
-    this.ensureOpen();
-    return this.compacted;
+    super(options);
+    this.startTtlSweep();
   }
 
   async get(key: string, options: RangeOptions = {}): Promise<GetResult> {
@@ -132,17 +107,8 @@ export class MemoryBackend implements Backend {
     return { prevKv, revision };
   }
 
-  watch(prefix: string, afterRevision: number, handlers: WatchHandlers): WatchHandle {
-    this.ensureOpen();
-    return this.watchers.add(prefix, afterRevision, handlers);
-  }
-
   async compact(revision: number): Promise<void> {
-    this.ensureOpen();
-    if (revision > this.revision) {
-      throw new StorageError('FutureRevision', `cannot compact to future revision ${revision}`, undefined, undefined, this.revision);
-    }
-    if (revision <= this.compacted) return;
+    if (!this.shouldCompact(revision)) return;
     this.compacted = revision;
     // Per key, keep the newest version at or below the compaction point (unless
     // it is a deletion) and everything after it.
@@ -163,9 +129,7 @@ export class MemoryBackend implements Backend {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
-    clearInterval(this.sweepTimer);
-    this.watchers.clear();
+    this.closeLocal();
   }
 
   /** Deletes every key whose TTL has passed, through the normal delete path. Returns how many. */
@@ -230,18 +194,6 @@ export class MemoryBackend implements Backend {
     return stored;
   }
 
-  /** Validates a requested read revision and resolves 0/undefined to the current one. */
-  private readRevision(requested: number | undefined): number {
-    if (!requested) return this.revision;
-    if (requested > this.revision) {
-      throw new StorageError('FutureRevision', `revision ${requested} is newer than current ${this.revision}`, undefined, undefined, this.revision);
-    }
-    if (requested < this.compacted) {
-      throw new StorageError('Compacted', `revision ${requested} has been compacted`, undefined, undefined, this.compacted);
-    }
-    return requested;
-  }
-
   private versionAt(key: string, revision: number): KeyValue | null {
     const list = this.versions.get(key);
     if (!list) return null;
@@ -266,11 +218,8 @@ export class MemoryBackend implements Backend {
     return lo;
   }
 
-  private *replay(prefix: string, afterRevision: number): Generator<WatchEvent[]> {
-    if (this.closed) throw new StorageError('Unavailable', 'backend closed');
-    if (afterRevision < this.compacted) {
-      throw new StorageError('Compacted', `revision ${afterRevision} has been compacted`, undefined, undefined, this.compacted);
-    }
+  protected *replay(prefix: string, afterRevision: number): Generator<WatchEvent[]> {
+    this.checkReplayable(afterRevision);
     // Read up to the revision current now; later writes reach the watcher via publish().
     const end = this.log.length;
     let batch: WatchEvent[] = [];
@@ -285,9 +234,5 @@ export class MemoryBackend implements Backend {
       }
     }
     if (batch.length > 0) yield batch;
-  }
-
-  private ensureOpen(): void {
-    if (this.closed) throw new StorageError('Unavailable', 'storage backend is closed');
   }
 }

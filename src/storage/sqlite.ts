@@ -33,18 +33,11 @@ import {
   type RangeOptions,
   type RangeResult,
   type WatchEvent,
-  type WatchHandle,
-  type WatchHandlers,
   type WriteOptions,
 } from './interface.js';
-import { BackendWatchers } from './backend-watchers.js';
+import { LocalBackend, type LocalBackendOptions } from './local-backend.js';
 
-export interface SqliteBackendOptions {
-  /** Milliseconds since the epoch; used for TTL expiry. Defaults to Date.now. */
-  now?: () => number;
-  /** How often expired keys are swept (ms). Defaults to 1000. */
-  ttlSweepIntervalMs?: number;
-}
+export type SqliteBackendOptions = LocalBackendOptions;
 
 /** Sorts after every key a caller can store (keys are paths); stands in for "no upper bound". */
 const MAX_KEY = '\u{10FFFF}';
@@ -175,17 +168,9 @@ function toKv(row: KvRow): KeyValue {
   return { key: row.key, value: row.value, createRevision: row.create_revision, modRevision: row.revision };
 }
 
-export class SqliteBackend implements Backend {
-  /** Progress is sent after each committed batch, behind every event of it. */
-  readonly consistentProgress = true;
-  private revision: number;
-  private compacted: number;
-  private closed = false;
+export class SqliteBackend extends LocalBackend implements Backend {
   private queue: QueuedWrite[] = [];
   private flushScheduled = false;
-  private readonly watchers = new BackendWatchers((prefix, after) => this.replay(prefix, after));
-  private readonly now: () => number;
-  private readonly sweepTimer: NodeJS.Timeout;
   private readonly stmt: ReturnType<typeof prepareStatements>;
   private readonly applyBatch: (ops: WriteOp[]) => { outcomes: Outcome[]; events: WatchEvent[]; revision: number };
 
@@ -205,7 +190,7 @@ export class SqliteBackend implements Backend {
   }
 
   private constructor(private readonly db: Database.Database, options: SqliteBackendOptions) {
-    this.now = options.now ?? Date.now;
+    super(options);
     // The revision counter lives in this process, so the file must have one writer:
     // an exclusive lock (taken by the schema statement below, held until close)
     // makes a second server on the same file fail at open instead of forking history.
@@ -217,18 +202,7 @@ export class SqliteBackend implements Backend {
     this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
     this.revision = Math.max(this.stmt.maxRevision.get()?.r ?? 0, this.compacted);
     this.applyBatch = db.transaction((ops: WriteOp[]) => this.apply(ops));
-    this.sweepTimer = setInterval(() => void this.sweepExpired(), options.ttlSweepIntervalMs ?? 1000);
-    this.sweepTimer.unref();
-  }
-
-  async currentRevision(): Promise<number> {
-    this.ensureOpen();
-    return this.revision;
-  }
-
-  async compactedRevision(): Promise<number> {
-    this.ensureOpen();
-    return this.compacted;
+    this.startTtlSweep();
   }
 
   async get(key: string, options: RangeOptions = {}): Promise<GetResult> {
@@ -281,17 +255,8 @@ export class SqliteBackend implements Backend {
     }>;
   }
 
-  watch(prefix: string, afterRevision: number, handlers: WatchHandlers): WatchHandle {
-    this.ensureOpen();
-    return this.watchers.add(prefix, afterRevision, handlers);
-  }
-
   async compact(revision: number): Promise<void> {
-    this.ensureOpen();
-    if (revision > this.revision) {
-      throw new StorageError('FutureRevision', `cannot compact to future revision ${revision}`, undefined, undefined, this.revision);
-    }
-    if (revision <= this.compacted) return;
+    if (!this.shouldCompact(revision)) return;
     this.db.transaction(() => {
       this.stmt.compact.run({ c: revision });
       this.stmt.setMeta.run('compacted', revision);
@@ -302,9 +267,7 @@ export class SqliteBackend implements Backend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.flush();
-    this.closed = true;
-    clearInterval(this.sweepTimer);
-    this.watchers.clear();
+    this.closeLocal();
     this.db.close();
   }
 
@@ -400,23 +363,8 @@ export class SqliteBackend implements Backend {
     return null;
   }
 
-  /** Validates a requested read revision and resolves 0/undefined to the current one. */
-  private readRevision(requested: number | undefined): number {
-    if (!requested) return this.revision;
-    if (requested > this.revision) {
-      throw new StorageError('FutureRevision', `revision ${requested} is newer than current ${this.revision}`, undefined, undefined, this.revision);
-    }
-    if (requested < this.compacted) {
-      throw new StorageError('Compacted', `revision ${requested} has been compacted`, undefined, undefined, this.compacted);
-    }
-    return requested;
-  }
-
-  private *replay(prefix: string, afterRevision: number): Generator<WatchEvent[]> {
-    if (this.closed) throw new StorageError('Unavailable', 'storage backend is closed');
-    if (afterRevision < this.compacted) {
-      throw new StorageError('Compacted', `revision ${afterRevision} has been compacted`, undefined, undefined, this.compacted);
-    }
+  protected *replay(prefix: string, afterRevision: number): Generator<WatchEvent[]> {
+    this.checkReplayable(afterRevision);
     const end = prefix === '' ? MAX_KEY : prefixEnd(prefix);
     // Up to the revision committed now; publish() delivers what follows.
     const upTo = this.revision;
@@ -441,9 +389,5 @@ export class SqliteBackend implements Backend {
     }
     const kv = toKv(row);
     return prevKv ? { type: 'put', kv, prevKv } : { type: 'put', kv };
-  }
-
-  private ensureOpen(): void {
-    if (this.closed) throw new StorageError('Unavailable', 'storage backend is closed');
   }
 }
