@@ -3,11 +3,12 @@
 // run apiary and the bare node:http ceiling as child processes so that the
 // server under test and the ceiling get the same machine in the same run.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import { type ApiaryProcess, spawnApiary, spawnNode } from '../test/helpers/apiary-process.js';
 
 export interface LoadResult {
   requests: number;
@@ -100,47 +101,15 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** Waits for the child to print a URL (http://127.0.0.1:PORT) on stdout. */
-function waitForUrl(child: ChildProcess, timeoutMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`server printed no URL in ${timeoutMs} ms: ${seen}`)), timeoutMs);
-    const onData = (chunk: Buffer): void => {
-      seen += chunk.toString();
-      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(seen);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout?.off('data', onData);
-        resolve(m[0]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening: ${seen}`));
-    });
-  });
-}
-
-function childHandle(child: ChildProcess, origin: string, cleanup: () => void): ChildServer {
+function childHandle(proc: ApiaryProcess, origin: string, cleanup: () => void): ChildServer {
   return {
     origin,
-    process: child,
-    rss: () => readRss(child.pid!),
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) {
-          cleanup();
-          resolve();
-          return;
-        }
-        child.once('exit', () => {
-          cleanup();
-          resolve();
-        });
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-      }),
+    process: proc.child,
+    rss: () => readRss(proc.child.pid!),
+    stop: async () => {
+      await proc.stop('SIGTERM');
+      cleanup();
+    },
   };
 }
 
@@ -163,30 +132,14 @@ export async function startApiary(options: { dataDir?: string; storage?: string;
   const t0 = performance.now();
   const profileDir = process.env.APIARY_BENCH_CPU_PROF;
   const nodeArgs = [...(options.nodeArgs ?? []), ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
-  const child = spawn(
-    process.execPath,
-    [
-      ...nodeArgs,
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'serve',
-      '--port',
-      '0',
-      '--data-dir',
-      dataDir,
-      '--storage',
-      options.storage ?? 'sqlite',
-      '--log-level',
-      'warn',
-      ...(options.extraArgs ?? []),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+  const proc = spawnApiary(
+    ['serve', '--port', '0', '--data-dir', dataDir, '--storage', options.storage ?? 'sqlite', '--log-level', 'warn', ...(options.extraArgs ?? [])],
+    { nodeArgs, stderr: 'inherit' },
   );
-  const origin = await waitForUrl(child, 60_000);
+  const origin = await proc.url;
   await waitReady(origin, 60_000);
   const readyMs = performance.now() - t0;
-  const handle = childHandle(child, origin, () => {
+  const handle = childHandle(proc, origin, () => {
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
   });
   return { ...handle, dataDir, readyMs };
@@ -219,11 +172,11 @@ export async function startCeiling(bodyBytes: number): Promise<ChildServer> {
       });
     });
     server.keepAliveTimeout = 60000;
-    server.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + server.address().port));
+    server.listen(0, '127.0.0.1', () => console.log('ceiling listening on http://127.0.0.1:' + server.address().port));
   `;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const origin = await waitForUrl(child, 10_000);
-  return childHandle(child, origin, () => {});
+  const proc = spawnNode(['-e', script], { stderr: 'inherit', urlTimeoutMs: 10_000 }, 'ceiling');
+  const origin = await proc.url;
+  return childHandle(proc, origin, () => {});
 }
 
 export function fmt(n: number, digits = 0): string {

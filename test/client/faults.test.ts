@@ -9,49 +9,28 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubeObject } from '../../src/machinery/meta.js';
 import { DeletedFinalStateUnknown, RestClient, SharedIndexInformer, isAlreadyExists, listWatchFromClient, silentLogger } from '../../src/client/index.js';
 import { retry, until } from '../helpers/wait.js';
+import { startApiary } from '../helpers/apiary-process.js';
 
-const MAIN = path.resolve('src/cli/main.ts');
 /** Waits here span a process restart: roomier than the default. */
 const WAIT_MS = 15_000;
 const FAST_BACKOFF = { backoff: { initialMs: 50, maxMs: 500 } };
 
-/** `apiary serve` as a child process; resolves with its URL once it listens. */
-async function serve(dataDir: string, port: number): Promise<{ child: ChildProcess; url: string; port: number; kill: () => Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', MAIN, 'serve', '--port', String(port), '--data-dir', dataDir, '--storage', 'sqlite', '--log-level', 'silent', '--controllers', 'false'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+/** `apiary serve` on sqlite as a child process, once it listens; kill() is a SIGKILL (no clean shutdown). */
+async function serve(dataDir: string, port: number): Promise<{ url: string; port: number; kill: () => Promise<void> }> {
+  const proc = await startApiary(
+    ['serve', '--port', String(port), '--data-dir', dataDir, '--storage', 'sqlite', '--log-level', 'silent', '--controllers', 'false'],
+    { urlTimeoutMs: 20_000 },
   );
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  let output = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`apiary did not start within 20 s: ${output}`)), 20_000);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`apiary exited early: ${output}`));
-    });
-  });
   const kill = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
+    await proc.stop('SIGKILL');
   };
-  return { child, url, port: Number(new URL(url).port), kill };
+  return { url: proc.origin, port: Number(new URL(proc.origin).port), kill };
 }
 
 /**

@@ -3,44 +3,19 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WatchStream, configMap, get, request } from '../helpers/http.js';
-
-const MAIN = path.resolve('src/cli/main.ts');
-
-function startCli(args: string[]): { child: ReturnType<typeof spawn>; url: Promise<string>; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed: ${output}`)), 15_000);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('exit', () => {
-      clearTimeout(timer);
-      reject(new Error(`exited early: ${output}`));
-    });
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, url, output: () => output, exited };
-}
+import { spawnApiary } from '../helpers/apiary-process.js';
 
 test('serve on sqlite, SIGTERM ends watches and exits 0, data survives a restart', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-cli-'));
   t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const args = ['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'];
 
-  const first = startCli(args);
-  t.after(() => first.child.kill('SIGKILL'));
+  const first = spawnApiary(args, { urlTimeoutMs: 15_000 });
+  t.after(() => first.stop('SIGKILL'));
   const url = await first.url;
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.equal((await get(url, '/readyz')).text, 'ok');
@@ -56,8 +31,8 @@ test('serve on sqlite, SIGTERM ends watches and exits 0, data survives a restart
   assert.equal(await first.exited, 0, first.output());
   assert.match(first.output(), /received SIGTERM, shutting down/);
 
-  const second = startCli(args);
-  t.after(() => second.child.kill('SIGKILL'));
+  const second = spawnApiary(args, { urlTimeoutMs: 15_000 });
+  t.after(() => second.stop('SIGKILL'));
   const url2 = await second.url;
   const again = await get(url2, '/api/v1/namespaces/kept/configmaps/durable');
   assert.equal(again.status, 200, again.text);
@@ -67,8 +42,7 @@ test('serve on sqlite, SIGTERM ends watches and exits 0, data survives a restart
 });
 
 test('bad flags exit 2 with usage', async () => {
-  const cli = startCli(['serve', '--storage', 'floppy']);
-  cli.url.catch(() => {});
+  const cli = spawnApiary(['serve', '--storage', 'floppy']);
   assert.equal(await cli.exited, 2);
   assert.match(cli.output(), /invalid --storage "floppy"/);
 });

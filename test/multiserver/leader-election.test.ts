@@ -7,7 +7,6 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import { isNotFound } from '../../src/machinery/errors.js';
 import type { Lease } from '../../src/api/coordination/v1/types.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { until } from '../helpers/wait.js';
+import { type ApiaryProcess, startApiary } from '../helpers/apiary-process.js';
 
 const LEASE_MS = 3000;
 const RETRY_MS = 500;
@@ -28,22 +28,18 @@ interface LogLine {
 }
 
 interface Apiary {
-  child: ChildProcess;
+  process: ApiaryProcess;
   url: string;
   logs: LogLine[];
   dataDir: string;
   identity(): string | undefined;
-  exited: Promise<void>;
 }
 
 async function spawnApiary(etcdUrl: string): Promise<Apiary> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-le-'));
-  const child = spawn(
-    process.execPath,
+  const logs: LogLine[] = [];
+  const proc = await startApiary(
     [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
       'serve',
       '--port=0',
       `--data-dir=${dataDir}`,
@@ -55,56 +51,32 @@ async function spawnApiary(etcdUrl: string): Promise<Apiary> {
       `--leader-elect-retry-period=${RETRY_MS}ms`,
       '--namespace-deletion-grace-period=0s',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const logs: LogLine[] = [];
-  let url = '';
-  let pending = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    pending += chunk;
-    let nl: number;
-    while ((nl = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      const m = /^apiary listening on (http:\/\/\S+)/.exec(line);
-      if (m) url = m[1]!;
-      if (line.startsWith('{')) {
+    {
+      onLine: (line) => {
+        if (!line.startsWith('{')) return;
         try {
           logs.push(JSON.parse(line) as LogLine);
         } catch {
           // not a log line
         }
-      }
-    }
+      },
+    },
+  ).catch((err: unknown) => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
   });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let exitedEarly = false;
-  void exited.then(() => (exitedEarly = true));
-  await until('apiary to listen', () => {
-    if (exitedEarly) throw new Error(`apiary exited: ${stderr}`);
-    return url !== '';
-  }, 60_000);
   return {
-    child,
-    url,
+    process: proc,
+    url: proc.origin,
     logs,
     dataDir,
-    exited,
     identity: () => logs.find((l) => l.msg === 'attempting to acquire leader lease')?.identity,
   };
 }
 
 async function stopApiary(a: Apiary | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!a) return;
-  if (a.child.exitCode === null && a.child.signalCode === null) {
-    a.child.kill(signal);
-    const timer = setTimeout(() => a.child.kill('SIGKILL'), 10_000);
-    await a.exited;
-    clearTimeout(timer);
-  }
+  await a.process.stop(signal);
   fs.rmSync(a.dataDir, { recursive: true, force: true });
 }
 
