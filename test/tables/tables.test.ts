@@ -291,7 +291,8 @@ test('events: core and events.k8s.io print the same columns', () => {
     reason: 'Created',
     message: 'made',
     eventTime: new Date(NOW.getTime() - 30 * S).toISOString().replace('Z', '000Z'),
-    reportingController: 'apiary',
+    // core/v1's wire name for the reporter.
+    reportingComponent: 'apiary',
     reportingInstance: '',
     type: 'Normal',
   };

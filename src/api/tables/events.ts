@@ -9,7 +9,8 @@ import { parseTimestamp, timeSince } from './duration.js';
 
 function formatSource(event: Obj): string {
   const source = rec(event.source);
-  const component = str(source.component) || str(event.reportingController);
+  // core/v1 names the reporter reportingComponent, events.k8s.io/v1 reportingController.
+  const component = str(source.component) || str(event.reportingComponent) || str(event.reportingController);
   const host = str(source.host) || str(event.reportingInstance);
   return host === '' ? component : `${component}, ${host}`;
 }
