@@ -89,13 +89,13 @@ async function expectEventsExpire(client: RestClient, ttlSeconds: number): Promi
 
 describe('--event-ttl', () => {
   test('on SQLite: events of both groups expire after the TTL (sweep), other objects stay', { timeout: 30_000 }, async (t) => {
-    const server = await startTestServer({ storage: 'sqlite', eventTtlSeconds: 1, compactionIntervalMs: 0 });
+    const server = await startTestServer({ storage: 'sqlite', eventTtlSeconds: 2, compactionIntervalMs: 0 });
     const client = new RestClient({ server: server.url });
     t.after(async () => {
       await client.close();
       await server.stop();
     });
-    await expectEventsExpire(client, 1);
+    await expectEventsExpire(client, 2);
   });
 
   describe('on etcd', () => {
@@ -104,8 +104,9 @@ describe('--event-ttl', () => {
     let client: RestClient;
     before(async () => {
       etcd = await startEtcd();
-      // etcd's smallest lease TTL is 2 s with its default election timeout.
-      server = await startTestServer({ storage: 'etcd', etcdServers: etcd.endpoints, eventTtlSeconds: 2, compactionIntervalMs: 0 });
+      // etcd's smallest lease TTL is 2 s with its default election timeout; 4 s leaves
+      // a loaded machine time to create both events before the first expires.
+      server = await startTestServer({ storage: 'etcd', etcdServers: etcd.endpoints, eventTtlSeconds: 4, compactionIntervalMs: 0 });
       client = new RestClient({ server: server.url });
     });
     after(async () => {
@@ -119,7 +120,7 @@ describe('--event-ttl', () => {
       await client.events(NS).create(coreEvent('leased'), T());
       assert.notEqual(await etcdLease(etcd.endpoints[0]!, `/registry/events/${NS}/leased`), '0');
       assert.equal(await etcdLease(etcd.endpoints[0]!, `/registry/namespaces/${NS}`), '0');
-      await expectEventsExpire(client, 2);
+      await expectEventsExpire(client, 4);
     });
   });
 });
