@@ -3,8 +3,8 @@
 //
 // Open loop: every 5 ms it issues the creates due by now so that --rate
 // creates/s go out for --seconds, whatever the server's latency (up to 256 in
-// flight on keep-alive connections; beyond that they queue here, and that
-// wait counts in the latency). Each ConfigMap carries data.sentAt, Date.now()
+// flight on keep-alive connections, 32 of them opened before the clock starts;
+// beyond 256 they queue here, and that wait counts in the latency). Each ConfigMap carries data.sentAt, Date.now()
 // when the create was issued; watchers measure delivery latency from it.
 // Sends {type:'done', created, failed, createP50, createP99, seconds} at the end.
 
@@ -28,6 +28,8 @@ export interface WriterResult {
   createP50: number;
   createP99: number;
   seconds: number;
+  /** The slowest create issued in each second of the run, ms. */
+  slowestPerSecond: number[];
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -51,8 +53,23 @@ function create(n: number): Promise<{ status: number; text: string }> {
   });
 }
 
+/** Opens `n` keep-alive connections before the clock starts, so the run does not pay for connection set-up. */
+async function warmConnections(n: number): Promise<void> {
+  await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          http.get(`${origin}/readyz`, { agent }, (res) => res.resume().on('end', resolve)).on('error', reject);
+        }),
+    ),
+  );
+}
+await warmConnections(32);
+
 const total = Math.round(rate * seconds);
 const latencies: number[] = [];
+const slowestPerSecond: number[] = [];
 let issued = 0;
 let created = 0;
 let failed = 0;
@@ -80,7 +97,10 @@ await new Promise<void>((resolve) => {
           },
         )
         .finally(() => {
-          latencies.push(performance.now() - t0);
+          const ms = performance.now() - t0;
+          latencies.push(ms);
+          const second = Math.floor((Date.now() - ms - startedAt) / 1000);
+          slowestPerSecond[second] = Math.max(slowestPerSecond[second] ?? 0, Math.round(ms));
           inFlight.delete(p);
         });
       inFlight.add(p);
@@ -95,6 +115,6 @@ await Promise.all(inFlight);
 const writeSeconds = (Date.now() - startedAt) / 1000;
 latencies.sort((a, b) => a - b);
 const q = (x: number): number => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(x * latencies.length))] ?? NaN);
-const result: WriterResult = { type: 'done', created, failed, firstError, createP50: q(0.5), createP99: q(0.99), seconds: writeSeconds };
+const result: WriterResult = { type: 'done', created, failed, firstError, createP50: q(0.5), createP99: q(0.99), seconds: writeSeconds, slowestPerSecond };
 agent.destroy();
 process.send!(result, () => process.exit(0));

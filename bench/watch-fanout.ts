@@ -124,6 +124,7 @@ async function run(watchers: number): Promise<Row> {
     procs.push(writerProc);
     const writer = await nextMessage<WriterResult>(writerProc, 'done', (seconds + 120) * 1000);
     if (writer.firstError !== '') console.error(`  first create error: ${writer.firstError}`);
+    if (process.env.FANOUT_DEBUG) console.error(`  slowest create per second (ms): ${writer.slowestPerSecond.join(' ')}`);
     watcherProc.send({ type: 'drain', expected: writer.created, timeoutMs: 15_000 });
     const watchersResult = await nextMessage<WatchersResult>(watcherProc, 'result', 60_000);
     const serverCpu = cpuSeconds(pid) - cpu0;

@@ -83,6 +83,7 @@ export class GenericStore implements RESTStore {
   private readonly bookmarkIntervalMs: number;
   private readonly sharedEvents = new WeakMap<StoreWatchEvent, WatchEvent>();
   private lastShared: [StoreWatchEvent, WatchEvent] | undefined;
+  private lastSharedBatch: [readonly StoreWatchEvent[], readonly WatchEvent[]] | undefined;
 
   constructor(options: GenericStoreOptions) {
     this.type = options.type;
@@ -161,6 +162,16 @@ export class GenericStore implements RESTStore {
         lastRV = e.object.metadata.resourceVersion ?? lastRV;
         sink.event(this.sharedWatchEvent(e));
       },
+      // Batches pass through when the sink takes them (the HTTP stream does).
+      ...(sink.events === undefined
+        ? {}
+        : {
+            onEvents: (events: readonly StoreWatchEvent[]) => {
+              if (finished || events.length === 0) return;
+              lastRV = events[events.length - 1]!.object.metadata.resourceVersion ?? lastRV;
+              sink.events!(this.sharedWatchEvents(events));
+            },
+          }),
       onInitialEventsEnd: (rv) => {
         lastRV = rv;
         if (!finished && options.sendInitialEvents === true && bookmarks) bookmark(rv, true);
@@ -191,6 +202,14 @@ export class GenericStore implements RESTStore {
       timer.unref?.();
     }
     return { stop: finish };
+  }
+
+  /** The WatchEvents for a batch of store events; one array per shared batch (every watcher asks in a row). */
+  private sharedWatchEvents(events: readonly StoreWatchEvent[]): readonly WatchEvent[] {
+    if (this.lastSharedBatch?.[0] === events) return this.lastSharedBatch[1];
+    const out = events.map((e) => this.sharedWatchEvent(e));
+    this.lastSharedBatch = [events, out];
+    return out;
   }
 
   /** The WatchEvent for a store event; one object per shared store event. */

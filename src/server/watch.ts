@@ -10,15 +10,18 @@
 //
 // Fan-out costs: an event the store shares between watchers (the same
 // WatchEvent object) is encoded once per format and the bytes reused for every
-// stream (encodedOnce). Each stream gathers its events and writes them as ONE
-// buffer per flush tick; streams that gathered the same events in a tick (every
-// unfiltered watcher of a resource) share that buffer (WatchTracker.joined), so
-// a tick costs one concatenation plus one socket write per stream. The cost of a
-// socket write hardly depends on its size up to tens of KiB, so the tick
-// interval adapts to the load: flushIntervalMs (10 ms) while a tick's writes
-// take little time, longer (up to maxFlushIntervalMs, 40 ms) when writing to
-// every stream takes a noticeable share of the loop; bigger, fewer writes then
-// keep the server (and the clients) from spending their CPU on syscalls.
+// stream (encodedOnce); a batch the store hands to many watchers at once (the
+// same array, WatchSink.events) is encoded once and queued as one item
+// (encodedBatchOnce), so a stream's cost per dispatch does not grow with the
+// events in it. Each stream writes what it gathered as ONE buffer per flush
+// tick; streams that gathered the same items in a tick (every unfiltered
+// watcher of a resource) share that buffer (WatchTracker.joined), so a tick
+// costs one concatenation plus one socket write per stream, FLUSH_SLICE
+// streams per turn of the event loop. A socket write costs about the same up
+// to tens of KiB, so the tick interval adapts to the load: flushIntervalMs
+// (10 ms) while a tick's writes take little time, up to maxFlushIntervalMs
+// (25 ms) when writing to every stream takes a noticeable share of the loop;
+// bigger, fewer writes keep the server and the clients out of syscalls.
 // A watcher that cannot keep up is ended instead of buffering without bound:
 // once its socket holds more than maxBufferedBytes beyond what its initial
 // events put there, the stream ends and the client re-watches.
@@ -38,18 +41,21 @@ export interface WatchLimits {
   maxBufferedBytes?: number;
   /** Watch streams write what they gathered at least every this many ms (default 10; 0: on the next turn). */
   flushIntervalMs?: number;
-  /** Under load the flush interval grows up to this many ms (default 40; see WatchTracker.scheduleFlush). */
+  /** Under load the flush interval grows up to this many ms (default 25; see WatchTracker.scheduleFlush). */
   maxFlushIntervalMs?: number;
 }
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 10;
 
-export const DEFAULT_MAX_FLUSH_INTERVAL_MS = 40;
+export const DEFAULT_MAX_FLUSH_INTERVAL_MS = 25;
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /** The next interval is this many times what the last tick's writes took (so writing stays a minor share of the loop). */
-const FLUSH_LOAD_FACTOR = 3;
+const FLUSH_LOAD_FACTOR = 2;
+
+/** Streams written per turn of the event loop within one tick. */
+const FLUSH_SLICE = 100;
 
 /** Per key, at most this many distinct concatenations are remembered in one tick (filtered watchers differ). */
 const MAX_JOINED_PER_KEY = 4;
@@ -68,8 +74,10 @@ export class WatchTracker {
   private intervalMs: number;
   private dirty: Array<() => void> = [];
   private flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  /** A tick is writing (possibly over several turns of the loop). */
+  private flushing = false;
   /** Concatenations made during the running tick, by their first line (see joined). */
-  private joinedInTick = new Map<Line, Array<{ lines: readonly Line[]; bytes: Uint8Array }>>();
+  private joinedInTick = new Map<Line | readonly Line[], Array<{ lines: ReadonlyArray<Line | readonly Line[]>; bytes: Uint8Array }>>();
 
   constructor(limits: WatchLimits = {}) {
     this.flushIntervalMs = limits.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
@@ -96,49 +104,63 @@ export class WatchTracker {
   /**
    * Runs `flush` on the next flush tick. Streams gather their events and write
    * them together once per tick: with many watchers, per-event socket writes
-   * (one syscall per watcher per event) cost more than the events. The next
-   * interval is FLUSH_LOAD_FACTOR times what this tick's writes took (socket
-   * writes included), within [flushIntervalMs, maxFlushIntervalMs].
+   * (one syscall per watcher per event) cost more than the events. A tick
+   * writes FLUSH_SLICE streams per turn of the event loop, so requests (and the
+   * commits whose events the watchers wait for) are served in between. The
+   * next interval is FLUSH_LOAD_FACTOR times what this tick's writes took
+   * (socket writes included), within [flushIntervalMs, maxFlushIntervalMs].
    */
   scheduleFlush(flush: () => void): void {
     this.dirty.push(flush);
-    if (this.flushTimer !== undefined) return;
-    const run = (): void => {
+    if (this.flushTimer === undefined && !this.flushing) this.arm();
+  }
+
+  private arm(): void {
+    this.flushTimer = this.flushIntervalMs > 0 ? setTimeout(this.runTick, this.intervalMs) : setImmediate(this.runTick);
+  }
+
+  private readonly runTick = (): void => {
+    this.flushTimer = undefined;
+    this.flushing = true;
+    const due = this.dirty;
+    this.dirty = [];
+    let next = 0;
+    let busyMs = 0;
+    const slice = (): void => {
       const started = performance.now();
-      const due = this.dirty;
-      this.dirty = [];
+      const end = Math.min(due.length, next + FLUSH_SLICE);
       try {
-        for (const f of due) f();
+        while (next < end) due[next++]!();
       } finally {
-        this.joinedInTick.clear();
         // The socket writes themselves happen on the ticks queued by the
-        // responses' uncork: measure once they are done, then arm the next tick.
+        // responses' uncork: measure once they are done.
         process.nextTick(() => {
-          const took = performance.now() - started;
-          this.intervalMs = Math.min(this.maxFlushIntervalMs, Math.max(this.flushIntervalMs, Math.round(took * FLUSH_LOAD_FACTOR)));
-          this.flushTimer = undefined;
-          if (this.dirty.length > 0) this.arm(run);
+          busyMs += performance.now() - started;
+          if (next < due.length) {
+            setImmediate(slice);
+            return;
+          }
+          this.joinedInTick.clear();
+          this.flushing = false;
+          this.intervalMs = Math.min(this.maxFlushIntervalMs, Math.max(this.flushIntervalMs, Math.round(busyMs * FLUSH_LOAD_FACTOR)));
+          if (this.dirty.length > 0) this.arm();
         });
       }
     };
-    this.arm(run);
-  }
-
-  private arm(run: () => void): void {
-    this.flushTimer = this.flushIntervalMs > 0 ? setTimeout(run, this.intervalMs) : setImmediate(run);
-  }
+    slice();
+  };
 
   /**
    * The lines as one buffer. During a flush tick, streams that gathered the
    * same lines (the same encoded event objects, in the same order) get the same
    * buffer, so the concatenation is made once per tick, not once per stream.
    */
-  joined(lines: readonly Line[]): Line {
-    if (lines.length === 1) return lines[0]!;
+  joined(lines: ReadonlyArray<Line | readonly Line[]>): Line {
+    if (lines.length === 1 && !Array.isArray(lines[0])) return lines[0] as Line;
     const first = lines[0]!;
     let made = this.joinedInTick.get(first);
     if (made !== undefined) for (const m of made) if (sameLines(m.lines, lines)) return m.bytes;
-    const bytes = Buffer.concat(lines.map((l) => (typeof l === 'string' ? Buffer.from(l) : l)));
+    const bytes = Buffer.concat(lines.flat().map((l) => (typeof l === 'string' ? Buffer.from(l) : l)));
     if (made === undefined) this.joinedInTick.set(first, (made = []));
     if (made.length < MAX_JOINED_PER_KEY) made.push({ lines, bytes });
     return bytes;
@@ -150,7 +172,7 @@ export class WatchTracker {
   }
 }
 
-function sameLines(a: readonly Line[], b: readonly Line[]): boolean {
+function sameLines(a: ReadonlyArray<Line | readonly Line[]>, b: ReadonlyArray<Line | readonly Line[]>): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -164,6 +186,12 @@ export function encodeWatchEvent(event: WatchEvent): string {
 export interface WatchStreamFormat {
   contentType: string;
   encode(event: WatchEvent): string | Uint8Array;
+  /**
+   * Optional: a batch's lines, in order, as encode() would give them one by
+   * one; `failed` when an event could not be encoded (`lines` then holds those
+   * before it). The lines array may be shared between streams: never change it.
+   */
+  encodeAll?(events: readonly WatchEvent[]): { lines: readonly Line[]; failed: boolean };
 }
 
 export const JSON_WATCH_FORMAT: WatchStreamFormat = { contentType: 'application/json', encode: encodeWatchEvent };
@@ -203,9 +231,24 @@ function encodedOnceSlow(event: WatchEvent, base: WatchStreamFormat): Uint8Array
   return bytes;
 }
 
+/** The last batch encodedBatchOnce returned: every stream of a dispatch asks for the same batch in a row. */
+let lastBatch: {
+  events: readonly WatchEvent[] | undefined;
+  base: WatchStreamFormat | undefined;
+  result: { lines: readonly Line[]; failed: boolean };
+} = { events: undefined, base: undefined, result: { lines: [], failed: false } };
+
 /** The stream format for a negotiated media type, with event objects passed through `convert`. */
-export function watchStreamFormat(mediaType: string, convert: (event: WatchEvent) => WatchEvent = (e) => e): WatchStreamFormat {
+export function watchStreamFormat(mediaType: string, convert?: (event: WatchEvent) => WatchEvent): WatchStreamFormat {
   const base = mediaType === 'application/vnd.kubernetes.protobuf' ? PROTOBUF_WATCH_FORMAT : JSON_WATCH_FORMAT;
+  if (convert === undefined) {
+    // Every event goes out as it is: shared events (and batches) are encoded once for every stream.
+    return {
+      contentType: base.contentType,
+      encode: (event) => encodedOnce(event, base),
+      encodeAll: (events) => encodedBatchOnce(events, base),
+    };
+  }
   return {
     contentType: base.contentType,
     encode: (event) => {
@@ -213,7 +256,41 @@ export function watchStreamFormat(mediaType: string, convert: (event: WatchEvent
       // Unconverted events may be shared by many watchers: encode those once.
       return converted === event ? encodedOnce(event, base) : base.encode(converted);
     },
+    encodeAll: (events) => {
+      // convert runs once per event (a Table converter keeps state between events).
+      const converted = events.map(convert);
+      if (converted.every((c, i) => c === events[i])) return encodedBatchOnce(events, base);
+      const lines: Line[] = [];
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        const c = converted[i]!;
+        try {
+          lines.push(c === event ? encodedOnce(event, base) : base.encode(c));
+        } catch {
+          return { lines, failed: true };
+        }
+      }
+      return { lines, failed: false };
+    },
   };
+}
+
+/** A batch of unconverted events encoded with `base`; the same result for the same batch asked again in a row. */
+function encodedBatchOnce(events: readonly WatchEvent[], base: WatchStreamFormat): { lines: readonly Line[]; failed: boolean } {
+  if (lastBatch.events === events && lastBatch.base === base) return lastBatch.result;
+  const lines: Line[] = [];
+  let failed = false;
+  for (const event of events) {
+    try {
+      lines.push(encodedOnce(event, base));
+    } catch {
+      failed = true;
+      break;
+    }
+  }
+  const result = { lines, failed };
+  lastBatch = { events, base, result };
+  return result;
 }
 
 /**
@@ -238,7 +315,8 @@ export async function serveWatch(
   let resolveEnded: () => void = () => {};
   const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
 
-  let queued: Array<string | Uint8Array> = [];
+  /** Lines gathered since the last flush; a batch's lines stay one (shared) array. */
+  let queued: Array<Line | readonly Line[]> = [];
   let overflowed = false;
   const finish = (): void => {
     if (finished) return;
@@ -247,7 +325,7 @@ export async function serveWatch(
     untrack();
     watcher?.stop();
     // A clean end still delivers what was gathered (the closing bookmark); an overflow does not.
-    if (started && !overflowed && !res.writableEnded) for (const line of queued) res.write(line);
+    if (started && !overflowed && !res.writableEnded) for (const line of queued.flat()) res.write(line);
     queued = [];
     if (!res.writableEnded) res.end();
     resolveEnded();
@@ -273,6 +351,21 @@ export async function serveWatch(
     queued.push(line);
   };
 
+  const sinkEvent = (e: WatchEvent): void => {
+    if (finished) return;
+    let line: string | Uint8Array;
+    try {
+      line = format.encode(e);
+    } catch {
+      // An object that cannot be written in this format ends the stream, as upstream's encoder error does.
+      if (started) finish();
+      else pending.push(null);
+      return;
+    }
+    if (started) send(line);
+    else pending.push(line);
+  };
+
   // The default duration goes to the store as timeoutSeconds, so its clean end (and bookmark) applies.
   const storeOptions: WatchOptions = { ...options };
   if (storeOptions.timeoutSeconds === undefined || storeOptions.timeoutSeconds <= 0) {
@@ -281,19 +374,25 @@ export async function serveWatch(
 
   try {
     watcher = await store.watch(namespace, storeOptions, {
-      event: (e) => {
+      event: sinkEvent,
+      events: (events) => {
         if (finished) return;
-        let line: string | Uint8Array;
-        try {
-          line = format.encode(e);
-        } catch {
-          // An object that cannot be written in this format ends the stream, as upstream's encoder error does.
-          if (started) finish();
-          else pending.push(null);
+        if (format.encodeAll === undefined) {
+          for (const e of events) sinkEvent(e);
           return;
         }
-        if (started) send(line);
-        else pending.push(line);
+        const { lines, failed } = format.encodeAll(events);
+        if (!started) {
+          for (const line of lines) pending.push(line);
+          if (failed) pending.push(null);
+          return;
+        }
+        if (lines.length > 0) {
+          if (queued.length === 0) tracker.scheduleFlush(flush);
+          queued.push(lines);
+        }
+        // An object that cannot be written in this format ends the stream, as upstream's encoder error does.
+        if (failed) finish();
       },
       done: () => {
         // The store may end the watch before we have started the stream.

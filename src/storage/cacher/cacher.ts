@@ -24,14 +24,17 @@
 //   cache's current state, then onInitialEventsEnd, then changes.
 // - Fan-out never blocks writers: backend events are applied to the cache at
 //   once and dispatched to watchers on a microtask, one backend batch at a
-//   time. Watchers without a selector all receive the same event object
-//   (CacheEvent.shared), so the layers above can encode it once. Watchers are
-//   grouped by key prefix (the whole resource, or one namespace), so an event
-//   costs nothing for watchers of other namespaces; a dispatch hands events
-//   out event by event (each watcher still sees them in revision order), so
-//   consecutive handler calls share the same event. A watcher whose handler
-//   throws is dropped. Per-watcher buffering is the consumer's
-//   (the HTTP layer ends a watch whose socket falls too far behind).
+//   time; from GATHER_MIN_WATCHERS watchers on, a dispatch gathers the
+//   backend batches of GATHER_MS instead (a dispatch costs per watcher, so it
+//   should carry many events). Watchers without a selector all receive the
+//   same event object (CacheEvent.shared), so the layers above can encode it
+//   once. Watchers are grouped by key prefix (the whole resource, or one
+//   namespace): an event costs nothing for watchers of other namespaces. An
+//   unfiltered watcher with an onEvents handler gets one dispatch's events in
+//   ONE call, as an array shared by every such watcher of its prefix; others
+//   get onEvent per event. A watcher whose handler throws is dropped.
+//   Per-watcher buffering is the consumer's (the HTTP layer ends a watch whose
+//   socket falls too far behind).
 
 import type { Backend, StorageError, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
 import { prefixEnd } from '../interface.js';
@@ -62,6 +65,10 @@ export interface WatchCacheOptions {
   /** Delay before re-listing after the backend watch failed (default 1000 ms). */
   relistDelayMs?: number;
 }
+
+/** From this many watchers on, a dispatch gathers the backend batches of GATHER_MS. */
+const GATHER_MIN_WATCHERS = 128;
+const GATHER_MS = 10;
 
 export const DEFAULT_HISTORY_SIZE = 10_000;
 export const DEFAULT_WAIT_TIMEOUT_MS = 3_000;
@@ -364,39 +371,41 @@ export class CachedObjectStore implements ObjectStore {
   private scheduleDispatch(): void {
     if (this.dispatchScheduled) return;
     this.dispatchScheduled = true;
-    // A microtask: watchers hear of a write before its caller continues, and
-    // every event of one backend batch (a group commit) goes out together.
-    queueMicrotask(() => {
+    const run = (): void => {
       this.dispatchScheduled = false;
       this.dispatch();
-    });
+    };
+    // A microtask: watchers hear of a write before its caller continues, and
+    // every event of one backend batch (a group commit) goes out together.
+    // With many watchers, handing out costs per watcher per dispatch: gather
+    // the backend batches of a few ms into one dispatch instead.
+    if (this.watchers.size >= GATHER_MIN_WATCHERS) setTimeout(run, GATHER_MS);
+    else queueMicrotask(run);
   }
 
   /**
-   * Hands the pending events to the watchers whose prefix holds them, event by
-   * event, then tells every watcher how far the cache has got. Groups are
-   * snapshotted per dispatch: a watcher a handler stops is skipped (stopped),
-   * one registered meanwhile starts past this batch anyway (lastRevision).
+   * Hands the pending events to the watchers whose prefix holds them (the
+   * resource's watchers get every event, a namespace's watchers that
+   * namespace's), then tells every watcher how far the cache has got.
    */
   private dispatch(): void {
     const batch = this.pending;
     this.pending = [];
     const revision = this.cache.revision;
     if (batch.length > 0 && this.watchers.size > 0) {
-      const snapshot = new Map<string, CacheWatcher[]>();
-      const groupOf = (prefix: string): CacheWatcher[] => {
-        let group = snapshot.get(prefix);
-        if (group === undefined) {
-          const live = this.watchersByPrefix.get(prefix);
-          snapshot.set(prefix, (group = live === undefined ? [] : [...live]));
+      this.deliverBatch(this.watchersByPrefix.get(this.root), batch);
+      if (this.namespaced && this.watchersByPrefix.size > (this.watchersByPrefix.has(this.root) ? 1 : 0)) {
+        const byNamespace = new Map<string, CacheEvent[]>();
+        for (const e of batch) {
+          const end = e.key.indexOf('/', this.root.length);
+          if (end < 0) continue;
+          const prefix = e.key.slice(0, end + 1);
+          if (!this.watchersByPrefix.has(prefix)) continue;
+          let events = byNamespace.get(prefix);
+          if (events === undefined) byNamespace.set(prefix, (events = []));
+          events.push(e);
         }
-        return group;
-      };
-      const everywhere = groupOf(this.root);
-      for (const e of batch) {
-        for (const watcher of everywhere) this.deliverOne(watcher, e);
-        const nsEnd = this.namespaced ? e.key.indexOf('/', this.root.length) : -1;
-        if (nsEnd > 0) for (const watcher of groupOf(e.key.slice(0, nsEnd + 1))) this.deliverOne(watcher, e);
+        for (const [prefix, events] of byNamespace) this.deliverBatch(this.watchersByPrefix.get(prefix), events);
       }
     }
     for (const watcher of this.watchers) {
@@ -406,6 +415,33 @@ export class CachedObjectStore implements ObjectStore {
       if (onProgress === undefined) continue;
       try {
         onProgress(String(revision));
+      } catch (err) {
+        this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
+      }
+    }
+  }
+
+  /**
+   * One dispatch's events (in revision order, all under the group's prefix)
+   * to a group of watchers. A handler may stop watchers meanwhile (they are
+   * skipped); none can register meanwhile (watch() registers after an await).
+   */
+  private deliverBatch(group: Set<CacheWatcher> | undefined, events: readonly CacheEvent[]): void {
+    if (group === undefined || events.length === 0) return;
+    const first = events[0]!.revision;
+    const last = events[events.length - 1]!.revision;
+    /** The events as every unfiltered watcher sees them, made on first use. */
+    let shared: StoreWatchEvent[] | undefined;
+    for (const watcher of group) {
+      if (watcher.stopped) continue;
+      if (watcher.handlers.onEvents === undefined || watcher.predicate !== undefined || watcher.lastRevision >= first) {
+        for (const e of events) this.deliverOne(watcher, e);
+        continue;
+      }
+      shared ??= events.map((e) => e.shared());
+      watcher.lastRevision = last;
+      try {
+        watcher.handlers.onEvents(shared);
       } catch (err) {
         this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
       }
