@@ -345,7 +345,9 @@ export class CachedObjectStore implements ObjectStore {
       watcher.lastRevision = from;
       if (from < this.cache.revision) {
         // Replay the window; events still waiting for dispatch are included.
-        this.deliver(watcher, this.cache.eventsAfter(from));
+        const replayed = this.cache.eventsAfter(from);
+        this.deliver(watcher, replayed);
+        for (const e of replayed) e.release();
         if (watcher.stopped) return handle;
       }
     }
@@ -408,6 +410,8 @@ export class CachedObjectStore implements ObjectStore {
         for (const [prefix, events] of byNamespace) this.deliverBatch(this.watchersByPrefix.get(prefix), events);
       }
     }
+    // Handed out: the history keeps only the stored JSON of these events.
+    for (const e of batch) e.release();
     for (const watcher of this.watchers) {
       if (watcher.lastRevision >= revision || watcher.stopped) continue;
       watcher.lastRevision = revision;

@@ -4,7 +4,8 @@
 // Contract:
 // - Objects are kept as the backend stored them (JSON without
 //   resourceVersion) plus their modRevision; they are parsed only when a
-//   reader asks (decode), so 100,000 objects cost about their JSON size.
+//   reader asks (decode), so 100,000 objects cost about their JSON size. A
+//   history event's parsed form lives from its dispatch until release().
 // - `revision` is the newest revision the cache reflects: the last applied
 //   event's, or a later one a progress notification confirmed. It never goes
 //   back. waitFor(rev, ms) resolves true once revision >= rev, false after ms.
@@ -56,6 +57,16 @@ export class CacheEvent {
     if (this.prev === undefined) return undefined;
     this.prevObject ??= decode(this.prev.value, this.revision);
     return this.prevObject;
+  }
+
+  /**
+   * Drops the parsed forms once the event has been handed out: the history
+   * then holds only the stored JSON (and the layers above can let go of their
+   * encodings, which they key on the shared event). A later replay parses again.
+   */
+  release(): void {
+    this.sharedEvent = undefined;
+    this.prevObject = undefined;
   }
 }
 
