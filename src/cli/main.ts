@@ -3,7 +3,8 @@
 //
 //   apiary serve [--data-dir DIR] [--bind-address ADDR] [--port N] [--storage sqlite|memory|etcd]
 //                [--etcd-servers URL,...] [--etcd-prefix PREFIX] [--etcd-compaction-interval DUR]
-//                [--event-ttl DUR] [--log-level LEVEL] [controller and --leader-elect* flags]
+//                [--event-ttl DUR] [--service-cluster-ip-range CIDR] [--log-level LEVEL]
+//                [controller and --leader-elect* flags]
 //
 // `serve` runs the API server until SIGTERM or SIGINT, then shuts down cleanly
 // (stop accepting, end watches, flush and close the store) and exits 0.
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { startServer, type ServerOptions } from '../server/server.js';
 import { parseDurationFlag } from './duration.js';
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseIPv4CIDR } from '../registry/service-ip-allocator.js';
 import { exitOnSignals, waitAtMost } from './lifecycle.js';
 import { RestClient } from '../client/index.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
@@ -39,6 +41,8 @@ Flags:
   --etcd-compaction-interval DUR
                           how often old revisions are compacted; 0 disables (default 5m)
   --event-ttl DUR         how long events are kept (default 1h)
+  --service-cluster-ip-range CIDR
+                          the IPv4 range services' cluster IPs come from (default 10.0.0.0/24)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
   --controllers BOOL      run the namespace and system namespaces controllers in-process (default true)
 ${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
@@ -62,6 +66,7 @@ async function serve(argv: string[]): Promise<void> {
         'etcd-prefix': { type: 'string', default: '/registry' },
         'etcd-compaction-interval': { type: 'string', default: '5m' },
         'event-ttl': { type: 'string', default: '1h' },
+        'service-cluster-ip-range': { type: 'string', default: DEFAULT_SERVICE_CLUSTER_IP_RANGE },
         'log-level': { type: 'string', default: 'info' },
         controllers: { type: 'string', default: 'true' },
         ...controllerFlagOptions,
@@ -96,6 +101,12 @@ async function serve(argv: string[]): Promise<void> {
   const eventTtlMs = duration('event-ttl', values['event-ttl']);
   if (eventTtlMs < 1000) fail(`invalid --event-ttl ${JSON.stringify(values['event-ttl'])}: must be at least 1s`);
 
+  try {
+    parseIPv4CIDR(values['service-cluster-ip-range']);
+  } catch (err) {
+    fail(`invalid --service-cluster-ip-range ${JSON.stringify(values['service-cluster-ip-range'])}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
   const options: ServerOptions = {
     bindAddress: values['bind-address'],
     port,
@@ -105,6 +116,7 @@ async function serve(argv: string[]): Promise<void> {
     compactionIntervalMs,
     eventTtlSeconds: Math.round(eventTtlMs / 1000),
     logLevel: values['log-level'],
+    serviceClusterIpRange: values['service-cluster-ip-range'],
   };
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);

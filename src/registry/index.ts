@@ -16,6 +16,8 @@ import { GenericStore } from './generic-store.js';
 import { catalog } from './catalog.js';
 import { ConvertingObjectStore } from './converting-store.js';
 import { pruneObject } from '../api/schema/prune.js';
+import { ServiceIPAllocator } from './service-ip-allocator.js';
+import { AllocatingServiceStore } from './service-store.js';
 
 export interface RegistryOptions {
   backend: Backend;
@@ -28,6 +30,8 @@ export interface RegistryOptions {
   watchCache?: WatchCacheOptions | false;
   /** Interval of watch BOOKMARK events (default 60 s). */
   bookmarkIntervalMs?: number;
+  /** The service CIDR cluster IPs come from (--service-cluster-ip-range, default 10.0.0.0/24; IPv4 only). */
+  serviceClusterIpRange?: string;
 }
 
 export interface Registry {
@@ -44,6 +48,12 @@ export function createRegistry(options: RegistryOptions): Registry {
   const stores: RESTStore[] = [];
   const caches: CachedObjectStore[] = [];
   const storages = new Map<string, ObjectStore>();
+  // Cluster IPs: one persisted bitmap for the service CIDR, taken and freed around service writes.
+  const serviceIPs = new ServiceIPAllocator({
+    backend: options.backend,
+    ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+    ...(options.serviceClusterIpRange !== undefined ? { cidr: options.serviceClusterIpRange } : {}),
+  });
   for (const { type, strategy, storedAs } of catalog) {
     const storageOptions: ConstructorParameters<typeof BackendObjectStore>[0] = {
       backend: options.backend,
@@ -66,6 +76,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       storage = cached;
     }
     storages.set(`${type.group}/${type.resource}`, storage);
+    if (type.group === '' && type.resource === 'services') storage = new AllocatingServiceStore(storage, serviceIPs);
     const storeOptions: ConstructorParameters<typeof GenericStore>[0] = {
       type,
       strategy,

@@ -56,6 +56,8 @@ export interface ServerOptions {
   minRequestTimeoutSeconds?: number;
   /** Unsent bytes a watch may accumulate (beyond its initial events) before it is ended (default 8 MiB). */
   maxWatchBufferedBytes?: number;
+  /** --service-cluster-ip-range: the IPv4 CIDR services' cluster IPs come from (default 10.0.0.0/24). */
+  serviceClusterIpRange?: string;
 }
 
 export interface RunningServer {
@@ -149,6 +151,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.clock !== undefined) registryOptions.clock = options.clock;
   if (options.watchCache !== undefined) registryOptions.watchCache = options.watchCache;
   if (options.bookmarkIntervalMs !== undefined) registryOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
+  if (options.serviceClusterIpRange !== undefined) registryOptions.serviceClusterIpRange = options.serviceClusterIpRange;
   const registry = createRegistry(registryOptions);
   registryRef = registry;
   // Serve once every watch cache holds its resource (reads fall back to storage until then anyway).

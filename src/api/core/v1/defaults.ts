@@ -59,6 +59,10 @@ export function defaultService(obj: KubeObject): void {
     spec.externalTrafficPolicy = 'Cluster';
   }
   if (spec.type !== 'ExternalName' && spec.internalTrafficPolicy === undefined) spec.internalTrafficPolicy = 'Cluster';
+  if (spec.type === 'LoadBalancer') {
+    const lb = spec as { allocateLoadBalancerNodePorts?: boolean };
+    lb.allocateLoadBalancerNodePorts ??= true;
+  }
   const affinity = (spec as Record<string, unknown>).sessionAffinityConfig as
     | { clientIP?: { timeoutSeconds?: number } }
     | undefined;

@@ -30,6 +30,7 @@ import type {
   ResourceQuota,
   Secret,
   Service,
+  ServiceSpec,
 } from './types.js';
 
 /** Total data of a ConfigMap or Secret (1 MiB). */
@@ -242,11 +243,18 @@ export function validateService(obj: KubeObject): FieldError[] {
   const spec = svc.spec ?? {};
   const errs: FieldError[] = [];
   const type = spec.type ?? '';
-  const headless = spec.clusterIP === 'None';
+  const headless = isHeadlessService(spec);
   const ports = spec.ports ?? [];
   if (ports.length === 0 && !headless && type !== 'ExternalName') errs.push(fieldErrors.required('spec.ports'));
+  if ((type === 'LoadBalancer' || type === 'NodePort') && headless) {
+    errs.push(fieldErrors.invalid('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${type} services`));
+  }
   if (type === 'ExternalName') {
-    const name = spec.externalName ?? '';
+    // The registry clears these when a service turns into ExternalName; a client that sets them is refused.
+    if ((spec.clusterIPs ?? []).length > 0) errs.push(fieldErrors.forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
+    if ((spec.ipFamilies ?? []).length > 0) errs.push(fieldErrors.forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
+    if (spec.ipFamilyPolicy !== undefined) errs.push(fieldErrors.forbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
+    const name = (spec.externalName ?? '').replace(/\.$/, '');
     if (name === '') errs.push(fieldErrors.required('spec.externalName'));
     else for (const m of isDNS1123Subdomain(name)) errs.push(fieldErrors.invalid('spec.externalName', name, m));
   }
@@ -278,6 +286,79 @@ export function validateService(obj: KubeObject): FieldError[] {
     errs.push(fieldErrors.notSupported('spec.sessionAffinity', affinity, ['ClientIP', 'None']));
   }
   errs.push(...validateLabels(spec.selector, 'spec.selector'));
+  errs.push(...validateServiceClusterIPs(spec));
+  if (type === 'ClusterIP') {
+    ports.forEach((p, i) => {
+      if ((p.nodePort ?? 0) !== 0) errs.push(fieldErrors.forbidden(`spec.ports[${i}].nodePort`, "may not be used when `type` is 'ClusterIP'"));
+    });
+  }
+  const nodePorts = new Set<string>();
+  ports.forEach((p, i) => {
+    if ((p.nodePort ?? 0) === 0) return;
+    const key = `${p.protocol ?? ''}/${p.nodePort}`;
+    if (nodePorts.has(key)) errs.push(fieldErrors.duplicate(`spec.ports[${i}].nodePort`, p.nodePort));
+    nodePorts.add(key);
+  });
+  return errs;
+}
+
+function isHeadlessService(spec: ServiceSpec): boolean {
+  return spec.clusterIPs?.length === 1 && spec.clusterIPs[0] === 'None';
+}
+
+const IP_FAMILIES = ['IPv4', 'IPv6'];
+const IP_FAMILY_POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
+const INVALID_IP_MSG = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
+
+/** clusterIP, clusterIPs, ipFamilies and ipFamilyPolicy together (upstream's ValidateServiceClusterIPsRelatedFields). */
+function validateServiceClusterIPs(spec: ServiceSpec): FieldError[] {
+  if (spec.type === 'ExternalName') return [];
+  const errs: FieldError[] = [];
+  const ip = spec.clusterIP ?? '';
+  const ips = spec.clusterIPs ?? [];
+  if (ip !== '') {
+    if (ips.length === 0) errs.push(fieldErrors.required('spec.clusterIPs'));
+    else if (ips[0] !== ip) errs.push(fieldErrors.invalid('spec.clusterIPs', ips, 'first value must match `clusterIP`'));
+  } else if (ips.length > 0) {
+    errs.push(fieldErrors.invalid('spec.clusterIPs', ips, 'must be empty when `clusterIP` is not specified'));
+  }
+  const seen = new Set<string>();
+  (spec.ipFamilies ?? []).forEach((family, i) => {
+    if (!IP_FAMILIES.includes(family)) errs.push(fieldErrors.notSupported(`spec.ipFamilies[${i}]`, family, IP_FAMILIES));
+    if (seen.has(family)) errs.push(fieldErrors.duplicate(`spec.ipFamilies[${i}]`, family));
+    seen.add(family);
+  });
+  if (spec.ipFamilyPolicy !== undefined && !IP_FAMILY_POLICIES.includes(spec.ipFamilyPolicy)) {
+    errs.push(fieldErrors.notSupported('spec.ipFamilyPolicy', spec.ipFamilyPolicy, IP_FAMILY_POLICIES));
+  }
+  let badIPs = false;
+  ips.forEach((value, i) => {
+    if (i === 0 && value === 'None') {
+      if (ips.length > 1) {
+        badIPs = true;
+        errs.push(fieldErrors.invalid('spec.clusterIPs', ips, "'None' must be the first and only value"));
+      }
+      return;
+    }
+    if (!isIP(value)) {
+      badIPs = true;
+      errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, value, INVALID_IP_MSG));
+    }
+  });
+  if (ips.length > 2) errs.push(fieldErrors.invalid('spec.clusterIPs', ips, 'may only hold up to 2 values'));
+  if (badIPs) return errs;
+  if (ips.length > 1 && ips[0]!.includes(':') === ips[1]!.includes(':')) {
+    errs.push(fieldErrors.invalid('spec.clusterIPs', ips, 'may specify no more than one IP for each IP family'));
+  }
+  if (!isHeadlessService(spec)) {
+    const families = spec.ipFamilies ?? [];
+    ips.forEach((value, i) => {
+      if (i >= families.length) return;
+      const v6 = value.includes(':');
+      if (families[i] === 'IPv4' && v6) errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, value, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
+      if (families[i] === 'IPv6' && !v6) errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, value, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+    });
+  }
   return errs;
 }
 
@@ -288,13 +369,55 @@ function validateTargetPort(target: unknown, path: string): FieldError[] {
 }
 
 export function validateServiceUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  const errs: FieldError[] = [];
   const a = (obj as Service).spec ?? {};
   const b = (old as Service).spec ?? {};
-  if ((b.clusterIP ?? '') !== '' && (a.clusterIP ?? '') !== (b.clusterIP ?? '') && a.type !== 'ExternalName') {
-    errs.push(fieldErrors.invalid('spec.clusterIPs[0]', a.clusterIP ?? '', 'may not change once set'));
-  }
+  const errs: FieldError[] = [...validateClusterIPsUpdate(a, b), ...validateIPFamiliesUpdate(a, b)];
   errs.push(...validateService(obj));
+  return errs;
+}
+
+/** Cluster IPs may be added or released (dual-stack) but never changed, except to or from ExternalName. */
+function validateClusterIPsUpdate(a: ServiceSpec, b: ServiceSpec): FieldError[] {
+  if (a.type === 'ExternalName' || b.type === 'ExternalName') return [];
+  if (isHeadlessService(a) && isHeadlessService(b)) return [];
+  const now = a.clusterIPs ?? [];
+  const before = b.clusterIPs ?? [];
+  const errs: FieldError[] = [];
+  if (now.length === before.length) {
+    before.forEach((ip, i) => {
+      if (ip !== now[i]) errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, now, 'may not change once set'));
+    });
+  } else if (before.length > now.length) {
+    if (now.length === 0) errs.push(fieldErrors.invalid('spec.clusterIPs[0]', now, 'primary clusterIP can not be unset'));
+    if (before.length > 0 && now.length > 0 && now[0] !== before[0]) errs.push(fieldErrors.invalid('spec.clusterIPs[0]', now, 'may not change once set'));
+    if (now.length === 1 && a.ipFamilyPolicy !== 'SingleStack') {
+      errs.push(fieldErrors.invalid('spec.ipFamilyPolicy', a.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
+    }
+  } else if (before.length > 0 && now[0] !== before[0]) {
+    errs.push(fieldErrors.invalid('spec.clusterIPs[0]', now, 'may not change once set'));
+  }
+  return errs;
+}
+
+function validateIPFamiliesUpdate(a: ServiceSpec, b: ServiceSpec): FieldError[] {
+  if (a.type === 'ExternalName' || b.type === 'ExternalName') return [];
+  if (isHeadlessService(a) || isHeadlessService(b)) return [];
+  const now = a.ipFamilies ?? [];
+  const before = b.ipFamilies ?? [];
+  const errs: FieldError[] = [];
+  if (now.length === before.length) {
+    before.forEach((family, i) => {
+      if (family !== now[i]) errs.push(fieldErrors.invalid('spec.ipFamilies[0]', now, 'may not change once set'));
+    });
+  } else if (before.length > now.length) {
+    if ((a.clusterIPs ?? []).length === 0) errs.push(fieldErrors.invalid('spec.ipFamilies[0]', now, 'primary ipFamily can not be unset'));
+    if (now.length > 0 && now[0] !== before[0]) errs.push(fieldErrors.invalid('spec.ipFamilies[0]', a.clusterIPs ?? [], 'may not change once set'));
+    if (now.length === 1 && a.ipFamilyPolicy !== 'SingleStack') {
+      errs.push(fieldErrors.invalid('spec.ipFamilyPolicy', a.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary ipFamily"));
+    }
+  } else if (before.length > 0 && now.length > 0 && now[0] !== before[0]) {
+    errs.push(fieldErrors.invalid('spec.ipFamilies[0]', a.clusterIPs ?? [], 'may not change once set'));
+  }
   return errs;
 }
 
