@@ -3,8 +3,8 @@
 //
 //   apiary serve [--data-dir DIR] [--bind-address ADDR] [--port N] [--storage sqlite|memory|etcd]
 //                [--etcd-servers URL,...] [--etcd-prefix PREFIX] [--etcd-compaction-interval DUR]
-//                [--event-ttl DUR] [--service-cluster-ip-range CIDR] [--log-level LEVEL]
-//                [controller and --leader-elect* flags]
+//                [--event-ttl DUR] [--service-cluster-ip-range CIDR] [--service-node-port-range RANGE]
+//                [--log-level LEVEL] [controller and --leader-elect* flags]
 //
 // `serve` runs the API server until SIGTERM or SIGINT, then shuts down cleanly
 // (stop accepting, end watches, flush and close the store) and exits 0.
@@ -16,6 +16,7 @@ import { pino } from 'pino';
 import { startServer, type ServerOptions } from '../server/server.js';
 import { parseDurationFlag } from './duration.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseIPv4CIDR } from '../registry/service-ip-allocator.js';
+import { DEFAULT_SERVICE_NODE_PORT_RANGE, parsePortRange } from '../registry/service-node-port-allocator.js';
 import { exitOnSignals, waitAtMost } from './lifecycle.js';
 import { RestClient } from '../client/index.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
@@ -43,6 +44,8 @@ Flags:
   --event-ttl DUR         how long events are kept (default 1h)
   --service-cluster-ip-range CIDR
                           the IPv4 range services' cluster IPs come from (default 10.0.0.0/24)
+  --service-node-port-range RANGE
+                          the ports NodePort services get (default 30000-32767)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
   --controllers BOOL      run the namespace and system namespaces controllers in-process (default true)
 ${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
@@ -67,6 +70,7 @@ async function serve(argv: string[]): Promise<void> {
         'etcd-compaction-interval': { type: 'string', default: '5m' },
         'event-ttl': { type: 'string', default: '1h' },
         'service-cluster-ip-range': { type: 'string', default: DEFAULT_SERVICE_CLUSTER_IP_RANGE },
+        'service-node-port-range': { type: 'string', default: DEFAULT_SERVICE_NODE_PORT_RANGE },
         'log-level': { type: 'string', default: 'info' },
         controllers: { type: 'string', default: 'true' },
         ...controllerFlagOptions,
@@ -106,6 +110,11 @@ async function serve(argv: string[]): Promise<void> {
   } catch (err) {
     fail(`invalid --service-cluster-ip-range ${JSON.stringify(values['service-cluster-ip-range'])}: ${err instanceof Error ? err.message : String(err)}`);
   }
+  try {
+    parsePortRange(values['service-node-port-range']);
+  } catch (err) {
+    fail(`invalid --service-node-port-range ${JSON.stringify(values['service-node-port-range'])}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 
   const options: ServerOptions = {
     bindAddress: values['bind-address'],
@@ -117,6 +126,7 @@ async function serve(argv: string[]): Promise<void> {
     eventTtlSeconds: Math.round(eventTtlMs / 1000),
     logLevel: values['log-level'],
     serviceClusterIpRange: values['service-cluster-ip-range'],
+    serviceNodePortRange: values['service-node-port-range'],
   };
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);

@@ -18,6 +18,7 @@ import { ConvertingObjectStore } from './converting-store.js';
 import { pruneObject } from '../api/schema/prune.js';
 import { ServiceIPAllocator } from './service-ip-allocator.js';
 import { AllocatingServiceStore } from './service-store.js';
+import { ServiceNodePortAllocator } from './service-node-port-allocator.js';
 
 export interface RegistryOptions {
   backend: Backend;
@@ -32,6 +33,8 @@ export interface RegistryOptions {
   bookmarkIntervalMs?: number;
   /** The service CIDR cluster IPs come from (--service-cluster-ip-range, default 10.0.0.0/24; IPv4 only). */
   serviceClusterIpRange?: string;
+  /** The range node ports come from (--service-node-port-range, default 30000-32767). */
+  serviceNodePortRange?: string;
 }
 
 export interface Registry {
@@ -48,11 +51,16 @@ export function createRegistry(options: RegistryOptions): Registry {
   const stores: RESTStore[] = [];
   const caches: CachedObjectStore[] = [];
   const storages = new Map<string, ObjectStore>();
-  // Cluster IPs: one persisted bitmap for the service CIDR, taken and freed around service writes.
+  // Cluster IPs and node ports: one persisted bitmap each, taken and freed around service writes.
   const serviceIPs = new ServiceIPAllocator({
     backend: options.backend,
     ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
     ...(options.serviceClusterIpRange !== undefined ? { cidr: options.serviceClusterIpRange } : {}),
+  });
+  const serviceNodePorts = new ServiceNodePortAllocator({
+    backend: options.backend,
+    ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
+    ...(options.serviceNodePortRange !== undefined ? { range: options.serviceNodePortRange } : {}),
   });
   for (const { type, strategy, storedAs } of catalog) {
     const storageOptions: ConstructorParameters<typeof BackendObjectStore>[0] = {
@@ -76,7 +84,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       storage = cached;
     }
     storages.set(`${type.group}/${type.resource}`, storage);
-    if (type.group === '' && type.resource === 'services') storage = new AllocatingServiceStore(storage, serviceIPs);
+    if (type.group === '' && type.resource === 'services') storage = new AllocatingServiceStore(storage, serviceIPs, serviceNodePorts);
     const storeOptions: ConstructorParameters<typeof GenericStore>[0] = {
       type,
       strategy,

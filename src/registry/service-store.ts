@@ -1,4 +1,4 @@
-// The services' storage with cluster IP allocation around every write
+// The services' storage with cluster IP and node port allocation around every write
 // (upstream's service REST: beginCreate/beginUpdate/afterDelete around the
 // generic store, pkg/registry/core/service/storage).
 //
@@ -13,9 +13,13 @@
 //   previous attempt took. Dry runs take nothing: requested IPs are only
 //   checked against the range.
 // - delete: the deleted service's IPs are freed.
-// Failures to take an IP answer as upstream: a requested IP out of range or
-// taken is a 422 on spec.clusterIPs ("failed to allocate IP …"), a full range
-// a 500 ("failed to allocate a serviceIP: range is full"). Failures to free
+// Node ports (NodePort and LoadBalancer services) follow the same pattern:
+// requested ones are taken, missing ones picked, ones no longer used freed
+// after the write. Failures answer as upstream: a requested IP out of range
+// or taken is a 422 on spec.clusterIPs ("failed to allocate IP …"), a node
+// port a 422 on spec.ports[i].nodePort; a full range is a 500 ("failed to
+// allocate a serviceIP: range is full", "failed to allocate a nodePort: …").
+// healthCheckNodePort is freed with the service but not allocated. Failures to free
 // after a successful write are swallowed (the IP leaks, as upstream's would
 // until its repair loop runs).
 
@@ -33,6 +37,7 @@ import type {
   UpdateFunc,
 } from '../storage/object-store.js';
 import { IPAllocationError, type ServiceIPAllocator } from './service-ip-allocator.js';
+import { PortAllocationError, type ServiceNodePortAllocator } from './service-node-port-allocator.js';
 
 /** What one write took: give it back on failure, free what the old object held on success. */
 interface Allocation {
@@ -48,6 +53,7 @@ export class AllocatingServiceStore implements ObjectStore {
   constructor(
     private readonly inner: ObjectStore,
     private readonly ips: ServiceIPAllocator,
+    private readonly nodePorts?: ServiceNodePortAllocator,
   ) {
     this.resource = inner.resource;
   }
@@ -74,7 +80,7 @@ export class AllocatingServiceStore implements ObjectStore {
 
   async create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject> {
     const spec = (obj as Service).spec ?? {};
-    const asked = { clusterIP: spec.clusterIP, clusterIPs: spec.clusterIPs };
+    const asked = { clusterIP: spec.clusterIP, clusterIPs: spec.clusterIPs, nodePorts: (spec.ports ?? []).map((p) => p.nodePort) };
     const allocation = await this.allocate(obj as Service, null, false);
     try {
       return await this.inner.create(namespace, name, obj, options);
@@ -116,11 +122,111 @@ export class AllocatingServiceStore implements ObjectStore {
   async delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
     const deleted = await this.inner.delete(namespace, name, check);
     await this.ips.release(...heldIPs(deleted as Service)).catch(() => undefined);
+    const ports = heldNodePorts(deleted as Service);
+    if (this.nodePorts !== undefined && ports.length > 0) await this.nodePorts.release(...ports).catch(() => undefined);
     return deleted;
   }
 
-  /** Takes what `next` needs beyond what `current` holds; fills spec.clusterIP(s) when it picks one. */
+  /** Cluster IPs, then node ports; a failure on ports gives the IPs back. */
   private async allocate(next: Service, current: Service | null, dryRun: boolean): Promise<Allocation> {
+    const ips = await this.allocateIPs(next, current, dryRun);
+    if (this.nodePorts === undefined) return ips;
+    let ports: Allocation;
+    try {
+      ports = await this.allocateNodePorts(this.nodePorts, next, current, dryRun);
+    } catch (err) {
+      await ips.revert();
+      throw err;
+    }
+    return {
+      commit: async () => {
+        await ips.commit();
+        await ports.commit();
+      },
+      revert: async () => {
+        await ips.revert();
+        await ports.revert();
+      },
+    };
+  }
+
+  /**
+   * Node ports as upstream's initNodePorts (create: ports with the same number
+   * share one node port) and updateNodePorts (update: new values are taken,
+   * values the service no longer uses are freed after the write).
+   */
+  private async allocateNodePorts(allocator: ServiceNodePortAllocator, next: Service, current: Service | null, dryRun: boolean): Promise<Allocation> {
+    const spec = (next.spec ??= {});
+    const held = heldNodePorts(current);
+    const ports = spec.ports ?? [];
+    const taken: number[] = [];
+    const giveBack = (): Promise<void> => (taken.length === 0 ? Promise.resolve() : allocator.release(...taken).catch(() => undefined));
+    let failing = { index: 0, port: 0 };
+    const take = async (port: number, index: number): Promise<void> => {
+      failing = { index, port };
+      if (dryRun) allocator.checkInRange(port);
+      else {
+        await allocator.allocate(port);
+        taken.push(port);
+      }
+    };
+    const pick = async (index: number): Promise<number | undefined> => {
+      failing = { index, port: 0 };
+      if (dryRun) return undefined;
+      const port = await allocator.allocateNext();
+      taken.push(port);
+      return port;
+    };
+    const wants = needsNodePort(next);
+    const shouldAllocate = spec.type === 'NodePort' || (spec.type === 'LoadBalancer' && (spec as { allocateLoadBalancerNodePorts?: boolean }).allocateLoadBalancerNodePorts !== false);
+    try {
+      if (wants && current === null) {
+        const byPort = new Map<number, number>();
+        for (const [i, p] of ports.entries()) {
+          const own = p.nodePort ?? 0;
+          if (own === 0 && !shouldAllocate) continue;
+          const shared = byPort.get(p.port);
+          if (shared === undefined) {
+            const requested = ports.find((q) => q.port === p.port && (q.nodePort ?? 0) !== 0)?.nodePort ?? 0;
+            const port = requested !== 0 ? (await take(requested, i), requested) : await pick(i);
+            if (port === undefined) continue;
+            p.nodePort = port;
+            byPort.set(p.port, port);
+          } else if (own !== shared) {
+            if (own === 0) p.nodePort = shared;
+            else await take(own, i);
+          }
+        }
+      } else if (wants) {
+        const mine = new Set<number>();
+        for (const [i, p] of ports.entries()) {
+          const own = p.nodePort ?? 0;
+          if (own === 0 && !shouldAllocate) continue;
+          if (own !== 0) {
+            if (!held.includes(own) && !mine.has(own)) await take(own, i);
+            mine.add(own);
+          } else {
+            const port = await pick(i);
+            if (port !== undefined) p.nodePort = port;
+          }
+        }
+      }
+    } catch (err) {
+      await giveBack();
+      throw nodePortStatus(err, next, failing);
+    }
+    const keep = wants ? heldNodePorts(next) : [];
+    const unused = held.filter((port) => !keep.includes(port));
+    return {
+      commit: async () => {
+        if (!dryRun && unused.length > 0) await allocator.release(...unused).catch(() => undefined);
+      },
+      revert: giveBack,
+    };
+  }
+
+  /** Takes what `next` needs beyond what `current` holds; fills spec.clusterIP(s) when it picks one. */
+  private async allocateIPs(next: Service, current: Service | null, dryRun: boolean): Promise<Allocation> {
     const held = heldIPs(current);
     const spec = (next.spec ??= {});
     const freeHeld = (keep: string[]): Allocation => {
@@ -171,6 +277,25 @@ function allocationStatus(err: unknown, svc: Service, ip: string): unknown {
   ]);
 }
 
+function nodePortStatus(err: unknown, svc: Service, failing: { index: number; port: number }): unknown {
+  if (!(err instanceof PortAllocationError)) return err;
+  if (err.code === 'Full') return internalError(new Error(`failed to allocate a nodePort: ${err.message}`));
+  return invalid('', 'Service', svc.metadata.name ?? '', [fieldErrors.invalid(`spec.ports[${failing.index}].nodePort`, failing.port, err.message)]);
+}
+
+function needsNodePort(svc: Service): boolean {
+  return svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
+}
+
+/** The node ports a stored service holds (its ports' and its health check's). */
+function heldNodePorts(svc: Service | null): number[] {
+  if (svc === null) return [];
+  const spec = svc.spec ?? {};
+  const health = (spec as { healthCheckNodePort?: number }).healthCheckNodePort ?? 0;
+  const all = [...(spec.ports ?? []).map((p) => p.nodePort ?? 0), health].filter((p) => p !== 0);
+  return [...new Set(all)];
+}
+
 function isHeadless(svc: Service): boolean {
   const spec = svc.spec ?? {};
   return spec.clusterIP === 'None' || spec.clusterIPs?.[0] === 'None';
@@ -184,8 +309,13 @@ function heldIPs(svc: Service | null): string[] {
   return (spec.clusterIPs ?? (spec.clusterIP ? [spec.clusterIP] : [])).filter((ip) => ip !== '');
 }
 
-function restore(svc: Service, asked: { clusterIP: string | undefined; clusterIPs: string[] | undefined }): void {
+function restore(svc: Service, asked: { clusterIP: string | undefined; clusterIPs: string[] | undefined; nodePorts: (number | undefined)[] }): void {
   const spec = (svc.spec ??= {});
+  (spec.ports ?? []).forEach((p, i) => {
+    const port = asked.nodePorts[i];
+    if (port === undefined) delete p.nodePort;
+    else p.nodePort = port;
+  });
   if (asked.clusterIP === undefined) delete spec.clusterIP;
   else spec.clusterIP = asked.clusterIP;
   if (asked.clusterIPs === undefined) delete spec.clusterIPs;

@@ -58,6 +58,8 @@ export interface ServerOptions {
   maxWatchBufferedBytes?: number;
   /** --service-cluster-ip-range: the IPv4 CIDR services' cluster IPs come from (default 10.0.0.0/24). */
   serviceClusterIpRange?: string;
+  /** --service-node-port-range: where NodePort and LoadBalancer services' node ports come from (default 30000-32767). */
+  serviceNodePortRange?: string;
 }
 
 export interface RunningServer {
@@ -152,6 +154,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.watchCache !== undefined) registryOptions.watchCache = options.watchCache;
   if (options.bookmarkIntervalMs !== undefined) registryOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
   if (options.serviceClusterIpRange !== undefined) registryOptions.serviceClusterIpRange = options.serviceClusterIpRange;
+  if (options.serviceNodePortRange !== undefined) registryOptions.serviceNodePortRange = options.serviceNodePortRange;
   const registry = createRegistry(registryOptions);
   registryRef = registry;
   // Serve once every watch cache holds its resource (reads fall back to storage until then anyway).

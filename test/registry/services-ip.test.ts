@@ -24,8 +24,12 @@ interface Harness {
   close(): Promise<void>;
 }
 
-function harness(backend: Backend, serviceClusterIpRange?: string, closeBackend = true): Harness {
-  const registry = createRegistry({ backend, ...(serviceClusterIpRange !== undefined ? { serviceClusterIpRange } : {}) });
+function harness(backend: Backend, serviceClusterIpRange?: string, closeBackend = true, serviceNodePortRange?: string): Harness {
+  const registry = createRegistry({
+    backend,
+    ...(serviceClusterIpRange !== undefined ? { serviceClusterIpRange } : {}),
+    ...(serviceNodePortRange !== undefined ? { serviceNodePortRange } : {}),
+  });
   return {
     registry,
     services: registry.storeFor('', 'services')!,
@@ -317,6 +321,87 @@ test('two registries on one backend (two servers on one etcd) never hand out the
     await a.close();
     await b.close();
     await backend.close();
+  }
+});
+
+function nodePorts(obj: KubeObject): (number | undefined)[] {
+  return (specOf(obj).ports ?? []).map((p) => p.nodePort);
+}
+
+test('NodePort and LoadBalancer services get node ports from 30000-32767; ports with one number share one', async () => {
+  const h = harness(new MemoryBackend());
+  try {
+    const np = await h.services.create('default', svc('np', { type: 'NodePort' }), {});
+    const [port] = nodePorts(np);
+    assert.ok(port !== undefined && port >= 30000 && port <= 32767, String(port));
+    const dns = await h.services.create(
+      'default',
+      svc('dns', { type: 'NodePort', ports: [{ name: 'tcp', port: 53, protocol: 'TCP' }, { name: 'udp', port: 53, protocol: 'UDP' }] }),
+      {},
+    );
+    const [tcp, udp] = nodePorts(dns);
+    assert.equal(tcp, udp, 'TCP and UDP on port 53 share their node port');
+    assert.notEqual(tcp, port);
+    const lb = await h.services.create('default', svc('lb', { type: 'LoadBalancer' }), {});
+    assert.ok((nodePorts(lb)[0] ?? 0) >= 30000);
+    const bare = await h.services.create('default', svc('bare', { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false }), {});
+    assert.deepEqual(nodePorts(bare), [undefined]);
+    const cip = await h.services.create('default', svc('cip'), {});
+    assert.deepEqual(nodePorts(cip), [undefined]);
+  } finally {
+    await h.close();
+  }
+});
+
+test('requested node ports: honoured, or 422 when taken or out of range; a full range is a 500 and gives the cluster IP back', async () => {
+  const h = harness(new MemoryBackend(), '10.9.0.0/29', true, '30000-30002');
+  try {
+    const a = await h.services.create('default', svc('a', { type: 'NodePort', ports: [{ port: 80, nodePort: 30001 }] }), {});
+    assert.deepEqual(nodePorts(a), [30001]);
+    const taken = await statusOf(h.services.create('default', svc('b', { type: 'NodePort', ports: [{ port: 80, nodePort: 30001 }] }), {}));
+    assert.equal(taken.code, 422);
+    assert.equal(taken.message, 'Service "b" is invalid: spec.ports[0].nodePort: Invalid value: 30001: provided port is already allocated');
+    const outside = await statusOf(
+      h.services.create('default', svc('c', { type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81, nodePort: 8888 }] }), {}),
+    );
+    assert.equal(outside.message, 'Service "c" is invalid: spec.ports[1].nodePort: Invalid value: 8888: provided port is not in the valid range. The range of valid ports is 30000-30002');
+
+    await h.services.create('default', svc('d', { type: 'NodePort' }), {});
+    await h.services.create('default', svc('e', { type: 'NodePort' }), {});
+    const full = await statusOf(h.services.create('default', svc('f', { type: 'NodePort' }), {}));
+    assert.equal(full.code, 500);
+    assert.equal(full.message, 'Internal error occurred: failed to allocate a nodePort: range is full');
+    // The refused services' cluster IPs went back: 3 services hold 3 of the /29's 6 IPs.
+    for (let i = 0; i < 3; i++) await h.services.create('default', svc(`ip${i}`), {});
+    assert.equal((await statusOf(h.services.create('default', svc('ip3'), {}))).code, 500);
+
+    // Deleting frees the node port.
+    await h.services.delete('default', 'a', {});
+    await h.services.delete('default', 'ip0', {});
+    assert.deepEqual(nodePorts(await h.services.create('default', svc('g', { type: 'NodePort', ports: [{ port: 80, nodePort: 30001 }] }), {})), [30001]);
+  } finally {
+    await h.close();
+  }
+});
+
+test('updates keep node ports a body leaves out, and turning into ClusterIP frees them', async () => {
+  const h = harness(new MemoryBackend(), undefined, true, '30000-30001');
+  try {
+    const np = await h.services.create('default', svc('np', { type: 'NodePort' }), {});
+    const port = nodePorts(np)[0]!;
+    const { object } = await h.services.update('default', 'np', { metadata: { name: 'np' }, spec: { type: 'NodePort', selector: { app: 'x' }, ports: [{ port: 80 }] } }, {});
+    assert.deepEqual(nodePorts(object), [port]);
+    const ip = specOf(object).clusterIP;
+
+    const turned = await h.services.patch('default', 'np', (cur) => ({ ...cur, spec: { ...(cur.spec as object), type: 'ClusterIP' } }), {});
+    assert.deepEqual(nodePorts(turned), [undefined]);
+    assert.equal(specOf(turned).externalTrafficPolicy, undefined);
+    assert.equal(specOf(turned).clusterIP, ip, 'the cluster IP stays');
+    // Both ports of the two-port range are free again.
+    await h.services.create('default', svc('x', { type: 'NodePort', ports: [{ port: 80, nodePort: port }] }), {});
+    await h.services.create('default', svc('y', { type: 'NodePort' }), {});
+  } finally {
+    await h.close();
   }
 });
 
