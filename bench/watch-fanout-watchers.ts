@@ -13,7 +13,8 @@
 // receipt time (Date.now() when the bytes arrive) − sentAt, into a 1 ms histogram.
 //
 // IPC protocol: → {type:'connected'} once every watch has its 200;
-//               ← {type:'start'} as the writer starts (CPU accounting starts);
+//               ← {type:'start', steadyFrom} as the writer starts (CPU accounting
+//                 starts; events sent from steadyFrom on also go to a second histogram);
 //               ← {type:'drain', expected, timeoutMs} when the writer is done;
 //               → {type:'result', …} when every watcher has `expected` events
 //                 (or ended), or after timeoutMs.
@@ -41,6 +42,8 @@ export interface WatchersResult {
   minReceived: number;
   /** Sparse histogram: [latencyMs, count] pairs. */
   histogram: Array<[number, number]>;
+  /** The same for events sent after the warm-up (see 'start'). */
+  steadyHistogram: Array<[number, number]>;
   /** CPU seconds this process used (user + system) from 'start' to the result. */
   cpuSeconds: number;
 }
@@ -53,6 +56,9 @@ const T_A = T_MARK.indexOf('A');
 const NL = 0x0a;
 
 const buckets = new Uint32Array(60_001);
+/** The same for events the writer sent from `steadyFrom` on (after the first seconds of warm-up). */
+const steadyBuckets = new Uint32Array(60_001);
+let steadyFrom = Infinity;
 
 /** Reads the decimal digits at `at` (up to the first non-digit). */
 function digitsAt(buf: Buffer, at: number, end: number): number {
@@ -194,7 +200,12 @@ class Watcher {
       this.received++;
       const lineEnd = buf.indexOf(NL, digits);
       const t = findMark(buf, digits, lineEnd < 0 ? end : lineEnd, T_MARK, T_A);
-      if (t >= 0) buckets[Math.min(60_000, Math.max(0, now - digitsAt(buf, t + T_MARK.length, end)))]!++;
+      if (t >= 0) {
+        const sentAt = digitsAt(buf, t + T_MARK.length, end);
+        const bucket = Math.min(60_000, Math.max(0, now - sentAt));
+        buckets[bucket]!++;
+        if (sentAt >= steadyFrom) steadyBuckets[bucket]!++;
+      }
       if (lineEnd >= 0) at = lineEnd;
     }
   }
@@ -216,16 +227,22 @@ for (let i = 0; i < count; i++) {
 }
 
 let cpuStart: NodeJS.CpuUsage | undefined;
-process.on('message', async (msg: { type: string; expected: number; timeoutMs: number }) => {
-  if (msg.type === 'start') cpuStart = process.cpuUsage();
+process.on('message', async (msg: { type: string; expected: number; timeoutMs: number; steadyFrom: number }) => {
+  if (msg.type === 'start') {
+    cpuStart = process.cpuUsage();
+    steadyFrom = msg.steadyFrom;
+  }
   if (msg.type !== 'drain') return;
   const deadline = Date.now() + msg.timeoutMs;
   while (Date.now() < deadline && states.some((s) => !s.ended && s.received < msg.expected)) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const cpu = process.cpuUsage(cpuStart);
-  const histogram: Array<[number, number]> = [];
-  for (let i = 0; i < buckets.length; i++) if (buckets[i]! > 0) histogram.push([i, buckets[i]!]);
+  const sparse = (b: Uint32Array): Array<[number, number]> => {
+    const out: Array<[number, number]> = [];
+    for (let i = 0; i < b.length; i++) if (b[i]! > 0) out.push([i, b[i]!]);
+    return out;
+  };
   const result: WatchersResult = {
     type: 'result',
     watchers: count,
@@ -233,7 +250,8 @@ process.on('message', async (msg: { type: string; expected: number; timeoutMs: n
     ended: states.filter((s) => s.ended).length,
     outOfOrder: states.reduce((n, s) => n + s.outOfOrder, 0),
     minReceived: states.reduce((n, s) => Math.min(n, s.received), Infinity),
-    histogram,
+    histogram: sparse(buckets),
+    steadyHistogram: sparse(steadyBuckets),
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
   for (const s of states) s.socket.destroy();

@@ -17,11 +17,12 @@
 // tick; streams that gathered the same items in a tick (every unfiltered
 // watcher of a resource) share that buffer (WatchTracker.joined), so a tick
 // costs one concatenation plus one socket write per stream, FLUSH_SLICE
-// streams per turn of the event loop. A socket write costs about the same up
-// to tens of KiB, so the tick interval adapts to the load: flushIntervalMs
-// (10 ms) while a tick's writes take little time, up to maxFlushIntervalMs
-// (25 ms) when writing to every stream takes a noticeable share of the loop;
-// bigger, fewer writes keep the server and the clients out of syscalls.
+// streams per turn of the event loop. Ticks start at least flushIntervalMs
+// (10 ms) apart, start to start (an event after a quiet spell goes out at
+// once). A socket write costs about the same up to tens of KiB, so the
+// interval adapts to the load, up to maxFlushIntervalMs (25 ms) when writing
+// to every stream takes a noticeable share of the loop: bigger, fewer writes
+// keep the server and the clients out of syscalls.
 // A watcher that cannot keep up is ended instead of buffering without bound:
 // once its socket holds more than maxBufferedBytes beyond what its initial
 // events put there, the stream ends and the client re-watches.
@@ -76,6 +77,7 @@ export class WatchTracker {
   private flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   /** A tick is writing (possibly over several turns of the loop). */
   private flushing = false;
+  private lastTickStart = 0;
   /** Concatenations made during the running tick, by their first line (see joined). */
   private joinedInTick = new Map<Line | readonly Line[], Array<{ lines: ReadonlyArray<Line | readonly Line[]>; bytes: Uint8Array }>>();
 
@@ -106,8 +108,9 @@ export class WatchTracker {
    * them together once per tick: with many watchers, per-event socket writes
    * (one syscall per watcher per event) cost more than the events. A tick
    * writes FLUSH_SLICE streams per turn of the event loop, so requests (and the
-   * commits whose events the watchers wait for) are served in between. The
-   * next interval is FLUSH_LOAD_FACTOR times what this tick's writes took
+   * commits whose events the watchers wait for) are served in between. Ticks
+   * start intervalMs apart (or back to back when a tick takes longer); the
+   * interval is FLUSH_LOAD_FACTOR times what the last tick's writes took
    * (socket writes included), within [flushIntervalMs, maxFlushIntervalMs].
    */
   scheduleFlush(flush: () => void): void {
@@ -115,13 +118,20 @@ export class WatchTracker {
     if (this.flushTimer === undefined && !this.flushing) this.arm();
   }
 
+  /** Ticks start at least intervalMs apart (start to start): the next one is due intervalMs after the last began. */
   private arm(): void {
-    this.flushTimer = this.flushIntervalMs > 0 ? setTimeout(this.runTick, this.intervalMs) : setImmediate(this.runTick);
+    if (this.flushIntervalMs <= 0) {
+      this.flushTimer = setImmediate(this.runTick);
+      return;
+    }
+    const wait = Math.max(0, this.lastTickStart + this.intervalMs - performance.now());
+    this.flushTimer = setTimeout(this.runTick, wait);
   }
 
   private readonly runTick = (): void => {
     this.flushTimer = undefined;
     this.flushing = true;
+    this.lastTickStart = performance.now();
     const due = this.dirty;
     this.dirty = [];
     let next = 0;
