@@ -306,7 +306,7 @@ export class GenericStore implements RESTStore {
         }
         if (wantedRV === '') {
           if (!this.strategy.allowUnconditionalUpdate) {
-            throw invalid(this.gr.group, this.gr.resource, name, [
+            throw invalid(this.gr.group, this.type.kind, name, [
               fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
             ]);
           }
