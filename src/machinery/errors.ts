@@ -51,7 +51,8 @@ export interface Status {
   message?: string;
   reason?: StatusReason;
   details?: StatusDetails;
-  code: number;
+  /** Always set on failures; a Success status (a DELETE's answer) leaves it out, as upstream. */
+  code?: number;
 }
 
 export class StatusError extends Error {
@@ -66,7 +67,7 @@ export class StatusError extends Error {
   }
 
   get code(): number {
-    return this.status.code;
+    return this.status.code ?? 500;
   }
 
   get reason(): StatusReason {
@@ -75,7 +76,7 @@ export class StatusError extends Error {
 
   /** Rebuilds an error from a Status body received over the wire (the client side). */
   static fromStatus(status: Status): StatusError {
-    const err = new StatusError(status.code, status.reason ?? '', status.message ?? '', status.details);
+    const err = new StatusError(status.code ?? 500, status.reason ?? '', status.message ?? '', status.details);
     err.status.metadata = status.metadata ?? {};
     return err;
   }

@@ -556,8 +556,8 @@ export class GenericStore implements RESTStore {
     if (this.gr.group !== '') details.group = this.gr.group;
     details.kind = this.gr.resource;
     if (obj.metadata.uid !== undefined) details.uid = obj.metadata.uid;
-    // code 200: upstream leaves it unset here and its handler answers 200.
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 };
+    // No code, as upstream: the handler answers 200 (or 202) itself.
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
   }
 
   // ---- shared checks -------------------------------------------------------

@@ -85,10 +85,10 @@ export function writeStatus(req: IncomingMessage, res: ServerResponse, status: S
     output = negotiateOutput(req.headers.accept);
   } catch (negotiationError) {
     const fallback = toStatusError(negotiationError).status;
-    writeNegotiated(req, res, fallback.code, fallback, { mediaType: 'application/json', pretty: false });
+    writeNegotiated(req, res, fallback.code ?? 500, fallback, { mediaType: 'application/json', pretty: false });
     return;
   }
-  writeNegotiated(req, res, status.code, status, output);
+  writeNegotiated(req, res, status.code ?? 500, status, output);
 }
 
 /** Plain text answers (health checks, Go's default 404 for paths no API serves). */

@@ -59,7 +59,6 @@ test('every resource serves get, list, create, update, patch, delete, deletecoll
           metadata: {},
           status: 'Success',
           details: { name: 'one', ...(group !== '' ? { group } : {}), kind: resource, uid: created.metadata.uid },
-          code: 200,
         });
       } else {
         assert.equal((result as KubeObject).metadata.name, 'one', label);
