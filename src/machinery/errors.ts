@@ -61,9 +61,11 @@ export class StatusError extends Error {
   constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
     super(message);
     this.name = 'StatusError';
-    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code };
+    // Fields in upstream's order, so encoded bodies read as kube-apiserver's do.
+    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message };
     if (reason !== '') this.status.reason = reason;
     if (details !== undefined) this.status.details = details;
+    this.status.code = code;
   }
 
   get code(): number {
