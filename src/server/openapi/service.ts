@@ -2,9 +2,12 @@
  * The OpenAPI endpoints, built once from the served resource types and the schema
  * registry and cached as bytes with their hash:
  *
- *   /openapi/v2                     Swagger 2.0, JSON. The protobuf form
- *                                   (application/com.github.proto-openapi.spec.v2…)
- *                                   is not produced: such an Accept gets 406.
+ *   /openapi/v2                     Swagger 2.0, JSON, or gnostic's `openapi.v2.Document`
+ *                                   in protobuf (protobuf.ts) for
+ *                                   application/com.github.proto-openapi.spec.v2[@.]v1.0+protobuf,
+ *                                   served as `…spec.v2.v1.0+protobuf` with the JSON's
+ *                                   Etag, as kube-openapi does. The first Accept clause
+ *                                   (by q) that names either form picks it; wildcards pick JSON.
  *   /openapi/v3                     discovery: {"paths": {"api/v1": {"serverRelativeURL":
  *                                   "/openapi/v3/api/v1?hash=<HASH>"}, …}}
  *   /openapi/v3/api/v1, /openapi/v3/apis/{group}/{version}
@@ -18,6 +21,7 @@
  *
  * Contract: `createOpenApiService(types, version)` returns `{ handles(path), serve(req, res, path) }`;
  * `serve` writes the whole response (200, 301, 304, 404 or 406).
+ * `buildOpenApiV2`/`buildOpenApiV3` build the documents; `groupVersionPath` names a v3 document.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -26,6 +30,7 @@ import { parseAccept } from '../negotiation.js';
 import { PATCH_DEF, pathDefinitionRoots, resourcePaths } from './paths.js';
 import { type Flavour, type JsonSchema, closure, definitionSchema } from './schemas.js';
 import { definitionByName } from '../../api/schema/index.js';
+import { openApiV2Protobuf } from './protobuf.js';
 
 interface CachedDocument {
   body: Buffer;
@@ -40,6 +45,18 @@ function cachedDocument(value: unknown): CachedDocument {
     etag: createHash('sha512').update(body).digest('hex').toUpperCase(),
     lastModified: new Date().toUTCString(),
   };
+}
+
+/** Both forms of /openapi/v2; they share the JSON's Etag and time (upstream hashes the JSON only). */
+interface CachedV2 {
+  json: CachedDocument;
+  protobuf(): CachedDocument;
+}
+
+function cachedV2(doc: Record<string, unknown>): CachedV2 {
+  const json = cachedDocument(doc);
+  let protobuf: CachedDocument | undefined;
+  return { json, protobuf: () => (protobuf ??= { ...json, body: openApiV2Protobuf(doc) }) };
 }
 
 const PATCH_SCHEMA: JsonSchema = { description: 'A patch document; its format is given by the request Content-Type.', type: 'object' };
@@ -96,8 +113,21 @@ export interface OpenApiService {
 }
 
 const V2_PROTOBUF = ['com.github.proto-openapi.spec.v2@v1.0+protobuf', 'com.github.proto-openapi.spec.v2.v1.0+protobuf'];
+/** The Content-Type of the protobuf form, whichever of the two names was asked for. */
+const V2_PROTOBUF_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
-/** Picks JSON from an Accept header, or reports that only a form we do not produce was asked for. */
+/** The form of /openapi/v2 an Accept header picks: its first clause naming JSON, protobuf or a wildcard; none is 406. */
+function v2Form(header: string | undefined): 'json' | 'protobuf' | undefined {
+  if (header === undefined || header.trim() === '') return 'json';
+  for (const range of parseAccept(header)) {
+    if (range.type !== '*' && range.type !== 'application') continue;
+    if (range.subtype === 'json' || range.subtype === '*') return 'json';
+    if (V2_PROTOBUF.includes(range.subtype)) return 'protobuf';
+  }
+  return undefined;
+}
+
+/** Picks JSON from an Accept header. */
 function acceptsJson(header: string | undefined): boolean {
   if (header === undefined || header.trim() === '') return true;
   for (const range of parseAccept(header)) {
@@ -112,7 +142,7 @@ export function createOpenApiService(types: ResourceType[], version: string): Op
     const key = groupVersionPath(t);
     groupVersions.set(key, [...(groupVersions.get(key) ?? []), t]);
   }
-  let v2: CachedDocument | undefined;
+  let v2: CachedV2 | undefined;
   const v3 = new Map<string, CachedDocument>();
   let discovery: CachedDocument | undefined;
 
@@ -138,7 +168,7 @@ export function createOpenApiService(types: ResourceType[], version: string): Op
   };
 
   const send = (req: IncomingMessage, res: ServerResponse, doc: CachedDocument, headers: Record<string, string> = {}): void => {
-    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Content-Type', headers['Content-Type'] ?? 'application/json');
     res.setHeader('Etag', `"${doc.etag}"`);
     res.setHeader('Last-Modified', doc.lastModified);
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
@@ -164,13 +194,13 @@ export function createOpenApiService(types: ResourceType[], version: string): Op
     serve(req, res, path) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method Not Allowed\n');
       if (path === '/openapi/v2') {
-        if (!acceptsJson(req.headers.accept)) {
-          // Only the protobuf form was asked for (or nothing we serve): upstream lists no types either.
-          const protobufOnly = parseAccept(req.headers.accept ?? '').some((r) => V2_PROTOBUF.includes(r.subtype));
-          return plain(res, 406, protobufOnly ? 'the protobuf form of /openapi/v2 is not served; ask for application/json\n' : '');
-        }
-        v2 ??= cachedDocument(buildOpenApiV2(types, version));
-        return send(req, res, v2, { Vary: 'Accept' });
+        res.setHeader('Vary', 'Accept');
+        const form = v2Form(req.headers.accept);
+        // Nothing we serve was asked for: upstream answers 406 with no body and lists no types either.
+        if (form === undefined) return plain(res, 406, '');
+        v2 ??= cachedV2(buildOpenApiV2(types, version));
+        if (form === 'protobuf') return send(req, res, v2.protobuf(), { 'Content-Type': V2_PROTOBUF_CONTENT_TYPE });
+        return send(req, res, v2.json);
       }
       if (path === '/openapi/v3') return send(req, res, discoveryDocument());
       const gv = path.slice('/openapi/v3/'.length);
