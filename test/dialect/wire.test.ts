@@ -173,7 +173,7 @@ test('strategic merge patch merges lists by key', async () => {
   assert.deepEqual(json(patched).spec.containers.map((c: { name: string; image: string }) => `${c.name}=${c.image}`), ['a=x', 'b=z']);
 });
 
-test('OpenAPI: v3 discovery hash, immutable caching, redirect on a stale hash, 304; v2 JSON and 406 for its protobuf form', async () => {
+test('OpenAPI: v3 discovery hash, immutable caching, redirect on a stale hash, 304; v2 in JSON and protobuf with one Etag', async () => {
   const discovery = json(await call('GET', '/openapi/v3'));
   const url: string = discovery.paths['api/v1'].serverRelativeURL;
   assert.match(url, /^\/openapi\/v3\/api\/v1\?hash=[0-9A-F]{128}$/);
@@ -208,6 +208,20 @@ test('OpenAPI: v3 discovery hash, immutable caching, redirect on a stale hash, 3
   assert.equal(v2.status, 200);
   assert.equal(json(v2).swagger, '2.0');
   assert.ok(json(v2).definitions['io.k8s.api.apps.v1.Deployment']);
+  // The protobuf form (decoded field by field in test/compat/openapi-v2-protobuf.test.ts) shares the JSON's Etag.
   const v2pb = await call('GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
-  assert.equal(v2pb.status, 406);
+  assert.equal(v2pb.status, 200);
+  assert.equal(v2pb.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  assert.equal(v2pb.headers['etag'], v2.headers['etag']);
+  assert.equal(v2pb.headers['vary'], 'Accept');
+  // Field 1 (swagger) comes first: tag 0x0a, length 3, "2.0".
+  assert.deepEqual([...v2pb.body.subarray(0, 5)], [0x0a, 3, ...Buffer.from('2.0')]);
+  const pbNotModified = await call('GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'if-none-match': v2.headers['etag']! });
+  assert.equal(pbNotModified.status, 304);
+  // The first clause by q that names a form we serve picks it; a wildcard picks JSON.
+  const preferred = await call('GET', '/openapi/v2', { accept: 'application/json;q=0.5, application/com.github.proto-openapi.spec.v2.v1.0+protobuf' });
+  assert.equal(preferred.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  const wildcard = await call('GET', '/openapi/v2', { accept: 'application/*' });
+  assert.equal(wildcard.headers['content-type'], 'application/json');
+  assert.equal((await call('GET', '/openapi/v2', { accept: 'application/yaml' })).status, 406);
 });
