@@ -6,12 +6,15 @@
 // it with the JSON form (definitions, property types, group-version-kind
 // extensions, paths, then the whole document), checks it equals gnostic's own
 // conversion of the JSON, and builds kube-openapi's models from it as kubectl
-// does. Fails loudly when `go` is missing.
+// does. Then real kubectl reads the same form: `kubectl explain
+// --output=plaintext-openapiv2` fetches /openapi/v2 in protobuf only.
+// Fails loudly when `go` or kubectl is missing.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { runKubectl } from '../helpers/kubectl.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const MODULE_DIR = path.resolve('test/compat/openapiv2');
@@ -42,5 +45,16 @@ describe('gnostic witness for /openapi/v2 in protobuf', { timeout: 360_000 }, ()
     assert.match(output, /^ok the whole protobuf document reads back as the JSON document$/m);
     assert.match(output, /^PASS$/m);
     t.diagnostic(output.split('\n').find((l) => l.includes('same bytes')) ?? '');
+  });
+
+  it('kubectl explain --output=plaintext-openapiv2 reads kinds and nested fields from the protobuf form', { timeout: 60_000 }, async () => {
+    const cm = await runKubectl(server.kubeconfigPath, ['explain', 'configmap', '--output=plaintext-openapiv2']);
+    assert.equal(cm.code, 0, cm.stderr);
+    assert.match(cm.stdout, /^KIND: +ConfigMap$/m);
+    assert.match(cm.stdout, /^ +data\t<map\[string\]string>/m);
+    const strategy = await runKubectl(server.kubeconfigPath, ['explain', 'deployment.spec.strategy.rollingUpdate', '--output=plaintext-openapiv2']);
+    assert.equal(strategy.code, 0, strategy.stderr);
+    assert.match(strategy.stdout, /^VERSION: +apps\/v1$/m);
+    assert.match(strategy.stdout, /^ +maxSurge\t<string>/m);
   });
 });
