@@ -11,7 +11,8 @@
  * `JsonReference`s, and zero values are left out as proto3 does.
  * Only the Swagger features our generator uses need to be right, but every
  * schema keyword of Swagger 2.0 is carried so a new one is not lost silently;
- * OAuth2 security definitions are refused (we never define them).
+ * OAuth2 security definitions are refused and info's contact/license are not
+ * carried (we never write them).
  *
  * Contract: `openApiV2Protobuf(doc)` returns the encoded bytes of `doc`
  * (a Swagger 2.0 document as `buildOpenApiV2` makes it).
