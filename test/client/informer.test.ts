@@ -16,6 +16,7 @@ import {
   RestClient,
   SharedIndexInformer,
   SharedInformerFactory,
+  type SharedInformerOptions,
   listWatchFromClient,
   silentLogger,
 } from '../../src/client/index.js';
@@ -43,6 +44,24 @@ function recorder(): { events: string[]; tombstones: DeletedFinalStateUnknown<Ku
       },
     },
   };
+}
+
+/** Starts an informer with a recording handler; the test's end stops it and waits for it. */
+function runInformer(
+  t: { after(fn: () => Promise<void>): void },
+  lw: ListerWatcher,
+  reflector: NonNullable<SharedInformerOptions<KubeObject>['reflector']>,
+): { informer: SharedIndexInformer; rec: ReturnType<typeof recorder> } {
+  const informer = new SharedIndexInformer(lw, { logger: silentLogger, reflector });
+  const rec = recorder();
+  informer.addEventHandler(rec.handler);
+  const controller = new AbortController();
+  const done = informer.run(controller.signal);
+  t.after(async () => {
+    controller.abort();
+    await done;
+  });
+  return { informer, rec };
 }
 
 function cacheNames(informer: SharedIndexInformer): string[] {
@@ -141,15 +160,7 @@ describe('informers against a real server', { timeout: 60_000 }, () => {
     await client.namespaces().create({ metadata: { name: 'resume' } });
     const lw = counting(listWatchFromClient(client.configMaps('resume')));
     // The server ends each watch after timeoutSeconds (2 s here: well above the 1 s "very short watch" bar).
-    const informer = new SharedIndexInformer(lw, { logger: silentLogger, reflector: { ...FAST_BACKOFF, minWatchTimeoutSeconds: 2, random: () => 0 } });
-    const rec = recorder();
-    informer.addEventHandler(rec.handler);
-    const controller = new AbortController();
-    const done = informer.run(controller.signal);
-    t.after(async () => {
-      controller.abort();
-      await done;
-    });
+    const { informer, rec } = runInformer(t, lw, { ...FAST_BACKOFF, minWatchTimeoutSeconds: 2, random: () => 0 });
     await until('synced', () => informer.hasSynced());
     const rvAfterList = informer.lastSyncResourceVersion();
     await until('the server ended the first watch and the reflector watched again', () => lw.watches.length >= 2);
@@ -171,15 +182,7 @@ describe('informers against a real server', { timeout: 60_000 }, () => {
     await client.namespaces().create({ metadata: { name: 'restart' } });
     for (const name of ['a', 'b', 'c']) await cms.create({ metadata: { name }, data: { v: '1' } });
 
-    const informer = new SharedIndexInformer(listWatchFromClient(client.configMaps()), { logger: silentLogger, reflector: FAST_BACKOFF });
-    const rec = recorder();
-    informer.addEventHandler(rec.handler);
-    const controller = new AbortController();
-    const done = informer.run(controller.signal);
-    t.after(async () => {
-      controller.abort();
-      await done;
-    });
+    const { informer, rec } = runInformer(t, listWatchFromClient(client.configMaps()), FAST_BACKOFF);
     await until('synced', () => informer.hasSynced());
 
     await server.stop();
@@ -206,15 +209,7 @@ describe('informers against a real server', { timeout: 60_000 }, () => {
     for (const name of ['x', 'y']) await client.configMaps('compact').create({ metadata: { name }, data: { last: name } });
 
     const lw = counting(listWatchFromClient(client.configMaps('compact')));
-    const informer = new SharedIndexInformer(lw, { logger: silentLogger, reflector: FAST_BACKOFF });
-    const rec = recorder();
-    informer.addEventHandler(rec.handler);
-    const controller = new AbortController();
-    const done = informer.run(controller.signal);
-    t.after(async () => {
-      controller.abort();
-      await done;
-    });
+    const { informer, rec } = runInformer(t, lw, FAST_BACKOFF);
     await until('synced', () => informer.hasSynced());
     const port = server.port;
 
