@@ -1,41 +1,43 @@
-// A sorted array of distinct string keys with binary search, for the memory
-// backend's key-ordered scans: finding a range's start is O(log n) and a scan
-// costs what the range holds. Insert/remove shift the array (a memmove), which
-// stays cheap at the sizes a test or small cluster stores.
+// An ordered set of distinct string keys, for the memory backend's and the
+// watch cache's key-ordered scans: insert, remove and finding a range's start
+// are O(log n), and a scan costs what the range holds.
+//
+// Backed by sorted-btree's B+ tree. A sorted array with binary search was here
+// before: its insert shifts every later key, which cost 18 µs a create with
+// 24,000 configmaps in the cache when new names sorted before the old ones,
+// and grows with the store.
 
-/** Index of the first element >= key (array.length when none). */
-export function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+import btree from 'sorted-btree';
+
+// sorted-btree is CommonJS with its class on `default`.
+const BTree = btree.default;
+
+/** Keys in code-unit order, as `<` compares strings (etcd's byte order for ASCII keys). */
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export class SortedKeys {
-  private keys: string[] = [];
+  private tree = new BTree<string, undefined>(undefined, compareKeys);
 
   get length(): number {
-    return this.keys.length;
+    return this.tree.size;
   }
 
   insert(key: string): void {
-    const at = lowerBound(this.keys, key);
-    if (this.keys[at] !== key) this.keys.splice(at, 0, key);
+    this.tree.set(key, undefined, false);
   }
 
   remove(key: string): void {
-    const at = lowerBound(this.keys, key);
-    if (this.keys[at] === key) this.keys.splice(at, 1);
+    this.tree.delete(key);
   }
 
-  /** Keys in [start, end) in order; an empty end means no upper bound. */
+  /**
+   * Keys in [start, end) in order; an empty end means no upper bound. The set
+   * must not change while the generator is being consumed.
+   */
   *between(start: string, end: string): Generator<string> {
-    for (let i = lowerBound(this.keys, start); i < this.keys.length; i++) {
-      const key = this.keys[i];
+    for (const key of this.tree.keys(start)) {
       if (end !== '' && key >= end) return;
       yield key;
     }
@@ -43,6 +45,10 @@ export class SortedKeys {
 
   /** Keeps only the keys the predicate accepts. */
   retain(keep: (key: string) => boolean): void {
-    this.keys = this.keys.filter(keep);
+    const dropped: string[] = [];
+    this.tree.forEach((_value, key) => {
+      if (!keep(key)) dropped.push(key);
+    });
+    for (const key of dropped) this.tree.delete(key);
   }
 }
