@@ -21,7 +21,9 @@
 //     to back, in alternating order, and the round's ratio is apiary / raw;
 //   - the table gives medians over the rounds: of the ratios, of the rates and
 //     of the latencies. The per-round create ratios are printed too.
-// Also per round, for context: Put through a bare HTTP/2 gRPC loop
+// Also per round, for context: the create transaction apiary sends (a put
+// guarded by create_revision = 0, as kube-apiserver's) from the same raw loop,
+// which etcd serves more slowly than a plain Put; and Put through a bare HTTP/2 gRPC loop
 // (bench/bare-grpc.ts), what etcd takes when the client costs little. On a
 // small machine the grpc-js ceiling is bound by the client's CPU, not etcd's.
 // Last, where the CPU went (median of rounds): each process's CPU time
@@ -37,6 +39,7 @@ import * as http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { EtcdBackend } from '../src/storage/etcd.js';
+import { EQUAL, TARGET_CREATE } from '../src/storage/etcd/protocol.js';
 import { bareUnary } from './bare-grpc.js';
 import { median, startApiary, runLoad, fmt, type LoadResult, type RequestSpec } from './lib.js';
 
@@ -142,7 +145,7 @@ async function main(): Promise<void> {
   const apiary = await startApiary({ storage: 'etcd', extraArgs: ['--etcd-servers', endpoint, '--etcd-prefix', '/registry'] });
   // The ceiling's client: grpc-js on the same protos EtcdBackend compiles (borrowed from a connected backend).
   const protoSource = await EtcdBackend.connect({ endpoints: [endpoint] });
-  const { put, range } = protoSource.proto;
+  const { put, range, txn } = protoSource.proto;
   const channel = new grpc.Client(new URL(endpoint).host, grpc.credentials.createInsecure());
   const unary = (method: typeof put, request: object): Promise<unknown> =>
     new Promise((resolve, reject) =>
@@ -197,6 +200,11 @@ async function main(): Promise<void> {
     const rawPut = (prefix: string) => (i: number) => unary(put, { key: Buffer.from(`${prefix}/${i}`), value });
     const rawGet = () => unary(range, { key: Buffer.from('/raw/one') });
     const rawList = () => unary(range, { key: Buffer.from('/raw/listed/'), range_end: prefixEnd('/raw/listed/') });
+    // The write apiary (like kube-apiserver) sends for a create: a put guarded by create_revision = 0.
+    const rawCreateTxn = (prefix: string) => (i: number) => {
+      const key = Buffer.from(`${prefix}/${i}`);
+      return unary(txn, { compare: [{ key, target: TARGET_CREATE, result: EQUAL, create_revision: 0 }], success: [{ request_put: { key, value } }], failure: [] });
+    };
 
     if (warmup > 0) {
       // Not measured; the creates' rate per slice shows how long the JIT takes.
@@ -220,6 +228,7 @@ async function main(): Promise<void> {
     type Side = { apiary: Rate[]; raw: Rate[] };
     const runs: Record<string, Side> = { create: { apiary: [], raw: [] }, get: { apiary: [], raw: [] }, update: { apiary: [], raw: [] }, list: { apiary: [], raw: [] } };
     const bare: Rate[] = [];
+    const createTxns: Rate[] = [];
     /** Both sides of one operation, back to back; who goes first alternates by round. */
     const pair = async (r: number, side: Side, apiaryPhase: () => Promise<Rate>, rawPhase: () => Promise<Rate>): Promise<void> => {
       if (r % 2 === 0) {
@@ -235,6 +244,7 @@ async function main(): Promise<void> {
       await pair(r, runs.get!, () => http(perRound * 2, getOf(`c-${r}`, perRound)), () => closedLoop(perRound * 2, rawGet));
       await pair(r, runs.update!, () => http(perRound, updateOf(`c-${r}`)), () => closedLoop(perRound, rawPut(`/raw/put/${r}`)));
       await pair(r, runs.list!, () => http(listTotal, list), () => closedLoop(listTotal, rawList));
+      createTxns.push(await measured(() => closedLoop(perRound, rawCreateTxn(`/raw/txn/${r}`))));
       bare.push(await measured(() => closedLoop(perRound, (i) => bareUnary(bareSession, put, { key: Buffer.from(`/raw/bare/${r}/${i}`), value }))));
     }
 
@@ -262,6 +272,11 @@ async function main(): Promise<void> {
       );
     }
     console.log(`\ncreate ratio by round: ${ratios(runs.create!).map((x) => `${fmt(100 * x, 1)}%`).join(', ')}`);
+    const txnRate = medianRate(createTxns);
+    console.log(
+      `raw create transactions through grpc-js (what apiary sends for a create): ${fmt(txnRate.rps)}/s median, ` +
+        `${fmt((100 * txnRate.rps) / medians.create!.raw.rps, 1)}% of raw puts (etcd ${fmt(txnRate.cpu!.etcd)}% of a core).`,
+    );
     const bareRate = medianRate(bare);
     console.log(
       `etcd through a bare HTTP/2 gRPC loop (bench/bare-grpc.ts), Put: ${fmt(bareRate.rps)}/s median ` +
