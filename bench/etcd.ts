@@ -23,7 +23,7 @@
 //     of the latencies. The per-round create ratios are printed too.
 // Also per round, for context: the create transaction apiary sends (a put
 // guarded by create_revision = 0, as kube-apiserver's) from the same raw loop,
-// which etcd serves more slowly than a plain Put; and Put through a bare HTTP/2 gRPC loop
+// which costs etcd more CPU than a plain Put; and Put through a bare HTTP/2 gRPC loop
 // (bench/bare-grpc.ts), what etcd takes when the client costs little. On a
 // small machine the grpc-js ceiling is bound by the client's CPU, not etcd's.
 // Last, where the CPU went (median of rounds): each process's CPU time
