@@ -18,7 +18,7 @@ function compareKeys(a: string, b: string): number {
 }
 
 export class SortedKeys {
-  private tree = new BTree<string, undefined>(undefined, compareKeys);
+  private readonly tree = new BTree<string, undefined>(undefined, compareKeys);
 
   get length(): number {
     return this.tree.size;
