@@ -56,3 +56,15 @@ test('findDuplicateFields reports repeated keys with their paths', () => {
   assert.deepEqual(findDuplicateFields('{"a":"\\"a\\"","b":"a"}'), []);
   assert.deepEqual(findDuplicateFields('{not json'), []);
 });
+
+test('findDuplicateFields decodes escaped keys, skips escaped quotes and looks inside nested arrays', () => {
+  // "a\u0062" is the key "ab"; a value ending in an escaped backslash ends at the next quote.
+  assert.deepEqual(findDuplicateFields('{"a\\u0062":1,"ab":2}'), ['ab']);
+  assert.deepEqual(findDuplicateFields('{"a":"x\\\\","a":1}'), ['a']);
+  assert.deepEqual(findDuplicateFields('{"a":"q\\"a\\"","b":1}'), []);
+  assert.deepEqual(findDuplicateFields('{"s":[[1,{"k":1}],[{"k":1,"k":2}]]}'), ['s[1][0].k']);
+  assert.deepEqual(findDuplicateFields('[{"a":1},{"a":1}]'), []);
+  // Duplicates in a body that is not JSON are not reported (the decoder reports the syntax error).
+  assert.deepEqual(findDuplicateFields('{"a":1,"a":2'), []);
+  assert.deepEqual(findDuplicateFields('{"a":1,"a":2,"b":"unterminated}'), []);
+});

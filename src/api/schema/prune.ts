@@ -41,111 +41,153 @@ export function duplicateFieldMessage(path: string): string {
 export function pruneObject(group: string, version: string, kind: string, obj: Record<string, unknown>): string[] {
   const def = definitionFor(group, version, kind);
   if (def === undefined) return [];
-  const dropped: string[] = [];
-  pruneStruct(def, obj, '', dropped);
-  return dropped;
+  const walk: Walk = { segments: [], dropped: [] };
+  pruneStruct(def, obj, walk);
+  return walk.dropped;
 }
 
-function pruneStruct(def: DefinitionSchema, obj: JsonObject, path: string, dropped: string[]): void {
+/**
+ * The walk's state: the path to the current value as segments (keys, and
+ * array indexes as numbers), turned into a string only for a dropped field;
+ * pruning runs on every write, and most writes drop nothing.
+ */
+interface Walk {
+  segments: (string | number)[];
+  dropped: string[];
+}
+
+function pathOf(segments: (string | number)[], last: string): string {
+  let path = '';
+  for (const segment of segments) path = typeof segment === 'number' ? `${path}[${segment}]` : join(path, segment);
+  return join(path, last);
+}
+
+function pruneStruct(def: DefinitionSchema, obj: JsonObject, walk: Walk): void {
   if (def.special !== undefined) return; // scalars and free-form objects
   for (const key of Object.keys(obj)) {
     const field = fieldOf(def, key);
     if (field === undefined) {
-      dropped.push(join(path, key));
+      walk.dropped.push(pathOf(walk.segments, key));
       delete obj[key];
       continue;
     }
-    pruneValue(field, obj[key], join(path, key), dropped);
+    const value = obj[key];
+    if (typeof value !== 'object' || value === null) continue; // nothing below a scalar to prune
+    walk.segments.push(key);
+    pruneValue(field, value, walk);
+    walk.segments.pop();
   }
 }
 
-function pruneValue(schema: ElementSchema, value: unknown, path: string, dropped: string[]): void {
+function pruneValue(schema: ElementSchema, value: unknown, walk: Walk): void {
   if (value === null || value === undefined) return;
   switch (schema.type) {
     case 'array':
       if (Array.isArray(value) && schema.items !== undefined) {
         const items = schema.items;
-        value.forEach((item, i) => pruneValue(items, item, `${path}[${i}]`, dropped));
+        for (let i = 0; i < value.length; i++) {
+          walk.segments.push(i);
+          pruneValue(items, value[i], walk);
+          walk.segments.pop();
+        }
       }
       return;
     case 'map':
       if (isPlainObject(value) && schema.values !== undefined) {
-        for (const [k, v] of Object.entries(value)) pruneValue(schema.values, v, join(path, k), dropped);
+        const values = schema.values;
+        for (const key of Object.keys(value)) {
+          const item = value[key];
+          if (typeof item !== 'object' || item === null) continue; // a map of scalars holds nothing to prune
+          walk.segments.push(key);
+          pruneValue(values, item, walk);
+          walk.segments.pop();
+        }
       }
       return;
     default: {
       const ref = refOf(schema);
-      if (ref !== undefined && ref.special === undefined && isPlainObject(value)) pruneStruct(ref, value, path, dropped);
+      if (ref !== undefined && ref.special === undefined && isPlainObject(value)) pruneStruct(ref, value, walk);
     }
   }
 }
 
 /**
- * Finds keys repeated within one JSON object. A small scanner: it tracks the path of
- * the value being read and a key set per open object; strings are skipped with their
- * escapes, other tokens are left to JSON.parse (which the caller runs anyway).
+ * Finds keys repeated within one JSON object. A small scanner, run on every
+ * JSON write body, so it does as little as it can: it keeps a frame per open
+ * container (its parent, the key or index it sits at, and for objects the keys
+ * seen so far), skips strings with indexOf, decodes only keys that carry
+ * escapes, and builds a path only for a duplicate it reports. Other tokens are
+ * left to JSON.parse, which the caller runs anyway; validity is checked only
+ * when there is something to report.
  */
 export function findDuplicateFields(rawJson: string): string[] {
+  type Frame = {
+    parent: Frame | undefined;
+    /** Where this container sits in its parent: a key, an array index, or undefined at the top. */
+    at: string | number | undefined;
+    /** Object keys seen so far; undefined for arrays. */
+    seen: Set<string> | undefined;
+    /** The current key (objects) or index (arrays); null between an object's members. */
+    key: string | number | null;
+  };
+  const found: string[] = [];
+  let top: Frame | undefined;
+  let i = 0;
+  const n = rawJson.length;
+
+  // Paths as upstream's decoder writes them: members joined with dots, elements as [i].
+  const pathOf = (frame: Frame): string => {
+    if (frame.parent === undefined) return '';
+    const parent = pathOf(frame.parent);
+    return typeof frame.at === 'number' ? `${parent}[${frame.at}]` : join(parent, frame.at ?? '');
+  };
+
+  while (i < n) {
+    const c = rawJson.charCodeAt(i);
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      const object = c === 0x7b;
+      top = { parent: top, at: top?.key ?? undefined, seen: object ? new Set() : undefined, key: object ? null : 0 };
+      i++;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      top = top?.parent;
+      i++;
+    } else if (c === 0x2c /* , */) {
+      if (top !== undefined) top.key = top.seen === undefined ? (top.key as number) + 1 : null;
+      i++;
+    } else if (c === 0x22 /* " */) {
+      // The closing quote is the first one not escaped by an odd run of backslashes.
+      let end = rawJson.indexOf('"', i + 1);
+      for (;;) {
+        if (end < 0) return []; // unterminated: not JSON
+        let slashes = 0;
+        while (rawJson.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+        end = rawJson.indexOf('"', end + 1);
+      }
+      if (top?.seen !== undefined && top.key === null) {
+        const raw = rawJson.slice(i + 1, end);
+        let key = raw;
+        if (raw.includes('\\')) {
+          try {
+            key = JSON.parse(`"${raw}"`) as string;
+          } catch {
+            return []; // a bad escape: not JSON
+          }
+        }
+        if (top.seen.has(key)) found.push(join(pathOf(top), key));
+        top.seen.add(key);
+        top.key = key;
+      }
+      i = end + 1;
+    } else {
+      i++; // whitespace, ':', numbers, literals
+    }
+  }
+  if (found.length === 0) return found;
   try {
     JSON.parse(rawJson);
   } catch {
     return [];
-  }
-  const found: string[] = [];
-  // One frame per open container: for objects the keys seen and the current key, for arrays the index.
-  type Frame = { kind: 'object'; path: string; seen: Set<string>; key: string | null } | { kind: 'array'; path: string; index: number };
-  const stack: Frame[] = [];
-  let i = 0;
-  const n = rawJson.length;
-
-  const valuePath = (): string => {
-    const top = stack[stack.length - 1];
-    if (top === undefined) return '';
-    if (top.kind === 'array') return `${top.path}[${top.index}]`;
-    return join(top.path, top.key ?? '');
-  };
-
-  const readString = (): string => {
-    // rawJson[i] is the opening quote; JSON.parse decodes escapes exactly.
-    const start = i;
-    i++;
-    while (i < n) {
-      const c = rawJson.charCodeAt(i);
-      if (c === 0x5c) i += 2;
-      else if (c === 0x22) break;
-      else i++;
-    }
-    i++;
-    return JSON.parse(rawJson.slice(start, i)) as string;
-  };
-
-  while (i < n) {
-    const c = rawJson[i]!;
-    if (c === '{') {
-      stack.push({ kind: 'object', path: valuePath(), seen: new Set(), key: null });
-      i++;
-    } else if (c === '[') {
-      stack.push({ kind: 'array', path: valuePath(), index: 0 });
-      i++;
-    } else if (c === '}' || c === ']') {
-      stack.pop();
-      i++;
-    } else if (c === ',') {
-      const top = stack[stack.length - 1];
-      if (top?.kind === 'array') top.index++;
-      else if (top?.kind === 'object') top.key = null;
-      i++;
-    } else if (c === '"') {
-      const top = stack[stack.length - 1];
-      const s = readString();
-      if (top?.kind === 'object' && top.key === null) {
-        if (top.seen.has(s)) found.push(join(top.path, s));
-        top.seen.add(s);
-        top.key = s;
-      }
-    } else {
-      i++; // whitespace, ':', numbers, literals
-    }
   }
   return found;
 }
