@@ -61,18 +61,47 @@ export interface ResourceScope {
 }
 
 /** Reads the body, failing with 413 past `limit` bytes (upstream's limitedReadBody). */
-export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) throw requestEntityTooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) throw requestEntityTooLarge(limit);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+  if (declared > limit) return Promise.reject(requestEntityTooLarge(limit));
+  // Events rather than an async iterator: this runs on every write, and the
+  // iterator's promise per chunk costs more than the rest of the read.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.resume(); // drain what is left; the 413 goes out once the handler throws
+        reject(requestEntityTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    const onClose = (): void => {
+      // Closed before the end: the client went away mid-body.
+      if (!req.complete) onError(new Error('request aborted'));
+    };
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 function output(scope: ResourceScope): NegotiatedOutput {
