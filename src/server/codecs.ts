@@ -101,7 +101,7 @@ function parseDocument(body: Buffer, mediaType: string, kindForErrors: string): 
       throw unrecognized(kindForErrors, `error converting YAML to JSON: yaml: ${line}${message}`, body);
     }
   }
-  if (text.trim() === '') throw unrecognized(kindForErrors, "couldn't get version/kind; json parse error: unexpected end of JSON input", body);
+  if (!/\S/.test(text)) throw unrecognized(kindForErrors, "couldn't get version/kind; json parse error: unexpected end of JSON input", body);
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

@@ -84,8 +84,10 @@ export function reportedVerb(verb: string, method: string): string {
 
 /** The resource a storage key belongs to: "/registry/configmaps/ns/a" → "configmaps". */
 function keyType(prefix: string, key: string): string {
-  const rest = key.startsWith(prefix) ? key.slice(prefix.length) : key;
-  return rest.replace(/^\/+/, '').split('/')[0] ?? '';
+  let start = key.startsWith(prefix) ? prefix.length : 0;
+  while (key.charCodeAt(start) === 0x2f /* / */) start++;
+  const end = key.indexOf('/', start);
+  return end < 0 ? key.slice(start) : key.slice(start, end);
 }
 
 /** Wraps a backend so every call is timed into etcd_request_duration_seconds. */

@@ -13,7 +13,9 @@ import { DEFAULT_RESTRICTIONS, DOCUMENT_MEDIA_TYPES, type EndpointRestrictions, 
 
 /** Upstream's isPrettyPrint: ?pretty=true, or a human's client (curl, wget, browsers). */
 export function wantsPretty(req: IncomingMessage): boolean {
-  const query = new URL(req.url ?? '/', 'http://apiary.invalid').searchParams.get('pretty');
+  const url = req.url ?? '/';
+  // Parse the query only when there is one (this runs on every response).
+  const query = url.includes('?') ? new URL(url, 'http://apiary.invalid').searchParams.get('pretty') : null;
   if (query !== null) return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(query);
   const agent = req.headers['user-agent'] ?? '';
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');

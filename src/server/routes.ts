@@ -90,6 +90,7 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
       const code = res.statusCode;
       const method = req.method ?? 'GET';
       ctx.metrics.observeRequest(info?.isResourceRequest ? reportedVerb(verb, method) : method, resource, code, seconds);
+      if (!ctx.logger.isLevelEnabled('info')) return;
       ctx.logger.info(
         {
           verb,
@@ -222,13 +223,15 @@ function isLegacyWatch(info: RequestInfo): boolean {
 }
 
 async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> {
-  const types = ctx.registry.stores.map((s) => s.type);
+  const types = (): ResourceType[] => ctx.registry.stores.map((s) => s.type);
   const coreShape = info.apiPrefix === 'api' ? info.apiGroup === '' : info.apiGroup !== '';
-  if (!coreShape || !servesGroupVersion(types, info.apiGroup, info.apiVersion)) {
+  const store = ctx.registry.storeFor(info.apiGroup, info.resource);
+  // The store found answers "is this group/version served" without a scan of every type, most of the time.
+  const served = store?.type.version === info.apiVersion || servesGroupVersion(types(), info.apiGroup, info.apiVersion);
+  if (!coreShape || !served) {
     writeText(req, res, 404, '404 page not found\n');
     return;
   }
-  const store = ctx.registry.storeFor(info.apiGroup, info.resource);
   if (store === undefined || store.type.version !== info.apiVersion || info.parts.length > 3) throw routeError(404);
   const type = store.type;
 
@@ -263,7 +266,7 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
     namespace,
     watches: ctx.watches,
     isKnownKind: (apiVersion, kind) =>
-      types.some((t) => (t.group === '' ? t.version : `${t.group}/${t.version}`) === apiVersion && t.kind === kind),
+      types().some((t) => (t.group === '' ? t.version : `${t.group}/${t.version}`) === apiVersion && t.kind === kind),
   };
   await VERB_HANDLERS[verb]!(scope);
 }
