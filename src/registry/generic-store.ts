@@ -227,8 +227,8 @@ export class GenericStore implements RESTStore {
 
   // ---- create --------------------------------------------------------------
 
-  async create(namespace: string, input: KubeObject, options: WriteOptions): Promise<KubeObject> {
-    const obj = structuredClone(input);
+  async create(namespace: string, obj: KubeObject, options: WriteOptions): Promise<KubeObject> {
+    // The object is ours (RESTStore.create): the handler decoded it for this request alone.
     obj.metadata ??= {};
     this.checkTypeMeta(obj);
     this.ensureNamespace(obj, namespace);

@@ -84,6 +84,7 @@ export interface RESTStore {
   get(namespace: string, name: string, options: { resourceVersion?: string }): Promise<KubeObject>;
   /** namespace '' lists across all namespaces (or a cluster-scoped resource). */
   list(namespace: string, options: ListOptions): Promise<KubeList>;
+  /** Takes `object` as its own (defaults and metadata are set on it): pass a copy to keep yours. */
   create(namespace: string, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
   /**
    * PUT: replaces the object (subresource '' for the main resource, 'status',
