@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Backend } from './interface.js';
 import { MemoryBackend } from './memory.js';
 import { SqliteBackend } from './sqlite.js';
-import { EtcdBackend } from './etcd.js';
+import { ThreadedEtcdBackend } from './etcd/thread.js';
 
 export interface OpenBackendOptions {
   kind: 'memory' | 'sqlite' | 'etcd';
@@ -32,7 +32,8 @@ export async function openBackend(opts: OpenBackendOptions): Promise<Backend> {
     }
     case 'etcd': {
       if (!opts.etcdServers?.length) throw new Error('openBackend: the etcd backend needs etcdServers');
-      return EtcdBackend.connect({ endpoints: opts.etcdServers });
+      // The etcd client runs on a worker thread of its own (etcd/thread.ts says why).
+      return ThreadedEtcdBackend.connect({ endpoints: opts.etcdServers });
     }
     default: {
       const kind: never = opts.kind;

@@ -13,6 +13,7 @@ import { EtcdBackend, progressFixedIn } from '../../src/storage/etcd.js';
 import { startCompactor } from '../../src/storage/compactor.js';
 import { StorageError, prefixEnd, type WatchEvent } from '../../src/storage/interface.js';
 import { openBackend } from '../../src/storage/open.js';
+import { ThreadedEtcdBackend } from '../../src/storage/etcd/thread.js';
 import { runBackendConformance } from './conformance.js';
 import { until } from '../helpers/wait.js';
 
@@ -42,6 +43,48 @@ function revisionOf(event: WatchEvent): number {
 runBackendConformance('etcd', async () => {
   const backend = await connect();
   return { backend, cleanup: () => backend.close() };
+});
+
+// What `apiary serve --storage etcd` runs: the same client on a worker thread.
+runBackendConformance('etcd (client thread)', async () => {
+  const backend = await ThreadedEtcdBackend.connect({ endpoints: etcd.endpoints });
+  return { backend, cleanup: () => backend.close() };
+});
+
+describe('etcd client thread', () => {
+  test('a dead client thread fails pending and later calls with Unavailable and ends watches', async () => {
+    const b = await ThreadedEtcdBackend.connect({ endpoints: etcd.endpoints });
+    const p = uniquePrefix('thread-death');
+    const errors: StorageError[] = [];
+    b.watch(p, await b.currentRevision(), { onEvents: () => {}, onError: (err) => errors.push(err) });
+    const pending = b.create(`${p}k`, 'v');
+    // The thread's death, as an uncaught fault in it would end it.
+    await (b as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await assert.rejects(pending, (err: unknown) => err instanceof StorageError && err.code === 'Unavailable');
+    await assert.rejects(b.get(`${p}k`), (err: unknown) => err instanceof StorageError && err.code === 'Unavailable');
+    await until('the watch to end', () => errors.length === 1, 2000);
+    assert.equal(errors[0]?.code, 'Unavailable');
+    await b.close();
+  });
+
+  test('close() ends watches without calling them and fails later calls', async () => {
+    const b = await ThreadedEtcdBackend.connect({ endpoints: etcd.endpoints });
+    const p = uniquePrefix('thread-close');
+    let calls = 0;
+    b.watch(p, await b.currentRevision(), { onEvents: () => calls++, onError: () => calls++ });
+    await b.create(`${p}k`, 'v');
+    await until('the event', () => calls === 1, 2000);
+    await b.close();
+    await assert.rejects(b.create(`${p}k2`, 'v'), (err: unknown) => err instanceof StorageError && err.code === 'Unavailable');
+    assert.equal(calls, 1);
+  });
+
+  test('connect() to an etcd that does not answer fails Unavailable', async () => {
+    await assert.rejects(
+      ThreadedEtcdBackend.connect({ endpoints: ['http://127.0.0.1:1'], dialTimeoutMs: 500 }),
+      (err: unknown) => err instanceof StorageError && err.code === 'Unavailable',
+    );
+  });
 });
 
 describe('etcd specifics', () => {
