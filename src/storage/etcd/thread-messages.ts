@@ -1,7 +1,6 @@
 // The messages between the etcd backend's worker thread (thread-worker.ts) and
-// its proxy on the main thread (thread.ts). Both sides send arrays of them:
-// everything one side has to say in one turn of its event loop goes in one
-// postMessage, so the cost of crossing threads is paid per turn, not per call.
+// its proxy on the main thread (thread.ts). Both sides send arrays of them
+// (Outbox): what one callback has to say goes in one postMessage.
 
 import { StorageError, type KeyValue, type StorageErrorCode, type WatchEvent } from '../interface.js';
 import type { EtcdConnectOptions } from './backend.js';
@@ -62,9 +61,11 @@ export function deserializeError(e: SerializedError): StorageError {
 }
 
 /**
- * Collects messages and posts them as one array once the current turn of the
- * event loop is over (setImmediate, not a microtask: requests that arrive in
- * one poll phase each run in their own callback, and should share a post).
+ * Collects messages and posts them as one array when the current callback's
+ * microtasks run: what one callback sends (a batch of calls received, a watch
+ * response's events) crosses in one post. Waiting for the end of the event
+ * loop's turn (setImmediate) would gather more per post, but the added latency
+ * cost more than it saved: 7% fewer creates/s at concurrency 32 on etcd.
  */
 export class Outbox<M> {
   private batch: M[] = [];
@@ -72,7 +73,7 @@ export class Outbox<M> {
   constructor(private readonly post: (batch: M[]) => void) {}
 
   push(message: M): void {
-    if (this.batch.length === 0) setImmediate(() => this.flush());
+    if (this.batch.length === 0) queueMicrotask(() => this.flush());
     this.batch.push(message);
   }
 

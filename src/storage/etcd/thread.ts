@@ -5,8 +5,7 @@
 // client (grpc-js calls, Node's HTTP/2, protobuf, the watch stream that feeds
 // the watch cache). On one event loop that work queues behind HTTP and JSON;
 // on its own thread it runs beside them, as kube-apiserver's etcd client runs
-// on goroutines of its own. Calls and events cross in batches, one
-// postMessage per turn of either event loop (thread-messages.ts).
+// on goroutines of its own. Calls and events cross in batches (thread-messages.ts).
 //
 // Contract: as EtcdBackend's, plus:
 // - connect() resolves once the worker has connected (or rejects with its
