@@ -279,12 +279,12 @@ export class GenericStore implements RESTStore {
   async update(
     namespace: string,
     name: string,
-    input: KubeObject,
+    body: KubeObject,
     options: WriteOptions & { subresource?: string },
   ): Promise<{ object: KubeObject; created: boolean }> {
     const subresource = options.subresource ?? '';
     this.checkSubresource(subresource);
-    const body = structuredClone(input);
+    // The body is ours (RESTStore.update); each attempt below works on a copy, since a conflict retries.
     body.metadata ??= {};
     this.checkTypeMeta(body);
     this.checkNameAndNamespace(body, namespace, name);

@@ -88,7 +88,8 @@ export interface RESTStore {
   create(namespace: string, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
   /**
    * PUT: replaces the object (subresource '' for the main resource, 'status',
-   * 'finalize', …). `created` is true when the update created it (201).
+   * 'finalize', …). `created` is true when the update created it (201). Takes
+   * `object` as its own, as create does.
    */
   update(
     namespace: string,
