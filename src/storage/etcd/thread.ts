@@ -71,9 +71,13 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
     const backend = new ThreadedEtcdBackend(worker);
     await new Promise<void>((resolve, reject) => {
       const onExit = (code: number): void => reject(new StorageError('Unavailable', `etcd client thread exited (${code}) before connecting`));
+      // A worker that fails to load emits 'error' (then 'exit'): unheard, it would crash the process.
+      const onError = (err: Error): void => reject(new StorageError('Unavailable', `etcd client thread failed to start: ${err.message}`));
       worker.once('exit', onExit);
+      worker.once('error', onError);
       worker.once('message', (batch: FromWorker[]) => {
         worker.off('exit', onExit);
+        worker.off('error', onError);
         const first = batch[0];
         if (first?.t === 'ready') {
           backend.consistentProgress = first.consistentProgress;
