@@ -100,6 +100,19 @@ const NO_METADATA = new grpc.Metadata();
 /** How long a request keeps retrying unreachable endpoints (within its deadline). */
 const RETRY_WINDOW_MS = 3000;
 
+/** How apiary's etcd connections are set up (exported so that bench/etcd.ts measures the same client). */
+export const ETCD_CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  // Come back quickly after an etcd restart instead of grpc's default backoff of up to 2 minutes.
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1000,
+  // Notice a silently dead connection (kube-apiserver's client uses 30 s / 10 s too).
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.max_receive_message_length': 2 ** 31 - 1,
+  'grpc.max_send_message_length': 2 ** 31 - 1,
+  // Nothing reads channelz, and it keeps counters and traces for every call.
+  'grpc.enable_channelz': 0,
+};
 
 // ---------------------------------------------------------------------------
 // The backend.
@@ -108,6 +121,8 @@ type Client = grpc.Client;
 
 export class EtcdBackend implements Backend {
   private readonly clients: Client[];
+  /** Watch streams' own connections (see the constructor). */
+  private readonly watchClients: Client[];
   /** Index of the endpoint requests go to first; moves on when it fails. */
   private active = 0;
   private closed = false;
@@ -126,22 +141,18 @@ export class EtcdBackend implements Backend {
     this.proto = loadProtocol();
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.watchRetryWindowMs = options.watchRetryWindowMs ?? 30_000;
-    const channelOptions: grpc.ChannelOptions = {
-      // Come back quickly after an etcd restart instead of grpc's default backoff of up to 2 minutes.
-      'grpc.initial_reconnect_backoff_ms': 100,
-      'grpc.max_reconnect_backoff_ms': 1000,
-      // Notice a silently dead connection (kube-apiserver's client uses 30 s / 10 s too).
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.keepalive_timeout_ms': 10_000,
-      'grpc.max_receive_message_length': 2 ** 31 - 1,
-      'grpc.max_send_message_length': 2 ** 31 - 1,
-    };
-    this.clients = endpoints.map((endpoint) => {
+    const connect = (endpoint: string, options: grpc.ChannelOptions): Client => {
       const url = new URL(endpoint.includes('://') ? endpoint : `http://${endpoint}`);
       const credentials =
         url.protocol === 'https:' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
-      return new grpc.Client(url.host, credentials, channelOptions);
-    });
+      return new grpc.Client(url.host, credentials, options);
+    };
+    this.clients = endpoints.map((endpoint) => connect(endpoint, ETCD_CHANNEL_OPTIONS));
+    // Watch streams get a connection of their own (grpc-js shares one per
+    // target and options, hence the extra option): etcd writes each
+    // connection's frames from one goroutine, so events and write replies
+    // on one connection queue behind each other.
+    this.watchClients = endpoints.map((endpoint) => connect(endpoint, { ...ETCD_CHANNEL_OPTIONS, 'apiary.etcd-connection': 'watch' }));
     this.leases = new LeaseManager((ttl) => this.grantLease(ttl), options.now ?? Date.now);
   }
 
@@ -513,7 +524,7 @@ export class EtcdBackend implements Backend {
   /** @internal The client a new watch stream should use. */
   watchClient(rotate: boolean): Client {
     if (rotate) this.active = (this.active + 1) % this.clients.length;
-    return this.clients[this.active];
+    return this.watchClients[this.active];
   }
 
   /** @internal */
@@ -529,7 +540,7 @@ export class EtcdBackend implements Backend {
     if (this.closed) return;
     this.closed = true;
     for (const watch of [...this.watches]) watch.cancel();
-    for (const client of this.clients) client.close();
+    for (const client of [...this.clients, ...this.watchClients]) client.close();
   }
 }
 
