@@ -4,19 +4,21 @@
 // serve --storage etcd` on it in a child process, then measures, in the same
 // run and at the same concurrency:
 //   - apiary on etcd: create, get, update and list of 1 KiB configmaps over
-//     HTTP (bench/lib.ts's closed-loop load generator), as bench/load.ts does;
+//     HTTP, driven by wrk for --seconds per phase (bench/wrk.ts says why wrk
+//     and not the Node load generator, which this run also measures once
+//     per round on creates, for comparison);
 //   - the ceiling, raw etcd from this process through the client apiary uses
-//     (grpc-js, etcd's own protos, one channel): Put of a value the size apiary
-//     stores (fresh keys), Range of one key, Range of a 100-key prefix (the
-//     list phase's namespace).
+//     (grpc-js with apiary's channel options, etcd's own protos, one channel):
+//     Put of a value the size apiary stores (fresh keys), Range of one key,
+//     Range of a 100-key prefix (the list phase's namespace), --requests each.
 // apiary's create is reported as a ratio of raw puts (target ≥ 50 %), get of
 // raw single-key ranges, update of raw puts, list of raw prefix ranges.
 //
 // Method (the machine is shared and noisy, and V8 takes thousands of requests
 // to compile the hot paths):
 //   - a declared warm-up first, not measured: --warmup creates through apiary
-//     (their rate is printed per slice, so the JIT curve is visible), half as
-//     many gets and updates, a twentieth as many lists, and as many raw calls;
+//     in one-second slices (their rate is printed per slice, so the JIT curve
+//     is visible), gets, updates and lists, and raw calls of each kind;
 //   - then --rounds rounds; in each, every operation runs apiary and raw back
 //     to back, in alternating order, and the round's ratio is apiary / raw;
 //   - the table gives medians over the rounds: of the ratios, of the rates and
@@ -28,9 +30,10 @@
 // small machine the grpc-js ceiling is bound by the client's CPU, not etcd's.
 // Last, where the CPU went (median of rounds): each process's CPU time
 // (/proc) over the phase's wall time, in % of one core, for the load
-// generator (this process), apiary and etcd.
+// generator (wrk, or this process for the raw loops), apiary and etcd.
 //
-// Usage: node --import tsx bench/etcd.ts [--concurrency 32] [--requests 3000] [--rounds 5] [--warmup 10000]
+// Needs wrk (apt-get install -y wrk).
+// Usage: node --import tsx bench/etcd.ts [--concurrency 32] [--seconds 1] [--requests 3000] [--rounds 5] [--warmup 10000]
 
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
@@ -39,14 +42,17 @@ import * as http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { EtcdBackend } from '../src/storage/etcd.js';
+import { ETCD_CHANNEL_OPTIONS } from '../src/storage/etcd/backend.js';
 import { EQUAL, TARGET_CREATE } from '../src/storage/etcd/protocol.js';
 import { bareUnary } from './bare-grpc.js';
-import { median, startApiary, runLoad, fmt, type LoadResult, type RequestSpec } from './lib.js';
+import { median, startApiary, runLoad, fmt, type LoadResult } from './lib.js';
+import { requireWrk, runWrk, type WrkRequest } from './wrk.js';
 
 const { values: args } = parseArgs({
   options: {
     concurrency: { type: 'string', default: '32' },
     requests: { type: 'string', default: '3000' },
+    seconds: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '10000' },
   },
@@ -54,6 +60,7 @@ const { values: args } = parseArgs({
 
 const concurrency = Number(args.concurrency);
 const perRound = Number(args.requests);
+const seconds = Number(args.seconds);
 const rounds = Number(args.rounds);
 const warmup = Number(args.warmup);
 
@@ -65,6 +72,10 @@ interface Rate {
   p50ms: number;
   p99ms: number;
   errors: number;
+  /** How many requests the phase sent (wrk runs for a time, not a count). */
+  requests?: number;
+  /** CPU seconds of a load generator in another process (wrk), counted as the load generator's. */
+  generatorCpuSeconds?: number;
   cpu?: CpuSplit;
 }
 
@@ -94,7 +105,7 @@ async function closedLoop(total: number, op: (i: number) => Promise<unknown>): P
   return { rps: total / seconds, p50ms: at(0.5), p99ms: at(0.99), errors };
 }
 
-const fromLoad = (r: LoadResult): Rate => ({ rps: r.rps, p50ms: r.p50ms, p99ms: r.p99ms, errors: r.errors });
+const fromLoad = (r: LoadResult): Rate => ({ rps: r.rps, p50ms: r.p50ms, p99ms: r.p99ms, errors: r.errors, requests: r.requests });
 
 /** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
 function cpuSeconds(pid: number): number {
@@ -140,13 +151,15 @@ function medianRate(rates: Rate[]): Rate {
 }
 
 async function main(): Promise<void> {
+  requireWrk();
   const etcd = await startEtcd();
   const endpoint = etcd.endpoints[0]!;
   const apiary = await startApiary({ storage: 'etcd', extraArgs: ['--etcd-servers', endpoint, '--etcd-prefix', '/registry'] });
-  // The ceiling's client: grpc-js on the same protos EtcdBackend compiles (borrowed from a connected backend).
+  // The ceiling's client: grpc-js with apiary's channel options, on the same
+  // protos EtcdBackend compiles (borrowed from a connected backend).
   const protoSource = await EtcdBackend.connect({ endpoints: [endpoint] });
   const { put, range, txn } = protoSource.proto;
-  const channel = new grpc.Client(new URL(endpoint).host, grpc.credentials.createInsecure());
+  const channel = new grpc.Client(new URL(endpoint).host, grpc.credentials.createInsecure(), ETCD_CHANNEL_OPTIONS);
   const unary = (method: typeof put, request: object): Promise<unknown> =>
     new Promise((resolve, reject) =>
       channel.makeUnaryRequest(method.path, method.serialize, method.deserialize, request, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (err, res) =>
@@ -165,7 +178,7 @@ async function main(): Promise<void> {
     const wall = (performance.now() - t0) / 1000;
     const load = process.cpuUsage(before.load);
     rate.cpu = {
-      load: (100 * (load.user + load.system)) / 1e6 / wall,
+      load: (100 * ((load.user + load.system) / 1e6 + (rate.generatorCpuSeconds ?? 0))) / wall,
       apiary: (100 * (cpuSeconds(apiaryPid) - before.apiary)) / wall,
       etcd: etcdPid === undefined ? NaN : (100 * (cpuSeconds(etcdPid) - before.etcd)) / wall,
     };
@@ -190,13 +203,22 @@ async function main(): Promise<void> {
     for (let i = 0; i < 100; i++) await unary(put, { key: Buffer.from(`/raw/listed/cm-${i}`), value });
     await unary(put, { key: Buffer.from('/raw/one'), value });
 
-    const http = async (total: number, spec: (i: number) => RequestSpec): Promise<Rate> =>
-      fromLoad(await runLoad(origin, { concurrency, total, maxSeconds: 120 }, spec));
+    /** apiary's side, driven by wrk for `seconds` (see bench/wrk.ts for why not undici). */
+    const http = async (request: WrkRequest, forSeconds = seconds): Promise<Rate> => {
+      const r = await runWrk(origin, { concurrency, seconds: forSeconds }, request);
+      return { ...fromLoad(r), generatorCpuSeconds: r.cpuSeconds };
+    };
     const listTotal = Math.max(200, perRound / 10);
-    const create = (tag: string) => (i: number): RequestSpec => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMap(`${tag}-${i}`) });
-    const getOf = (tag: string, count: number) => (i: number): RequestSpec => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/${tag}-${i % count}` });
-    const updateOf = (tag: string) => (i: number): RequestSpec => ({ method: 'PUT', path: `/api/v1/namespaces/bench/configmaps/${tag}-${i}`, body: configMap(`${tag}-${i}`) });
-    const list = (): RequestSpec => ({ method: 'GET', path: '/api/v1/namespaces/listed/configmaps' });
+    const create = (tag: string): WrkRequest => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMap(`${tag}-{i}`) });
+    // Reads and updates go round the objects the round's create phase made.
+    const getOf = (tag: string, count: number): WrkRequest => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/${tag}-{i}`, modulo: count });
+    const updateOf = (tag: string, count: number): WrkRequest => ({ method: 'PUT', path: `/api/v1/namespaces/bench/configmaps/${tag}-{i}`, body: configMap(`${tag}-{i}`), modulo: count });
+    const list: WrkRequest = { method: 'GET', path: '/api/v1/namespaces/listed/configmaps' };
+    /** The same creates from this process through undici, for comparison with earlier figures. */
+    const undiciCreates = async (tag: string, total: number): Promise<Rate> =>
+      fromLoad(
+        await runLoad(origin, { concurrency, total, maxSeconds: 120 }, (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMap(`${tag}-${i}`) })),
+      );
     const rawPut = (prefix: string) => (i: number) => unary(put, { key: Buffer.from(`${prefix}/${i}`), value });
     const rawGet = () => unary(range, { key: Buffer.from('/raw/one') });
     const rawList = () => unary(range, { key: Buffer.from('/raw/listed/'), range_end: prefixEnd('/raw/listed/') });
@@ -207,18 +229,20 @@ async function main(): Promise<void> {
     };
 
     if (warmup > 0) {
-      // Not measured; the creates' rate per slice shows how long the JIT takes.
-      const slice = Math.max(1, Math.min(2000, warmup));
+      // Not measured; the creates' rate per one-second slice shows how long the JIT takes.
       const rates: string[] = [];
-      for (let done = 0; done < warmup; done += slice) {
-        const n = Math.min(slice, warmup - done);
-        rates.push(fmt((await http(n, (i) => create('warmup')(done + i))).rps));
+      let created = 0;
+      for (let slice = 0; created < warmup; slice++) {
+        const rate = await http(create(`warmup-${slice}`), 1);
+        created += rate.requests ?? 0;
+        rates.push(fmt(rate.rps));
       }
-      console.log(`warm-up, not measured: apiary creates/s by slices of ${fmt(slice)}: ${rates.join(', ')}`);
+      console.log(`warm-up, not measured: apiary creates/s by slices of one second: ${rates.join(', ')}`);
       const half = Math.ceil(warmup / 2);
-      await http(half, getOf('warmup', warmup));
-      await http(half, updateOf('warmup'));
-      await http(Math.ceil(warmup / 20), list);
+      await http(getOf('warmup-0', 1000), 2);
+      await http(updateOf('warmup-0', 1000), 2);
+      await http(list, 1);
+      await undiciCreates('warmup-undici', half);
       await closedLoop(warmup, rawPut('/raw/warmup'));
       await closedLoop(half, rawGet);
       await closedLoop(Math.ceil(warmup / 20), rawList);
@@ -229,6 +253,8 @@ async function main(): Promise<void> {
     const runs: Record<string, Side> = { create: { apiary: [], raw: [] }, get: { apiary: [], raw: [] }, update: { apiary: [], raw: [] }, list: { apiary: [], raw: [] } };
     const bare: Rate[] = [];
     const createTxns: Rate[] = [];
+    const undiciCreateRatios: number[] = [];
+    const undiciRates: Rate[] = [];
     /** Both sides of one operation, back to back; who goes first alternates by round. */
     const pair = async (r: number, side: Side, apiaryPhase: () => Promise<Rate>, rawPhase: () => Promise<Rate>): Promise<void> => {
       if (r % 2 === 0) {
@@ -240,10 +266,14 @@ async function main(): Promise<void> {
       }
     };
     for (let r = 0; r < rounds; r++) {
-      await pair(r, runs.create!, () => http(perRound, create(`c-${r}`)), () => closedLoop(perRound, rawPut(`/raw/put/${r}`)));
-      await pair(r, runs.get!, () => http(perRound * 2, getOf(`c-${r}`, perRound)), () => closedLoop(perRound * 2, rawGet));
-      await pair(r, runs.update!, () => http(perRound, updateOf(`c-${r}`)), () => closedLoop(perRound, rawPut(`/raw/put/${r}`)));
-      await pair(r, runs.list!, () => http(listTotal, list), () => closedLoop(listTotal, rawList));
+      await pair(r, runs.create!, () => http(create(`c-${r}`)), () => closedLoop(perRound, rawPut(`/raw/put/${r}`)));
+      const created = runs.create!.apiary.at(-1)!.requests ?? 0;
+      const undici = await measured(() => undiciCreates(`u-${r}`, perRound));
+      undiciRates.push(undici);
+      undiciCreateRatios.push(undici.rps / runs.create!.raw.at(-1)!.rps);
+      await pair(r, runs.get!, () => http(getOf(`c-${r}`, created)), () => closedLoop(perRound * 2, rawGet));
+      await pair(r, runs.update!, () => http(updateOf(`c-${r}`, created)), () => closedLoop(perRound, rawPut(`/raw/put/${r}`)));
+      await pair(r, runs.list!, () => http(list), () => closedLoop(listTotal, rawList));
       createTxns.push(await measured(() => closedLoop(perRound, rawCreateTxn(`/raw/txn/${r}`))));
       bare.push(await measured(() => closedLoop(perRound, (i) => bareUnary(bareSession, put, { key: Buffer.from(`/raw/bare/${r}/${i}`), value }))));
     }
@@ -256,7 +286,8 @@ async function main(): Promise<void> {
     };
     const ratios = (side: Side): number[] => side.apiary.map((a, i) => a.rps / side.raw[i]!.rps);
     console.log(
-      `\napiary on etcd vs raw etcd through grpc-js: single member on 127.0.0.1, concurrency ${concurrency}, ${perRound} requests/round, ` +
+      `\napiary on etcd (driven by wrk, ${seconds} s per phase) vs raw etcd through grpc-js (${perRound} requests per phase): ` +
+        `single member on 127.0.0.1, concurrency ${concurrency}, ` +
         `medians of ${rounds} rounds, values ${value.length} B\n`,
     );
     console.log('| operation | apiary on etcd req/s | raw etcd | raw ops/s | ratio | apiary p50 ms | apiary p99 ms | raw p50 ms | errors |');
@@ -272,6 +303,11 @@ async function main(): Promise<void> {
       );
     }
     console.log(`\ncreate ratio by round: ${ratios(runs.create!).map((x) => `${fmt(100 * x, 1)}%`).join(', ')}`);
+    const undiciRate = medianRate(undiciRates);
+    console.log(
+      `the same creates driven by undici from this process (the Node load generator of bench/lib.ts): ${fmt(undiciRate.rps)}/s median, ` +
+        `${fmt(100 * median(undiciCreateRatios), 1)}% of raw puts (load generator ${fmt(undiciRate.cpu!.load)}% of a core, apiary ${fmt(undiciRate.cpu!.apiary)}%).`,
+    );
     const txnRate = medianRate(createTxns);
     console.log(
       `raw create transactions through grpc-js (what apiary sends for a create): ${fmt(txnRate.rps)}/s median, ` +

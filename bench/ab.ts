@@ -1,0 +1,156 @@
+// Paired A/B of apiary builds: is a change faster, on a machine too noisy to
+// compare two separate benchmark runs?
+//
+// Builds each variant (a git revision, or `.` for the working tree), starts
+// all of them at once on one storage (one etcd for all, each under its own
+// prefix), then alternates one-second bursts of creates against each, driven
+// by wrk at concurrency 32 (bench/wrk.ts); a variant is idle while another is
+// measured. The order flips every pair. It prints, per variant, the median
+// creates/s and apiary CPU per create, and the median of the per-pair ratios
+// to the first variant: neighbouring bursts see the same machine, so their
+// ratio carries less noise than either figure does.
+//
+// Needs wrk (apt-get install -y wrk).
+// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--pairs 10] [--warmup 5] NAME=REV[:NODE_FLAG,...] ...
+//   e.g. node --import tsx bench/ab.ts before=HEAD~1 after=.
+//        node --import tsx bench/ab.ts base=. semi=.:--max-semi-space-size=32
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startEtcd } from '../test/helpers/etcd.js';
+import { spawnNode, type ApiaryProcess } from '../test/helpers/apiary-process.js';
+import { fmt, median } from './lib.js';
+import { requireWrk, runWrk } from './wrk.js';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    storage: { type: 'string', default: 'etcd' },
+    pairs: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '5' },
+  },
+});
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const payload = 'x'.repeat(1024);
+
+interface Variant {
+  name: string;
+  rev: string;
+  nodeFlags: string[];
+}
+
+function parseVariant(spec: string): Variant {
+  const m = /^([\w.-]+)=([^:]+)(?::(.*))?$/.exec(spec);
+  if (!m) throw new Error(`variant ${spec}: want NAME=REV[:NODE_FLAG,...]`);
+  return { name: m[1]!, rev: m[2]!, nodeFlags: m[3] ? m[3].split(',') : [] };
+}
+
+/** Builds `rev` into a scratch git worktree (or the working tree for `.`); returns its dist/cli/main.js and a cleanup. */
+function build(rev: string): { main: string; cleanup: () => void } {
+  const tsc = (dir: string): void => {
+    execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.build.json')], { stdio: 'inherit' });
+  };
+  if (rev === '.') {
+    tsc(REPO);
+    return { main: join(REPO, 'dist/cli/main.js'), cleanup: () => {} };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-ab-'));
+  execFileSync('git', ['-C', REPO, 'worktree', 'add', '--detach', dir, rev], { stdio: 'ignore' });
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  tsc(dir);
+  return {
+    main: join(dir, 'dist/cli/main.js'),
+    cleanup: () => {
+      execFileSync('git', ['-C', REPO, 'worktree', 'remove', '--force', dir], { stdio: 'ignore' });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface Server extends Variant {
+  proc: ApiaryProcess;
+  origin: string;
+  bursts: number;
+  cleanup: () => void;
+}
+
+async function main(): Promise<void> {
+  requireWrk();
+  const variants = positionals.map(parseVariant);
+  if (variants.length < 2) throw new Error('give at least two variants, e.g. before=HEAD~1 after=.');
+  const storage = args.storage!;
+  const etcd = storage === 'etcd' ? await startEtcd() : undefined;
+  const servers: Server[] = [];
+  try {
+    for (const v of variants) {
+      const { main, cleanup } = build(v.rev);
+      const dataDir = mkdtempSync(join(tmpdir(), 'apiary-ab-data-'));
+      const storageArgs = etcd ? ['--etcd-servers', etcd.endpoints[0]!, '--etcd-prefix', `/ab-${v.name}`] : [];
+      const proc = spawnNode([...v.nodeFlags, main, 'serve', '--port', '0', '--data-dir', dataDir, '--storage', storage, '--log-level', 'warn', ...storageArgs], {
+        stderr: 'inherit',
+      });
+      const server: Server = { ...v, proc, origin: await proc.url, bursts: 0, cleanup: () => (cleanup(), rmSync(dataDir, { recursive: true, force: true })) };
+      servers.push(server);
+      await waitReady(server.origin);
+      const res = await fetch(`${server.origin}/api/v1/namespaces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ metadata: { name: 'bench' } }),
+      });
+      if (res.status !== 201) throw new Error(`${v.name}: creating the namespace answered ${res.status}`);
+    }
+
+    const burst = async (s: Server): Promise<{ rps: number; cpuUs: number }> => {
+      const pid = s.proc.child.pid!;
+      const before = cpuSeconds(pid);
+      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `b${s.bursts++}-{i}` }, data: { payload } });
+      const r = await runWrk(s.origin, { concurrency: 32, seconds: 1 }, { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body });
+      if (r.errors > 0) console.error(`${s.name}: ${r.errors} errors`);
+      return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6 };
+    };
+    for (const s of servers) for (let i = 0; i < Number(args.warmup); i++) await burst(s);
+    const rows = new Map<string, { rps: number; cpuUs: number }[]>(servers.map((s) => [s.name, []]));
+    for (let p = 0; p < Number(args.pairs); p++) {
+      for (const s of p % 2 === 0 ? servers : [...servers].reverse()) rows.get(s.name)!.push(await burst(s));
+    }
+
+    const base = rows.get(servers[0]!.name)!;
+    console.log(`\ncreates on ${storage}, concurrency 32, ${args.pairs} pairs of 1 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
+    console.log('| variant | creates/s | apiary CPU µs/create | rps ratio | CPU ratio |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const s of servers) {
+      const r = rows.get(s.name)!;
+      const ratio = (pick: (x: { rps: number; cpuUs: number }) => number): string => fmt(median(r.map((x, i) => pick(x) / pick(base[i]!))), 3);
+      console.log(`| ${s.name} (${s.rev}${s.nodeFlags.length ? ' ' + s.nodeFlags.join(' ') : ''}) | ${fmt(median(r.map((x) => x.rps)))} | ${fmt(median(r.map((x) => x.cpuUs)))} | ${ratio((x) => x.rps)} | ${ratio((x) => x.cpuUs)} |`);
+    }
+  } finally {
+    for (const s of servers) {
+      await s.proc.stop('SIGTERM');
+      s.cleanup();
+    }
+    await etcd?.stop();
+  }
+}
+
+async function waitReady(origin: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${origin}/readyz`).catch(() => undefined);
+    if (res?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${origin} did not become ready`);
+}
+
+await main();
