@@ -3,7 +3,7 @@
 //
 // Builds each variant (a git revision, or `.` for the working tree), starts
 // all of them at once on one storage (one etcd for all, each under its own
-// prefix), then alternates one-second bursts of creates against each, driven
+// prefix), then alternates two-second bursts of creates against each, driven
 // by wrk at concurrency 32 (bench/wrk.ts); a variant is idle while another is
 // measured. The order flips every pair. It prints, per variant, the median
 // creates/s and apiary CPU per create, and the median of the per-pair ratios
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       const pid = s.proc.child.pid!;
       const before = cpuSeconds(pid);
       const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `b${s.bursts++}-{i}` }, data: { payload } });
-      const r = await runWrk(s.origin, { concurrency: 32, seconds: 1 }, { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body });
+      const r = await runWrk(s.origin, { concurrency: 32, seconds: 2 }, { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body });
       if (r.errors > 0) console.error(`${s.name}: ${r.errors} errors`);
       return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6 };
     };
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     }
 
     const base = rows.get(servers[0]!.name)!;
-    console.log(`\ncreates on ${storage}, concurrency 32, ${args.pairs} pairs of 1 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
+    console.log(`\ncreates on ${storage}, concurrency 32, ${args.pairs} pairs of 2 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
     console.log('| variant | creates/s | apiary CPU µs/create | rps ratio | CPU ratio |');
     console.log('|---|---:|---:|---:|---:|');
     for (const s of servers) {

@@ -33,7 +33,7 @@
 // generator (wrk, or this process for the raw loops), apiary and etcd.
 //
 // Needs wrk (apt-get install -y wrk).
-// Usage: node --import tsx bench/etcd.ts [--concurrency 32] [--seconds 1] [--requests 3000] [--rounds 5] [--warmup 10000]
+// Usage: node --import tsx bench/etcd.ts [--concurrency 32] [--seconds 2] [--requests 3000] [--rounds 5] [--warmup 10000]
 
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
@@ -52,7 +52,7 @@ const { values: args } = parseArgs({
   options: {
     concurrency: { type: 'string', default: '32' },
     requests: { type: 'string', default: '3000' },
-    seconds: { type: 'string', default: '1' },
+    seconds: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '10000' },
   },

@@ -2,12 +2,15 @@
 // driven by a Lua script that numbers its requests.
 //
 // Why not the Node load generator in lib.ts: on a 2-core machine the load
-// generator shares the cores with the server under test. Measured against
-// apiary on etcd, undici took 19% of a core for 2,760 creates/s and wrk 7%
-// for 3,120/s (paired runs, medians of 8). A lighter generator leaves more of
-// the machine to what is measured; wrk is the tool HTTP servers are usually
-// measured with, and it is closed-loop like runLoad (each connection sends its
-// next request when the previous answer is in), so concurrency means the same.
+// generator shares the cores with the server under test. Creating configmaps
+// in apiary on etcd at concurrency 32, undici took 19% of a core for
+// 2,361/s and wrk 9% for 2,847/s (interleaved runs, medians of 10; 1.18x).
+// A lighter generator leaves more of the machine to what is measured; wrk
+// is the tool HTTP servers are usually measured with, and it is closed-loop
+// like runLoad (each connection sends its next request when the previous
+// answer is in), so concurrency means the same. Its runs should last 2 s or
+// more: each opens its connections afresh, and in 1 s runs that start-up
+// cost 8% of the rate.
 //
 // Requests are templates: `{i}` in the path or body becomes the request's
 // number, counted by the script in the order wrk asks for requests. wrk 4.1
