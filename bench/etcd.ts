@@ -232,15 +232,17 @@ async function main(): Promise<void> {
       // Not measured; the creates' rate per one-second slice shows how long the JIT takes.
       const rates: string[] = [];
       let created = 0;
+      let firstSlice = 0;
       for (let slice = 0; created < warmup; slice++) {
         const rate = await http(create(`warmup-${slice}`), 1);
+        if (slice === 0) firstSlice = rate.requests ?? 0;
         created += rate.requests ?? 0;
         rates.push(fmt(rate.rps));
       }
       console.log(`warm-up, not measured: apiary creates/s by slices of one second: ${rates.join(', ')}`);
       const half = Math.ceil(warmup / 2);
-      await http(getOf('warmup-0', 1000), 2);
-      await http(updateOf('warmup-0', 1000), 2);
+      await http(getOf('warmup-0', firstSlice), 2);
+      await http(updateOf('warmup-0', firstSlice), 2);
       await http(list, 1);
       await undiciCreates('warmup-undici', half);
       await closedLoop(warmup, rawPut('/raw/warmup'));
