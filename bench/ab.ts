@@ -101,7 +101,11 @@ async function main(): Promise<void> {
       const proc = spawnNode([...v.nodeFlags, main, 'serve', '--port', '0', '--data-dir', dataDir, '--storage', storage, '--log-level', 'warn', ...storageArgs], {
         stderr: 'inherit',
       });
-      const server: Server = { ...v, proc, origin: await proc.url, bursts: 0, cleanup: () => (cleanup(), rmSync(dataDir, { recursive: true, force: true })) };
+      const removeAll = (): void => {
+        cleanup();
+        rmSync(dataDir, { recursive: true, force: true });
+      };
+      const server: Server = { ...v, proc, origin: await proc.url, bursts: 0, cleanup: removeAll };
       servers.push(server);
       await waitReady(server.origin);
       const res = await fetch(`${server.origin}/api/v1/namespaces`, {
