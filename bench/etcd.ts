@@ -305,6 +305,15 @@ async function main(): Promise<void> {
       );
     }
     console.log(`\ncreate ratio by round: ${ratios(runs.create!).map((x) => `${fmt(100 * x, 1)}%`).join(', ')}`);
+    // The table's ratio pairs each apiary phase with the raw phase beside it;
+    // the unpaired summaries are printed too, so a reader can see how much the
+    // rounds disagree.
+    const mean = (xs: number[]): number => xs.reduce((sum, x) => sum + x, 0) / xs.length;
+    const createRps = { apiary: runs.create!.apiary.map((r) => r.rps), raw: runs.create!.raw.map((r) => r.rps) };
+    console.log(
+      `create, unpaired: ratio of the median rates ${fmt((100 * median(createRps.apiary)) / median(createRps.raw), 1)}%, ` +
+        `of the mean rates ${fmt((100 * mean(createRps.apiary)) / mean(createRps.raw), 1)}%`,
+    );
     const undiciRate = medianRate(undiciRates);
     console.log(
       `the same creates driven by undici from this process (the Node load generator of bench/lib.ts): ${fmt(undiciRate.rps)}/s median, ` +
