@@ -15,8 +15,8 @@
 //
 // Where the namespace is read (upstream's lister first, client as last resort):
 // - first from `getCachedNamespace`, the namespaces watch cache of this very
-//   process (a GET at resourceVersion "0"): no storage round trip, so a create
-//   costs one write, not a read and a write. The cache may lag storage by the
+//   process (its parsed, shared objects: no storage round trip and no JSON
+//   parse, so a create costs one write, not a read and a write). The cache may lag storage by the
 //   time its watch takes to deliver an event (milliseconds).
 // - a live read (`getNamespace`, latest revision) only when the cache does not
 //   hold the namespace (it may have been created a moment ago; the live read
@@ -64,10 +64,10 @@ export interface NamespaceLifecycleOptions {
   getNamespace(name: string): Promise<Namespace | undefined>;
   /**
    * A read from a cache that may lag storage slightly (the namespaces watch
-   * cache); undefined (or NotFound) when the cache does not hold it. Without
-   * it every check is a live read.
+   * cache, as upstream's lister): synchronous, undefined when the cache does
+   * not hold it. The namespace is only read. Without it every check is a live read.
    */
-  getCachedNamespace?(name: string): Promise<Namespace | undefined>;
+  getCachedNamespace?(name: string): Readonly<Namespace> | undefined;
   immortalNamespaces?: readonly string[];
   /** Milliseconds since the epoch (tests may pass their own). */
   now?: () => number;
@@ -87,7 +87,7 @@ function isNamespaceKind(a: AdmissionAttributes): boolean {
 export class NamespaceLifecycle implements AdmissionPlugin {
   readonly name = NAMESPACE_LIFECYCLE_PLUGIN;
   private readonly getNamespace: (name: string) => Promise<Namespace | undefined>;
-  private readonly getCachedNamespace: ((name: string) => Promise<Namespace | undefined>) | undefined;
+  private readonly getCachedNamespace: ((name: string) => Readonly<Namespace> | undefined) | undefined;
   private readonly immortal: Set<string>;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -113,7 +113,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     if (a.namespace === '') return;
     if (a.operation === 'DELETE' || a.operation === 'CONNECT') return;
 
-    const cached = this.getCachedNamespace === undefined ? undefined : await this.read(this.getCachedNamespace, a.namespace);
+    const cached = this.getCachedNamespace?.(a.namespace);
     if (cached !== undefined) {
       if (a.operation !== 'CREATE' || terminating(cached)) return this.refuseIfTerminating(a, cached);
       if (!this.deletionInFlight(a.namespace, cached.metadata.uid)) return;

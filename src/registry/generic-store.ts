@@ -105,6 +105,10 @@ export class GenericStore implements RESTStore {
     return this.withTypeMeta(obj);
   }
 
+  getCached(namespace: string, name: string): Readonly<KubeObject> | undefined {
+    return this.storage.getCached?.(this.ns(namespace), name);
+  }
+
   async list(namespace: string, options: ListOptions): Promise<KubeList> {
     const { predicate, everything } = this.predicate(options);
     const res = await this.storage.list(this.ns(namespace), {

@@ -82,6 +82,13 @@ export interface RESTStore {
   readonly type: ResourceType;
 
   get(namespace: string, name: string, options: { resourceVersion?: string }): Promise<KubeObject>;
+  /**
+   * The object as this server's watch cache holds it now, without waiting
+   * (upstream's listers, for admission and other in-process readers):
+   * shared and frozen, without kind and apiVersion. Undefined when the cache
+   * does not hold it, or the resource has no watch cache.
+   */
+  getCached(namespace: string, name: string): Readonly<KubeObject> | undefined;
   /** namespace '' lists across all namespaces (or a cluster-scoped resource). */
   list(namespace: string, options: ListOptions): Promise<KubeList>;
   /** Takes `object` as its own (defaults and metadata are set on it): pass a copy to keep yours. */

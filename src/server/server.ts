@@ -143,11 +143,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       : undefined;
   const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
   // NamespaceLifecycle reads namespaces from the registry it guards (in-process):
-  // first from the namespaces watch cache (resourceVersion "0": any cached
-  // state), live at the latest revision only when the cache cannot be trusted.
+  // first from the namespaces watch cache (any cached state, as a lister), live
+  // at the latest revision when the cache does not hold it or cannot be trusted.
   const namespaceLifecycle = new NamespaceLifecycle({
     getNamespace: async (name) => (await registry.storeFor('', 'namespaces')!.get('', name, {})) as Namespace,
-    getCachedNamespace: async (name) => (await registry.storeFor('', 'namespaces')!.get('', name, { resourceVersion: '0' })) as Namespace,
+    getCachedNamespace: (name) => registry.storeFor('', 'namespaces')!.getCached('', name) as Readonly<Namespace> | undefined,
   });
   const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix, admission: [namespaceLifecycle, ...(options.admission ?? [])] };
   if (options.clock !== undefined) registryOptions.clock = options.clock;

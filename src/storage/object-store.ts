@@ -116,6 +116,12 @@ export interface ObjectStore {
   /** Current revision of the whole store, as a resourceVersion. */
   currentResourceVersion(): Promise<string>;
   get(namespace: string, name: string, options?: { resourceVersion?: string }): Promise<KubeObject>;
+  /**
+   * Stores with a watch cache: the object as the cache holds it now, without
+   * waiting (upstream's listers). Undefined when the cache does not hold it or
+   * is not filled yet. The object is shared by every caller and frozen.
+   */
+  getCached?(namespace: string, name: string): Readonly<KubeObject> | undefined;
   /** namespace '' reads every namespace (and cluster-scoped resources). */
   list(namespace: string, options: StoreListOptions): Promise<StoreListResult>;
   /** Resolves with the created object; it may share nested values with `obj`, which the caller must not change afterwards. */

@@ -51,7 +51,7 @@ function setup(): { plugin: NamespaceLifecycle; cache: Map<string, Namespace>; s
       live++;
       return storage.get(name);
     },
-    getCachedNamespace: async (name) => cache.get(name),
+    getCachedNamespace: (name) => cache.get(name),
     now: () => clock.now,
     sleep: async () => {},
   });

@@ -302,3 +302,38 @@ test('namespaced list from the cache returns only that namespace', async (t) => 
   assert.deepEqual(list.items.map((i) => i.metadata.name), ['b0', 'b1', 'b2']);
   assert.equal((await f.configmaps.list('', { resourceVersion: '0' })).items.length, 9);
 });
+
+test('getCached: the cache\'s object without waiting, parsed once per revision, shared and frozen', async (t) => {
+  const f = await newFixture();
+  t.after(() => f.close());
+  const cm = f.configmaps;
+  const created = await cm.create('ns', configMap('a', {}, { k: 'v1' }), {});
+  // Reading at the write's revision waits for the cache to hold it.
+  await cm.get('ns', 'a', { resourceVersion: created.metadata.resourceVersion! });
+  const first = cm.getCached('ns', 'a');
+  assert.equal(first?.metadata.resourceVersion, created.metadata.resourceVersion);
+  assert.deepEqual((first as { data?: unknown }).data, { k: 'v1' });
+  assert.equal(cm.getCached('ns', 'a'), first, 'the same object until the next write');
+  assert.ok(Object.isFrozen(first) && Object.isFrozen(first!.metadata) && Object.isFrozen((first as { data?: object }).data));
+  assert.throws(() => {
+    (first!.metadata as { name?: string }).name = 'changed';
+  }, TypeError);
+
+  const { object: updated } = await cm.update('ns', 'a', { ...configMap('a', {}, { k: 'v2' }), metadata: { name: 'a', resourceVersion: created.metadata.resourceVersion! } }, {});
+  await cm.get('ns', 'a', { resourceVersion: updated.metadata.resourceVersion! });
+  const second = cm.getCached('ns', 'a');
+  assert.notEqual(second, first);
+  assert.equal(second?.metadata.resourceVersion, updated.metadata.resourceVersion);
+  assert.deepEqual((second as { data?: unknown }).data, { k: 'v2' });
+  assert.equal(first!.metadata.name, 'a', 'an object handed out earlier stays as it was');
+
+  assert.equal(cm.getCached('ns', 'missing'), undefined);
+  assert.equal(cm.getCached('other', 'a'), undefined);
+});
+
+test('getCached without a watch cache: undefined (callers read storage)', async (t) => {
+  const f = await newFixture({ watchCache: false });
+  t.after(() => f.close());
+  await f.configmaps.create('ns', configMap('a'), {});
+  assert.equal(f.configmaps.getCached('ns', 'a'), undefined);
+});

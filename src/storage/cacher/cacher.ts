@@ -55,7 +55,7 @@ import {
   type StoreWatchOptions,
   type UpdateFunc,
 } from '../object-store.js';
-import { CacheEvent, WatchCache } from './watch-cache.js';
+import { CacheEvent, WatchCache, type CachedObject } from './watch-cache.js';
 
 export interface WatchCacheOptions {
   /** Events kept for resuming watches (default 10,000). */
@@ -96,6 +96,8 @@ export class CachedObjectStore implements ObjectStore {
   /** The same watchers by prefix: the resource's root, or one namespace's. */
   private readonly watchersByPrefix = new Map<string, Set<CacheWatcher>>();
   private backendWatch: (WatchHandle & { requestProgress?(): void }) | undefined;
+  /** getCached's parsed objects, by cache entry. */
+  private readonly parsed = new WeakMap<CachedObject, KubeObject>();
   private ready = false;
   private readyWaiters: Array<() => void> = [];
   private stopped = false;
@@ -237,6 +239,20 @@ export class CachedObjectStore implements ObjectStore {
     const obj = this.cache.get(this.keyFor(namespace, name));
     if (obj === undefined) throw notFound(this.resource, name);
     return decode(obj.value, obj.revision);
+  }
+
+  getCached(namespace: string, name: string): Readonly<KubeObject> | undefined {
+    if (!this.ready) return undefined;
+    const entry = this.cache.get(this.keyFor(namespace, name));
+    if (entry === undefined) return undefined;
+    // Parsed once per revision: a new revision is a new entry, so the memo
+    // never serves an old state and goes with the entry it was made for.
+    let obj = this.parsed.get(entry);
+    if (obj === undefined) {
+      obj = deepFreeze(decode(entry.value, entry.revision));
+      this.parsed.set(entry, obj);
+    }
+    return obj;
   }
 
   async list(namespace: string, options: StoreListOptions): Promise<StoreListResult> {
@@ -513,4 +529,13 @@ function translate(e: CacheEvent, predicate: Predicate | undefined): StoreWatchE
   if (now) return { type: 'ADDED', object: shared.object };
   if (before) return { type: 'DELETED', object: previous! };
   return null;
+}
+
+/** Freezes a parsed JSON value all the way down (getCached's objects are shared between callers). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
