@@ -16,8 +16,9 @@
 // Where the namespace is read (upstream's lister first, client as last resort):
 // - first from `getCachedNamespace`, the namespaces watch cache of this very
 //   process (its parsed, shared objects: no storage round trip and no JSON
-//   parse, so a create costs one write, not a read and a write). The cache may lag storage by the
-//   time its watch takes to deliver an event (milliseconds).
+//   parse, so a create costs one write, not a read and a write). The cache
+//   may lag storage by the time its watch takes to deliver an event
+//   (milliseconds).
 // - a live read (`getNamespace`, latest revision) only when the cache does not
 //   hold the namespace (it may have been created a moment ago; the live read
 //   decides between "just created" and 404), or when the cache says Active but
