@@ -32,12 +32,18 @@
 // (/proc) over the phase's wall time, in % of one core, for the load
 // generator (wrk, or this process for the raw loops), apiary and etcd.
 //
+// The etcd is `etcd` on PATH (Debian's package: 3.4) or $ETCD_BIN; the
+// header names the version that answered. bench/etcd-server builds etcd 3.5,
+// where a create's guarded put costs etcd about what a plain put does (its
+// main.go says why 3.4 differs).
+//
 // Needs wrk (apt-get install -y wrk).
-// Usage: node --import tsx bench/etcd.ts [--concurrency 32] [--seconds 2] [--requests 3000] [--rounds 5] [--warmup 10000]
+// Usage: [ETCD_BIN=PATH] node --import tsx bench/etcd.ts [--concurrency 32] [--seconds 2] [--requests 3000] [--rounds 5] [--warmup 10000]
 
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
 import * as http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { startEtcd } from '../test/helpers/etcd.js';
@@ -154,6 +160,7 @@ async function main(): Promise<void> {
   requireWrk();
   const etcd = await startEtcd();
   const endpoint = etcd.endpoints[0]!;
+  const etcdVersion = ((await (await fetch(`${endpoint}/version`)).json()) as { etcdserver?: string }).etcdserver ?? 'unknown';
   const apiary = await startApiary({ storage: 'etcd', extraArgs: ['--etcd-servers', endpoint, '--etcd-prefix', '/registry'] });
   // The ceiling's client: grpc-js with apiary's channel options, on the same
   // protos EtcdBackend compiles (borrowed from a connected backend).
@@ -168,7 +175,7 @@ async function main(): Promise<void> {
     );
   // The context reference: etcd through a bare HTTP/2 client.
   const bareSession = http2.connect(endpoint);
-  const etcdPid = childPid('etcd');
+  const etcdPid = childPid(basename(process.env.ETCD_BIN ?? 'etcd').slice(0, 15)); // comm is the binary's name, cut to 15 bytes
   const apiaryPid = apiary.process.pid!;
   /** Runs one phase and records the CPU split over it. */
   const measured = async (phase: () => Promise<Rate>): Promise<Rate> => {
@@ -289,7 +296,7 @@ async function main(): Promise<void> {
     const ratios = (side: Side): number[] => side.apiary.map((a, i) => a.rps / side.raw[i]!.rps);
     console.log(
       `\napiary on etcd (driven by wrk, ${seconds} s per phase) vs raw etcd through grpc-js (${perRound} requests per phase): ` +
-        `single member on 127.0.0.1, concurrency ${concurrency}, ` +
+        `single etcd ${etcdVersion} member on 127.0.0.1, concurrency ${concurrency}, ` +
         `medians of ${rounds} rounds, values ${value.length} B\n`,
     );
     console.log('| operation | apiary on etcd req/s | raw etcd | raw ops/s | ratio | apiary p50 ms | apiary p99 ms | raw p50 ms | errors |');
