@@ -33,9 +33,9 @@
 // generator (wrk, or this process for the raw loops), apiary and etcd.
 //
 // The etcd is `etcd` on PATH (Debian's package: 3.4) or $ETCD_BIN; the
-// header names the version that answered. bench/etcd-server builds etcd 3.5,
-// where a create's guarded put costs etcd about what a plain put does (its
-// main.go says why 3.4 differs).
+// header names the version that answered. test/compat/etcd-3.5 builds etcd
+// 3.5, where a create's guarded put costs etcd about what a plain put does
+// (its main.go says why 3.4 differs).
 //
 // Needs wrk (apt-get install -y wrk).
 // Usage: [ETCD_BIN=PATH] node --import tsx bench/etcd.ts [--concurrency 32] [--seconds 2] [--requests 3000] [--rounds 5] [--warmup 10000]
