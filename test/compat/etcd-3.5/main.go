@@ -1,6 +1,6 @@
 // etcd 3.5, built from the Go module proxy: etcd's own server main
 // (etcdmain.Main), for the second pass of `npm test` (scripts/run-tests.mjs
-// builds it into bin/ and runs the etcd tests on it) and for benchmarks
+// builds it into bin/ and runs the tests on real etcd on it) and for benchmarks
 // (`go build -o /tmp/etcd-3.5 .` here, then
 // `ETCD_BIN=/tmp/etcd-3.5 node --import tsx bench/etcd.ts`).
 //
