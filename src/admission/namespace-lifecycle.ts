@@ -66,7 +66,8 @@ export interface NamespaceLifecycleOptions {
   /**
    * A read from a cache that may lag storage slightly (the namespaces watch
    * cache, as upstream's lister): synchronous, undefined when the cache does
-   * not hold it. The namespace is only read. Without it every check is a live read.
+   * not hold it. The namespace is only read, never changed. Without it every
+   * check is a live read.
    */
   getCachedNamespace?(name: string): Readonly<Namespace> | undefined;
   immortalNamespaces?: readonly string[];
