@@ -43,6 +43,8 @@ export interface StartEtcdOptions {
   extraArgs?: string[];
   /** How long to wait for health, per start. Default 20 s. */
   startTimeoutMs?: number;
+  /** The etcd binary (default $ETCD_BIN, else `etcd` on PATH). */
+  binary?: string;
 }
 
 interface Member {
@@ -116,12 +118,13 @@ async function memberStatus(port: number): Promise<MemberStatus | null> {
   }
 }
 
-function etcdBinary(): string {
+function defaultEtcdBinary(): string {
   return process.env.ETCD_BIN ?? 'etcd';
 }
 
 export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdCluster> {
   installExitHook();
+  const etcdBinary = (): string => options.binary ?? defaultEtcdBinary();
   const count = options.members ?? 1;
   const startTimeoutMs = options.startTimeoutMs ?? 20_000;
   const token = `apiary-test-${process.pid}-${Date.now()}`;

@@ -18,6 +18,19 @@ export interface DiffRequest {
   headers?: Record<string, string>;
   /** A watch (path with ?watch=true): read this many events, then compare their types and objects. */
   watchEvents?: number;
+  /**
+   * Values to remember from this answer's JSON body, per server, by a dotted
+   * path (`metadata.resourceVersion`, `items.0.metadata.uid`): `{name}` in
+   * later paths and bodies of the case is replaced by the value this server
+   * gave (a resourceVersion to watch from, a uid for a precondition).
+   */
+  capture?: Record<string, string>;
+  /**
+   * Regular expressions for generated values the masking does not know
+   * (e.g. `current: \\d+` in a message): matches become `<masked>` on both
+   * sides before the comparison. Use sparingly, and say why in the title.
+   */
+  mask?: string[];
 }
 
 export interface DiffCase {
@@ -29,4 +42,6 @@ export interface DiffCase {
    */
   setup?: DiffRequest[];
   steps: DiffRequest[];
+  /** Requests run on both servers after the steps, answers ignored: removes cluster-scoped objects the case made. */
+  cleanup?: DiffRequest[];
 }

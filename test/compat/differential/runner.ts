@@ -1,0 +1,235 @@
+// Runs differential cases against two servers and compares what a client
+// sees: status code, Content-Type, Warning headers, and the body (a masked
+// JSON document or text), or for a watch the events read (type and masked
+// object, in order). Each case gets a namespace of its own on both servers,
+// with the same name, so messages that name it match.
+
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { DiffCase, DiffRequest } from './case.js';
+import { send, watch, type Target } from './client.js';
+import { diff, type Difference } from './diff.js';
+import { Masker } from './mask.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+export interface StepResult {
+  caseName: string;
+  /** Index among the case's steps (setup and cleanup are not compared). */
+  step: number;
+  title: string;
+  request: string;
+  differences: Difference[];
+}
+
+/** What a client sees of one answer, after masking. */
+interface Observation {
+  code: number;
+  contentType: string;
+  warnings: string[];
+  body?: unknown;
+  events?: unknown[];
+  /** A watch that gave fewer events than the step asked for. */
+  ended?: string;
+}
+
+/** One side's state within a case. */
+interface Side {
+  target: Target;
+  masker: Masker;
+  captured: Map<string, string>;
+}
+
+/** Every case in ./cases/*.ts, in file then table order. */
+export async function loadCases(): Promise<DiffCase[]> {
+  const dir = join(HERE, 'cases');
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
+  const out: DiffCase[] = [];
+  for (const file of files) {
+    const module = (await import(pathToFileURL(join(dir, file)).href)) as { cases?: DiffCase[] };
+    if (!Array.isArray(module.cases)) throw new Error(`${file} exports no cases`);
+    out.push(...module.cases);
+  }
+  const names = new Set<string>();
+  for (const c of out) {
+    if (names.has(c.name)) throw new Error(`two differential cases are named ${JSON.stringify(c.name)}`);
+    names.add(c.name);
+  }
+  return out;
+}
+
+function substitute(text: string, side: Side, ns: string): string {
+  return text.replace(/\{([A-Za-z][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
+    if (name === 'ns') return ns;
+    const value = side.captured.get(name);
+    return value === undefined ? whole : value;
+  });
+}
+
+function pick(value: unknown, path: string): unknown {
+  let current = value;
+  for (const part of path.split('.')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+function contentTypeOf(headers: Map<string, string[]>): string {
+  return headers.get('content-type')?.[0] ?? '';
+}
+
+async function perform(side: Side, request: DiffRequest, ns: string, watchTimeoutMs: number): Promise<{ observation: Observation; json: unknown }> {
+  const path = substitute(request.path, side, ns);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(request.headers ?? {})) headers[k.toLowerCase()] = substitute(v, side, ns);
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    if (typeof request.body === 'string') body = substitute(request.body, side, ns);
+    else {
+      body = substitute(JSON.stringify(request.body), side, ns);
+      headers['content-type'] ??= 'application/json';
+    }
+  }
+  const masker = side.masker.withPatterns(request.mask);
+  if (request.watchEvents !== undefined) {
+    const reply = await watch(side.target, path, headers, request.watchEvents, watchTimeoutMs);
+    const observation: Observation = {
+      code: reply.status,
+      contentType: contentTypeOf(reply.headers),
+      warnings: reply.headers.get('warning') ?? [],
+    };
+    let json: unknown;
+    if (reply.text !== undefined) {
+      json = parseJson(reply.text);
+      observation.body = json === undefined ? masker.maskText(reply.text) : masker.mask(json);
+    } else {
+      observation.events = reply.events.map((e) => masker.mask(e));
+      json = reply.events[reply.events.length - 1];
+    }
+    if (reply.ended !== undefined) observation.ended = `${reply.ended} after ${reply.events.length} of ${request.watchEvents} events`;
+    return { observation, json };
+  }
+  const reply = await send(side.target, request.method, path, headers, body);
+  const text = reply.body.toString('utf8');
+  const json = parseJson(text);
+  return {
+    observation: {
+      code: reply.status,
+      contentType: contentTypeOf(reply.headers),
+      warnings: reply.headers.get('warning') ?? [],
+      body: json === undefined ? masker.maskText(text) : masker.mask(json),
+    },
+    json,
+  };
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function capture(side: Side, request: DiffRequest, json: unknown): void {
+  for (const [name, path] of Object.entries(request.capture ?? {})) {
+    const value = pick(json, path);
+    if (value !== undefined && value !== null) side.captured.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+}
+
+export interface RunOptions {
+  /** Cases run at the same time (each in its own namespaces). Default 4. */
+  concurrency?: number;
+  /** How long a watch step waits for its events. Default 5 s. */
+  watchTimeoutMs?: number;
+  /** A prefix for the case namespaces (must make them unique on a shared server). */
+  namespacePrefix?: string;
+}
+
+/** Waits (up to 20 s) until the reference's service account controller has made `default` in ns: pods need it. */
+async function waitForDefaultServiceAccount(target: Target, ns: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const reply = await send(target, 'GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`);
+    if (reply.status === 200) return;
+    if (Date.now() > deadline) throw new Error(`no default service account in ${ns} on ${target.name}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function runCase(
+  c: DiffCase,
+  index: number,
+  apiary: Target,
+  reference: Target,
+  options: Required<RunOptions>,
+): Promise<StepResult[]> {
+  const ns = `${options.namespacePrefix}${String(index).padStart(3, '0')}`;
+  const sides: [Side, Side] = [
+    { target: apiary, masker: new Masker(), captured: new Map() },
+    { target: reference, masker: new Masker(), captured: new Map() },
+  ];
+  const namespace = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const side of sides) {
+    const reply = await send(side.target, 'POST', '/api/v1/namespaces', { 'content-type': 'application/json' }, namespace);
+    if (reply.status !== 201) throw new Error(`case ${c.name}: creating namespace ${ns} on ${side.target.name}: ${reply.status} ${reply.body.toString()}`);
+  }
+  await waitForDefaultServiceAccount(reference, ns);
+  const results: StepResult[] = [];
+  try {
+    for (const request of c.setup ?? []) {
+      await Promise.all(
+        sides.map(async (side) => {
+          const { observation, json } = await perform(side, request, ns, options.watchTimeoutMs);
+          if (observation.code >= 400) {
+            throw new Error(`case ${c.name}: setup ${request.method} ${request.path} on ${side.target.name}: ${observation.code} ${JSON.stringify(observation.body)}`);
+          }
+          capture(side, request, json);
+        }),
+      );
+    }
+    for (const [i, request] of c.steps.entries()) {
+      const [a, r] = await Promise.all(sides.map((side) => perform(side, request, ns, options.watchTimeoutMs)));
+      capture(sides[0], request, a!.json);
+      capture(sides[1], request, r!.json);
+      results.push({
+        caseName: c.name,
+        step: i,
+        title: request.title ?? '',
+        request: `${request.method} ${request.path}${request.watchEvents !== undefined ? ` (watch, ${request.watchEvents} events)` : ''}`,
+        differences: diff(a!.observation, r!.observation),
+      });
+    }
+  } finally {
+    for (const request of c.cleanup ?? []) {
+      await Promise.all(sides.map((side) => perform(side, request, ns, options.watchTimeoutMs).catch(() => undefined)));
+    }
+    await Promise.all(sides.map((side) => send(side.target, 'DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined)));
+  }
+  return results;
+}
+
+/** Runs every case on both servers; the results keep the table's order. */
+export async function runCases(cases: DiffCase[], apiary: Target, reference: Target, options: RunOptions = {}): Promise<StepResult[]> {
+  const full: Required<RunOptions> = {
+    concurrency: options.concurrency ?? 4,
+    watchTimeoutMs: options.watchTimeoutMs ?? 5000,
+    namespacePrefix: options.namespacePrefix ?? 'diff-',
+  };
+  const results: StepResult[][] = new Array(cases.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cases.length) {
+      const index = next++;
+      results[index] = await runCase(cases[index]!, index, apiary, reference, full);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(full.concurrency, cases.length) }, worker));
+  return results.flat();
+}
