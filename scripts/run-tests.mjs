@@ -1,8 +1,9 @@
 // Runs every test file under test/ with node's test runner through tsx, then
-// (on full runs) the tests on real etcd again, on etcd 3.5.
+// (on full runs) the tests on real etcd again, on etcd 3.5, then the
+// differential pass against a real kube-apiserver 1.32 (test/compat/differential).
 // Node 20's --test takes no recursive globs, so we find the files here.
 // Usage: node scripts/run-tests.mjs [substring filter …]
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -31,27 +32,79 @@ const runFiles = (list, env = process.env) =>
     env,
   }).status ?? 1;
 
-let status = runFiles(files);
+// The differential test needs binaries built by Go: it runs in a pass of its own.
+const DIFFERENTIAL_DIR = join('test', 'compat', 'differential');
+const DIFFERENTIAL_FILES = files.filter((f) => f.startsWith(DIFFERENTIAL_DIR));
+const firstPass = files.filter((f) => !DIFFERENTIAL_FILES.includes(f));
+
+let status = firstPass.length > 0 ? runFiles(firstPass) : 0;
+
+/** The newest modification time of the files under dir (bin/ excepted), in ms. */
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'bin') continue;
+    const path = join(dir, entry);
+    const stat = statSync(path);
+    newest = Math.max(newest, stat.isDirectory() ? newestSource(path) : stat.mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Builds the Go module in moduleDir into its bin/ (packages: '.' or a list),
+ * unless every output is newer than the module's sources (go.mod, go.sum, *.go).
+ */
+function goBuild(label, moduleDir, packages, outputs) {
+  const binaries = outputs.map((o) => resolve(moduleDir, 'bin', o));
+  const sourcesAt = newestSource(moduleDir);
+  if (binaries.every((b) => existsSync(b) && statSync(b).mtimeMs > sourcesAt)) {
+    console.log(`\n# ${label}: ${binaries.join(', ')} up to date`);
+    return binaries;
+  }
+  console.log(`\n# ${label}: building ${binaries.join(', ')} (modules are downloaded on the first build)`);
+  const output = packages.length === 1 && packages[0] === '.' ? binaries[0] : `${resolve(moduleDir, 'bin')}/`;
+  const build = spawnSync('go', ['build', '-o', output, ...packages], {
+    cwd: moduleDir,
+    env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
+    stdio: 'inherit',
+    timeout: 1_800_000,
+  });
+  if (build.status !== 0) {
+    console.error(`go build of ${label} failed (${build.error?.message ?? build.signal ?? build.status}); Go is required, as for the client-go tests`);
+    process.exit(1);
+  }
+  return binaries;
+}
 
 // Second pass, on full runs: every test on real etcd (the files that use the
 // etcd helper) again, on etcd 3.5 (built by Go from test/compat/etcd-3.5; its
 // main.go says what differs). The first pass runs Debian's etcd 3.4.
-const ETCD35_FILES = files.filter((f) => readFileSync(f, 'utf8').includes('/helpers/etcd.js'));
+const ETCD35_FILES = firstPass.filter((f) => readFileSync(f, 'utf8').includes('/helpers/etcd.js'));
+const buildEtcd35 = () => goBuild('etcd 3.5', join('test', 'compat', 'etcd-3.5'), ['.'], ['etcd'])[0];
 if (status === 0 && filters.length === 0) {
-  const moduleDir = join('test', 'compat', 'etcd-3.5');
-  const binary = resolve(moduleDir, 'bin', 'etcd');
-  console.log(`\n# etcd 3.5: building ${binary} (modules are downloaded on the first build)`);
-  const build = spawnSync('go', ['build', '-o', binary, '.'], {
-    cwd: moduleDir,
-    env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
-    stdio: 'inherit',
-    timeout: 600_000,
-  });
-  if (build.status !== 0) {
-    console.error(`go build of etcd 3.5 failed (${build.error?.message ?? build.signal ?? build.status}); Go is required, as for the client-go tests`);
-    process.exit(1);
-  }
+  const binary = buildEtcd35();
   console.log(`# etcd 3.5: ${ETCD35_FILES.join(', ')}`);
   status = runFiles(ETCD35_FILES, { ...process.env, ETCD_BIN: binary });
+}
+
+// Third pass (full runs, and filtered runs that name it): the differential
+// test against kube-apiserver and kube-controller-manager 1.32.4 (built from
+// test/compat/kubernetes; the first build takes minutes) on etcd 3.5.
+if (status === 0 && DIFFERENTIAL_FILES.length > 0) {
+  const etcd = buildEtcd35();
+  const [apiserver, controllerManager] = goBuild(
+    'kube-apiserver 1.32',
+    join('test', 'compat', 'kubernetes'),
+    ['./kube-apiserver', './kube-controller-manager'],
+    ['kube-apiserver', 'kube-controller-manager'],
+  );
+  console.log(`# differential: ${DIFFERENTIAL_FILES.join(', ')}`);
+  status = runFiles(DIFFERENTIAL_FILES, {
+    ...process.env,
+    ETCD35_BIN: etcd,
+    KUBE_APISERVER_BIN: apiserver,
+    KUBE_CONTROLLER_MANAGER_BIN: controllerManager,
+  });
 }
 process.exit(status);

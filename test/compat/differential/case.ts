@@ -31,6 +31,12 @@ export interface DiffRequest {
    * sides before the comparison. Use sparingly, and say why in the title.
    */
   mask?: string[];
+  /**
+   * Setup only: repeat the request (up to 20 s) until the value at this
+   * dotted path of its JSON answer equals `equals`, on each server — for
+   * state a controller writes (a namespace's deletion conditions).
+   */
+  until?: { path: string; equals: unknown };
 }
 
 export interface DiffCase {

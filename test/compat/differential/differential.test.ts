@@ -16,7 +16,11 @@ let apiary: Awaited<ReturnType<typeof startApiary>> | undefined;
 let reference: ReferenceCluster | undefined;
 
 before(async () => {
-  [apiary, reference] = await Promise.all([startApiary(), startReference()]);
+  const [a, r] = await Promise.allSettled([startApiary(), startReference()]);
+  if (a.status === 'fulfilled') apiary = a.value;
+  if (r.status === 'fulfilled') reference = r.value;
+  if (a.status === 'rejected') throw a.reason;
+  if (r.status === 'rejected') throw r.reason;
 });
 
 after(async () => {

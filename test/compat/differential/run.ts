@@ -1,12 +1,13 @@
 // Runs the differential cases from the command line and prints the report,
 // for working on cases and fixes without the whole test pass:
 //
-//   node --import tsx test/compat/differential/run.ts [--ref-url URL --ref-token TOKEN] [case name substring …]
+//   node --import tsx test/compat/differential/run.ts [--ref-url URL --ref-token TOKEN] [--json FILE] [case name substring …]
 //
 // Without --ref-url it starts its own reference (as the test does). Filtered
 // runs do not report stale allow-list entries. Exit status 1 on unlisted
-// differences.
+// differences. --json writes every step's differences to FILE.
 
+import { writeFileSync } from 'node:fs';
 import { buildReport, loadAllowList } from './allow-list.js';
 import { startApiary } from './apiary.js';
 import { startReference } from './reference.js';
@@ -23,6 +24,7 @@ const option = (name: string): string | undefined => {
 };
 const refUrl = option('--ref-url');
 const refToken = option('--ref-token');
+const jsonFile = option('--json');
 const filters = args;
 
 const all = await loadCases();
@@ -34,6 +36,7 @@ try {
   const results = await runCases(cases, apiary.target, reference.target, {
     namespacePrefix: `${refUrl === undefined ? 'diff' : 'fidelity-harness'}-${Math.random().toString(36).slice(2, 6)}-`,
   });
+  if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(results, null, 1));
   const report = buildReport(results, loadAllowList());
   const text = filters.length === 0 ? report.text : report.text.split('\nallow-list entries that no longer occur')[0]!;
   console.log(text);

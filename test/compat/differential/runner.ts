@@ -5,6 +5,7 @@
 // with the same name, so messages that name it match.
 
 import { readdirSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DiffCase, DiffRequest } from './case.js';
@@ -38,7 +39,7 @@ interface Observation {
 interface Side {
   target: Target;
   masker: Masker;
-  captured: Map<string, string>;
+  captured: Map<string, unknown>;
 }
 
 /** Every case in ./cases/*.ts, in file then table order. */
@@ -61,17 +62,30 @@ export async function loadCases(): Promise<DiffCase[]> {
   return out;
 }
 
-function substitute(text: string, side: Side, ns: string): string {
-  return text.replace(/\{([A-Za-z][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
+const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9_]*)\}/g;
+
+/** `{ns}` and captured values in a path (URL-encoded) or a header. */
+function substitute(text: string, side: Side, ns: string, encode = false): string {
+  return text.replace(PLACEHOLDER, (whole, name: string) => {
     if (name === 'ns') return ns;
+    if (!side.captured.has(name)) return whole;
     const value = side.captured.get(name);
-    return value === undefined ? whole : value;
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    return encode ? encodeURIComponent(text) : text;
   });
+}
+
+/** In a JSON body, a string that is exactly "{name}" becomes the captured JSON value (an object stays an object). */
+function substituteJson(body: string, side: Side, ns: string): string {
+  const whole = body.replace(/"\{([A-Za-z][A-Za-z0-9_]*)\}"/g, (match, name: string) =>
+    name !== 'ns' && side.captured.has(name) ? JSON.stringify(side.captured.get(name)) : match,
+  );
+  return substitute(whole, side, ns);
 }
 
 function pick(value: unknown, path: string): unknown {
   let current = value;
-  for (const part of path.split('.')) {
+  for (const part of path === '' ? [] : path.split('.')) {
     if (current === null || typeof current !== 'object') return undefined;
     current = (current as Record<string, unknown>)[part];
   }
@@ -83,14 +97,14 @@ function contentTypeOf(headers: Map<string, string[]>): string {
 }
 
 async function perform(side: Side, request: DiffRequest, ns: string, watchTimeoutMs: number): Promise<{ observation: Observation; json: unknown }> {
-  const path = substitute(request.path, side, ns);
+  const path = substitute(request.path, side, ns, true);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(request.headers ?? {})) headers[k.toLowerCase()] = substitute(v, side, ns);
   let body: string | undefined;
   if (request.body !== undefined) {
     if (typeof request.body === 'string') body = substitute(request.body, side, ns);
     else {
-      body = substitute(JSON.stringify(request.body), side, ns);
+      body = substituteJson(JSON.stringify(request.body), side, ns);
       headers['content-type'] ??= 'application/json';
     }
   }
@@ -139,7 +153,7 @@ function parseJson(text: string): unknown {
 function capture(side: Side, request: DiffRequest, json: unknown): void {
   for (const [name, path] of Object.entries(request.capture ?? {})) {
     const value = pick(json, path);
-    if (value !== undefined && value !== null) side.captured.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+    if (value !== undefined) side.captured.set(name, value);
   }
 }
 
@@ -186,7 +200,15 @@ async function runCase(
     for (const request of c.setup ?? []) {
       await Promise.all(
         sides.map(async (side) => {
-          const { observation, json } = await perform(side, request, ns, options.watchTimeoutMs);
+          let { observation, json } = await perform(side, request, ns, options.watchTimeoutMs);
+          const deadline = Date.now() + 20_000;
+          while (request.until !== undefined && !isDeepStrictEqual(pick(json, request.until.path), request.until.equals)) {
+            if (Date.now() > deadline) {
+              throw new Error(`case ${c.name}: setup ${request.method} ${request.path} on ${side.target.name}: ${request.until.path} is still ${JSON.stringify(pick(json, request.until.path))}`);
+            }
+            await new Promise((r) => setTimeout(r, 200));
+            ({ observation, json } = await perform(side, request, ns, options.watchTimeoutMs));
+          }
           if (observation.code >= 400) {
             throw new Error(`case ${c.name}: setup ${request.method} ${request.path} on ${side.target.name}: ${observation.code} ${JSON.stringify(observation.body)}`);
           }
