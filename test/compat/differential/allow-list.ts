@@ -75,8 +75,18 @@ export function buildReport(results: StepResult[], entries: AllowEntry[]): Repor
   const lines = [`differential: ${same} same of ${results.length} steps (${allowed.length} known differences, ${unlisted.length} unlisted)`];
   if (unlisted.length > 0) lines.push('', 'differences not in the allow-list:', ...unlisted.map(({ result, difference }) => line(result, difference)));
   if (allowed.length > 0) {
-    lines.push('', 'known differences (allow-list.json):');
-    for (const { result, difference, entry } of allowed) lines.push(`${line(result, difference)}\n      allowed: ${entry.reason}`);
+    // Known differences, one line per allow-list entry (run.ts --json lists every one).
+    lines.push('', 'known differences (allow-list.json), by entry:');
+    const byEntry = new Map<AllowEntry, { steps: Set<StepResult>; count: number }>();
+    for (const { result, entry } of allowed) {
+      const seen = byEntry.get(entry) ?? { steps: new Set(), count: 0 };
+      seen.steps.add(result);
+      seen.count++;
+      byEntry.set(entry, seen);
+    }
+    for (const [entry, { steps, count }] of byEntry) {
+      lines.push(`  ${count} in ${steps.size} steps (${entry.case}${entry.step === undefined ? '' : ` › ${entry.step}`} › ${entry.path}): ${entry.reason}`);
+    }
   }
   if (stale.length > 0) lines.push('', 'allow-list entries that no longer occur (remove them):', ...stale.map((e) => `  ${JSON.stringify(e)}`));
   return { steps: results.length, same, unlisted, allowed, stale, text: lines.join('\n') };
