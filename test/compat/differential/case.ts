@@ -32,6 +32,13 @@ export interface DiffRequest {
    */
   mask?: string[];
   /**
+   * Compare only this part of the JSON answer: a dotted path whose segments
+   * may pick a list element by index or by a field (`resources[name=pods]`,
+   * `items[0].versions[version=v1]`). For documents that hold more than
+   * apiary serves (discovery): the entries of what it serves are compared.
+   */
+  select?: string;
+  /**
    * Setup only: repeat the request (up to 20 s) until the value at this
    * dotted path of its JSON answer equals `equals`, on each server — for
    * state a controller writes (a namespace's deletion conditions).

@@ -92,6 +92,30 @@ function pick(value: unknown, path: string): unknown {
   return current;
 }
 
+/** The part of a JSON document a step's `select` names (see case.ts), or undefined. */
+export function select(value: unknown, expression: string): unknown {
+  let current = value;
+  for (const segment of expression.split(/\.(?![^[]*\])/)) {
+    const match = /^([^[]*)(?:\[([^\]]*)\])?$/.exec(segment);
+    if (match === null) throw new Error(`bad select segment ${segment}`);
+    const [, key, filter] = match;
+    if (key !== '' && key !== undefined) {
+      if (current === null || typeof current !== 'object') return undefined;
+      current = (current as Record<string, unknown>)[key];
+    }
+    if (filter === undefined) continue;
+    if (!Array.isArray(current)) return undefined;
+    const eq = filter.indexOf('=');
+    if (eq < 0) current = current[Number(filter)];
+    else {
+      const field = filter.slice(0, eq);
+      const wanted = filter.slice(eq + 1);
+      current = current.find((item) => String(pick(item, field)) === wanted);
+    }
+  }
+  return current;
+}
+
 function contentTypeOf(headers: Map<string, string[]>): string {
   return headers.get('content-type')?.[0] ?? '';
 }
@@ -130,13 +154,14 @@ async function perform(side: Side, request: DiffRequest, ns: string, watchTimeou
   const reply = await send(side.target, request.method, path, headers, body);
   const text = reply.body.toString('utf8');
   const json = parseJson(text);
+  let shown: unknown;
+  if (json === undefined) shown = masker.maskText(text);
+  else {
+    const part = request.select === undefined ? json : select(json, request.select);
+    shown = part === undefined ? '<nothing selected>' : masker.mask(part);
+  }
   return {
-    observation: {
-      code: reply.status,
-      contentType: contentTypeOf(reply.headers),
-      warnings: reply.headers.get('warning') ?? [],
-      body: json === undefined ? masker.maskText(text) : masker.mask(json),
-    },
+    observation: { code: reply.status, contentType: contentTypeOf(reply.headers), warnings: reply.headers.get('warning') ?? [], body: shown },
     json,
   };
 }

@@ -24,7 +24,7 @@ interface Resource {
   /** The top-level fields an update sends back as the server returned them (spec with its defaults). */
   keep?: string[];
   /**
-   * Query of the delete step. Replication controllers orphan their pods by
+   * Query of the delete steps. Replication controllers orphan their pods by
    * default: the reference's garbage collector then removes the object at a
    * time of its choosing, so their case deletes in the background.
    */
@@ -216,7 +216,7 @@ function resourceCase(r: Resource): DiffCase {
     { title: 'watch from the first resourceVersion: the writes since, in order', method: 'GET', path: `${r.collection}?watch=true&resourceVersion={rv0}&${select}`, watchEvents: 5 },
     { title: 'delete', method: 'DELETE', path: `${item}${r.deleteQuery ?? ''}` },
     { title: 'get the deleted object', method: 'GET', path: item },
-    { title: 'deletecollection', method: 'DELETE', path: `${r.collection}?${select}` },
+    { title: 'deletecollection', method: 'DELETE', path: `${r.collection}?${select}${(r.deleteQuery ?? '').replace('?', '&')}` },
     { title: 'list after deletecollection', method: 'GET', path: `${r.collection}?${select}` },
   ];
   return { name: `${group}/${plural}: every verb`, steps };
