@@ -34,7 +34,7 @@ const runFiles = (list, env = process.env) =>
 
 // The differential test needs binaries built by Go: it runs in a pass of its own.
 const DIFFERENTIAL_DIR = join('test', 'compat', 'differential');
-const DIFFERENTIAL_FILES = files.filter((f) => f.startsWith(DIFFERENTIAL_DIR));
+const DIFFERENTIAL_FILES = files.filter((f) => f.startsWith(DIFFERENTIAL_DIR + '/'));
 const firstPass = files.filter((f) => !DIFFERENTIAL_FILES.includes(f));
 
 let status = firstPass.length > 0 ? runFiles(firstPass) : 0;
