@@ -56,7 +56,8 @@ export interface Report {
   text: string;
 }
 
-export function buildReport(results: StepResult[], entries: AllowEntry[]): Report {
+/** `detailed` lists every known difference; otherwise one line per allow-list entry. */
+export function buildReport(results: StepResult[], entries: AllowEntry[], detailed = false): Report {
   const used = new Set<AllowEntry>();
   const unlisted: Report['unlisted'] = [];
   const allowed: Report['allowed'] = [];
@@ -74,8 +75,10 @@ export function buildReport(results: StepResult[], entries: AllowEntry[]): Repor
   const line = (r: StepResult, d: Difference): string => `  ${where(r)}\n      ${d.path || '(answer)'}: apiary ${show(d.apiary)} · reference ${show(d.reference)}`;
   const lines = [`differential: ${same} same of ${results.length} steps (${allowed.length} known differences, ${unlisted.length} unlisted)`];
   if (unlisted.length > 0) lines.push('', 'differences not in the allow-list:', ...unlisted.map(({ result, difference }) => line(result, difference)));
-  if (allowed.length > 0) {
-    // Known differences, one line per allow-list entry (run.ts --json lists every one).
+  if (allowed.length > 0 && detailed) {
+    lines.push('', 'known differences (allow-list.json):');
+    for (const { result, difference, entry } of allowed) lines.push(`${line(result, difference)}\n      allowed: ${entry.reason}`);
+  } else if (allowed.length > 0) {
     lines.push('', 'known differences (allow-list.json), by entry:');
     const byEntry = new Map<AllowEntry, { steps: Set<StepResult>; count: number }>();
     for (const { result, entry } of allowed) {

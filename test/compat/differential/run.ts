@@ -1,11 +1,13 @@
 // Runs the differential cases from the command line and prints the report,
 // for working on cases and fixes without the whole test pass:
 //
-//   node --import tsx test/compat/differential/run.ts [--ref-url URL --ref-token TOKEN] [--json FILE] [case name substring …]
+//   node --import tsx test/compat/differential/run.ts [--ref-url URL --ref-token TOKEN] [--json FILE] [--summary] [case name substring …]
 //
 // Without --ref-url it starts its own reference (as the test does). Filtered
 // runs do not report stale allow-list entries. Exit status 1 on unlisted
-// differences. --json writes every step's differences to FILE.
+// differences. It lists every known difference with the entry that allows
+// it (--summary: one line per entry, as the test prints); --json writes every
+// step's differences to FILE.
 
 import { writeFileSync } from 'node:fs';
 import { buildReport, loadAllowList } from './allow-list.js';
@@ -25,6 +27,8 @@ const option = (name: string): string | undefined => {
 const refUrl = option('--ref-url');
 const refToken = option('--ref-token');
 const jsonFile = option('--json');
+const summary = args.includes('--summary');
+if (summary) args.splice(args.indexOf('--summary'), 1);
 const filters = args;
 
 const all = await loadCases();
@@ -37,7 +41,7 @@ try {
     namespacePrefix: `${refUrl === undefined ? 'diff' : 'fidelity-harness'}-${Math.random().toString(36).slice(2, 6)}-`,
   });
   if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(results, null, 1));
-  const report = buildReport(results, loadAllowList());
+  const report = buildReport(results, loadAllowList(), !summary);
   const text = filters.length === 0 ? report.text : report.text.split('\nallow-list entries that no longer occur')[0]!;
   console.log(text);
   console.log(`\n${cases.length} cases in ${((Date.now() - started) / 1000).toFixed(1)} s`);
