@@ -94,6 +94,17 @@ export const cases: DiffCase[] = [
       { method: 'POST', path: '/api/v1/namespaces/{ns}/pods', body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
       { method: 'POST', path: '/api/v1/namespaces/{ns}/resourcequotas', body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { pods: '5' } } } },
       { method: 'POST', path: '/api/v1/namespaces/{ns}/services', body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } } },
+      {
+        method: 'POST',
+        path: '/api/v1/namespaces/{ns}/replicationcontrollers',
+        body: {
+          apiVersion: 'v1',
+          kind: 'ReplicationController',
+          metadata: { name: 'rc' },
+          spec: { replicas: 2, selector: { app: 'rc' }, template: { metadata: { labels: { app: 'rc' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+        },
+      },
+      { method: 'POST', path: '/api/v1/nodes', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: '{ns}-node' } } },
     ],
     steps: [
       { title: 'get deployment status', method: 'GET', path: '/apis/apps/v1/namespaces/{ns}/deployments/web/status' },
@@ -130,7 +141,18 @@ export const cases: DiffCase[] = [
       { title: 'invalid quota status', method: 'PATCH', path: '/api/v1/namespaces/{ns}/resourcequotas/q/status', headers: MERGE, body: { status: { used: { pods: 'lots' } } } },
       { title: 'service status: load balancer ingress', method: 'PATCH', path: '/api/v1/namespaces/{ns}/services/s/status', headers: MERGE, body: { status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } } } },
       { title: 'the deployment after it all', method: 'GET', path: '/apis/apps/v1/namespaces/{ns}/deployments/web' },
+      { title: 'replication controller status', method: 'PATCH', path: '/api/v1/namespaces/{ns}/replicationcontrollers/rc/status', headers: MERGE, body: { status: { replicas: 2, readyReplicas: 1, observedGeneration: 1 } } },
+      { title: 'invalid replication controller status', method: 'PATCH', path: '/api/v1/namespaces/{ns}/replicationcontrollers/rc/status', headers: MERGE, body: { status: { replicas: 1, readyReplicas: 3 } } },
+      {
+        title: 'node status: capacity and conditions',
+        method: 'PATCH',
+        path: '/api/v1/nodes/{ns}-node/status',
+        headers: { 'content-type': 'application/strategic-merge-patch+json' },
+        body: { status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: '2024-01-01T00:00:00Z', lastTransitionTime: '2024-01-01T00:00:00Z' }] } },
+      },
+      { title: 'node status cannot change the spec', method: 'PATCH', path: '/api/v1/nodes/{ns}-node/status', headers: MERGE, body: { spec: { unschedulable: true } } },
     ],
+    cleanup: [{ method: 'DELETE', path: '/api/v1/nodes/{ns}-node' }],
   },
   {
     name: 'watches',
