@@ -55,7 +55,7 @@ function newestSource(dir) {
  * Builds the Go module in moduleDir into its bin/ (packages: '.' or a list),
  * unless every output is newer than the module's sources (go.mod, go.sum, *.go).
  */
-function goBuild(label, moduleDir, packages, outputs) {
+function goBuild(label, moduleDir, packages, outputs, extraArgs = []) {
   const binaries = outputs.map((o) => resolve(moduleDir, 'bin', o));
   const sourcesAt = newestSource(moduleDir);
   if (binaries.every((b) => existsSync(b) && statSync(b).mtimeMs > sourcesAt)) {
@@ -64,7 +64,7 @@ function goBuild(label, moduleDir, packages, outputs) {
   }
   console.log(`\n# ${label}: building ${binaries.join(', ')} (modules are downloaded on the first build)`);
   const output = packages.length === 1 && packages[0] === '.' ? binaries[0] : `${resolve(moduleDir, 'bin')}/`;
-  const build = spawnSync('go', ['build', '-o', output, ...packages], {
+  const build = spawnSync('go', ['build', ...extraArgs, '-o', output, ...packages], {
     cwd: moduleDir,
     env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
     stdio: 'inherit',
@@ -75,6 +75,19 @@ function goBuild(label, moduleDir, packages, outputs) {
     process.exit(1);
   }
   return binaries;
+}
+
+/**
+ * Upstream's release builds stamp the version into the binaries (hack/lib/version.sh);
+ * without it /version says v0.0.0-master and kubectl cannot parse it. The
+ * version is the k8s.io/kubernetes requirement of the module's go.mod.
+ */
+function kubernetesVersionFlags(moduleDir) {
+  const version = /^\s*(?:require\s+)?k8s\.io\/kubernetes (v(\d+)\.(\d+)\.\d+)\s*$/m.exec(readFileSync(join(moduleDir, 'go.mod'), 'utf8'));
+  if (!version) throw new Error(`${moduleDir}/go.mod does not require k8s.io/kubernetes vX.Y.Z`);
+  const [, gitVersion, major, minor] = version;
+  const stamp = (pkg) => [`-X ${pkg}.gitVersion=${gitVersion}`, `-X ${pkg}.gitMajor=${major}`, `-X ${pkg}.gitMinor=${minor}`, `-X ${pkg}.gitTreeState=clean`];
+  return ['-ldflags', [...stamp('k8s.io/component-base/version'), ...stamp('k8s.io/client-go/pkg/version')].join(' ')];
 }
 
 // Second pass, on full runs: every test on real etcd (the files that use the
@@ -93,11 +106,13 @@ if (status === 0 && filters.length === 0) {
 // test/compat/kubernetes; the first build takes minutes) on etcd 3.5.
 if (status === 0 && DIFFERENTIAL_FILES.length > 0) {
   const etcd = buildEtcd35();
+  const kubernetesDir = join('test', 'compat', 'kubernetes');
   const [apiserver, controllerManager] = goBuild(
     'kube-apiserver 1.32',
-    join('test', 'compat', 'kubernetes'),
+    kubernetesDir,
     ['./kube-apiserver', './kube-controller-manager'],
     ['kube-apiserver', 'kube-controller-manager'],
+    kubernetesVersionFlags(kubernetesDir),
   );
   console.log(`# differential: ${DIFFERENTIAL_FILES.join(', ')}`);
   status = runFiles(DIFFERENTIAL_FILES, {
