@@ -27,6 +27,11 @@ const typeText: Record<FieldErrorType, string> = {
   TypeInvalid: 'Invalid value',
 };
 
+/** A bad value that prints as given: a Go value's %#v form (e.g. a struct upstream shows verbatim). */
+export class GoValue {
+  constructor(readonly text: string) {}
+}
+
 /** Marks an error that shows no value (upstream's omitValue). */
 export const OMIT_VALUE = Symbol('omitValue');
 
@@ -59,6 +64,7 @@ export class FieldError {
 
 /** Renders a bad value as Go's fmt would: strings quoted, numbers and booleans bare, the rest as JSON. */
 function formatValue(value: unknown): string {
+  if (value instanceof GoValue) return value.text;
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value === null || value === undefined) return 'null';

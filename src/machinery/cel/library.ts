@@ -1,0 +1,340 @@
+// The Kubernetes CEL extension libraries (k8s.io/apiserver/pkg/cel/library and the cel-go
+// extensions Kubernetes enables), added to one base environment that every CEL user in apiary
+// (CRD validation rules, ValidatingAdmissionPolicy, matchConditions) clones.
+//
+// Covered: strings ext (charAt, replace, the rest is built in), lists (isSorted, sum, min, max,
+// indexOf, lastIndexOf), regex (find, findAll), urls (url, isURL, getScheme/Host/Hostname/Port/
+// EscapedPath/Query), quantity (quantity, isQuantity and its methods), sets (contains,
+// equivalent, intersects), base64 (encode, decode), strings.quote.
+// Not covered: ip/cidr, format.named, authz, the string `format` method.
+//
+// Regular expressions run on JavaScript's engine, not RE2: the common subset behaves the same,
+// `(?i)`/`(?s)` prefixes are translated to flags here (the built-in `matches` does not).
+
+import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import { parseQuantity, Quantity, quantityFromInt } from '../quantity.js';
+
+/** A CEL Quantity value: wraps machinery's exact decimal. */
+export class CelQuantity {
+  constructor(readonly q: Quantity) {}
+  toString(): string {
+    return this.q.toString();
+  }
+}
+
+/** A CEL URL value: the parts Go's url.ParseRequestURI gives. */
+export class CelURL {
+  constructor(
+    readonly source: string,
+    readonly scheme: string,
+    readonly host: string,
+    readonly escapedPath: string,
+    readonly rawQuery: string,
+  ) {}
+}
+
+class SetsNamespace {}
+class Base64Namespace {}
+class StringsNamespace {}
+
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+
+function celError(message: string): EvaluationError {
+  return new EvaluationError(message);
+}
+
+const regexCache = new Map<string, RegExp>();
+/** Compiles an RE2-style pattern for JavaScript, cached (rules reuse a handful of patterns). */
+export function compileRegex(pattern: string, global = false): RegExp {
+  const key = (global ? 'g' : '-') + pattern;
+  let re = regexCache.get(key);
+  if (re) return re;
+  let flags = global ? 'gu' : 'u';
+  let source = pattern;
+  const m = /^\(\?([imsU]+)\)/.exec(source);
+  if (m) {
+    source = source.slice(m[0].length);
+    for (const f of m[1]!) if ((f === 'i' || f === 'm' || f === 's') && !flags.includes(f)) flags += f;
+  }
+  source = source.replace(/\\z/g, '$').replace(/\\A/g, '^');
+  try {
+    re = new RegExp(source, flags);
+  } catch {
+    try {
+      re = new RegExp(source, flags.replace('u', ''));
+    } catch (e) {
+      throw celError(`error parsing regexp: ${(e as Error).message}`);
+    }
+  }
+  if (regexCache.size > 1000) regexCache.clear();
+  regexCache.set(key, re);
+  return re;
+}
+
+/** Go's url.ParseRequestURI, the parts CEL reads; undefined when Go would refuse it. */
+export function parseRequestURI(s: string): CelURL | undefined {
+  if (s === '' || /[\s\x00-\x1f\x7f]/.test(s)) return undefined;
+  const frag = s.indexOf('#');
+  if (frag >= 0) return undefined; // ParseRequestURI takes no fragment: '#' is invalid in the path
+  let rest = s;
+  let rawQuery = '';
+  const q = rest.indexOf('?');
+  if (q >= 0) {
+    rawQuery = rest.slice(q + 1);
+    rest = rest.slice(0, q);
+  }
+  let scheme = '';
+  const sm = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(rest);
+  if (sm) {
+    scheme = sm[1]!;
+    rest = rest.slice(sm[0].length);
+  } else if (!rest.startsWith('/')) {
+    return undefined;
+  }
+  let host = '';
+  if (scheme !== '' && rest.startsWith('//')) {
+    const end = rest.indexOf('/', 2);
+    const authority = end < 0 ? rest.slice(2) : rest.slice(2, end);
+    rest = end < 0 ? '' : rest.slice(end);
+    const at = authority.lastIndexOf('@');
+    host = at >= 0 ? authority.slice(at + 1) : authority;
+    if (host.startsWith('[')) {
+      if (!/^\[[0-9a-fA-F:.%]+\](:[0-9]*)?$/.test(host)) return undefined;
+    } else if (!/^[^:]*(:[0-9]*)?$/.test(host)) return undefined;
+  } else if (scheme !== '' && !rest.startsWith('/')) {
+    return undefined; // an opaque URI is not a request URI
+  }
+  return new CelURL(s, scheme, host, rest, rawQuery);
+}
+
+function hostname(u: CelURL): string {
+  const h = u.host;
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']'));
+  const c = h.indexOf(':');
+  return c >= 0 ? h.slice(0, c) : h;
+}
+
+function port(u: CelURL): string {
+  const h = u.host;
+  const start = h.startsWith('[') ? h.indexOf(']') + 1 : 0;
+  const c = h.indexOf(':', start);
+  return c >= 0 ? h.slice(c + 1) : '';
+}
+
+function queryMap(raw: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (raw === '') return out;
+  for (const part of raw.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const dec = (x: string): string => {
+      try {
+        return decodeURIComponent(x.replace(/\+/g, ' '));
+      } catch {
+        return x;
+      }
+    };
+    const k = dec(eq >= 0 ? part.slice(0, eq) : part);
+    const v = dec(eq >= 0 ? part.slice(eq + 1) : '');
+    const list = out.get(k);
+    if (list) list.push(v);
+    else out.set(k, [v]);
+  }
+  return out;
+}
+
+function toQuantity(s: string): CelQuantity {
+  try {
+    return new CelQuantity(parseQuantity(s));
+  } catch (e) {
+    throw celError(`quantity parse error: ${(e as Error).message}`);
+  }
+}
+
+type Comparable = bigint | number | string | boolean | Date;
+
+function compareValues(a: unknown, b: unknown): number {
+  if (a instanceof CelQuantity && b instanceof CelQuantity) return a.q.cmp(b.q);
+  const x = a as Comparable;
+  const y = b as Comparable;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === 'bigint' || typeof a === 'number' || typeof a === 'string' || typeof a === 'boolean') return a === b;
+  return JSON.stringify(a, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)) ===
+    JSON.stringify(b, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+}
+
+function checkedInt(n: bigint): bigint {
+  if (n > INT64_MAX || n < INT64_MIN) throw celError('integer overflow');
+  return n;
+}
+
+function quote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    switch (ch) {
+      case '\\': out += '\\\\'; break;
+      case '"': out += '\\"'; break;
+      case '\n': out += '\\n'; break;
+      case '\r': out += '\\r'; break;
+      case '\t': out += '\\t'; break;
+      case '\b': out += '\\b'; break;
+      case '\f': out += '\\f'; break;
+      case '\v': out += '\\v'; break;
+      case '\x07': out += '\\a'; break;
+      default: out += ch;
+    }
+  }
+  return out + '"';
+}
+
+// The handlers the library calls take typed arguments we checked by signature.
+type Handler = (...args: never[]) => unknown;
+
+function register(env: Environment, signature: string, handler: Handler): void {
+  env.registerFunction(signature, handler as (...args: unknown[]) => unknown);
+}
+
+function registerLibraries(env: Environment): void {
+  // strings ext (cel-go ext.Strings, version 2)
+  register(env, 'string.charAt(int): string', (s: string, i: bigint) => {
+    const chars = [...s];
+    if (i < 0n || i > BigInt(chars.length)) throw celError(`index out of range: ${i}`);
+    return chars[Number(i)] ?? '';
+  });
+  register(env, 'string.replace(string, string): string', (s: string, a: string, b: string) => s.split(a).join(b));
+  register(env, 'string.replace(string, string, int): string', (s: string, a: string, b: string, n: bigint) => {
+    if (n < 0n) return s.split(a).join(b);
+    const parts = s.split(a);
+    const k = Number(n);
+    if (parts.length - 1 <= k) return parts.join(b);
+    return parts.slice(0, k + 1).join(b) + a + parts.slice(k + 1).join(a);
+  });
+  env.registerType('k8s.strings', { ctor: StringsNamespace, fields: {} });
+  env.registerConstant('strings', 'k8s.strings', new StringsNamespace());
+  register(env, 'k8s.strings.quote(string): string', (_ns: StringsNamespace, s: string) => quote(s));
+
+  // lists (k8s.io/apiserver/pkg/cel/library/lists.go)
+  register(env, 'list<A>.isSorted(): bool', (l: unknown[]) => {
+    for (let i = 1; i < l.length; i++) if (compareValues(l[i - 1], l[i]) > 0) return false;
+    return true;
+  });
+  register(env, 'list<A>.sum(): A', (l: unknown[]) => {
+    if (l.length === 0) return 0n;
+    let acc: unknown = l[0];
+    for (let i = 1; i < l.length; i++) {
+      const v = l[i];
+      if (typeof acc === 'bigint' && typeof v === 'bigint') acc = checkedInt(acc + v);
+      else if (typeof acc === 'number' && typeof v === 'number') acc = acc + v;
+      else if (acc instanceof CelQuantity && v instanceof CelQuantity) acc = new CelQuantity(acc.q.add(v.q));
+      else throw celError('no such overload');
+    }
+    return acc;
+  });
+  const extreme = (name: string, sign: number) => (l: unknown[]) => {
+    if (l.length === 0) throw celError(`${name} called on empty list`);
+    let best = l[0];
+    for (const v of l) if (compareValues(v, best) * sign > 0) best = v;
+    return best;
+  };
+  register(env, 'list<A>.min(): A', extreme('min', -1));
+  register(env, 'list<A>.max(): A', extreme('max', 1));
+  register(env, 'list<A>.indexOf(A): int', (l: unknown[], x: unknown) => BigInt(l.findIndex((v) => sameValue(v, x))));
+  register(env, 'list<A>.lastIndexOf(A): int', (l: unknown[], x: unknown) => {
+    for (let i = l.length - 1; i >= 0; i--) if (sameValue(l[i], x)) return BigInt(i);
+    return -1n;
+  });
+
+  // regex (library/regex.go)
+  register(env, 'string.find(string): string', (s: string, p: string) => compileRegex(p).exec(s)?.[0] ?? '');
+  register(env, 'string.findAll(string): list<string>', (s: string, p: string) => [...s.matchAll(compileRegex(p, true))].map((m) => m[0]));
+  register(env, 'string.findAll(string, int): list<string>', (s: string, p: string, n: bigint) => {
+    const all = [...s.matchAll(compileRegex(p, true))].map((m) => m[0]);
+    return n < 0n ? all : all.slice(0, Number(n));
+  });
+
+  // urls (library/urls.go)
+  env.registerType('kubernetes.URL', { ctor: CelURL, fields: {} });
+  register(env, 'url(string): kubernetes.URL', (s: string) => {
+    const u = parseRequestURI(s);
+    if (!u) throw celError(`URL parse error during conversion from string: parse ${JSON.stringify(s)}: invalid URI for request`);
+    return u;
+  });
+  register(env, 'isURL(string): bool', (s: string) => parseRequestURI(s) !== undefined);
+  register(env, 'kubernetes.URL.getScheme(): string', (u: CelURL) => u.scheme);
+  register(env, 'kubernetes.URL.getHost(): string', (u: CelURL) => u.host);
+  register(env, 'kubernetes.URL.getHostname(): string', (u: CelURL) => hostname(u));
+  register(env, 'kubernetes.URL.getPort(): string', (u: CelURL) => port(u));
+  register(env, 'kubernetes.URL.getEscapedPath(): string', (u: CelURL) => u.escapedPath);
+  register(env, 'kubernetes.URL.getQuery(): map<string, list<string>>', (u: CelURL) => queryMap(u.rawQuery));
+  env.registerOperator('kubernetes.URL == kubernetes.URL', (a: CelURL, b: CelURL) => a.source === b.source);
+
+  // quantity (library/quantity.go)
+  env.registerType('kubernetes.Quantity', { ctor: CelQuantity, fields: {} });
+  register(env, 'quantity(string): kubernetes.Quantity', (s: string) => toQuantity(s));
+  register(env, 'isQuantity(string): bool', (s: string) => {
+    try {
+      parseQuantity(s);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const Q = 'kubernetes.Quantity';
+  register(env, `${Q}.isInteger(): bool`, (q: CelQuantity) => {
+    const v = q.q.value();
+    return v <= INT64_MAX && v >= INT64_MIN && q.q.cmp(quantityFromInt(v)) === 0;
+  });
+  register(env, `${Q}.asInteger(): int`, (q: CelQuantity) => {
+    const v = q.q.value();
+    if (v > INT64_MAX || v < INT64_MIN || q.q.cmp(quantityFromInt(v)) !== 0) throw celError('cannot convert value to integer');
+    return v;
+  });
+  register(env, `${Q}.asApproximateFloat(): double`, (q: CelQuantity) => Number(q.q.unscaled) * 10 ** q.q.scale);
+  register(env, `${Q}.sign(): int`, (q: CelQuantity) => BigInt(q.q.sign()));
+  register(env, `${Q}.add(${Q}): ${Q}`, (a: CelQuantity, b: CelQuantity) => new CelQuantity(a.q.add(b.q)));
+  register(env, `${Q}.add(int): ${Q}`, (a: CelQuantity, b: bigint) => new CelQuantity(a.q.add(quantityFromInt(b))));
+  register(env, `${Q}.sub(${Q}): ${Q}`, (a: CelQuantity, b: CelQuantity) => new CelQuantity(a.q.sub(b.q)));
+  register(env, `${Q}.sub(int): ${Q}`, (a: CelQuantity, b: bigint) => new CelQuantity(a.q.sub(quantityFromInt(b))));
+  register(env, `${Q}.isLessThan(${Q}): bool`, (a: CelQuantity, b: CelQuantity) => a.q.cmp(b.q) < 0);
+  register(env, `${Q}.isGreaterThan(${Q}): bool`, (a: CelQuantity, b: CelQuantity) => a.q.cmp(b.q) > 0);
+  register(env, `${Q}.compareTo(${Q}): int`, (a: CelQuantity, b: CelQuantity) => BigInt(a.q.cmp(b.q)));
+  env.registerOperator(`${Q} == ${Q}`, (a: CelQuantity, b: CelQuantity) => a.q.cmp(b.q) === 0);
+
+  // sets (cel-go ext.Sets)
+  env.registerType('k8s.sets', { ctor: SetsNamespace, fields: {} });
+  env.registerConstant('sets', 'k8s.sets', new SetsNamespace());
+  const has = (l: unknown[], x: unknown): boolean => l.some((v) => sameValue(v, x));
+  register(env, 'k8s.sets.contains(list<A>, list<A>): bool', (_n: SetsNamespace, a: unknown[], b: unknown[]) => b.every((x) => has(a, x)));
+  register(env, 'k8s.sets.equivalent(list<A>, list<A>): bool', (_n: SetsNamespace, a: unknown[], b: unknown[]) =>
+    b.every((x) => has(a, x)) && a.every((x) => has(b, x)));
+  register(env, 'k8s.sets.intersects(list<A>, list<A>): bool', (_n: SetsNamespace, a: unknown[], b: unknown[]) => b.some((x) => has(a, x)));
+
+  // base64 (cel-go ext.Encoders)
+  env.registerType('k8s.base64', { ctor: Base64Namespace, fields: {} });
+  env.registerConstant('base64', 'k8s.base64', new Base64Namespace());
+  register(env, 'k8s.base64.encode(bytes): string', (_n: Base64Namespace, b: Uint8Array) => Buffer.from(b).toString('base64'));
+  register(env, 'k8s.base64.decode(string): bytes', (_n: Base64Namespace, s: string) => {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) throw celError('illegal base64 data');
+    return new Uint8Array(Buffer.from(s, 'base64'));
+  });
+}
+
+let base: Environment | undefined;
+
+/**
+ * The environment with every Kubernetes extension; clone it (`base.clone()`) to declare variables
+ * and types. Options follow upstream's base environment: homogeneous aggregate literals and
+ * optional types (`.?field`, `optional.of`) on.
+ */
+export function kubernetesBaseEnvironment(): Environment {
+  if (!base) {
+    base = new Environment({ homogeneousAggregateLiterals: true, enableOptionalTypes: true });
+    registerLibraries(base);
+  }
+  return base;
+}

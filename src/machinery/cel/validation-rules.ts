@@ -1,0 +1,495 @@
+// CRD validation rules: x-kubernetes-validations compiled at CRD creation, evaluated on every
+// write of a custom resource (upstream: apiextensions-apiserver pkg/apiserver/schema/cel/
+// compilation.go and validation.go, and the x-kubernetes-validations part of
+// pkg/apis/apiextensions/validation/validation.go).
+//
+// Compile (compileValidationRules) reports, with upstream's paths and messages:
+// - the rule's own shape: rule required, message/messageExpression non-empty and one line,
+//   reason one of the four FieldValue* reasons, fieldPath a valid path into the node's schema;
+// - per rule: "compilation failed: <cel-go issues>", "cel expression must evaluate to a bool",
+//   messageExpression compile errors and "must evaluate to a string", the estimated cost over
+//   budget (cost.ts, approximate), oldSelf on an uncorrelatable node, optionalOldSelf without oldSelf;
+// - for the whole schema: the estimated total over the CRD budget.
+// Evaluate (validate) walks the object beside the schema: each node's rules with `self` bound to
+// the node's value; transition rules (those that read oldSelf) only when an old value correlates
+// (same property, same map key, or the same keys in an x-kubernetes-list-type=map list), or
+// always with optionalOldSelf; errors as upstream: `spec: Invalid value: "object": failed rule: …`,
+// the root's path printing as "<nil>" as upstream's nil field.Path does.
+//
+// Not done: ratcheting (unchanged values still fail), the runtime cost budget (rules are not
+// interrupted; the static estimate at CRD creation is the only limit), allOf/anyOf/oneOf/not
+// nested rules.
+
+import { Optional } from '@marcbachmann/cel-js';
+import { FieldError, fieldErrors, GoValue } from '../field-errors.js';
+import {
+  CelEvaluationError,
+  compileExpression,
+  ExpressionEnvironment,
+  type CompiledExpression,
+} from './expression.js';
+import {
+  celEquals,
+  celTypeName,
+  objectTypes,
+  schemaDeclType,
+  toCelValue,
+  type DeclType,
+  type JSONSchema,
+} from './schema-types.js';
+import { costErrorMessage, estimateCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './cost.js';
+
+/** One x-kubernetes-validations entry as JSON. */
+export interface ValidationRule {
+  rule?: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: string;
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
+}
+
+export interface CompiledValidationRules {
+  /** Evaluates every x-kubernetes-validations rule in the schema against obj (oldObj for transition rules: oldSelf, optionalOldSelf); returns upstream's field errors with paths from the object's root (e.g. "spec.replicas"). */
+  validate(obj: unknown, oldObj: unknown | undefined): FieldError[];
+}
+
+const SUPPORTED_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
+/** celconfig.MaxEvaluatedMessageExpressionSizeBytes */
+const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
+/** Rules cheaper than 1 % of the CRD-wide limit are not named when the total is over budget. */
+const NAMED_COST_THRESHOLD = STATIC_ESTIMATED_CRD_COST_LIMIT / 100;
+
+interface CompiledRule {
+  rule: ValidationRule;
+  program: CompiledExpression;
+  usesOldSelf: boolean;
+  optionalOldSelf: boolean;
+  messageExpression?: CompiledExpression;
+  /** The fieldPath, normalized ("spec.x" form), to append to the node's path. */
+  fieldPath?: string;
+}
+
+interface NodeValidator {
+  schemaType: string;
+  decl: DeclType;
+  rules: CompiledRule[];
+  properties: Map<string, NodeValidator>;
+  items?: NodeValidator;
+  additionalProperties?: NodeValidator;
+  listType?: string;
+  listMapKeys?: string[];
+  mapType?: string;
+}
+
+/** Upstream prints a Go struct with %#v; pointers print as addresses, which differ per run. */
+function ruleRepr(r: ValidationRule): GoValue {
+  const q = (s: string | undefined): string => JSON.stringify(s ?? '');
+  const reason = r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : '(*apiextensions.FieldValueErrorReason)(0xc000000000)';
+  const optional = r.optionalOldSelf === undefined ? '(*bool)(nil)' : '(*bool)(0xc000000000)';
+  return new GoValue(
+    `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, MessageExpression:${q(r.messageExpression)}, Reason:${reason}, FieldPath:${q(r.fieldPath)}, OptionalOldSelf:${optional}}`,
+  );
+}
+
+const hasNewlines = (s: string): boolean => /[\n\r]/.test(s);
+
+/** Upstream's ValidFieldPath: ".a.b", "['a.b']" or ".a['b']" into the node's schema; the normalized path or an error. */
+export function validFieldPath(path: string, schema: JSONSchema): { path: string } | { error: string } {
+  const tokens: string[] = [];
+  let i = 0;
+  while (i < path.length) {
+    const c = path[i]!;
+    if (c === '.' || c === '[' || c === ']') {
+      tokens.push(c);
+      i++;
+    } else if (c === "'") {
+      let j = i + 1;
+      while (j < path.length && !(path[j] === "'" && path[j - 1] !== '\\')) j++;
+      tokens.push(path.slice(i, j + 1));
+      i = j + 1;
+    } else {
+      let j = i;
+      while (j < path.length && !'.[]'.includes(path[j]!)) j++;
+      tokens.push(path.slice(i, j));
+      i = j;
+    }
+  }
+  let s: JSONSchema | undefined = schema;
+  let out = '';
+  const step = (name: string): string | undefined => {
+    if (!s) return 'does not refer to a valid field';
+    const props = s.properties as Record<string, JSONSchema> | undefined;
+    if (props) {
+      out += out === '' ? name : `.${name}`;
+      s = props[name];
+      if (!s) return 'does not refer to a valid field';
+    } else if (s.additionalProperties && typeof s.additionalProperties === 'object') {
+      out += `[${name}]`;
+      s = s.additionalProperties as JSONSchema;
+    } else return 'does not refer to a valid field';
+    return undefined;
+  };
+  for (let t = 0; t < tokens.length; t++) {
+    const tok = tokens[t]!;
+    if (tok === '.') {
+      const name = tokens[++t];
+      if (name === undefined) return { error: 'unexpected end of JSON path' };
+      const e = step(name);
+      if (e) return { error: e };
+    } else if (tok === '[') {
+      const q = tokens[++t];
+      if (q === undefined) return { error: 'unexpected end of JSON path' };
+      if (q.length < 2 || !q.startsWith("'") || !q.endsWith("'")) return { error: `expected single quoted string but got ${q}` };
+      const e = step(q.slice(1, -1).replace(/\\(.)/g, '$1'));
+      if (e) return { error: e };
+      if (tokens[++t] !== ']') return { error: `expected ] but got ${tokens[t] ?? ''}` };
+    } else return { error: `expected [ or . but got: ${tok}` };
+  }
+  return { path: out };
+}
+
+interface CompileContext {
+  schemaErrors: FieldError[];
+  celErrors: FieldError[];
+  totalCost: number;
+  mostExpensive: { path: string; cost: number }[];
+  /** Environments per object type, shared by nodes of the same type. */
+  envs: Map<string, ExpressionEnvironment>;
+}
+
+function environmentFor(decl: DeclType, optionalOldSelf: boolean, ctx: CompileContext): ExpressionEnvironment {
+  const key = `${decl.name}|${optionalOldSelf}`;
+  let env = ctx.envs.get(key);
+  if (!env) {
+    const t = celTypeName(decl);
+    env = new ExpressionEnvironment({
+      variables: { self: t, oldSelf: optionalOldSelf ? `optional<${t}>` : t },
+      types: objectTypes(decl),
+      objectEquals: celEquals,
+    });
+    ctx.envs.set(key, env);
+  }
+  return env;
+}
+
+function observeCost(ctx: CompileContext, path: string, cost: number): void {
+  ctx.totalCost += cost;
+  if (cost < NAMED_COST_THRESHOLD) return;
+  ctx.mostExpensive.push({ path, cost });
+  ctx.mostExpensive.sort((a, b) => b.cost - a.cost);
+  if (ctx.mostExpensive.length > 4) ctx.mostExpensive.length = 4;
+}
+
+/** Validates the shape of one node's rules (upstream's SchemaErrors); true when all are fine. */
+function checkRuleShapes(schema: JSONSchema, rules: ValidationRule[], path: string, ctx: CompileContext): boolean {
+  const before = ctx.schemaErrors.length;
+  rules.forEach((r, i) => {
+    const p = `${path}.x-kubernetes-validations[${i}]`;
+    const rule = (r.rule ?? '').trim();
+    const msg = (r.message ?? '').trim();
+    if (rule === '') ctx.schemaErrors.push(fieldErrors.required(`${p}.rule`, 'rule is not specified'));
+    else if ((r.message ?? '') !== '' && msg === '') ctx.schemaErrors.push(fieldErrors.invalid(`${p}.message`, r.message, 'message must be non-empty if specified'));
+    else if (hasNewlines(msg)) ctx.schemaErrors.push(fieldErrors.invalid(`${p}.message`, r.message, 'message must not contain line breaks'));
+    else if (hasNewlines(rule) && msg === '') ctx.schemaErrors.push(fieldErrors.required(`${p}.message`, 'message must be specified if rule contains line breaks'));
+    if ((r.messageExpression ?? '') !== '' && r.messageExpression!.trim() === '') {
+      ctx.schemaErrors.push(fieldErrors.required(`${p}.messageExpression`, 'messageExpression must be non-empty if specified'));
+    }
+    if (r.reason !== undefined && !SUPPORTED_REASONS.includes(r.reason)) {
+      ctx.schemaErrors.push(fieldErrors.notSupported(`${p}.reason`, r.reason, SUPPORTED_REASONS));
+    }
+    const fp = r.fieldPath ?? '';
+    if (fp !== '' && fp.trim() === '') ctx.schemaErrors.push(fieldErrors.invalid(`${p}.fieldPath`, fp, 'fieldPath must be non-empty if specified'));
+    if (hasNewlines(fp)) ctx.schemaErrors.push(fieldErrors.invalid(`${p}.fieldPath`, fp, 'fieldPath must not contain line breaks'));
+    if (fp !== '' && 'error' in validFieldPath(fp, schema)) ctx.schemaErrors.push(fieldErrors.invalid(`${p}.fieldPath`, fp, 'fieldPath must be a valid path'));
+  });
+  return ctx.schemaErrors.length === before;
+}
+
+function compileNode(
+  schema: JSONSchema,
+  decl: DeclType | undefined,
+  path: string,
+  cardinality: number,
+  uncorrelatablePath: string | undefined,
+  ctx: CompileContext,
+): NodeValidator | undefined {
+  const rules = Array.isArray(schema['x-kubernetes-validations']) ? (schema['x-kubernetes-validations'] as ValidationRule[]) : [];
+  const shapesOk = checkRuleShapes(schema, rules, path, ctx);
+  const node: NodeValidator | undefined = decl
+    ? {
+        schemaType: typeof schema.type === 'string' ? schema.type : '',
+        decl,
+        rules: [],
+        properties: new Map(),
+        listType: schema['x-kubernetes-list-type'] as string | undefined,
+        listMapKeys: schema['x-kubernetes-list-map-keys'] as string[] | undefined,
+        mapType: schema['x-kubernetes-map-type'] as string | undefined,
+      }
+    : undefined;
+  const errorsBefore = ctx.schemaErrors.length;
+
+  // children first, so that schema errors deeper down suppress this node's CEL compilation as upstream
+  const children: (() => void)[] = [];
+  const props = (schema.properties as Record<string, JSONSchema> | undefined) ?? {};
+  for (const [name, propSchema] of Object.entries(props)) {
+    let childDecl: DeclType | undefined;
+    if (decl?.kind === 'object') {
+      for (const f of decl.fields.values()) if (f.property === name) childDecl = f.type;
+      if (!childDecl) childDecl = schemaDeclType(propSchema, propSchema['x-kubernetes-embedded-resource'] === true, `${decl.name}.${name}`);
+    }
+    const child = compileNode(propSchema, childDecl, `${path}.properties[${name}]`, cardinality, uncorrelatablePath, ctx);
+    if (child && node) children.push(() => node.properties.set(name, child));
+  }
+  if (schema.items && typeof schema.items === 'object') {
+    const itemsDecl = decl?.kind === 'list' ? decl.elem : undefined;
+    const itemsPath = `${path}.items`;
+    const forbid = uncorrelatablePath ?? (schema['x-kubernetes-list-type'] === 'map' ? undefined : itemsPath);
+    const card = decl ? cardinality * Math.max(1, decl.maxElements) : cardinality;
+    const child = compileNode(schema.items as JSONSchema, itemsDecl, itemsPath, card, forbid, ctx);
+    if (child && node) children.push(() => (node.items = child));
+  }
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+    const apDecl = decl?.kind === 'map' ? decl.elem : undefined;
+    const card = decl ? cardinality * Math.max(1, decl.maxElements) : cardinality;
+    const child = compileNode(schema.additionalProperties as JSONSchema, apDecl, `${path}.additionalProperties`, card, uncorrelatablePath, ctx);
+    if (child && node) children.push(() => (node.additionalProperties = child));
+  }
+  for (const c of children) c();
+
+  if (rules.length > 0 && shapesOk && ctx.schemaErrors.length === errorsBefore) {
+    if (!decl) {
+      ctx.celErrors.push(
+        fieldErrors.internal(
+          `${path}.x-kubernetes-validations`,
+          `rule declared on schema that does not support validation rules type: '${String(schema.type ?? '')}' x-kubernetes-preserve-unknown-fields: '${schema['x-kubernetes-preserve-unknown-fields'] === true}'`,
+        ),
+      );
+    } else if (node) {
+      rules.forEach((r, i) => compileRule(r, i, schema, node, path, cardinality, uncorrelatablePath, ctx));
+    }
+  }
+  if (!node) return undefined;
+  const useful = node.rules.length > 0 || node.properties.size > 0 || node.items !== undefined || node.additionalProperties !== undefined;
+  return useful ? node : undefined;
+}
+
+function compileRule(
+  r: ValidationRule,
+  i: number,
+  schema: JSONSchema,
+  node: NodeValidator,
+  path: string,
+  cardinality: number,
+  uncorrelatablePath: string | undefined,
+  ctx: CompileContext,
+): void {
+  const p = `${path}.x-kubernetes-validations[${i}]`;
+  const optional = r.optionalOldSelf === true;
+  const env = environmentFor(node.decl, optional, ctx);
+  const result = compileExpression(r.rule ?? '', env);
+  let program: CompiledExpression | undefined;
+  let error: string | undefined;
+  if (result.error) error = `compilation failed: ${result.error.message}`;
+  else if (result.expression.outputType !== 'bool') error = 'cel expression must evaluate to a bool';
+  else program = result.expression;
+
+  const vars = { self: node.decl, oldSelf: node.decl };
+  if (program) {
+    const cost = multiply(estimateCost(program.ast, vars), cardinality);
+    if (cost > STATIC_ESTIMATED_COST_LIMIT) ctx.celErrors.push(fieldErrors.forbidden(`${p}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
+    observeCost(ctx, `${p}.rule`, cost);
+  }
+  if (error) ctx.celErrors.push(fieldErrors.invalid(`${p}.rule`, ruleRepr(r), error));
+
+  let messageExpression: CompiledExpression | undefined;
+  if (program && (r.messageExpression ?? '') !== '') {
+    const m = compileExpression(r.messageExpression!, env);
+    if (m.error) {
+      ctx.celErrors.push(fieldErrors.invalid(`${p}.messageExpression`, ruleRepr(r), `messageExpression compilation failed: ${m.error.message}`));
+    } else if (m.expression.outputType !== 'string') {
+      ctx.celErrors.push(fieldErrors.invalid(`${p}.messageExpression`, ruleRepr(r), 'messageExpression must evaluate to a string'));
+    } else {
+      messageExpression = m.expression;
+      const cost = multiply(estimateCost(m.expression.ast, vars), cardinality);
+      if (cost > STATIC_ESTIMATED_COST_LIMIT) {
+        ctx.celErrors.push(fieldErrors.forbidden(`${p}.messageExpression`, costErrorMessage('estimated messageExpression cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
+      }
+      observeCost(ctx, `${p}.messageExpression`, cost);
+    }
+  }
+  if (!program) return;
+  const usesOldSelf = program.references.has('oldSelf');
+  if (usesOldSelf && uncorrelatablePath !== undefined) {
+    ctx.celErrors.push(fieldErrors.invalid(`${p}.rule`, r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatablePath}`));
+  } else if (!usesOldSelf && r.optionalOldSelf !== undefined) {
+    ctx.celErrors.push(fieldErrors.invalid(`${p}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
+  }
+  let fieldPath: string | undefined;
+  if ((r.fieldPath ?? '') !== '') {
+    const v = validFieldPath(r.fieldPath!, schema);
+    if ('path' in v) fieldPath = v.path;
+  }
+  node.rules.push({ rule: r, program, usesOldSelf, optionalOldSelf: optional, messageExpression, fieldPath });
+}
+
+function multiply(cost: number, cardinality: number): number {
+  return cost === 0 ? 0 : cost * cardinality;
+}
+
+/**
+ * Compiles every x-kubernetes-validations rule of a structural schema.
+ * schema: an openAPIV3Schema as plain JSON (structural). basePath: where it sits in the CRD,
+ * e.g. "spec.versions[0].schema.openAPIV3Schema", for compile-error paths.
+ * rules is undefined when the schema has no rules (nothing to evaluate).
+ */
+export function compileValidationRules(schema: unknown, basePath: string): { rules: CompiledValidationRules | undefined; errors: FieldError[] } {
+  if (!schema || typeof schema !== 'object') return { rules: undefined, errors: [] };
+  const s = schema as JSONSchema;
+  if (!hasRules(s)) return { rules: undefined, errors: [] };
+  const ctx: CompileContext = { schemaErrors: [], celErrors: [], totalCost: 0, mostExpensive: [], envs: new Map() };
+  const decl = schemaDeclType(s, true, 'selfType');
+  const root = compileNode(s, decl, basePath, 1, undefined, ctx);
+  const errors = [...ctx.schemaErrors, ...ctx.celErrors];
+  if (ctx.totalCost > STATIC_ESTIMATED_CRD_COST_LIMIT) {
+    for (const e of ctx.mostExpensive) errors.push(fieldErrors.forbidden(e.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    errors.push(
+      fieldErrors.forbidden(
+        basePath,
+        costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', ctx.totalCost, STATIC_ESTIMATED_CRD_COST_LIMIT),
+      ),
+    );
+  }
+  if (errors.length > 0 || !root) return { rules: undefined, errors };
+  return { rules: { validate: (obj, oldObj) => validateRoot(root, obj, oldObj) }, errors: [] };
+}
+
+function hasRules(s: unknown): boolean {
+  if (!s || typeof s !== 'object') return false;
+  const o = s as JSONSchema;
+  if (Array.isArray(o['x-kubernetes-validations']) && o['x-kubernetes-validations'].length > 0) return true;
+  if (o.properties && typeof o.properties === 'object' && Object.values(o.properties).some(hasRules)) return true;
+  return hasRules(o.items) || hasRules(o.additionalProperties);
+}
+
+// ---------- evaluation ----------
+
+interface EvalState {
+  errors: FieldError[];
+  cache: WeakMap<object, unknown>;
+  oldCache: WeakMap<object, unknown>;
+}
+
+function validateRoot(root: NodeValidator, obj: unknown, oldObj: unknown): FieldError[] {
+  const state: EvalState = { errors: [], cache: new WeakMap(), oldCache: new WeakMap() };
+  validateNode(root, '', obj, oldObj ?? undefined, state);
+  return state.errors;
+}
+
+const child = (path: string, name: string): string => (path === '' ? name : `${path}.${name}`);
+const shown = (path: string): string => (path === '' ? '<nil>' : path);
+
+function ruleErrorString(r: ValidationRule): string {
+  return (r.message ?? '') !== '' ? r.message!.trim() : (r.rule ?? '').trim();
+}
+
+function fieldErrorForReason(path: string, schemaType: string, detail: string, reason: string | undefined): FieldError {
+  switch (reason) {
+    case 'FieldValueForbidden':
+      return fieldErrors.forbidden(path, detail);
+    case 'FieldValueRequired':
+      return fieldErrors.required(path, detail);
+    case 'FieldValueDuplicate':
+      return fieldErrors.duplicate(path, schemaType);
+    default:
+      return fieldErrors.invalid(path, schemaType, detail);
+  }
+}
+
+function validateNode(node: NodeValidator, path: string, obj: unknown, oldObj: unknown, state: EvalState): void {
+  if (obj === null || obj === undefined) return;
+  if (oldObj === null) oldObj = undefined;
+  if (node.rules.length > 0) evaluateRules(node, path, obj, oldObj, state);
+
+  if (Array.isArray(obj)) {
+    if (!node.items) return;
+    const oldItems = node.listType === 'map' && Array.isArray(oldObj) ? (oldObj as unknown[]) : undefined;
+    obj.forEach((item, i) => {
+      const old = oldItems ? findMapListItem(oldItems, item, node.listMapKeys ?? []) : undefined;
+      validateNode(node.items!, `${path}[${i}]`, item, old, state);
+    });
+    return;
+  }
+  if (typeof obj !== 'object') return;
+  const o = obj as Record<string, unknown>;
+  const correlatable = node.mapType !== 'atomic';
+  const old = correlatable && oldObj && typeof oldObj === 'object' && !Array.isArray(oldObj) ? (oldObj as Record<string, unknown>) : undefined;
+  if (node.additionalProperties) {
+    for (const k of Object.keys(o)) validateNode(node.additionalProperties!, `${path}[${k}]`, o[k], old?.[k], state);
+  }
+  if (node.properties.size > 0) {
+    for (const k of Object.keys(o)) {
+      const sub = node.properties.get(k);
+      if (sub) validateNode(sub, child(path, k), o[k], old?.[k], state);
+    }
+  }
+}
+
+/** The old item with the same map keys as item, in an x-kubernetes-list-type=map list. */
+function findMapListItem(oldItems: unknown[], item: unknown, keys: string[]): unknown {
+  if (!item || typeof item !== 'object') return undefined;
+  const it = item as Record<string, unknown>;
+  return oldItems.find((o) => {
+    if (!o || typeof o !== 'object') return false;
+    return keys.every((k) => JSON.stringify((o as Record<string, unknown>)[k]) === JSON.stringify(it[k]));
+  });
+}
+
+function evaluateRules(node: NodeValidator, path: string, obj: unknown, oldObj: unknown, state: EvalState): void {
+  const self = toCelValue(obj, node.decl, state.cache);
+  let oldSelf: unknown;
+  const hasOld = oldObj !== undefined;
+  for (const compiled of node.rules) {
+    if (compiled.usesOldSelf && !hasOld && !compiled.optionalOldSelf) continue;
+    if (compiled.usesOldSelf && hasOld && oldSelf === undefined) oldSelf = toCelValue(oldObj, node.decl, state.oldCache);
+    const activation: Record<string, unknown> = { self };
+    if (compiled.optionalOldSelf) activation.oldSelf = hasOld ? Optional.of(oldSelf) : Optional.none();
+    else if (compiled.usesOldSelf) activation.oldSelf = oldSelf;
+    const rule = compiled.rule;
+    let result: unknown;
+    try {
+      result = compiled.program.evaluate(activation);
+    } catch (e) {
+      const text = e instanceof CelEvaluationError ? e.message : String(e);
+      const where = shown(path);
+      if (text.startsWith('no such overload')) {
+        state.errors.push(
+          fieldErrors.invalid(where, node.schemaType, `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`),
+        );
+      } else {
+        state.errors.push(fieldErrors.invalid(where, node.schemaType, `${text} evaluating rule: ${ruleErrorString(rule)}`));
+      }
+      continue;
+    }
+    if (result === true) continue;
+    const errPath = compiled.fieldPath ? child(path, compiled.fieldPath) : path;
+    let detail: string | undefined;
+    if (compiled.messageExpression) detail = evalMessageExpression(compiled.messageExpression, activation);
+    if (detail === undefined) detail = (rule.message ?? '') === '' ? `failed rule: ${ruleErrorString(rule)}` : rule.message!.trim();
+    state.errors.push(fieldErrorForReason(shown(errPath), node.schemaType, detail, rule.reason));
+  }
+}
+
+/** The message, or undefined to fall back to message/the default as upstream does on any failure. */
+function evalMessageExpression(expr: CompiledExpression, activation: Record<string, unknown>): string | undefined {
+  let v: unknown;
+  try {
+    v = expr.evaluate(activation);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'string') return undefined;
+  const trimmed = v.trim();
+  if (trimmed === '' || Buffer.byteLength(trimmed) > MAX_MESSAGE_EXPRESSION_BYTES || /\n/.test(trimmed)) return undefined;
+  return trimmed;
+}
