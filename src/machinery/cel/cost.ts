@@ -37,20 +37,19 @@ interface Checked {
   checkedType?: { name?: string };
 }
 
-const scalarTypes = new Set(['int', 'uint', 'double', 'bool', 'null_type', 'google.protobuf.Timestamp', 'google.protobuf.Duration']);
+const scalarTypes = new Set(['int', 'uint', 'double', 'bool', 'google.protobuf.Timestamp', 'google.protobuf.Duration']);
 
+const typeName = (node: ASTNode): string | undefined => (node as unknown as Checked).checkedType?.name;
+
+/** Strings, bytes, lists, maps and dyn of unknown origin are unbounded; any other value counts 1. */
 function typeSize(node: ASTNode): number {
-  const name = (node as unknown as Checked).checkedType?.name;
-  return name !== undefined && scalarTypes.has(name) ? 1 : UNKNOWN;
+  const name = typeName(node);
+  if (name === undefined || name === 'string' || name === 'bytes' || name === 'dyn' || /^(list|map)</.test(name)) return UNKNOWN;
+  return 1;
 }
 
 const mul = (size: number, factor: number): number => (size === UNKNOWN ? UNKNOWN : Math.ceil(size * factor));
-
-// Receiver string functions costing a traversal of the receiver, and whether their result keeps its size.
-const stringFunctions: Record<string, boolean> = {
-  charAt: false, indexOf: false, lastIndexOf: false, lowerAscii: true, upperAscii: true, replace: false,
-  split: true, substring: true, trim: true, startsWith: false, endsWith: false,
-};
+const times = (a: number, b: number): number => (a === 0 || b === 0 ? 0 : a * b);
 
 /** The worst-case cost of a type-checked AST when its variables have the given schema types. */
 export function estimateCost(ast: ASTNode, variables: Record<string, DeclType | undefined>): number {
@@ -88,7 +87,10 @@ function estimate(node: ASTNode, scope: Map<string, DeclType | undefined>): Esti
       const a = sub(l);
       const b = sub(r);
       const t = a.type?.kind === 'list' || a.type?.kind === 'map' ? a.type.elem : undefined;
-      return { cost: a.cost + b.cost + 1, type: t, size: t ? t.maxElements : typeSize(node) };
+      // Indexing a value that is not on a schema path (a function's result): upstream's estimator
+      // gives it the path "@values"/"@items" alone, which resolves to the scope's root object, whose
+      // size is 0. Followed, so the same rules are accepted.
+      return { cost: a.cost + b.cost + 1, type: t, size: t ? t.maxElements : a.type ? typeSize(node) : 0 };
     }
     case 'list': {
       let cost = 10;
@@ -128,8 +130,10 @@ function estimate(node: ASTNode, scope: Map<string, DeclType | undefined>): Esti
           return { cost: args + (b.size === UNKNOWN ? UNKNOWN : b.size), size: 1 };
         case '+': {
           const size = a.size + b.size;
-          const isList = (node as unknown as Checked).checkedType?.name?.startsWith('list<') ?? false;
-          return { cost: args + (isList ? 1 : mul(size, TRAVERSAL)), size };
+          const t = typeName(node) ?? '';
+          if (t.startsWith('list<')) return { cost: args + 1, size };
+          if (t === 'string' || t === 'bytes') return { cost: args + mul(size, TRAVERSAL), size };
+          return { cost: args + 1, size: 1 };
         }
         case '==':
         case '!=':
@@ -137,6 +141,7 @@ function estimate(node: ASTNode, scope: Map<string, DeclType | undefined>): Esti
         case '<=':
         case '>':
         case '>=': {
+          // by the smaller operand's size: 0.1 per character or element, 0 when it is empty
           const smallest = Math.min(a.size, b.size);
           return { cost: args + (smallest > 0 ? mul(smallest, TRAVERSAL) : 0), size: 1 };
         }
@@ -153,6 +158,14 @@ const comprehensionOverhead: Record<string, number> = { all: 3, exists: 4, exist
 const comprehensionFixed: Record<string, number> = { all: 1, exists: 1, exists_one: 2, map: 11, filter: 11 };
 /** A map's keys are strings of size 0 to upstream's estimator (their type has no maxLength). */
 const MAP_KEY: DeclType = { kind: 'scalar', name: '@keys', cel: 'string', maxElements: 0, minSize: 2 };
+
+/** The worst-case size of a list's elements: from the schema when the list is on a path, else by type. */
+function elementSize(list: Estimate, node: ASTNode): number {
+  if (list.type?.kind === 'list') return list.type.elem.maxElements;
+  const t = typeName(node) ?? '';
+  const m = /^list<(.*)>$/.exec(t);
+  return m && scalarTypes.has(m[1]!) ? 1 : UNKNOWN;
+}
 
 function callCost(
   name: string,
@@ -181,38 +194,75 @@ function callCost(
   const est = args.map(sub);
   const argCost = est.reduce((s, e) => s + e.cost, 0) + (r?.cost ?? 0);
   const first = est[0];
-  let cost = 1;
-  let size = typeSize(node);
-  if (name === 'dyn') return { cost: argCost + 1, size: first?.size ?? UNKNOWN, type: first?.type };
-  if (name === 'size') return { cost: argCost + 1, size: 1 };
-  if (r && name === 'matches' || r && (name === 'find' || name === 'findAll')) {
-    cost = mul(r!.size + 1, TRAVERSAL) * mul(first?.size ?? UNKNOWN, REGEX_FACTOR);
-    if (Number.isNaN(cost)) cost = UNKNOWN;
-  } else if (!r && name === 'matches' && est.length === 2) {
-    cost = mul(est[0]!.size + 1, TRAVERSAL) * mul(est[1]!.size, REGEX_FACTOR);
-  } else if (r && name === 'contains') {
-    const a = mul(r.size, TRAVERSAL);
-    const b = mul(first?.size ?? UNKNOWN, TRAVERSAL);
-    cost = a === 0 || b === 0 ? 1 : a * b;
-  } else if (r && (name === 'startsWith' || name === 'endsWith')) {
-    cost = Math.max(1, mul(first?.size ?? UNKNOWN, TRAVERSAL));
-  } else if (r && name in stringFunctions && r.type?.kind !== 'list') {
-    cost = Math.max(1, mul(r.size, TRAVERSAL) * (name === 'split' ? 2 : 1));
-    if (stringFunctions[name]) size = name === 'split' ? r.size : r.size;
-  } else if (r && (name === 'join' || name === 'isSorted' || name === 'sum' || name === 'min' || name === 'max' || name === 'indexOf' || name === 'lastIndexOf')) {
-    // every element visited and compared
-    const elem = r.type?.kind === 'list' ? r.type.elem.maxElements : 0;
-    cost = Math.max(1, r.size === UNKNOWN ? UNKNOWN : r.size * (1 + mul(elem, TRAVERSAL)));
-    if (name === 'join') size = UNKNOWN;
-  } else if (name === 'contains' || name === 'equivalent' || name === 'intersects') {
-    // sets.*(a, b): every element of b looked up in a
-    const a = est[0]?.size ?? UNKNOWN;
-    const b = est[1]?.size ?? UNKNOWN;
-    cost = a * b || 1;
-  } else if (['url', 'isURL', 'quantity', 'isQuantity', 'string', 'bytes', 'quote', 'encode', 'decode'].includes(name)) {
-    cost = Math.max(1, mul(first?.size ?? UNKNOWN, TRAVERSAL));
+  const firstSize = first?.size ?? UNKNOWN;
+  const rSize = r?.size ?? UNKNOWN;
+  const fixed = (cost: number, size = typeSize(node)): Estimate => ({ cost: argCost + cost, size });
+  const namespace = receiver?.op === 'id' ? receiver.args : undefined;
+
+  if (name === 'dyn' && !receiver) return fixed(1, UNKNOWN);
+  if (name === 'size') return fixed(1, 1);
+  if (namespace === 'sets' && est.length === 2) return fixed(Math.max(1, times(est[0]!.size, est[1]!.size)));
+  if (namespace === 'strings' && name === 'quote') return fixed(mul(firstSize, TRAVERSAL), firstSize === UNKNOWN ? UNKNOWN : firstSize * 2 + 2);
+  if (!r) {
+    switch (name) {
+      case 'matches':
+        return fixed(times(mul(est[0]!.size + 1, TRAVERSAL), mul(est[1]?.size ?? UNKNOWN, REGEX_FACTOR)));
+      case 'url':
+        return fixed(mul(firstSize, TRAVERSAL), firstSize);
+      case 'isURL':
+      case 'quantity':
+      case 'isQuantity':
+        return fixed(mul(firstSize, TRAVERSAL));
+      case 'bytes':
+        return fixed(mul(firstSize, TRAVERSAL), firstSize === UNKNOWN ? UNKNOWN : firstSize * 4);
+      default:
+        return fixed(1); // conversions and the rest: O(1)
+    }
   }
-  return { cost: argCost + cost, size };
+  switch (name) {
+    case 'matches':
+    case 'find':
+    case 'findAll': {
+      const cost = times(mul(rSize + 1, TRAVERSAL), mul(firstSize, REGEX_FACTOR));
+      return fixed(cost, name === 'matches' ? 1 : name === 'find' ? rSize : rSize);
+    }
+    case 'contains': {
+      const cost = times(mul(rSize, TRAVERSAL), mul(firstSize, TRAVERSAL));
+      return fixed(cost, 1);
+    }
+    case 'startsWith':
+    case 'endsWith':
+      return fixed(mul(firstSize, TRAVERSAL), 1);
+    case 'lowerAscii':
+    case 'upperAscii':
+    case 'substring':
+    case 'trim':
+      return fixed(mul(rSize, TRAVERSAL), rSize);
+    case 'replace':
+      return fixed(mul(rSize, 2 * TRAVERSAL), UNKNOWN);
+    case 'split':
+      return fixed(mul(rSize, 2 * TRAVERSAL), rSize);
+    case 'join': {
+      const list = r!;
+      let size = times(list.size, elementSize(list, receiver!));
+      if (first) size += times(firstSize, Math.max(0, list.size - 1));
+      return fixed(mul(size, TRAVERSAL), size);
+    }
+    case 'isSorted':
+    case 'sum':
+    case 'min':
+    case 'max':
+    case 'indexOf':
+    case 'lastIndexOf': {
+      const t = typeName(receiver!) ?? '';
+      if (t === 'string') return fixed(mul(rSize, TRAVERSAL));
+      const elemIsString = /^list<(string|bytes)>$/.test(t);
+      const elCost = elemIsString ? 1 + mul(elementSize(r!, receiver!), TRAVERSAL) : 1;
+      return fixed(times(rSize, elCost));
+    }
+    default:
+      return fixed(1);
+  }
 }
 
 /** Upstream's getCostErrorMessage. */

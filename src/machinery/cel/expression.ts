@@ -22,7 +22,7 @@
 // shape, not ANTLR's exact "expecting {…}" sets.
 
 import { Environment, EvaluationError, ParseError, TypeError as CelTypeError, type ASTNode } from '@marcbachmann/cel-js';
-import { kubernetesBaseEnvironment } from './library.js';
+import { compileRegex, kubernetesBaseEnvironment } from './library.js';
 
 /** A CEL type as the library writes it: 'int', 'string', 'list<int>', 'map<string, dyn>', or a declared object type's name. */
 export type CelTypeName = string;
@@ -91,6 +91,9 @@ export function compileExpression(expr: string, environment: ExpressionEnvironme
   }
   const checked = parsed.check();
   if (!checked.valid) return { error: new CelCompileError(formatIssue(expr, checked.error, parsed.ast, environment)) };
+  patchHandles(parsed.ast);
+  const badRegex = findInvalidRegexLiteral(parsed.ast);
+  if (badRegex) return { error: new CelCompileError(displayIssue(expr, { offset: badRegex.range.start, message: 'invalid matches argument' })) };
   const references = new Set<string>();
   collectReferences(parsed.ast, environment.variables, new Set(), references);
   return {
@@ -108,6 +111,85 @@ export function compileExpression(expr: string, environment: ExpressionEnvironme
       },
     },
   };
+}
+
+/**
+ * Replaces the library's implementation of three standard functions whose behaviour differs
+ * from cel-go's, on the checked AST (the library resolves a call to a `handle` at check time and
+ * allows no second overload of a standard function): `matches` (RE2 flags like `(?i)`, patterns
+ * compiled once), `substring` (cel-go's error texts) and `string(double)` (Go's %g formatting).
+ * Relies on cel-js 8.0.0's node shape (`handle` on call nodes); package.json pins that version.
+ */
+function patchHandles(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) patchHandles(n);
+    return;
+  }
+  if (!('op' in node)) return;
+  const n = node as ASTNode & { handle?: unknown; checkedType?: { name?: string } };
+  if (n.op === 'rcall' && typeof n.handle === 'function') {
+    const [name, receiver, args] = n.args;
+    const onString = (receiver as { checkedType?: { name?: string } }).checkedType?.name === 'string';
+    if (name === 'matches' && onString && args.length === 1) {
+      n.handle = (a: unknown[]) => compileRegex(a[1] as string).test(a[0] as string);
+    } else if (name === 'substring' && onString) {
+      n.handle = (a: unknown[]) => substring(a[0] as string, a[1] as bigint, a[2] as bigint | undefined);
+    }
+  } else if (n.op === 'call' && typeof n.handle === 'function' && n.args[0] === 'string' && n.args[1].length === 1) {
+    const argType = (n.args[1][0] as { checkedType?: { name?: string } }).checkedType?.name;
+    if (argType === 'double') n.handle = (a: unknown[]) => formatGoFloat(a[0] as number);
+  }
+  patchHandles(n.args);
+}
+
+/** cel-go's substring: code points, and its error texts. */
+function substring(s: string, start: bigint, end?: bigint): string {
+  const runes = [...s];
+  const l = BigInt(runes.length);
+  if (end !== undefined && start > end) throw new EvaluationError(`invalid substring range. start: ${start}, end: ${end}`);
+  if (start < 0n || start > l) throw new EvaluationError(`index out of range: ${start}`);
+  if (end !== undefined && (end < 0n || end > l)) throw new EvaluationError(`index out of range: ${end}`);
+  return runes.slice(Number(start), end === undefined ? undefined : Number(end)).join('');
+}
+
+/** Go's strconv.FormatFloat(f, 'g', -1, 64), which cel-go's string(double) uses. */
+export function formatGoFloat(f: number): string {
+  if (Number.isNaN(f)) return 'NaN';
+  if (!Number.isFinite(f)) return f > 0 ? '+Inf' : '-Inf';
+  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
+  const [mantissa, expText] = f.toExponential().split('e') as [string, string];
+  const exp = Number(expText);
+  if (exp >= 6 || exp < -4) {
+    const e = Math.abs(exp);
+    return `${mantissa}e${exp < 0 ? '-' : '+'}${e < 10 ? '0' : ''}${e}`;
+  }
+  return String(f);
+}
+
+/** A string literal given to matches() that is no valid pattern: upstream compiles such patterns at compile time. */
+function findInvalidRegexLiteral(node: unknown): ASTNode | undefined {
+  if (!node || typeof node !== 'object') return undefined;
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const f = findInvalidRegexLiteral(n);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  const n = node as ASTNode;
+  if (!('op' in n)) return undefined;
+  if (n.op === 'rcall' && n.args[0] === 'matches' && n.args[2].length === 1) {
+    const arg = n.args[2][0]!;
+    if (arg.op === 'value' && typeof arg.args === 'string') {
+      try {
+        compileRegex(arg.args);
+      } catch {
+        return arg;
+      }
+    }
+  }
+  return findInvalidRegexLiteral(n.args);
 }
 
 /** Walks the AST for identifiers that name declared variables, minus comprehension variables. */
@@ -359,6 +441,8 @@ function knownFunction(name: string): boolean {
   if (!knownNames) {
     knownNames = new Set();
     for (const f of kubernetesBaseEnvironment().getDefinitions().functions) knownNames.add(f.name);
+    // declared upstream for other receivers, so a wrong receiver is "no matching overload" there too
+    for (const n of ['sign', 'ip', 'cidr', 'isIP', 'isCIDR', 'family', 'isCanonical', 'containsIP', 'containsCIDR', 'prefixLength', 'masked', 'format', 'named', 'validate']) knownNames.add(n);
   }
   return knownNames.has(name);
 }

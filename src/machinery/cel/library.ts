@@ -5,7 +5,7 @@
 // Covered: strings ext (charAt, replace, the rest is built in), lists (isSorted, sum, min, max,
 // indexOf, lastIndexOf), regex (find, findAll), urls (url, isURL, getScheme/Host/Hostname/Port/
 // EscapedPath/Query), quantity (quantity, isQuantity and its methods), sets (contains,
-// equivalent, intersects), base64 (encode, decode), strings.quote.
+// equivalent, intersects), strings.quote. As in 1.32: no base64, no Quantity.sign().
 // Not covered: ip/cidr, format.named, authz, the string `format` method.
 //
 // Regular expressions run on JavaScript's engine, not RE2: the common subset behaves the same,
@@ -34,7 +34,6 @@ export class CelURL {
 }
 
 class SetsNamespace {}
-class Base64Namespace {}
 class StringsNamespace {}
 
 const INT64_MAX = 2n ** 63n - 1n;
@@ -295,7 +294,6 @@ function registerLibraries(env: Environment): void {
     return v;
   });
   register(env, `${Q}.asApproximateFloat(): double`, (q: CelQuantity) => Number(q.q.unscaled) * 10 ** q.q.scale);
-  register(env, `${Q}.sign(): int`, (q: CelQuantity) => BigInt(q.q.sign()));
   register(env, `${Q}.add(${Q}): ${Q}`, (a: CelQuantity, b: CelQuantity) => new CelQuantity(a.q.add(b.q)));
   register(env, `${Q}.add(int): ${Q}`, (a: CelQuantity, b: bigint) => new CelQuantity(a.q.add(quantityFromInt(b))));
   register(env, `${Q}.sub(${Q}): ${Q}`, (a: CelQuantity, b: CelQuantity) => new CelQuantity(a.q.sub(b.q)));
@@ -314,14 +312,6 @@ function registerLibraries(env: Environment): void {
     b.every((x) => has(a, x)) && a.every((x) => has(b, x)));
   register(env, 'k8s.sets.intersects(list<A>, list<A>): bool', (_n: SetsNamespace, a: unknown[], b: unknown[]) => b.some((x) => has(a, x)));
 
-  // base64 (cel-go ext.Encoders)
-  env.registerType('k8s.base64', { ctor: Base64Namespace, fields: {} });
-  env.registerConstant('base64', 'k8s.base64', new Base64Namespace());
-  register(env, 'k8s.base64.encode(bytes): string', (_n: Base64Namespace, b: Uint8Array) => Buffer.from(b).toString('base64'));
-  register(env, 'k8s.base64.decode(string): bytes', (_n: Base64Namespace, s: string) => {
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) throw celError('illegal base64 data');
-    return new Uint8Array(Buffer.from(s, 'base64'));
-  });
 }
 
 let base: Environment | undefined;
