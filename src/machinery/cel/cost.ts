@@ -238,8 +238,16 @@ function callCost(
     case 'substring':
     case 'trim':
       return fixed(mul(rSize, TRAVERSAL), rSize);
-    case 'replace':
-      return fixed(mul(rSize, 2 * TRAVERSAL), UNKNOWN);
+    case 'replace': {
+      // the result's size as upstream: the replacement at every match when it is longer
+      const toReplaceMin = args[0]?.op === 'value' ? firstSize : 0;
+      const withSize = est[1]?.size ?? UNKNOWN;
+      let size: number;
+      if (toReplaceMin === 0) size = rSize === UNKNOWN || withSize === UNKNOWN ? UNKNOWN : (rSize + 1) * withSize + rSize;
+      else if (withSize <= toReplaceMin) size = rSize;
+      else size = rSize === UNKNOWN || withSize === UNKNOWN ? UNKNOWN : Math.ceil(rSize / toReplaceMin) * withSize;
+      return fixed(mul(rSize, 2 * TRAVERSAL), size);
+    }
     case 'split':
       return fixed(mul(rSize, 2 * TRAVERSAL), rSize);
     case 'join': {

@@ -1,0 +1,216 @@
+// Compile-time errors of x-kubernetes-validations, as kube-apiserver 1.32 reports them at CRD
+// creation. Every expected text below was read from the reference kube-apiserver (a CRD with
+// these rules created there); the path prefix is the one the CRD validation passes in.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileValidationRules, type ValidationRule } from '../../../src/machinery/cel/index.js';
+
+const BASE = 'spec.validation.openAPIV3Schema';
+const R = (rule: string, rest = 'Message:"", MessageExpression:""') =>
+  `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, ${rest}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+
+/** A schema whose spec has replicas, name and tags, with the given rules on spec. */
+function specSchema(rules: ValidationRule[], extraProps: Record<string, unknown> = {}) {
+  return {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': rules,
+        properties: {
+          replicas: { type: 'integer' },
+          name: { type: 'string' },
+          tags: { type: 'array', items: { type: 'string' } },
+          ...extraProps,
+        },
+      },
+    },
+  };
+}
+
+function compileOne(rule: string): string[] {
+  const { errors } = compileValidationRules(specSchema([{ rule }]), BASE);
+  return errors.map((e) => e.toString());
+}
+
+const P = `${BASE}.properties[spec].x-kubernetes-validations[0]`;
+
+test('compile errors carry cel-go\'s message, position and caret line', () => {
+  const cases: [string, string][] = [
+    ['self.foo == 1', "compilation failed: ERROR: <input>:1:5: undefined field 'foo'\n | self.foo == 1\n | ....^"],
+    ["self.replicas + 'a' == 1", "compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, string)'\n | self.replicas + 'a' == 1\n | ..............^"],
+    ['self.replicas', 'cel expression must evaluate to a bool'],
+    ['self.replicas >', "compilation failed: ERROR: <input>:1:16: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.replicas >\n | ...............^"],
+    ['self.name.foo()', "compilation failed: ERROR: <input>:1:14: undeclared reference to 'foo' (in container '')\n | self.name.foo()\n | .............^"],
+    ['bar(self.name)', "compilation failed: ERROR: <input>:1:4: undeclared reference to 'bar' (in container '')\n | bar(self.name)\n | ...^"],
+    ["self.name.substring('a') == ''", "compilation failed: ERROR: <input>:1:20: found no matching overload for 'substring' applied to 'string.(string)'\n | self.name.substring('a') == ''\n | ...................^"],
+    ['self.replicas.foo == 1', "compilation failed: ERROR: <input>:1:14: type 'int' does not support field selection\n | self.replicas.foo == 1\n | .............^"],
+    ['self.replicas[0] == 1', "compilation failed: ERROR: <input>:1:14: found no matching overload for '_[_]' applied to '(int, int)'\n | self.replicas[0] == 1\n | .............^"],
+    ["[1, 'a'].size() == 2", "compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'\n | [1, 'a'].size() == 2\n | ....^"],
+    ['self.name.all(x, true)', "compilation failed: ERROR: <input>:1:5: expression of type 'string' cannot be range of a comprehension (must be list, map, or dynamic)\n | self.name.all(x, true)\n | ....^"],
+    ['has(self)', 'compilation failed: ERROR: <input>:1:5: invalid argument to has() macro\n | has(self)\n | ....^'],
+    ['self.replicas ? true : false', "compilation failed: ERROR: <input>:1:15: found no matching overload for '_?_:_' applied to '(int, bool, bool)'\n | self.replicas ? true : false\n | ..............^"],
+    ['self.name == 1', "compilation failed: ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(string, int)'\n | self.name == 1\n | ..........^"],
+    ['!self.name', "compilation failed: ERROR: <input>:1:1: found no matching overload for '!_' applied to '(string)'\n | !self.name\n | ^"],
+    ["'abc", "compilation failed: ERROR: <input>:1:1: Syntax error: token recognition error at: ''abc'\n | 'abc\n | ^\nERROR: <input>:1:5: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 'abc\n | ....^"],
+    ['1 + )', "compilation failed: ERROR: <input>:1:5: Syntax error: mismatched input ')' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 + )\n | ....^"],
+    ['self.', "compilation failed: ERROR: <input>:1:6: Syntax error: no viable alternative at input '.'\n | self.\n | .....^"],
+    ["'abc'.matches('(')", "compilation failed: ERROR: <input>:1:15: invalid matches argument\n | 'abc'.matches('(')\n | ..............^"],
+    ["string(url('x')) == ''", "compilation failed: ERROR: <input>:1:7: found no matching overload for 'string' applied to '(kubernetes.URL)'\n | string(url('x')) == ''\n | ......^"],
+    ["quantity('1').sign() == 1", "compilation failed: ERROR: <input>:1:19: found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'\n | quantity('1').sign() == 1\n | ..................^"],
+  ];
+  for (const [rule, detail] of cases) {
+    assert.deepEqual(compileOne(rule), [`${P}.rule: Invalid value: ${R(rule)}: ${detail}`], rule);
+  }
+});
+
+test('valid rules compile, including the Kubernetes libraries and macros', () => {
+  const ok = [
+    'self.replicas >= 0 && self.name.startsWith("a")',
+    'self.tags.all(t, t.size() < 10) || self.tags.exists(t, t == "x") || self.tags.exists_one(t, t == "y")',
+    'self.tags.map(t, t.upperAscii()).filter(t, t != "").size() >= 0',
+    'has(self.name) ? self.name.matches("^[a-z]+$") : true',
+    'self.replicas == oldSelf.replicas',
+    "self.?name.orValue('') == ''",
+    "quantity('1Gi').isGreaterThan(quantity('1Mi')) && isQuantity('5') && isURL('https://x') && url('https://x').getHost() == 'x'",
+    "self.tags.isSorted() && [1, 2].sum() == 3 && [1, 2].min() == 1 && self.tags.indexOf('a') >= -1",
+    "self.name.find('[0-9]+') == '' && self.name.findAll('a').size() >= 0 && self.name.lowerAscii().replace('a', 'b').split(',').size() > 0",
+    "sets.contains([1, 2], [1]) && strings.quote('a') == '\"a\"'",
+  ];
+  const bounded = { name: { type: 'string', maxLength: 64 }, tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 64 } } };
+  for (const rule of ok) assert.deepEqual(compileValidationRules(specSchema([{ rule }], bounded), BASE).errors, [], rule);
+  // The same rules on an unbounded list of unbounded strings: kube-apiserver refuses three of them
+  // (1.7x, more than 100x, more than 100x).
+  const refused = ok
+    .map((rule) => compileValidationRules(specSchema([{ rule }]), BASE).errors.find((e) => e.field.endsWith('.rule'))?.detail)
+    .map((d) => d?.replace(/^estimated rule cost exceeds budget by factor of (\S+) .*$/, '$1'));
+  assert.deepEqual(refused, [undefined, '1.7x', 'more', undefined, undefined, undefined, undefined, 'more', undefined, undefined]);
+});
+
+test('messageExpression errors', () => {
+  const rule = { rule: 'self.name.size() > 1', messageExpression: '1' };
+  const { errors } = compileValidationRules(specSchema([rule]), BASE);
+  assert.deepEqual(
+    errors.map((e) => e.toString()),
+    [`${P}.messageExpression: Invalid value: ${R(rule.rule, 'Message:"", MessageExpression:"1"')}: messageExpression must evaluate to a string`],
+  );
+  // the cost of an unbounded concatenation: string(int) has no known size
+  const costly = { rule: 'self.replicas > 0', messageExpression: "'n=' + string(self.replicas)" };
+  assert.match(
+    compileValidationRules(specSchema([costly]), BASE).errors[0]!.toString(),
+    /^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x \(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared\)$/,
+  );
+});
+
+test('the shape of each rule: required rule, reason, fieldPath, optionalOldSelf', () => {
+  const rules: ValidationRule[] = [
+    { rule: 'self.name.size() > 1', reason: 'Bogus', fieldPath: '.nope' },
+    { rule: '  ' },
+  ];
+  const { errors } = compileValidationRules(specSchema(rules), BASE);
+  assert.deepEqual(errors.map((e) => e.toString()), [
+    `${P}.reason: Unsupported value: "Bogus": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
+    `${P}.fieldPath: Invalid value: ".nope": fieldPath must be a valid path`,
+    `${BASE}.properties[spec].x-kubernetes-validations[1].rule: Required value: rule is not specified`,
+  ]);
+  const optional = compileValidationRules(specSchema([{ rule: 'self.replicas > 0', optionalOldSelf: true }]), BASE);
+  assert.deepEqual(optional.errors.map((e) => e.toString()), [`${P}.optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`]);
+});
+
+test('oldSelf in a list item is refused: the item cannot be correlated', () => {
+  const schema = { type: 'object', properties: { spec: { type: 'array', maxItems: 20, items: { type: 'string', 'x-kubernetes-validations': [{ rule: "oldSelf.contains('keyword')" }] } } } };
+  assert.deepEqual(compileValidationRules(schema, BASE).errors.map((e) => e.toString()), [
+    `${BASE}.properties[spec].items.x-kubernetes-validations[0].rule: Invalid value: "oldSelf.contains('keyword')": oldSelf cannot be used on the uncorrelatable portion of the schema within ${BASE}.properties[spec].items`,
+  ]);
+  // a map list's items correlate by key: allowed
+  const mapList = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'array', maxItems: 20, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 10 }, v: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.v >= oldSelf.v' }] },
+      },
+    },
+  };
+  assert.deepEqual(compileValidationRules(mapList, BASE).errors, []);
+});
+
+test('estimated cost: per rule (times the cardinality of enclosing lists) and for the whole schema', () => {
+  // The factors were read from kube-apiserver: each rule sits on the items of a list of
+  // maxItems 1,000,000, so a factor of N.Nx means an estimated cost of NN per item.
+  const rules: Record<string, [string, string | undefined]> = {
+    a: ['self.name.size() > 1', undefined],
+    c: ["'x' + self.name == 'y'", 'more than 100x'],
+    d: ['self.tags.all(t, t.size() > 1)', '6.3x'],
+    e: ["self.short.matches('^a+$')", '4.3x'],
+    g: ["self.tags.exists(t, t == 'a')", '6.3x'],
+    h: ['self.tags.map(t, t).size() > 0', '14.5x'],
+    i: ["self.tags.filter(t, t == 'a').size() > 0", '16.5x'],
+    j: ["self.short.startsWith('x')", undefined],
+    k: ["self.short.lowerAscii() == 'x'", '4.3x'],
+    l: ["self.tags.exists_one(t, t == 'a')", '4.4x'],
+    n: ['self.n in [1, 2, 3]', '1.5x'],
+    o: ["'a' in self.tags", '1.200000x'],
+    p: ["self.short.contains('ab')", '4.2x'],
+    q: ["self.labels.all(k, k != 'x')", '4.3x'],
+    r: ["self.short + 'x' == 'y'", '4.4x'],
+    v: ['quantity(self.short).isInteger()', '4.3x'],
+    w: ["url(self.short).getHost() == 'x'", '4.4x'],
+    x: ['self.tags.isSorted()', '5.2x'],
+    y: ["self.short.split(',').size() > 1", '8.4x'],
+    z: ["self.short.find('[0-9]+') == '1'", '8.5x'],
+    qa: ['quantity(self.short) == quantity(self.short)', '8.5x'],
+    qb: ["self.labels.all(k, k == 'x')", '4.3x'],
+    qc: ['self.short == self.short', '4.4x'],
+    qd: ['self.name == self.name', 'more than 100x'],
+    qh: ['url(self.short) == url(self.short)', '12.4x'],
+    qi: ['self.tags.all(t, t == t)', '9.3x'],
+  };
+  for (const [key, [rule, factor]] of Object.entries(rules)) {
+    const schema = {
+      type: 'object',
+      properties: {
+        [key]: {
+          type: 'array', maxItems: 1000000,
+          items: {
+            type: 'object', 'x-kubernetes-validations': [{ rule }],
+            properties: {
+              name: { type: 'string' }, short: { type: 'string', maxLength: 100 }, n: { type: 'integer' },
+              tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 10 } },
+              labels: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string', maxLength: 10 } },
+            },
+          },
+        },
+      },
+    };
+    const texts = compileValidationRules(schema, BASE).errors.map((e) => e.toString());
+    const perRule = texts.find((t) => t.includes('.rule: Forbidden: estimated rule cost'));
+    if (factor === undefined) assert.equal(perRule, undefined, rule);
+    else assert.equal(perRule, `${BASE}.properties[${key}].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of ${factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`, rule);
+  }
+});
+
+test('the schema-wide total names the expensive rules, then the total', () => {
+  const schema = specSchema([{ rule: 'self.tags.all(a, self.tags.all(b, a == b))' }, { rule: 'self.tags.all(t, t.size() > 1)' }]);
+  assert.deepEqual(compileValidationRules(schema, BASE).errors.map((e) => e.toString()), [
+    `${P}.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+    `${P}.rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+    `${BASE}.properties[spec].x-kubernetes-validations[1].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+    `${BASE}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+  ]);
+});
+
+test('property names are escaped as upstream; a schema without rules compiles to nothing', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'self.__namespace__ == "a" && self.my__dash__field > 0 && self.a__dot__b && self.x__underscores__y == 1' }],
+        properties: { namespace: { type: 'string' }, 'my-field': { type: 'integer' }, 'a.b': { type: 'boolean' }, x__y: { type: 'integer' } },
+      },
+    },
+  };
+  assert.deepEqual(compileValidationRules(schema, BASE).errors, []);
+  assert.deepEqual(compileValidationRules({ type: 'object', properties: { a: { type: 'string' } } }, BASE), { rules: undefined, errors: [] });
+});

@@ -1,0 +1,131 @@
+// The Kubernetes CEL libraries and standard functions at run time. Each expected value is what
+// kube-apiserver 1.32 printed for the expression (as a messageExpression `string(<expr>)` on a
+// failing rule, or the runtime error of a rule using it) on this object.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileValidationRules, compileExpression, ExpressionEnvironment } from '../../../src/machinery/cel/index.js';
+
+const object = {
+  spec: { s: 'abcbd', q: 'x12y', d: '90s', t: '2024-05-06T07:08:09Z', ios: 5, m: { a: 'v1', b: 'v2' }, l: [1, 2, 3] },
+};
+const properties = {
+  s: { type: 'string', maxLength: 20 },
+  q: { type: 'string', maxLength: 20 },
+  d: { type: 'string', format: 'duration' },
+  t: { type: 'string', format: 'date-time' },
+  ios: { 'x-kubernetes-int-or-string': true },
+  missing: { type: 'string', maxLength: 5 },
+  m: { type: 'object', maxProperties: 5, additionalProperties: { type: 'string', maxLength: 5 } },
+  l: { type: 'array', maxItems: 5, items: { type: 'integer' } },
+};
+
+/** What the rule pair shows: the value (or the fallback message when it prints nothing), or "ERROR <runtime error>". */
+function answer(expr: string): string {
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties,
+        'x-kubernetes-validations': [
+          { rule: 'false', messageExpression: `string(${expr})` },
+          { rule: `[${expr}].size() == 1`, message: 'ERR' },
+        ],
+      },
+    },
+  };
+  const { rules, errors } = compileValidationRules(schema, 'spec.validation.openAPIV3Schema');
+  assert.deepEqual(errors.map((e) => e.toString()), [], expr);
+  const details = rules!.validate(object, undefined).map((e) => e.detail);
+  const err = details.find((d) => d.endsWith(' evaluating rule: ERR'));
+  return err ? `ERROR ${err.replace(/ evaluating rule: ERR$/, '')}` : details[0]!;
+}
+
+test('library functions answer as kube-apiserver', () => {
+  const cases: [string, string][] = [
+    ["self.s.lowerAscii()", "abcbd"],
+    ["self.s.upperAscii()", "ABCBD"],
+    ["self.s.replace('b', 'X')", "aXcXd"],
+    ["self.s.replace('b', 'X', 1)", "aXcbd"],
+    ["self.s.indexOf('c')", "2"],
+    ["self.s.lastIndexOf('b')", "3"],
+    ["self.s.substring(1)", "bcbd"],
+    ["self.s.substring(1, 3)", "bc"],
+    ["self.s.charAt(1)", "b"],
+    ["'  x  '.trim()", "x"],
+    ["strings.quote('a\"b\\n')", "\"a\\\"b\\n\""],
+    ["self.s.substring(5, 2)", "ERROR invalid substring range. start: 5, end: 2"],
+    ["self.s.charAt(40)", "ERROR index out of range: 40"],
+    ["[3, 1, 2].isSorted()", "false"],
+    ["[1, 2, 3].isSorted()", "true"],
+    ["[1, 2, 3].sum()", "6"],
+    ["[1.5, 2.0].sum()", "3.5"],
+    ["[3, 1, 2].min()", "1"],
+    ["[1, 2, 1].indexOf(1)", "0"],
+    ["[1, 2, 1].lastIndexOf(1)", "2"],
+    ["'abc123def456'.find('[0-9]+')", "123"],
+    ["'abc'.find('x')", "failed rule: false"],
+    ["'abc'.matches('^a')", "true"],
+    ["'ABC'.matches('(?i)^abc$')", "true"],
+    ["isURL('https://example.com:80/path?x=1&x=2&y')", "true"],
+    ["isURL('example.com')", "false"],
+    ["url('https://user@example.com:8080/a%20b?x=1&x=2').getHost()", "example.com:8080"],
+    ["url('https://[::1]:8080/a').getHostname()", "::1"],
+    ["url('https://[::1]:8080/a').getPort()", "8080"],
+    ["url('https://example.com/a%20b').getEscapedPath()", "/a%20b"],
+    ["url('https://example.com/p?x=1&x=2&y=').getQuery()['x'].join(',')", "1,2"],
+    ["url('https://example.com').getScheme()", "https"],
+    ["url('/path/only').getHost()", "failed rule: false"],
+    ["isQuantity('1.5Gi')", "true"],
+    ["isQuantity('1.5GG')", "false"],
+    ["quantity('1.5Gi').isInteger()", "true"],
+    ["quantity('1.5').isInteger()", "false"],
+    ["quantity('1500m').asInteger()", "ERROR cannot convert value to integer"],
+    ["quantity('1.5').asInteger()", "ERROR cannot convert value to integer"],
+    ["quantity('1Gi').asApproximateFloat()", "1.073741824e+09"],
+    ["quantity('1Gi').add(quantity('512Mi')).compareTo(quantity('1536Mi'))", "0"],
+    ["quantity('1').add(2).isGreaterThan(quantity('2'))", "true"],
+    ["quantity('1') == quantity('1000m')", "true"],
+    ["sets.contains([1, 2, 3], [1, 2])", "true"],
+    ["sets.equivalent([1, 2], [2, 1, 1])", "true"],
+    ["sets.intersects([1], [2])", "false"],
+    ["self.s.size()", "5"],
+    ["duration('1h30m').getMinutes()", "90"],
+    ["timestamp('2024-01-02T03:04:05Z').getFullYear()", "2024"],
+    ["self.d.getSeconds()", "90"],
+    ["self.t.getDayOfMonth()", "5"],
+    ["self.ios + 1", "6"],
+    ["self.ios == 'x'", "false"],
+    ["self.?missing.orValue('dflt')", "dflt"],
+    ["optional.of(1).hasValue()", "true"],
+    ["self.q.find('[0-9]+')", "12"],
+    ["int('12') + 1", "13"],
+    ["1 / 0", "ERROR division by zero"],
+    ["9223372036854775807 + 1", "ERROR integer overflow"],
+    ["['a'][3]", "ERROR index out of bounds: 3"],
+    ["{'a': 1}['b']", "ERROR no such key: b"],
+    ["self.m.all(k, k != 'zz')", "true"],
+    ["self.m.exists_one(k, self.m[k] == 'v1')", "true"],
+    ["self.l.filter(x, x > 1).map(x, x * 2).sum()", "10"],
+    ["type(1) == int", "true"],
+    ["string(1.5)", "1.5"],
+    ["double(1) / 2.0", "0.5"],
+  ];
+  for (const [expr, want] of cases) assert.equal(answer(expr), want, expr);
+});
+
+test('the general layer: declared variables, output types, references, runtime errors', () => {
+  const env = new ExpressionEnvironment({ variables: { object: 'map<string, dyn>', params: 'dyn', limit: 'int' } });
+  const ok = compileExpression("object.metadata.name.startsWith('a') && size(object.data) <= limit", env);
+  assert.ok(ok.expression);
+  assert.equal(ok.expression.outputType, 'bool');
+  assert.deepEqual([...ok.expression.references].sort(), ['limit', 'object']);
+  const data = new Map<string, unknown>([['metadata', new Map([['name', 'abc']])], ['data', new Map([['k', 'v']])]]);
+  assert.equal(ok.expression.evaluate({ object: data, params: null, limit: 1n }), true);
+  assert.equal(ok.expression.evaluate({ object: data, params: null, limit: 0n }), false);
+  const bad = compileExpression('object.x + limit', env);
+  assert.ok(bad.expression);
+  assert.throws(() => bad.expression.evaluate({ object: new Map(), params: null, limit: 1n }), /^Error: no such key: x$/);
+  const undeclared = compileExpression('request.name', env);
+  assert.equal(undeclared.error?.message, "ERROR: <input>:1:1: undeclared reference to 'request' (in container '')\n | request.name\n | ^");
+});
