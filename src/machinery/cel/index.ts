@@ -4,9 +4,16 @@
 //
 // Layers:
 // - expression.ts: ExpressionEnvironment + compileExpression(expr, env) → CompiledExpression
-//   { outputType, references, evaluate(activation) }, errors in cel-go's words. VAP builds on this:
-//   declare object/oldObject/request/params/namespaceObject/variables, compile each validation,
-//   check outputType, evaluate with an activation.
+//   { outputType, references, ast, evaluate(activation) }, errors in cel-go's words.
+//   ValidatingAdmissionPolicy builds on this layer:
+//     const t = schemaDeclType(podSchema, true, 'Object');        // or no schema: 'dyn'
+//     const env = new ExpressionEnvironment({
+//       variables: { object: celTypeName(t), oldObject: celTypeName(t), request: 'dyn', params: 'dyn' },
+//       types: objectTypes(t), objectEquals: celEquals });
+//     const { expression, error } = compileExpression('object.spec.replicas <= 5', env);
+//     // error.message is what status.typeChecking / a 422 shows; check expression.outputType === 'bool'
+//     expression.evaluate({ object: toCelValue(obj, t), oldObject: null, request: jsonToCel(req), params: null });
+//   estimateCost(expression.ast, { object: t }) gives the static cost against the limits in cost.ts.
 // - schema-types.ts: structural schema → CEL types and JSON → CEL values.
 // - validation-rules.ts: compileValidationRules / CompiledValidationRules for CRDs.
 
@@ -22,7 +29,7 @@ export {
   type ObjectTypeDecl,
   type CelTypeName,
 } from './expression.js';
-export { schemaDeclType, celTypeName, objectTypes, toCelValue, celEquals, escapePropertyName, type DeclType } from './schema-types.js';
+export { schemaDeclType, celTypeName, objectTypes, toCelValue, jsonToCel, celEquals, escapePropertyName, type DeclType } from './schema-types.js';
 export {
   estimateCost,
   costErrorMessage,

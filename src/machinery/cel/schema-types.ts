@@ -276,3 +276,20 @@ export function celEquals(a: unknown, b: unknown): boolean {
   if (ka.length === 0) return String(a) === String(b);
   return true;
 }
+
+/**
+ * A JSON value as a CEL value when no schema types it (a `dyn` variable, e.g. a
+ * ValidatingAdmissionPolicy's object without type information): objects become maps, whole
+ * numbers int, other numbers double.
+ */
+export function jsonToCel(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
+  if (Array.isArray(v)) return v.map(jsonToCel);
+  if (typeof v === 'object') {
+    const m = new Map<string, unknown>();
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) m.set(k, jsonToCel(x));
+    return m;
+  }
+  return v;
+}

@@ -16,7 +16,10 @@
 // always with optionalOldSelf; errors as upstream: `spec: Invalid value: "object": failed rule: …`,
 // the root's path printing as "<nil>" as upstream's nil field.Path does.
 //
-// Not done: ratcheting (unchanged values still fail), the runtime cost budget (rules are not
+// Ratcheting as upstream: on update, a rule without oldSelf that fails on a value equal to its
+// old value (or inside an uncorrelatable part whose nearest correlated ancestor is unchanged)
+// becomes a warning.
+// Not done: the runtime cost budget (rules are not
 // interrupted; the static estimate at CRD creation is the only limit), allOf/anyOf/oneOf/not
 // nested rules.
 
@@ -50,8 +53,14 @@ export interface ValidationRule {
 }
 
 export interface CompiledValidationRules {
-  /** Evaluates every x-kubernetes-validations rule in the schema against obj (oldObj for transition rules: oldSelf, optionalOldSelf); returns upstream's field errors with paths from the object's root (e.g. "spec.replicas"). */
-  validate(obj: unknown, oldObj: unknown | undefined): FieldError[];
+  /**
+   * Evaluates every x-kubernetes-validations rule in the schema against obj (oldObj for transition
+   * rules: oldSelf, optionalOldSelf); returns upstream's field errors with paths from the object's
+   * root (e.g. "spec.replicas"). On update, a failed rule on a value the update left unchanged is
+   * ratcheted as upstream (CRDValidationRatcheting, on by default in 1.32): not an error but a
+   * warning, pushed to `warnings` when given (upstream sends `Warning: <error text>` headers).
+   */
+  validate(obj: unknown, oldObj: unknown | undefined, warnings?: FieldError[]): FieldError[];
 }
 
 const SUPPORTED_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
@@ -361,7 +370,7 @@ export function compileValidationRules(schema: unknown, basePath: string): { rul
     );
   }
   if (errors.length > 0 || !root) return { rules: undefined, errors };
-  return { rules: { validate: (obj, oldObj) => validateRoot(root, obj, oldObj) }, errors: [] };
+  return { rules: { validate: (obj, oldObj, warnings) => validateRoot(root, obj, oldObj, warnings) }, errors: [] };
 }
 
 function hasRules(s: unknown): boolean {
@@ -376,14 +385,53 @@ function hasRules(s: unknown): boolean {
 
 interface EvalState {
   errors: FieldError[];
+  warnings: FieldError[] | undefined;
   cache: WeakMap<object, unknown>;
   oldCache: WeakMap<object, unknown>;
 }
 
-function validateRoot(root: NodeValidator, obj: unknown, oldObj: unknown): FieldError[] {
-  const state: EvalState = { errors: [], cache: new WeakMap(), oldCache: new WeakMap() };
-  validateNode(root, '', obj, oldObj ?? undefined, state);
+/**
+ * Upstream's ratcheting options: whether this node correlates with an old value (and equals it),
+ * else whether its nearest correlated ancestor was unchanged.
+ */
+interface Correlation {
+  correlated: boolean;
+  unchanged: boolean;
+  parentUnchanged: boolean;
+}
+
+const NO_CORRELATION: Correlation = { correlated: false, unchanged: false, parentUnchanged: false };
+
+function validateRoot(root: NodeValidator, obj: unknown, oldObj: unknown, warnings: FieldError[] | undefined): FieldError[] {
+  const state: EvalState = { errors: [], warnings, cache: new WeakMap(), oldCache: new WeakMap() };
+  const old = oldObj ?? undefined;
+  const correlation = old === undefined ? NO_CORRELATION : { correlated: true, unchanged: jsonEqual(obj, old), parentUnchanged: false };
+  validateNode(root, '', obj, old, state, correlation);
   return state.errors;
+}
+
+/** The correlation of a child: with an old value when one correlates, else the nearest ancestor's. */
+function childCorrelation(c: Correlation, obj: unknown, old: unknown): Correlation {
+  if (!c.correlated) return c;
+  if (old === undefined) return { correlated: false, unchanged: false, parentUnchanged: c.unchanged };
+  return { correlated: true, unchanged: c.unchanged || jsonEqual(obj, old), parentUnchanged: c.unchanged };
+}
+
+const ratchets = (c: Correlation): boolean => (c.correlated ? c.unchanged : c.parentUnchanged);
+
+/** Deep equality of JSON values (upstream's DeepEqual on unstructured objects). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
 }
 
 const child = (path: string, name: string): string => (path === '' ? name : `${path}.${name}`);
@@ -406,17 +454,17 @@ function fieldErrorForReason(path: string, schemaType: string, detail: string, r
   }
 }
 
-function validateNode(node: NodeValidator, path: string, obj: unknown, oldObj: unknown, state: EvalState): void {
+function validateNode(node: NodeValidator, path: string, obj: unknown, oldObj: unknown, state: EvalState, correlation: Correlation): void {
   if (obj === null || obj === undefined) return;
   if (oldObj === null) oldObj = undefined;
-  if (node.rules.length > 0) evaluateRules(node, path, obj, oldObj, state);
+  if (node.rules.length > 0) evaluateRules(node, path, obj, oldObj, state, ratchets(correlation));
 
   if (Array.isArray(obj)) {
     if (!node.items) return;
     const oldItems = node.listType === 'map' && Array.isArray(oldObj) ? (oldObj as unknown[]) : undefined;
     obj.forEach((item, i) => {
       const old = oldItems ? findMapListItem(oldItems, item, node.listMapKeys ?? []) : undefined;
-      validateNode(node.items!, `${path}[${i}]`, item, old, state);
+      validateNode(node.items!, `${path}[${i}]`, item, old, state, childCorrelation(correlation, item, old));
     });
     return;
   }
@@ -425,12 +473,17 @@ function validateNode(node: NodeValidator, path: string, obj: unknown, oldObj: u
   const correlatable = node.mapType !== 'atomic';
   const old = correlatable && oldObj && typeof oldObj === 'object' && !Array.isArray(oldObj) ? (oldObj as Record<string, unknown>) : undefined;
   if (node.additionalProperties) {
-    for (const k of Object.keys(o)) validateNode(node.additionalProperties!, `${path}[${k}]`, o[k], old?.[k], state);
+    for (const k of Object.keys(o)) {
+      validateNode(node.additionalProperties, `${path}[${k}]`, o[k], old?.[k], state, childCorrelation(correlation, o[k], old?.[k]));
+    }
   }
   if (node.properties.size > 0) {
     for (const k of Object.keys(o)) {
       const sub = node.properties.get(k);
-      if (sub) validateNode(sub, child(path, k), o[k], old?.[k], state);
+      if (!sub) continue;
+      // upstream never ratchets apiVersion and kind: both sides are converted to the same version
+      const c = path === '' && (k === 'apiVersion' || k === 'kind') ? NO_CORRELATION : childCorrelation(correlation, o[k], old?.[k]);
+      validateNode(sub, child(path, k), o[k], old?.[k], state, c);
     }
   }
 }
@@ -445,7 +498,7 @@ function findMapListItem(oldItems: unknown[], item: unknown, keys: string[]): un
   });
 }
 
-function evaluateRules(node: NodeValidator, path: string, obj: unknown, oldObj: unknown, state: EvalState): void {
+function evaluateRules(node: NodeValidator, path: string, obj: unknown, oldObj: unknown, state: EvalState, ratchet: boolean): void {
   const self = toCelValue(obj, node.decl, state.cache);
   let oldSelf: unknown;
   const hasOld = oldObj !== undefined;
@@ -476,7 +529,9 @@ function evaluateRules(node: NodeValidator, path: string, obj: unknown, oldObj: 
     let detail: string | undefined;
     if (compiled.messageExpression) detail = evalMessageExpression(compiled.messageExpression, activation);
     if (detail === undefined) detail = (rule.message ?? '') === '' ? `failed rule: ${ruleErrorString(rule)}` : rule.message!.trim();
-    state.errors.push(fieldErrorForReason(shown(errPath), node.schemaType, detail, rule.reason));
+    const error = fieldErrorForReason(shown(errPath), node.schemaType, detail, rule.reason);
+    if (ratchet && !compiled.usesOldSelf) state.warnings?.push(error);
+    else state.errors.push(error);
   }
 }
 

@@ -129,3 +129,19 @@ test('the general layer: declared variables, output types, references, runtime e
   const undeclared = compileExpression('request.name', env);
   assert.equal(undeclared.error?.message, "ERROR: <input>:1:1: undeclared reference to 'request' (in container '')\n | request.name\n | ^");
 });
+
+test('the general layer with a schema-typed variable, as ValidatingAdmissionPolicy will use it', async () => {
+  const { schemaDeclType, celTypeName, objectTypes, celEquals, toCelValue, jsonToCel, estimateCost } = await import('../../../src/machinery/cel/index.js');
+  const t = schemaDeclType({ type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } } } }, true, 'Object')!;
+  const env = new ExpressionEnvironment({ variables: { object: celTypeName(t), request: 'dyn' }, types: objectTypes(t), objectEquals: celEquals });
+  const c = compileExpression("object.spec.replicas <= 5 && request.operation == 'CREATE' && object.metadata.name != ''", env);
+  assert.ok(c.expression, c.error?.message);
+  const obj = { apiVersion: 'v1', kind: 'X', metadata: { name: 'a' }, spec: { replicas: 3 } };
+  assert.equal(c.expression.evaluate({ object: toCelValue(obj, t), request: jsonToCel({ operation: 'CREATE' }) }), true);
+  assert.equal(c.expression.evaluate({ object: toCelValue({ ...obj, spec: { replicas: 9 } }, t), request: jsonToCel({ operation: 'CREATE' }) }), false);
+  assert.ok(estimateCost(c.expression.ast, { object: t }) > 0);
+  assert.equal(
+    compileExpression('object.spec.replica > 1', env).error?.message,
+    "ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica > 1\n | ...........^",
+  );
+});

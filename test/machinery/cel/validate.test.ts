@@ -188,3 +188,34 @@ test('object equality compares fields; objects of two schema nodes are two types
   const { errors } = compileValidationRules(s([{ rule: 'self.a == self.b' }]), 'spec.validation.openAPIV3Schema');
   assert.match(errors[0]!.detail, /^compilation failed: ERROR: <input>:1:8: found no matching overload for '_==_' applied to '\(selfType\S*\.a, selfType\S*\.b\)'/);
 });
+
+test('ratcheting: a failed rule on a value the update did not change is a warning', () => {
+  // kube-apiserver: the CRD's rules tightened after r1 was created, then r1 patched.
+  const r = compiled({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          a: { type: 'object', properties: { x: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.x > 5' }] },
+          b: { type: 'integer' },
+          l: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: "self != 'p'" }] } },
+        },
+      },
+    },
+  });
+  const old = { spec: { a: { x: 1 }, b: 1, l: ['p', 'q'] } };
+  const run = (spec: Record<string, unknown>) => {
+    const warnings: import('../../../src/machinery/field-errors.js').FieldError[] = [];
+    const errors = r.validate({ spec: { ...old.spec, ...spec } }, old, warnings).map((e) => e.toString());
+    return { errors, warnings: warnings.map((e) => e.toString()) };
+  };
+  const a = 'spec.a: Invalid value: "object": failed rule: self.x > 5';
+  const l0 = 'spec.l[0]: Invalid value: "string": failed rule: self != \'p\'';
+  assert.deepEqual(run({ b: 2 }), { errors: [], warnings: [a, l0] });
+  assert.deepEqual(run({ a: { x: 2 } }), { errors: [a], warnings: [l0] });
+  assert.deepEqual(run({ l: ['p', 'r'] }), { errors: [l0], warnings: [a] });
+  assert.deepEqual(run({ l: ['p', 'q'], b: 3 }), { errors: [], warnings: [a, l0] });
+  // on create nothing ratchets
+  assert.deepEqual(r.validate(old, undefined).map((e) => e.toString()), [a, l0]);
+});
