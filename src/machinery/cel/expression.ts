@@ -22,7 +22,7 @@
 // shape, not ANTLR's exact "expecting {…}" sets.
 
 import { Environment, EvaluationError, ParseError, TypeError as CelTypeError, type ASTNode } from '@marcbachmann/cel-js';
-import { compileRegex, kubernetesBaseEnvironment } from './library.js';
+import { compileRegex, FormatError, formatString, kubernetesBaseEnvironment } from './library.js';
 
 /** A CEL type as the library writes it: 'int', 'string', 'list<int>', 'map<string, dyn>', or a declared object type's name. */
 export type CelTypeName = string;
@@ -91,6 +91,10 @@ export function compileExpression(expr: string, environment: ExpressionEnvironme
   }
   const checked = parsed.check();
   if (!checked.valid) return { error: new CelCompileError(formatIssue(expr, checked.error, parsed.ast, environment)) };
+  const mixed = findHeterogeneousLiteral(parsed.ast, false);
+  if (mixed) return { error: new CelCompileError(displayIssue(expr, { offset: celGoOffset(expr, mixed.node), message: `expected type '${mixed.expected}' but found '${mixed.found}'` })) };
+  const badFormat = findInvalidFormatCall(expr, parsed.ast);
+  if (badFormat) return { error: new CelCompileError(displayIssue(expr, badFormat)) };
   patchHandles(parsed.ast);
   const badRegex = findInvalidRegexLiteral(parsed.ast);
   if (badRegex) return { error: new CelCompileError(displayIssue(expr, { offset: badRegex.range.start, message: 'invalid matches argument' })) };
@@ -111,6 +115,48 @@ export function compileExpression(expr: string, environment: ExpressionEnvironme
       },
     },
   };
+}
+
+const typeOf = (n: ASTNode): string => celGoTypeName((n as { checkedType?: { name?: string } }).checkedType?.name ?? 'dyn');
+
+/**
+ * cel-go's HomogeneousAggregateLiterals: the elements of a list literal (the keys, and the values,
+ * of a map literal) share one type — except in the argument list of the strings extension's
+ * format(), which cel-go exempts.
+ */
+function findHeterogeneousLiteral(node: unknown, exempt: boolean): { node: ASTNode; expected: string; found: string } | undefined {
+  if (!node || typeof node !== 'object') return undefined;
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const f = findHeterogeneousLiteral(n, false);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  const n = node as ASTNode;
+  if (!('op' in n)) return undefined;
+  const firstMismatch = (nodes: ASTNode[]): { node: ASTNode; expected: string; found: string } | undefined => {
+    if (nodes.length < 2) return undefined;
+    const expected = typeOf(nodes[0]!);
+    for (const x of nodes.slice(1)) {
+      const found = typeOf(x);
+      if (found !== expected && found !== 'dyn' && expected !== 'dyn') return { node: x, expected, found };
+    }
+    return undefined;
+  };
+  if (n.op === 'list' && !exempt) {
+    const f = firstMismatch(n.args);
+    if (f) return f;
+  }
+  if (n.op === 'map') {
+    const f = firstMismatch(n.args.map((e) => e[0])) ?? firstMismatch(n.args.map((e) => e[1]));
+    if (f) return f;
+  }
+  if (n.op === 'rcall' && n.args[0] === 'format' && n.args[2].length === 1) {
+    return findHeterogeneousLiteral(n.args[1], false) ?? findHeterogeneousLiteral(n.args[2][0], true);
+  }
+  if (n.op === 'list' && exempt) return findHeterogeneousLiteral(n.args, false);
+  return findHeterogeneousLiteral(n.args, false);
 }
 
 /**
@@ -165,6 +211,34 @@ export function formatGoFloat(f: number): string {
     return `${mantissa}e${exp < 0 ? '-' : '+'}${e < 10 ? '0' : ''}${e}`;
   }
   return String(f);
+}
+
+/** A format() call on literals that cannot succeed: cel-go checks those at compile time. */
+function findInvalidFormatCall(source: string, node: unknown): Issue | undefined {
+  if (!node || typeof node !== 'object') return undefined;
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const f = findInvalidFormatCall(source, n);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  const n = node as ASTNode;
+  if (!('op' in n)) return undefined;
+  if (n.op === 'rcall' && n.args[0] === 'format' && n.args[1].op === 'value' && typeof n.args[1].args === 'string' && n.args[2].length === 1) {
+    const list = n.args[2][0]!;
+    if (list.op === 'list' && list.args.every((e) => e.op === 'value')) {
+      try {
+        formatString(n.args[1].args, list.args.map((e) => e.args));
+      } catch (e) {
+        if (e instanceof FormatError) {
+          const at = e.argIndex === undefined ? celGoOffset(source, n) : celGoOffset(source, list.args[e.argIndex]!);
+          return { offset: at, message: e.message };
+        }
+      }
+    }
+  }
+  return findInvalidFormatCall(source, n.args);
 }
 
 /** A string literal given to matches() that is no valid pattern: upstream compiles such patterns at compile time. */

@@ -6,13 +6,35 @@
 // indexOf, lastIndexOf), regex (find, findAll), urls (url, isURL, getScheme/Host/Hostname/Port/
 // EscapedPath/Query), quantity (quantity, isQuantity and its methods), sets (contains,
 // equivalent, intersects), strings.quote. As in 1.32: no base64, no Quantity.sign().
-// Not covered: ip/cidr, format.named, authz, the string `format` method.
+// Also: format (format.named, format.dns1123Label() …, <Format>.validate), ip and cidr, the
+// strings extension's `format`. Not covered: authz (ValidatingAdmissionPolicy only), ip.isCanonical.
 //
 // Regular expressions run on JavaScript's engine, not RE2: the common subset behaves the same,
 // `(?i)`/`(?s)` prefixes are translated to flags here (the built-in `matches` does not).
 
-import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import { Environment, EvaluationError, Optional } from '@marcbachmann/cel-js';
 import { parseQuantity, Quantity, quantityFromInt } from '../quantity.js';
+import {
+  isQualifiedName,
+  isValidLabelValue,
+  nameIsDNS1035Label,
+  nameIsDNSLabel,
+  nameIsDNSSubdomain,
+} from '../validation.js';
+import {
+  CelCIDR,
+  CelIP,
+  containsCIDR,
+  containsIP,
+  isGlobalUnicast,
+  isLinkLocalMulticast,
+  isLinkLocalUnicast,
+  isLoopback,
+  isUnspecified,
+  masked,
+  parseCIDR,
+  parseIP,
+} from './library-net.js';
 
 /** A CEL Quantity value: wraps machinery's exact decimal. */
 export class CelQuantity {
@@ -34,6 +56,127 @@ export class CelURL {
 }
 
 class SetsNamespace {}
+class FormatNamespace {}
+class IPNamespace {}
+
+/** A named format of the format library: validate() returns its errors. */
+export class NamedFormat {
+  constructor(
+    readonly name: string,
+    readonly validate: (s: string) => string[],
+  ) {}
+}
+
+const NAMED_FORMATS: Record<string, NamedFormat> = {
+  dns1123Label: new NamedFormat('DNS1123Label', (s) => nameIsDNSLabel(s, false)),
+  dns1123Subdomain: new NamedFormat('DNS1123Subdomain', (s) => nameIsDNSSubdomain(s, false)),
+  dns1035Label: new NamedFormat('DNS1035Label', (s) => nameIsDNS1035Label(s, false)),
+  qualifiedName: new NamedFormat('QualifiedName', isQualifiedName),
+  dns1123LabelPrefix: new NamedFormat('DNS1123LabelPrefix', (s) => nameIsDNSLabel(s, true)),
+  dns1123SubdomainPrefix: new NamedFormat('DNS1123SubdomainPrefix', (s) => nameIsDNSSubdomain(s, true)),
+  dns1035LabelPrefix: new NamedFormat('DNS1035LabelPrefix', (s) => nameIsDNS1035Label(s, true)),
+  labelValue: new NamedFormat('LabelValue', isValidLabelValue),
+  uri: new NamedFormat('URI', (s) => (parseRequestURI(s) ? [] : [`parse ${JSON.stringify(s)}: invalid URI for request`])),
+  uuid: new NamedFormat('uuid', (s) =>
+    /^(?:urn:uuid:)?[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(s) ? [] : ['does not match the UUID format']),
+  byte: new NamedFormat('byte', (s) => (/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s) ? [] : ['invalid base64'])),
+  date: new NamedFormat('date', (s) => (/^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) ? [] : ['invalid date'])),
+  datetime: new NamedFormat('datetime', (s) =>
+    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)) ? [] : ['invalid datetime']),
+};
+
+/** A format() failure; argIndex names the argument at fault (none: too few arguments). */
+export class FormatError extends EvaluationError {
+  constructor(
+    message: string,
+    readonly argIndex: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Go's fmt for the strings extension's `format`: %s %d %f %e %x %X %o %b %%. */
+export function formatString(template: string, args: unknown[]): string {
+  let argIndex = 0;
+  return template.replace(/%(\.(\d+))?([sdfeExXob%])/g, (_m, _p, precision: string | undefined, verb: string) => {
+    if (verb === '%') return '%';
+    if (argIndex >= args.length) throw new FormatError(`index ${argIndex} out of range`, undefined);
+    const at = argIndex;
+    const celError = (m: string): FormatError => new FormatError(m, at);
+    const v = args[argIndex++];
+    switch (verb) {
+      case 's':
+        return formatForS(v);
+      case 'd':
+        if (typeof v !== 'bigint') throw celError(`error during formatting: decimal clause can only be used on integers, was given ${typeNameOf(v)}`);
+        return v.toString();
+      case 'f':
+        if (typeof v !== 'number') throw celError(`error during formatting: fixed-point clause can only be used on doubles, was given ${typeNameOf(v)}`);
+        return Number(v).toFixed(precision === undefined ? 6 : Number(precision));
+      case 'e':
+        if (typeof v !== 'number') throw celError(`error during formatting: scientific clause can only be used on doubles, was given ${typeNameOf(v)}`);
+        return scientific(v, precision === undefined ? 6 : Number(precision));
+      case 'x':
+      case 'X': {
+        let out: string;
+        if (typeof v === 'bigint') out = v.toString(16);
+        else if (typeof v === 'string') out = Buffer.from(v).toString('hex');
+        else if (v instanceof Uint8Array) out = Buffer.from(v).toString('hex');
+        else throw celError(`error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given ${typeNameOf(v)}`);
+        return verb === 'X' ? out.toUpperCase() : out;
+      }
+      case 'o':
+        if (typeof v !== 'bigint') throw celError(`error during formatting: octal clause can only be used on integers, was given ${typeNameOf(v)}`);
+        return v.toString(8);
+      case 'b':
+        if (typeof v === 'bigint') return v.toString(2);
+        if (typeof v === 'boolean') return v ? '1' : '0';
+        throw celError(`error during formatting: only integers and bools can be formatted as binary, was given ${typeNameOf(v)}`);
+    }
+    return '';
+  });
+}
+
+/** cel-go's %e: "1.234500 × 10⁰³" (the exponent in superscript digits, at least two). */
+function scientific(v: number, precision: number): string {
+  const [mantissa, exp] = v.toExponential(precision).split('e') as [string, string];
+  const sup = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+  const n = Math.abs(Number(exp));
+  const digits = (n < 10 ? `0${n}` : String(n)).replace(/\d/g, (d) => sup[Number(d)]!);
+  // narrow no-break spaces around the sign, as cel-go writes it
+  return `${mantissa}\u202f×\u202f10${Number(exp) < 0 ? '⁻' : ''}${digits}`;
+}
+
+/** Go's netip.ParsePrefix error for s. */
+function prefixError(s: string): string {
+  const q = JSON.stringify(s);
+  const slash = s.indexOf('/');
+  if (slash < 0) return `netip.ParsePrefix(${q}): no '/'`;
+  const addr = s.slice(0, slash);
+  if (!parseIP(addr)) return `netip.ParsePrefix(${q}): ParseAddr(${JSON.stringify(addr)}): unable to parse IP`;
+  return `netip.ParsePrefix(${q}): bad bits after slash: ${JSON.stringify(s.slice(slash + 1))}`;
+}
+
+function typeNameOf(v: unknown): string {
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'double';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (v === null) return 'null_type';
+  if (Array.isArray(v)) return 'list';
+  if (v instanceof Map) return 'map';
+  return 'dyn';
+}
+
+function formatForS(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return `[${v.map(formatForS).join(', ')}]`;
+  if (v instanceof Map) return `{${[...v].map(([k, x]) => `${formatForS(k)}:${formatForS(x)}`).join(', ')}}`;
+  return String(v);
+}
 class StringsNamespace {}
 
 const INT64_MAX = 2n ** 63n - 1n;
@@ -303,6 +446,63 @@ function registerLibraries(env: Environment): void {
   register(env, `${Q}.compareTo(${Q}): int`, (a: CelQuantity, b: CelQuantity) => BigInt(a.q.cmp(b.q)));
   env.registerOperator(`${Q} == ${Q}`, (a: CelQuantity, b: CelQuantity) => a.q.cmp(b.q) === 0);
 
+  // strings ext: format
+  register(env, 'string.format(list<dyn>): string', (t: string, args: unknown[]) => formatString(t, args));
+
+  // format (library/format.go)
+  env.registerType('kubernetes.NamedFormat', { ctor: NamedFormat, fields: {} });
+  env.registerType('k8s.format', { ctor: FormatNamespace, fields: {} });
+  env.registerConstant('format', 'k8s.format', new FormatNamespace());
+  register(env, 'k8s.format.named(string): optional<kubernetes.NamedFormat>', (_n: FormatNamespace, name: string) =>
+    Object.prototype.hasOwnProperty.call(NAMED_FORMATS, name) ? Optional.of(NAMED_FORMATS[name]) : Optional.none());
+  for (const [name, f] of Object.entries(NAMED_FORMATS)) register(env, `k8s.format.${name}(): kubernetes.NamedFormat`, () => f);
+  register(env, 'kubernetes.NamedFormat.validate(string): optional<list<string>>', (f: NamedFormat, s: string) => {
+    const errs = f.validate(s);
+    return errs.length === 0 ? Optional.none() : Optional.of(errs);
+  });
+
+  // ip and cidr (library/ip.go, cidr.go)
+  env.registerType('net.IP', { ctor: CelIP, fields: {} });
+  env.registerType('net.CIDR', { ctor: CelCIDR, fields: {} });
+  env.registerType('k8s.ip', { ctor: IPNamespace, fields: {} });
+  register(env, 'isIP(string): bool', (s: string) => parseIP(s) !== undefined);
+  register(env, 'ip(string): net.IP', (s: string) => {
+    const ip = parseIP(s);
+    if (!ip) throw celError(`IP Address ${JSON.stringify(s)} parse error during conversion from string: ParseAddr(${JSON.stringify(s)}): unable to parse IP`);
+    return ip;
+  });
+  register(env, 'string(net.IP): string', (ip: CelIP) => ip.toString());
+  register(env, 'net.IP.family(): int', (ip: CelIP) => BigInt(ip.family));
+  register(env, 'net.IP.isUnspecified(): bool', isUnspecified);
+  register(env, 'net.IP.isLoopback(): bool', isLoopback);
+  register(env, 'net.IP.isLinkLocalMulticast(): bool', isLinkLocalMulticast);
+  register(env, 'net.IP.isLinkLocalUnicast(): bool', isLinkLocalUnicast);
+  register(env, 'net.IP.isGlobalUnicast(): bool', isGlobalUnicast);
+  env.registerOperator('net.IP == net.IP', (a: CelIP, b: CelIP) => a.toString() === b.toString());
+  register(env, 'isCIDR(string): bool', (s: string) => parseCIDR(s) !== undefined);
+  register(env, 'cidr(string): net.CIDR', (s: string) => {
+    const c = parseCIDR(s);
+    if (!c) throw celError(`network address parse error during conversion from string: network address parse error during conversion from string: ${prefixError(s)}`);
+    return c;
+  });
+  register(env, 'string(net.CIDR): string', (c: CelCIDR) => c.toString());
+  register(env, 'net.CIDR.containsIP(net.IP): bool', (c: CelCIDR, ip: CelIP) => containsIP(c, ip));
+  register(env, 'net.CIDR.containsIP(string): bool', (c: CelCIDR, s: string) => {
+    const ip = parseIP(s);
+    if (!ip) throw celError(`IP Address ${JSON.stringify(s)} parse error during conversion from string: ParseAddr(${JSON.stringify(s)}): unable to parse IP`);
+    return containsIP(c, ip);
+  });
+  register(env, 'net.CIDR.containsCIDR(net.CIDR): bool', (c: CelCIDR, o: CelCIDR) => containsCIDR(c, o));
+  register(env, 'net.CIDR.containsCIDR(string): bool', (c: CelCIDR, s: string) => {
+    const o = parseCIDR(s);
+    if (!o) throw celError(`network address parse error during conversion from string: network address parse error during conversion from string: ${prefixError(s)}`);
+    return containsCIDR(c, o);
+  });
+  register(env, 'net.CIDR.ip(): net.IP', (c: CelCIDR) => c.ip);
+  register(env, 'net.CIDR.masked(): net.CIDR', (c: CelCIDR) => masked(c));
+  register(env, 'net.CIDR.prefixLength(): int', (c: CelCIDR) => BigInt(c.prefixLength));
+  env.registerOperator('net.CIDR == net.CIDR', (a: CelCIDR, b: CelCIDR) => a.toString() === b.toString());
+
   // sets (cel-go ext.Sets)
   env.registerType('k8s.sets', { ctor: SetsNamespace, fields: {} });
   env.registerConstant('sets', 'k8s.sets', new SetsNamespace());
@@ -318,12 +518,14 @@ let base: Environment | undefined;
 
 /**
  * The environment with every Kubernetes extension; clone it (`base.clone()`) to declare variables
- * and types. Options follow upstream's base environment: homogeneous aggregate literals and
- * optional types (`.?field`, `optional.of`) on.
+ * and types. Options follow upstream's base environment: optional types (`.?field`, `optional.of`)
+ * on; homogeneous aggregate literals are checked by compileExpression.
  */
 export function kubernetesBaseEnvironment(): Environment {
   if (!base) {
-    base = new Environment({ homogeneousAggregateLiterals: true, enableOptionalTypes: true });
+    // Homogeneous list and map literals are enforced by expression.ts (cel-go exempts format's
+    // argument list, which the library's own check cannot).
+    base = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true });
     registerLibraries(base);
   }
   return base;

@@ -114,6 +114,64 @@ test('library functions answer as kube-apiserver', () => {
   for (const [expr, want] of cases) assert.equal(answer(expr), want, expr);
 });
 
+test('format, ip and cidr, and string formatting answer as kube-apiserver', () => {
+  const cases: [string, string][] = [
+    ["format.dns1123Label().validate('ok').hasValue()", "false"],
+    ["format.named('nope').hasValue()", "false"],
+    ["format.dns1123LabelPrefix().validate('abc-').hasValue()", "false"],
+    ["isIP('10.0.0.1')", "true"],
+    ["isIP('10.0.0.01')", "false"],
+    ["isIP('::ffff:1.2.3.4')", "false"],
+    ["isIP('fe80::1%eth0')", "false"],
+    ["string(ip('2001:DB8:0:0:0:0:0:1'))", "2001:db8::1"],
+    ["ip('10.0.0.1').family()", "4"],
+    ["ip('::1').isLoopback()", "true"],
+    ["ip('169.254.1.1').isLinkLocalUnicast()", "true"],
+    ["ip('224.0.0.5').isLinkLocalMulticast()", "true"],
+    ["ip('0.0.0.0').isUnspecified()", "true"],
+    ["ip('8.8.8.8').isGlobalUnicast()", "true"],
+    ["ip('10.0.0.1') == ip('10.0.0.1')", "true"],
+    ["isCIDR('10.0.0.0/8')", "true"],
+    ["isCIDR('10.0.0.0/33')", "false"],
+    ["cidr('10.1.2.3/8').containsIP('10.200.0.1')", "true"],
+    ["cidr('10.1.2.3/8').containsIP(ip('11.0.0.1'))", "false"],
+    ["cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16')", "true"],
+    ["cidr('10.0.0.0/16').containsCIDR(cidr('10.0.0.0/8'))", "false"],
+    ["string(cidr('10.1.2.3/8').masked())", "10.0.0.0/8"],
+    ["string(cidr('10.1.2.3/8').ip())", "10.1.2.3"],
+    ["cidr('2001:db8::/32').prefixLength()", "32"],
+    ["string(cidr('2001:db8:ffff::1/32').masked())", "2001:db8::/32"],
+    ["ip('bad')", "ERROR IP Address \"bad\" parse error during conversion from string: ParseAddr(\"bad\"): unable to parse IP"],
+    ["cidr('bad')", "ERROR network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix(\"bad\"): no '/'"],
+    ["'%s-%d'.format(['a', 1])", "a-1"],
+    ["'%.2f|%e|%x|%X|%o|%b|%%'.format([3.14159, 1234.5, 255, 255, 8, 5])", "3.14|1.234500 × 10⁰³|ff|FF|10|101|%"],
+    ["'%s'.format([[1, 2]])", "[1, 2]"],
+    ["'%s'.format([true])", "true"],
+    ["format.dns1123Label().validate('Bad_Name').value()[0]", "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"],
+    ["format.named('dns1123Subdomain').value().validate('a..b').value()[0]", "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"],
+    ["format.labelValue().validate('-x').value()[0]", "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"],
+    ["format.qualifiedName().validate('a/b/c').value()[0]", "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"],
+    ["format.dns1035Label().validate('1abc').value()[0]", "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"],
+    ["format.uri().validate('not a uri').value()[0]", "parse \"not a uri\": invalid URI for request"],
+    ["format.uuid().validate('123').value()[0]", "does not match the UUID format"],
+    ["format.byte().validate('!!').value()[0]", "invalid base64"],
+    ["format.date().validate('2024-13-01').value()[0]", "invalid date"],
+    ["format.datetime().validate('2024-01-01').value()[0]", "invalid datetime"],
+  ];
+  for (const [expr, want] of cases) assert.equal(answer(expr), want, expr);
+});
+
+test('format() on literals is checked at compile time, as cel-go does', () => {
+  const errs = (rule: string) =>
+    compileValidationRules({ type: 'object', 'x-kubernetes-validations': [{ rule }] }, 'spec.validation.openAPIV3Schema').errors.map((e) => e.detail.split('\n')[0]);
+  assert.deepEqual(errs("'%d'.format(['x']) == ''"), ['compilation failed: ERROR: <input>:1:14: error during formatting: decimal clause can only be used on integers, was given string']);
+  assert.deepEqual(errs("'%s %s'.format(['only']) == ''"), ['compilation failed: ERROR: <input>:1:15: index 1 out of range']);
+  assert.deepEqual(errs("'%f'.format([2]) == ''"), ['compilation failed: ERROR: <input>:1:14: error during formatting: fixed-point clause can only be used on doubles, was given int']);
+  // format's argument list may mix types; other list literals may not
+  assert.deepEqual(errs("'%s-%d'.format(['a', 1]) == 'a-1'"), []);
+  assert.deepEqual(errs("['a', 1].size() == 2"), ["compilation failed: ERROR: <input>:1:7: expected type 'string' but found 'int'"]);
+});
+
 test('the general layer: declared variables, output types, references, runtime errors', () => {
   const env = new ExpressionEnvironment({ variables: { object: 'map<string, dyn>', params: 'dyn', limit: 'int' } });
   const ok = compileExpression("object.metadata.name.startsWith('a') && size(object.data) <= limit", env);
