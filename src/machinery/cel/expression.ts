@@ -23,6 +23,7 @@
 
 import { Environment, EvaluationError, ParseError, TypeError as CelTypeError, type ASTNode } from '@marcbachmann/cel-js';
 import { compileRegex, FormatError, formatString, kubernetesBaseEnvironment } from './library.js';
+import { PER_CALL_LIMIT } from './cost.js';
 
 /** A CEL type as the library writes it: 'int', 'string', 'list<int>', 'map<string, dyn>', or a declared object type's name. */
 export type CelTypeName = string;
@@ -61,6 +62,59 @@ export class ExpressionEnvironment {
   }
 }
 
+/** Thrown when an evaluation passes its cost limit; the text is cel-go's. */
+export class CostLimitExceeded extends Error {
+  constructor() {
+    super('operation cancelled: actual cost limit exceeded');
+  }
+}
+
+/**
+ * The runtime cost counter. Evaluation is synchronous, so one counter serves every expression.
+ * Each evaluated node costs 1 (literals 0), comprehension bodies once per element: the same order
+ * of magnitude as cel-go's actual cost, not its exact units (cel-go also charges string functions
+ * by length).
+ */
+const tracker = { cost: 0, limit: Number.POSITIVE_INFINITY };
+
+interface NodeInternals {
+  op: string;
+  args: unknown;
+  meta: { alternate?: NodeInternals; macro?: { evaluate: (ev: unknown, m: unknown, ctx: unknown) => unknown }; evaluate: (this: unknown, ev: unknown, ast: unknown, ctx: unknown) => unknown };
+  evaluate: (ev: unknown, ast: unknown, ctx: unknown) => unknown;
+}
+
+/** Counts every evaluation of every node of a checked AST, macro expansions included. */
+function instrument(root: ASTNode): void {
+  const seen = new Set<unknown>();
+  const visit = (x: unknown): void => {
+    if (!x || typeof x !== 'object' || seen.has(x)) return;
+    seen.add(x);
+    if (Array.isArray(x)) {
+      for (const v of x) visit(v);
+      return;
+    }
+    if (!('op' in x) || !('meta' in x)) {
+      // a comprehension's arguments
+      const c = x as Record<string, unknown>;
+      for (const k of ['iterable', 'init', 'step']) visit(c[k]);
+      return;
+    }
+    const node = x as NodeInternals;
+    const unit = node.op === 'value' ? 0 : 1;
+    node.evaluate = function evaluate(ev, ast, ctx) {
+      if (unit !== 0 && ++tracker.cost > tracker.limit) throw new CostLimitExceeded();
+      const m = node.meta;
+      if (m.alternate) return m.alternate.evaluate(ev, m.alternate, ctx);
+      if (m.macro) return m.macro.evaluate(ev, m.macro, ctx);
+      return m.evaluate.call(node, ev, ast, ctx);
+    };
+    visit(node.args);
+    visit(node.meta.alternate);
+  };
+  visit(root);
+}
+
 /** A compile error: cel-go's issues text ("ERROR: <input>:L:C: msg\n | src\n | ...^"). */
 export class CelCompileError extends Error {}
 
@@ -75,8 +129,14 @@ export interface CompiledExpression {
   readonly outputType: CelTypeName;
   /** The declared variables the expression reads (e.g. whether a rule uses oldSelf). */
   readonly references: ReadonlySet<string>;
-  /** Evaluates; throws CelEvaluationError with cel-go's message on a runtime error. */
-  evaluate(activation: Record<string, unknown>): unknown;
+  /**
+   * Evaluates; throws CelEvaluationError with cel-go's message on a runtime error, and
+   * CostLimitExceeded when the evaluation's cost passes costLimit (default: upstream's per-call
+   * limit). The cost of the last evaluation is in lastCost.
+   */
+  evaluate(activation: Record<string, unknown>, costLimit?: number): unknown;
+  /** The runtime cost of the last evaluate() (see instrument()). */
+  readonly lastCost: number;
 }
 
 export type CompileResult = { expression: CompiledExpression; error?: undefined } | { expression?: undefined; error: CelCompileError };
@@ -100,21 +160,31 @@ export function compileExpression(expr: string, environment: ExpressionEnvironme
   if (badRegex) return { error: new CelCompileError(displayIssue(expr, { offset: badRegex.range.start, message: 'invalid matches argument' })) };
   const references = new Set<string>();
   collectReferences(parsed.ast, environment.variables, new Set(), references);
-  return {
-    expression: {
-      source: expr,
-      ast: parsed.ast,
-      outputType: checked.type ?? 'dyn',
-      references,
-      evaluate(activation) {
-        try {
-          return parsed(activation);
-        } catch (e) {
-          throw new CelEvaluationError(runtimeMessage(e));
-        }
-      },
+  instrument(parsed.ast);
+  const expression = {
+    source: expr,
+    ast: parsed.ast,
+    outputType: checked.type ?? 'dyn',
+    references,
+    lastCost: 0,
+    evaluate(activation: Record<string, unknown>, costLimit = PER_CALL_LIMIT): unknown {
+      tracker.cost = 0;
+      tracker.limit = costLimit;
+      try {
+        const value = parsed(activation);
+        if (tracker.cost > costLimit) throw new CostLimitExceeded();
+        return value;
+      } catch (e) {
+        // the library turns some errors into values (a || b): the counter is the truth
+        if (tracker.cost > costLimit || e instanceof CostLimitExceeded) throw new CostLimitExceeded();
+        throw new CelEvaluationError(runtimeMessage(e));
+      } finally {
+        expression.lastCost = tracker.cost;
+        tracker.limit = Number.POSITIVE_INFINITY;
+      }
     },
   };
+  return { expression };
 }
 
 const typeOf = (n: ASTNode): string => celGoTypeName((n as { checkedType?: { name?: string } }).checkedType?.name ?? 'dyn');

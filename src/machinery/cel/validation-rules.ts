@@ -19,14 +19,17 @@
 // Ratcheting as upstream: on update, a rule without oldSelf that fails on a value equal to its
 // old value (or inside an uncorrelatable part whose nearest correlated ancestor is unchanged)
 // becomes a warning.
-// Not done: the runtime cost budget (rules are not
-// interrupted; the static estimate at CRD creation is the only limit), allOf/anyOf/oneOf/not
-// nested rules.
+// Runtime cost as upstream's shape: a per-call limit (1,000,000) that stops validation with
+// "operation cancelled: actual cost limit exceeded", and a budget per object (10,000,000) whose
+// exhaustion stops it with "validation failed due to running out of cost budget"; the units are
+// expression.ts's node count, close to but not exactly cel-go's.
+// Not done: rules nested in allOf/anyOf/oneOf/not.
 
 import { Optional } from '@marcbachmann/cel-js';
 import { FieldError, fieldErrors, GoValue } from '../field-errors.js';
 import {
   CelEvaluationError,
+  CostLimitExceeded,
   compileExpression,
   ExpressionEnvironment,
   type CompiledExpression,
@@ -40,7 +43,14 @@ import {
   type DeclType,
   type JSONSchema,
 } from './schema-types.js';
-import { costErrorMessage, estimateCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './cost.js';
+import {
+  costErrorMessage,
+  estimateCost,
+  PER_CALL_LIMIT,
+  RUNTIME_CEL_COST_BUDGET,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+} from './cost.js';
 
 /** One x-kubernetes-validations entry as JSON. */
 export interface ValidationRule {
@@ -385,6 +395,8 @@ function hasRules(s: unknown): boolean {
 
 interface EvalState {
   errors: FieldError[];
+  /** What is left of upstream's runtime budget for this object; below 0 stops validation. */
+  remaining: number;
   warnings: FieldError[] | undefined;
   cache: WeakMap<object, unknown>;
   oldCache: WeakMap<object, unknown>;
@@ -403,7 +415,7 @@ interface Correlation {
 const NO_CORRELATION: Correlation = { correlated: false, unchanged: false, parentUnchanged: false };
 
 function validateRoot(root: NodeValidator, obj: unknown, oldObj: unknown, warnings: FieldError[] | undefined): FieldError[] {
-  const state: EvalState = { errors: [], warnings, cache: new WeakMap(), oldCache: new WeakMap() };
+  const state: EvalState = { errors: [], remaining: RUNTIME_CEL_COST_BUDGET, warnings, cache: new WeakMap(), oldCache: new WeakMap() };
   const old = oldObj ?? undefined;
   const correlation = old === undefined ? NO_CORRELATION : { correlated: true, unchanged: jsonEqual(obj, old), parentUnchanged: false };
   validateNode(root, '', obj, old, state, correlation);
@@ -455,7 +467,7 @@ function fieldErrorForReason(path: string, schemaType: string, detail: string, r
 }
 
 function validateNode(node: NodeValidator, path: string, obj: unknown, oldObj: unknown, state: EvalState, correlation: Correlation): void {
-  if (obj === null || obj === undefined) return;
+  if (obj === null || obj === undefined || state.remaining < 0) return;
   if (oldObj === null) oldObj = undefined;
   if (node.rules.length > 0) evaluateRules(node, path, obj, oldObj, state, ratchets(correlation));
 
@@ -463,6 +475,7 @@ function validateNode(node: NodeValidator, path: string, obj: unknown, oldObj: u
     if (!node.items) return;
     const oldItems = node.listType === 'map' && Array.isArray(oldObj) ? (oldObj as unknown[]) : undefined;
     obj.forEach((item, i) => {
+      if (state.remaining < 0) return;
       const old = oldItems ? findMapListItem(oldItems, item, node.listMapKeys ?? []) : undefined;
       validateNode(node.items!, `${path}[${i}]`, item, old, state, childCorrelation(correlation, item, old));
     });
@@ -499,6 +512,11 @@ function findMapListItem(oldItems: unknown[], item: unknown, keys: string[]): un
 }
 
 function evaluateRules(node: NodeValidator, path: string, obj: unknown, oldObj: unknown, state: EvalState, ratchet: boolean): void {
+  if (state.remaining <= 0) {
+    state.errors.push(fieldErrors.invalid(shown(path), node.schemaType, 'validation failed due to running out of cost budget, no further validation rules will be run'));
+    state.remaining = -1;
+    return;
+  }
   const self = toCelValue(obj, node.decl, state.cache);
   let oldSelf: unknown;
   const hasOld = oldObj !== undefined;
@@ -510,11 +528,19 @@ function evaluateRules(node: NodeValidator, path: string, obj: unknown, oldObj: 
     else if (compiled.usesOldSelf) activation.oldSelf = oldSelf;
     const rule = compiled.rule;
     let result: unknown;
+    const where = shown(path);
     try {
-      result = compiled.program.evaluate(activation);
+      result = compiled.program.evaluate(activation, PER_CALL_LIMIT);
     } catch (e) {
+      if (e instanceof CostLimitExceeded) {
+        state.errors.push(
+          fieldErrors.invalid(where, node.schemaType, `'${e.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`),
+        );
+        state.remaining = -1;
+        return;
+      }
+      if (!spend(state, compiled.program.lastCost, where, node.schemaType)) return;
       const text = e instanceof CelEvaluationError ? e.message : String(e);
-      const where = shown(path);
       if (text.startsWith('no such overload')) {
         state.errors.push(
           fieldErrors.invalid(where, node.schemaType, `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`),
@@ -524,10 +550,21 @@ function evaluateRules(node: NodeValidator, path: string, obj: unknown, oldObj: 
       }
       continue;
     }
+    if (!spend(state, compiled.program.lastCost, where, node.schemaType)) return;
     if (result === true) continue;
     const errPath = compiled.fieldPath ? child(path, compiled.fieldPath) : path;
     let detail: string | undefined;
-    if (compiled.messageExpression) detail = evalMessageExpression(compiled.messageExpression, activation);
+    if (compiled.messageExpression) {
+      const m = evalMessageExpression(compiled.messageExpression, activation, state);
+      if (m.stop !== undefined) {
+        const e = fieldErrors.invalid(shown(errPath), node.schemaType, m.stop);
+        if (ratchet && !compiled.usesOldSelf) state.warnings?.push(e);
+        else state.errors.push(e);
+        state.remaining = -1;
+        return;
+      }
+      detail = m.message;
+    }
     if (detail === undefined) detail = (rule.message ?? '') === '' ? `failed rule: ${ruleErrorString(rule)}` : rule.message!.trim();
     const error = fieldErrorForReason(shown(errPath), node.schemaType, detail, rule.reason);
     if (ratchet && !compiled.usesOldSelf) state.warnings?.push(error);
@@ -535,16 +572,34 @@ function evaluateRules(node: NodeValidator, path: string, obj: unknown, oldObj: 
   }
 }
 
-/** The message, or undefined to fall back to message/the default as upstream does on any failure. */
-function evalMessageExpression(expr: CompiledExpression, activation: Record<string, unknown>): string | undefined {
+/** Takes an evaluation's cost from the budget; false (and the error) when it runs out. */
+function spend(state: EvalState, cost: number, where: string, schemaType: string): boolean {
+  if (cost > state.remaining) {
+    state.errors.push(fieldErrors.invalid(where, schemaType, 'validation failed due to running out of cost budget, no further validation rules will be run'));
+    state.remaining = -1;
+    return false;
+  }
+  state.remaining -= cost;
+  return true;
+}
+
+/**
+ * The message, or none to fall back to message/the default as upstream does on any failure;
+ * stop when the budget ran out (upstream then stops validating the object).
+ */
+function evalMessageExpression(expr: CompiledExpression, activation: Record<string, unknown>, state: EvalState): { message?: string; stop?: string } {
   let v: unknown;
   try {
-    v = expr.evaluate(activation);
-  } catch {
-    return undefined;
+    v = expr.evaluate(activation, PER_CALL_LIMIT);
+  } catch (e) {
+    if (e instanceof CostLimitExceeded) return { stop: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(expr.source)}` };
+    state.remaining -= expr.lastCost;
+    return {};
   }
-  if (typeof v !== 'string') return undefined;
+  if (expr.lastCost > state.remaining) return { stop: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
+  state.remaining -= expr.lastCost;
+  if (typeof v !== 'string') return {};
   const trimmed = v.trim();
-  if (trimmed === '' || Buffer.byteLength(trimmed) > MAX_MESSAGE_EXPRESSION_BYTES || /\n/.test(trimmed)) return undefined;
-  return trimmed;
+  if (trimmed === '' || Buffer.byteLength(trimmed) > MAX_MESSAGE_EXPRESSION_BYTES || /\n/.test(trimmed)) return {};
+  return { message: trimmed };
 }

@@ -219,3 +219,22 @@ test('ratcheting: a failed rule on a value the update did not change is a warnin
   // on create nothing ratchets
   assert.deepEqual(r.validate(old, undefined).map((e) => e.toString()), [a, l0]);
 });
+
+test('runtime cost: a rule over its per-call limit stops validation with upstream\'s message', () => {
+  // kube-apiserver accepts the CRD (the estimate is under its limit) and refuses 1000 items at run time.
+  const r = compiled({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'self.l.all(a, self.l.all(b, a + b > -1))', message: 'pairs' }, { rule: 'self.l.size() >= 0' }],
+        properties: { l: { type: 'array', maxItems: 1000, items: { type: 'integer' } } },
+      },
+    },
+  });
+  const list = (n: number) => ({ spec: { l: Array.from({ length: n }, (_, i) => i) } });
+  assert.deepEqual(texts(r, list(1000)), [
+    "spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: pairs",
+  ]);
+  assert.deepEqual(texts(r, list(100)), []);
+});
