@@ -101,14 +101,23 @@ function instrument(root: ASTNode): void {
       return;
     }
     const node = x as NodeInternals;
-    const unit = node.op === 'value' ? 0 : 1;
-    node.evaluate = function evaluate(ev, ast, ctx) {
-      if (unit !== 0 && ++tracker.cost > tracker.limit) throw new CostLimitExceeded();
+    // what the node would run (the library resolves this on first evaluation, as here)
+    let target: ((ev: unknown, ast: unknown, ctx: unknown) => unknown) | undefined;
+    const resolve = (): ((ev: unknown, ast: unknown, ctx: unknown) => unknown) => {
       const m = node.meta;
-      if (m.alternate) return m.alternate.evaluate(ev, m.alternate, ctx);
-      if (m.macro) return m.macro.evaluate(ev, m.macro, ctx);
-      return m.evaluate.call(node, ev, ast, ctx);
+      const alternate = m.alternate;
+      const macro = m.macro;
+      if (alternate) return (ev, _ast, ctx) => alternate.evaluate(ev, alternate, ctx);
+      if (macro) return (ev, _ast, ctx) => macro.evaluate(ev, macro, ctx);
+      return m.evaluate; // the operators' evaluate functions use their arguments, not `this`
     };
+    node.evaluate =
+      node.op === 'value'
+        ? (ev, ast, ctx) => (target ??= resolve())(ev, ast, ctx)
+        : (ev, ast, ctx) => {
+            if (++tracker.cost > tracker.limit) throw new CostLimitExceeded();
+            return (target ??= resolve())(ev, ast, ctx);
+          };
     visit(node.args);
     visit(node.meta.alternate);
   };
