@@ -46,6 +46,8 @@ export interface EnvironmentDecls {
 export class ExpressionEnvironment {
   readonly env: Environment;
   readonly variables: ReadonlySet<string>;
+  /** The declared object types' fields, by type name. */
+  readonly objectFields: ReadonlyMap<string, ReadonlySet<string>>;
 
   constructor(decls: EnvironmentDecls) {
     const env = kubernetesBaseEnvironment().clone();
@@ -59,6 +61,7 @@ export class ExpressionEnvironment {
     for (const [name, type] of Object.entries(decls.variables)) env.registerVariable(name, type);
     this.env = env;
     this.variables = new Set(Object.keys(decls.variables));
+    this.objectFields = new Map((decls.types ?? []).map((t) => [t.name, new Set(Object.keys(t.fields))]));
   }
 }
 
@@ -160,6 +163,8 @@ export function compileExpression(expr: string, environment: ExpressionEnvironme
   }
   const checked = parsed.check();
   if (!checked.valid) return { error: new CelCompileError(formatIssue(expr, checked.error, parsed.ast, environment)) };
+  const hasIssue = findUndefinedHasField(expr, parsed.ast, environment);
+  if (hasIssue) return { error: new CelCompileError(displayIssue(expr, hasIssue)) };
   const mixed = findHeterogeneousLiteral(parsed.ast, false);
   if (mixed) return { error: new CelCompileError(displayIssue(expr, { offset: celGoOffset(expr, mixed.node), message: `expected type '${mixed.expected}' but found '${mixed.found}'` })) };
   const badFormat = findInvalidFormatCall(expr, parsed.ast);
@@ -194,6 +199,30 @@ export function compileExpression(expr: string, environment: ExpressionEnvironme
     },
   };
   return { expression };
+}
+
+/** has(x.f) where x is an object type without field f: cel-go's checker refuses it, the library does not. */
+function findUndefinedHasField(source: string, node: unknown, environment: ExpressionEnvironment): Issue | undefined {
+  if (!node || typeof node !== 'object') return undefined;
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const f = findUndefinedHasField(source, n, environment);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  const n = node as ASTNode;
+  if (!('op' in n)) return undefined;
+  if (n.op === 'call' && n.args[0] === 'has' && n.args[1].length === 1) {
+    const sel = n.args[1][0]!;
+    if (sel.op === '.') {
+      const [operand, field] = sel.args;
+      const typeName = (operand as { checkedType?: { name?: string } }).checkedType?.name;
+      const fields = typeName !== undefined ? environment.objectFields.get(typeName) : undefined;
+      if (fields && !fields.has(field)) return { offset: celGoOffset(source, n), message: `undefined field '${field}'` };
+    }
+  }
+  return findUndefinedHasField(source, n.args, environment);
 }
 
 const typeOf = (n: ASTNode): string => celGoTypeName((n as { checkedType?: { name?: string } }).checkedType?.name ?? 'dyn');

@@ -251,7 +251,9 @@ function compileNode(
   // children first, so that schema errors deeper down suppress this node's CEL compilation as upstream
   const children: (() => void)[] = [];
   const props = (schema.properties as Record<string, JSONSchema> | undefined) ?? {};
-  for (const [name, propSchema] of Object.entries(props)) {
+  // upstream walks properties in name order
+  for (const name of Object.keys(props).sort()) {
+    const propSchema = props[name]!;
     let childDecl: DeclType | undefined;
     if (decl?.kind === 'object') {
       for (const f of decl.fields.values()) if (f.property === name) childDecl = f.type;
@@ -281,7 +283,7 @@ function compileNode(
       ctx.celErrors.push(
         fieldErrors.internal(
           `${path}.x-kubernetes-validations`,
-          `rule declared on schema that does not support validation rules type: '${String(schema.type ?? '')}' x-kubernetes-preserve-unknown-fields: '${schema['x-kubernetes-preserve-unknown-fields'] === true}'`,
+          'internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations',
         ),
       );
     } else if (node) {
@@ -309,7 +311,7 @@ function compileRule(
   const result = compileExpression(r.rule ?? '', env);
   let program: CompiledExpression | undefined;
   let error: string | undefined;
-  if (result.error) error = `compilation failed: ${result.error.message}`;
+  if (result.error) error = `compilation failed: ${scopeTypeNames(result.error.message, node.decl)}`;
   else if (result.expression.outputType !== 'bool') error = 'cel expression must evaluate to a bool';
   else program = result.expression;
 
@@ -325,7 +327,7 @@ function compileRule(
   if (program && (r.messageExpression ?? '') !== '') {
     const m = compileExpression(r.messageExpression!, env);
     if (m.error) {
-      ctx.celErrors.push(fieldErrors.invalid(`${p}.messageExpression`, ruleRepr(r), `messageExpression compilation failed: ${m.error.message}`));
+      ctx.celErrors.push(fieldErrors.invalid(`${p}.messageExpression`, ruleRepr(r), `messageExpression compilation failed: ${scopeTypeNames(m.error.message, node.decl)}`));
     } else if (m.expression.outputType !== 'string') {
       ctx.celErrors.push(fieldErrors.invalid(`${p}.messageExpression`, ruleRepr(r), 'messageExpression must evaluate to a string'));
     } else {
@@ -350,6 +352,16 @@ function compileRule(
     if ('path' in v) fieldPath = v.path;
   }
   node.rules.push({ rule: r, program, usesOldSelf, optionalOldSelf: optional, messageExpression, fieldPath });
+}
+
+/**
+ * Upstream names a rule's self type "selfType<n>" (n changes with every compilation) and the
+ * types below it by their path from there; ours are named from the CRD's root. Messages show
+ * upstream's form with n = 0.
+ */
+function scopeTypeNames(message: string, decl: DeclType): string {
+  if (decl.kind !== 'object' && decl.kind !== 'list' && decl.kind !== 'map') return message;
+  return message.split(decl.name).join('selfType0');
 }
 
 function multiply(cost: number, cardinality: number): number {

@@ -214,3 +214,28 @@ test('property names are escaped as upstream; a schema without rules compiles to
   assert.deepEqual(compileValidationRules(schema, BASE).errors, []);
   assert.deepEqual(compileValidationRules({ type: 'object', properties: { a: { type: 'string' } } }, BASE), { rules: undefined, errors: [] });
 });
+
+test('preserve-unknown-fields, embedded resources and untyped nodes, as kube-apiserver types them', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      p: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'self.foo == 1' }, { rule: 'has(self.foo)' }, { rule: 'self.size() > 0' }] },
+      e: {
+        type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true,
+        'x-kubernetes-validations': [{ rule: 'self.metadata.labels.size() > 0' }, { rule: "self.kind == 'Pod' && self.metadata.name != ''" }, { rule: 'self.spec.x == 1' }],
+      },
+      d: { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'self.x == 1' }] },
+      n: { type: 'number', 'x-kubernetes-validations': [{ rule: 'self > 1.5' }] },
+    },
+  };
+  const first = (e: { toString(): string }) => e.toString().split('\n')[0]!.replace(/Invalid value: apiextensions\.ValidationRule\{.*?\}: /, '');
+  assert.deepEqual(compileValidationRules(schema, BASE).errors.map(first), [
+    `${BASE}.properties[d].x-kubernetes-validations: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations`,
+    `${BASE}.properties[e].x-kubernetes-validations[0].rule: compilation failed: ERROR: <input>:1:14: undefined field 'labels'`,
+    `${BASE}.properties[e].x-kubernetes-validations[2].rule: compilation failed: ERROR: <input>:1:5: undefined field 'spec'`,
+    `${BASE}.properties[p].x-kubernetes-validations[0].rule: compilation failed: ERROR: <input>:1:5: undefined field 'foo'`,
+    `${BASE}.properties[p].x-kubernetes-validations[1].rule: compilation failed: ERROR: <input>:1:4: undefined field 'foo'`,
+    // kube-apiserver names the type selfType<random number>
+    `${BASE}.properties[p].x-kubernetes-validations[2].rule: compilation failed: ERROR: <input>:1:10: found no matching overload for 'size' applied to 'selfType0.()'`,
+  ]);
+});
