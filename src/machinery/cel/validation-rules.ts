@@ -530,14 +530,17 @@ function evaluateRules(node: NodeValidator, path: string, obj: unknown, oldObj: 
     return;
   }
   const self = toCelValue(obj, node.decl, state.cache);
+  const nodeUsesOldSelf = node.rules.some((r) => r.usesOldSelf);
   let oldSelf: unknown;
   const hasOld = oldObj !== undefined;
   for (const compiled of node.rules) {
     if (compiled.usesOldSelf && !hasOld && !compiled.optionalOldSelf) continue;
-    if (compiled.usesOldSelf && hasOld && oldSelf === undefined) oldSelf = toCelValue(oldObj, node.decl, state.oldCache);
+    // As upstream, oldSelf is bound (for rules and messageExpressions alike) only when some rule
+    // of this node is a transition rule.
+    if (nodeUsesOldSelf && hasOld && oldSelf === undefined) oldSelf = toCelValue(oldObj, node.decl, state.oldCache);
     const activation: Record<string, unknown> = { self };
     if (compiled.optionalOldSelf) activation.oldSelf = hasOld ? Optional.of(oldSelf) : Optional.none();
-    else if (compiled.usesOldSelf) activation.oldSelf = oldSelf;
+    else if (nodeUsesOldSelf && hasOld) activation.oldSelf = oldSelf;
     const rule = compiled.rule;
     let result: unknown;
     const where = shown(path);

@@ -238,3 +238,15 @@ test('runtime cost: a rule over its per-call limit stops validation with upstrea
   ]);
   assert.deepEqual(texts(r, list(100)), []);
 });
+
+test('a messageExpression sees oldSelf only when a rule of its node is a transition rule', () => {
+  const s = (rules: { rule: string; messageExpression?: string }[]) => ({
+    type: 'object',
+    properties: { spec: { type: 'object', 'x-kubernetes-validations': rules, properties: { v: { type: 'integer' }, name: { type: 'string', maxLength: 10 } } } },
+  });
+  // kube-apiserver: "failed rule: self.v < 10" on create and on update alike
+  const alone = compiled(s([{ rule: 'self.v < 10', messageExpression: "'was ' + oldSelf.name" }]));
+  assert.deepEqual(texts(alone, { spec: { v: 30, name: 'y' } }, { spec: { v: 1, name: 'x' } }), ['spec: Invalid value: "object": failed rule: self.v < 10']);
+  const withTransition = compiled(s([{ rule: 'self.v < 10', messageExpression: "'was ' + oldSelf.name" }, { rule: 'self.v >= oldSelf.v' }]));
+  assert.deepEqual(texts(withTransition, { spec: { v: 30, name: 'y' } }, { spec: { v: 1, name: 'x' } }), ['spec: Invalid value: "object": was x']);
+});
