@@ -257,7 +257,7 @@ function compileNode(
     let childDecl: DeclType | undefined;
     if (decl?.kind === 'object') {
       for (const f of decl.fields.values()) if (f.property === name) childDecl = f.type;
-      if (!childDecl) childDecl = schemaDeclType(propSchema, propSchema['x-kubernetes-embedded-resource'] === true, `${decl.name}.${name}`);
+      if (!childDecl) childDecl = schemaDeclType(propSchema, propSchema['x-kubernetes-embedded-resource'] === true, `${decl.name}.${name.replace(/[^\w]/g, '_')}`);
     }
     const child = compileNode(propSchema, childDecl, `${path}.properties[${name}]`, cardinality, uncorrelatablePath, ctx);
     if (child && node) children.push(() => node.properties.set(name, child));

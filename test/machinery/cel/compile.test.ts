@@ -239,3 +239,21 @@ test('preserve-unknown-fields, embedded resources and untyped nodes, as kube-api
     `${BASE}.properties[p].x-kubernetes-validations[2].rule: compilation failed: ERROR: <input>:1:10: found no matching overload for 'size' applied to 'selfType0.()'`,
   ]);
 });
+
+test('a property CEL cannot name still gets its own rules, under its JSON name', () => {
+  const schema = {
+    type: 'object',
+    'x-kubernetes-validations': [{ rule: 'true' }],
+    properties: {
+      'a b': { type: 'object', properties: { x: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self == self && self.x == "2"' }] },
+      'a:b': { type: 'object', properties: { y: { type: 'string' } } },
+      '0x': { type: 'object', properties: { y: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.y == "a"' }] },
+    },
+  };
+  const { rules, errors } = compileValidationRules(schema, BASE);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(rules!.validate({ 'a b': { x: '1' }, '0x': { y: 'b' } }, undefined).map(String), [
+    'a b: Invalid value: "object": failed rule: self == self && self.x == "2"',
+    '0x: Invalid value: "object": failed rule: self.y == "a"',
+  ]);
+});
