@@ -379,8 +379,14 @@ export function compileValidationRules(schema: unknown, basePath: string): { rul
   const s = schema as JSONSchema;
   if (!hasRules(s)) return { rules: undefined, errors: [] };
   const ctx: CompileContext = { schemaErrors: [], celErrors: [], totalCost: 0, mostExpensive: [], envs: new Map() };
-  const decl = schemaDeclType(s, true, 'selfType');
-  const root = compileNode(s, decl, basePath, 1, undefined, ctx);
+  let root: NodeValidator | undefined;
+  try {
+    const decl = schemaDeclType(s, true, 'selfType');
+    root = compileNode(s, decl, basePath, 1, undefined, ctx);
+  } catch (e) {
+    // a schema this module cannot type: refuse the CRD (as upstream's internal errors do) rather than fail the request
+    return { rules: undefined, errors: [fieldErrors.internal(`${basePath}.x-kubernetes-validations`, `internal error: ${(e as Error).message}`)] };
+  }
   const errors = [...ctx.schemaErrors, ...ctx.celErrors];
   if (ctx.totalCost > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const e of ctx.mostExpensive) errors.push(fieldErrors.forbidden(e.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
