@@ -156,13 +156,31 @@ export type CompileResult = { expression: CompiledExpression; error?: undefined 
 /** Parses and type-checks expr against environment. */
 export function compileExpression(expr: string, environment: ExpressionEnvironment): CompileResult {
   let parsed: ReturnType<Environment['parse']>;
+  let text = expr;
   try {
-    parsed = environment.env.parse(expr);
+    parsed = environment.env.parse(text);
   } catch (e) {
     return { error: new CelCompileError(formatIssue(expr, e)) };
   }
-  const checked = parsed.check();
-  if (!checked.valid) return { error: new CelCompileError(formatIssue(expr, checked.error, parsed.ast, environment)) };
+  let checked = parsed.check();
+  if (!checked.valid && (checked.error as { code?: string } | undefined)?.code === 'invalid_macro_argument') {
+    // The library's has() takes only identifier.field chains; cel-go's takes any expression.field.
+    const rewritten = rewriteHasMacros(expr);
+    if (rewritten !== expr) {
+      try {
+        const again = environment.env.parse(rewritten);
+        const againChecked = again.check();
+        if (againChecked.valid) {
+          parsed = again;
+          checked = againChecked;
+          text = rewritten;
+        }
+      } catch {
+        // keep the first error
+      }
+    }
+  }
+  if (!checked.valid) return { error: new CelCompileError(formatIssue(text, checked.error, parsed.ast, environment)) };
   const hasIssue = findUndefinedHasField(expr, parsed.ast, environment);
   if (hasIssue) return { error: new CelCompileError(displayIssue(expr, hasIssue)) };
   const mixed = findHeterogeneousLiteral(parsed.ast, false);
@@ -372,6 +390,99 @@ function findInvalidRegexLiteral(node: unknown): ASTNode | undefined {
     }
   }
   return findInvalidRegexLiteral(n.args);
+}
+
+/**
+ * Rewrites has(<expr>.<field>), where <expr> is not a plain identifier chain, as
+ * (<expr>).?<field>.hasValue() — the same presence test, in a form the library accepts.
+ */
+export function rewriteHasMacros(src: string): string {
+  let out = '';
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i]!;
+    if (c === '"' || c === "'") {
+      const end = skipString(src, i);
+      out += src.slice(i, end);
+      i = end;
+      continue;
+    }
+    const before = i === 0 ? '' : src[i - 1]!;
+    if (src.startsWith('has', i) && !/[\w.]/.test(before)) {
+      let j = i + 3;
+      while (j < src.length && /\s/.test(src[j]!)) j++;
+      if (src[j] === '(') {
+        const close = matchParen(src, j);
+        if (close > 0) {
+          const inner = rewriteHasMacros(src.slice(j + 1, close));
+          const dot = lastTopLevelDot(inner);
+          const field = dot >= 0 ? inner.slice(dot + 1).trim() : '';
+          const operand = dot >= 0 ? inner.slice(0, dot) : '';
+          if (dot >= 0 && /^[A-Za-z_]\w*$/.test(field) && !/^\s*[A-Za-z_]\w*(\s*\.\s*[A-Za-z_]\w*)*\s*$/.test(operand)) {
+            out += `(${operand}).?${field}.hasValue()`;
+          } else {
+            out += `${src.slice(i, j + 1)}${inner})`;
+          }
+          i = close + 1;
+          continue;
+        }
+      }
+    }
+    out += c;
+    i++;
+  }
+  return out;
+}
+
+/** The index just past the string literal starting at i (quotes, triple quotes, escapes). */
+function skipString(src: string, i: number): number {
+  const q = src[i]!;
+  const raw = i > 0 && /[rR]/.test(src[i - 1]!) && (i < 2 || !/[\w]/.test(src[i - 2]!) || /[bB]/.test(src[i - 2]!));
+  const triple = src.startsWith(q.repeat(3), i);
+  const term = triple ? q.repeat(3) : q;
+  let j = i + term.length;
+  while (j < src.length) {
+    if (!raw && src[j] === '\\') {
+      j += 2;
+      continue;
+    }
+    if (src.startsWith(term, j)) return j + term.length;
+    j++;
+  }
+  return src.length;
+}
+
+function matchParen(src: string, open: number): number {
+  let depth = 0;
+  for (let j = open; j < src.length; j++) {
+    const c = src[j]!;
+    if (c === '"' || c === "'") {
+      j = skipString(src, j) - 1;
+      continue;
+    }
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') {
+      depth--;
+      if (depth === 0) return c === ')' ? j : -1;
+    }
+  }
+  return -1;
+}
+
+function lastTopLevelDot(src: string): number {
+  let depth = 0;
+  let last = -1;
+  for (let j = 0; j < src.length; j++) {
+    const c = src[j]!;
+    if (c === '"' || c === "'") {
+      j = skipString(src, j) - 1;
+      continue;
+    }
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    else if (c === '.' && depth === 0 && !/[0-9]/.test(src[j + 1] ?? '')) last = j;
+  }
+  return last;
 }
 
 /** Walks the AST for identifiers that name declared variables, minus comprehension variables. */

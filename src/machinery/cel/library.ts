@@ -193,13 +193,15 @@ export function compileRegex(pattern: string, global = false): RegExp {
   let re = regexCache.get(key);
   if (re) return re;
   let flags = global ? 'gu' : 'u';
-  let source = pattern;
-  const m = /^\(\?([imsU]+)\)/.exec(source);
-  if (m) {
-    source = source.slice(m[0].length);
-    for (const f of m[1]!) if ((f === 'i' || f === 'm' || f === 's') && !flags.includes(f)) flags += f;
-  }
-  source = source.replace(/\\z/g, '$').replace(/\\A/g, '^');
+  // RE2 flag groups: "(?i)" anywhere and "(?i:…)"; JavaScript has only whole-pattern flags, so
+  // they apply to the whole pattern here (exact for the usual leading "(?i)").
+  const source = pattern
+    .replace(/\(\?([imsU]+)(\)|:)/g, (_m, f: string, end: string) => {
+      for (const c of f) if ((c === 'i' || c === 'm' || c === 's') && !flags.includes(c)) flags += c;
+      return end === ':' ? '(?:' : '';
+    })
+    .replace(/\\z/g, '$')
+    .replace(/\\A/g, '^');
   try {
     re = new RegExp(source, flags);
   } catch {
