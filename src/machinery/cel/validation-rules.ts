@@ -265,7 +265,7 @@ function compileNode(
   if (schema.items && typeof schema.items === 'object') {
     const itemsDecl = decl?.kind === 'list' ? decl.elem : undefined;
     const itemsPath = `${path}.items`;
-    const forbid = uncorrelatablePath ?? (schema['x-kubernetes-list-type'] === 'map' ? undefined : itemsPath);
+    const forbid = uncorrelatablePath ?? (schema['x-kubernetes-list-type'] === 'map' ? undefined : path);
     const card = decl ? cardinality * Math.max(1, decl.maxElements) : cardinality;
     const child = compileNode(schema.items as JSONSchema, itemsDecl, itemsPath, card, forbid, ctx);
     if (child && node) children.push(() => (node.items = child));
