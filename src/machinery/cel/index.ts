@@ -14,6 +14,7 @@
 //     // error.message is what status.typeChecking / a 422 shows; check expression.outputType === 'bool'
 //     expression.evaluate({ object: toCelValue(obj, t), oldObject: null, request: jsonToCel(req), params: null });
 //   estimateCost(expression.ast, { object: t }) gives the static cost against the limits in cost.ts.
+// - messages.ts, ast-passes.ts, runtime-cost.ts: what makes the library answer as cel-go.
 // - schema-types.ts: structural schema → CEL types and JSON → CEL values.
 // - validation-rules.ts: compileValidationRules / CompiledValidationRules for CRDs.
 
@@ -28,6 +29,7 @@ export {
   type EnvironmentDecls,
   type ObjectTypeDecl,
   type CelTypeName,
+  CostLimitExceeded,
 } from './expression.js';
 export { schemaDeclType, celTypeName, objectTypes, toCelValue, jsonToCel, celEquals, escapePropertyName, type DeclType } from './schema-types.js';
 export {
