@@ -378,6 +378,25 @@ export function compileValidationRules(schema: unknown, basePath: string): { rul
   if (!schema || typeof schema !== 'object') return { rules: undefined, errors: [] };
   const s = schema as JSONSchema;
   if (!hasRules(s)) return { rules: undefined, errors: [] };
+  // The same schema is compiled when its CRD is validated and again when it is served; a large
+  // one takes tens of milliseconds, so recent results are kept (they do not change).
+  const key = `${basePath}\u0000${JSON.stringify(s)}`;
+  const cached = compileCache.get(key);
+  if (cached) {
+    compileCache.delete(key);
+    compileCache.set(key, cached);
+    return { rules: cached.rules, errors: [...cached.errors] };
+  }
+  const result = compileUncached(s, basePath);
+  compileCache.set(key, result);
+  if (compileCache.size > COMPILE_CACHE_SIZE) compileCache.delete(compileCache.keys().next().value!);
+  return { rules: result.rules, errors: [...result.errors] };
+}
+
+const COMPILE_CACHE_SIZE = 32;
+const compileCache = new Map<string, { rules: CompiledValidationRules | undefined; errors: FieldError[] }>();
+
+function compileUncached(s: JSONSchema, basePath: string): { rules: CompiledValidationRules | undefined; errors: FieldError[] } {
   const ctx: CompileContext = { schemaErrors: [], celErrors: [], totalCost: 0, mostExpensive: [], envs: new Map() };
   let root: NodeValidator | undefined;
   try {
