@@ -22,7 +22,7 @@
 // Runtime cost as upstream's shape: a per-call limit (1,000,000) that stops validation with
 // "operation cancelled: actual cost limit exceeded", and a budget per object (10,000,000) whose
 // exhaustion stops it with "validation failed due to running out of cost budget"; the units are
-// expression.ts's node count, close to but not exactly cel-go's.
+// runtime-cost.ts's node count, close to but not exactly cel-go's.
 // Not done: rules nested in allOf/anyOf/oneOf/not.
 
 import { Optional } from '@marcbachmann/cel-js';
