@@ -98,10 +98,12 @@ export const isConflict = (err: unknown): boolean => reasonOf(err) === 'Conflict
 export const isInvalid = (err: unknown): boolean => reasonOf(err) === 'Invalid';
 export const isGone = (err: unknown): boolean => reasonOf(err) === 'Gone' || reasonOf(err) === 'Expired';
 
+/** StatusDetails in upstream's field order (name, group, kind), empty ones left out. */
 function resourceDetails(gr: GroupResource, name: string): StatusDetails {
-  const details: StatusDetails = { kind: gr.resource };
+  const details: StatusDetails = {};
   if (name !== '') details.name = name;
   if (gr.group !== '') details.group = gr.group;
+  details.kind = gr.resource;
   return details;
 }
 
@@ -131,8 +133,12 @@ export function staleResourceVersion(gr: GroupResource, name: string): StatusErr
 
 export function invalid(group: string, kind: string, name: string, errors: FieldError[]): StatusError {
   const causes: StatusCause[] = errors.map((e) => ({ reason: e.causeType(), message: e.body(), field: e.field }));
-  const details: StatusDetails = { name, kind, causes };
+  // Go's omitempty: an empty name or group is left out (errors about request options name no object).
+  const details: StatusDetails = {};
+  if (name !== '') details.name = name;
   if (group !== '') details.group = group;
+  if (kind !== '') details.kind = kind;
+  details.causes = causes;
   const aggregate = aggregateFieldErrors(errors);
   const base = `${groupKindString(group, kind)} ${quote(name)} is invalid`;
   return new StatusError(422, 'Invalid', aggregate === '' ? base : `${base}: ${aggregate}`, details);

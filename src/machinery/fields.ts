@@ -8,10 +8,13 @@
 // Contract:
 // - parseFieldSelector(text) throws a 400 BadRequest with upstream's text.
 // - matches(fields): a missing field reads as "" (so "f!=x" matches it).
-// - unsupportedFieldError(field): the 400 the apiserver returns for a field
-//   label the resource does not support. Its message is only
-//   "field label not supported: X"; the longer "Unable to find ... that match
-//   label selector ..." text users see is added by kubectl, not the server.
+// - unsupportedFieldError(field) / unknownFieldSelectorError(field): the 400
+//   the apiserver returns for a field label the resource does not support:
+//   "field label not supported: X" for kinds that register their own field
+//   label conversion (pods, secrets, …), `"X" is not a known field selector:
+//   only "metadata.name", "metadata.namespace"` for the others. The longer
+//   "Unable to find ... that match label selector ..." text users see is
+//   added by kubectl, not the server.
 
 import { badRequest, type StatusError } from './errors.js';
 
@@ -128,6 +131,15 @@ export function fieldSelectorFromSet(set: Record<string, string>): FieldSelector
   return new Selector(Object.entries(set).map(([field, value]) => ({ field, operator: '=' as const, value })));
 }
 
+/** The 400 for a label a kind with its own field label conversion does not take. */
 export function unsupportedFieldError(field: string): StatusError {
   return badRequest(`field label not supported: ${field}`);
+}
+
+/** The field labels every kind takes (upstream's DefaultMetaV1FieldSelectorConversion). */
+export const DEFAULT_FIELD_LABELS: readonly string[] = ['metadata.name', 'metadata.namespace'];
+
+/** The 400 for a label outside DEFAULT_FIELD_LABELS, for kinds with no conversion of their own. */
+export function unknownFieldSelectorError(field: string): StatusError {
+  return badRequest(`${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
 }

@@ -72,7 +72,7 @@ function entry(l: Line): CatalogEntry {
   return out;
 }
 
-export const catalog: CatalogEntry[] = [
+const entries: CatalogEntry[] = [
   entry({ group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', singular: 'namespace', short: ['ns'], verbs: NO_COLLECTION_DELETE, strategy: namespaceStrategy }),
   entry({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', singular: 'configmap', short: ['cm'], strategy: configMapStrategy }),
   entry({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', singular: 'secret', strategy: secretStrategy }),
@@ -90,3 +90,14 @@ export const catalog: CatalogEntry[] = [
   entry({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', short: ['ev'], strategy: eventsV1Strategy,
     storedAs: { group: '', resource: 'events', conversion: { toStored: eventToCore, fromStored: eventFromCore } } }),
 ];
+
+// An entry stored as another one's objects is stored in that one's group, version and kind.
+for (const e of entries) {
+  if (e.storedAs === undefined) continue;
+  const { group, resource } = e.storedAs;
+  const stored = entries.find((s) => s.type.group === group && s.type.resource === resource);
+  if (stored === undefined) throw new Error(`catalog: ${e.type.resource}.${e.type.group} is stored as unknown ${resource}.${group}`);
+  e.type.storageVersion = { group, version: stored.type.version, kind: stored.type.kind };
+}
+
+export const catalog: CatalogEntry[] = entries;

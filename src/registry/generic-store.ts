@@ -26,7 +26,7 @@ import {
 } from '../machinery/errors.js';
 import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
 import { parseLabelSelector } from '../machinery/labels.js';
-import { parseFieldSelector, unsupportedFieldError } from '../machinery/fields.js';
+import { DEFAULT_FIELD_LABELS, parseFieldSelector, unknownFieldSelectorError, unsupportedFieldError } from '../machinery/fields.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/validation.js';
 import { type Clock, formatTimestamp, generateName, newUid, systemClock } from '../machinery/names.js';
 import type { ObjectStore, Predicate, StoreWatchEvent } from '../storage/object-store.js';
@@ -442,8 +442,9 @@ export class GenericStore implements RESTStore {
       this.checkPreconditions(current, options);
       const meta = current.metadata;
 
+      // Already being deleted and held (a Terminating namespace): nothing changes, the answer is the object.
       if (meta.deletionTimestamp !== undefined && this.strategy.holdsDeletion?.(current) === true) {
-        throw this.strategy.deletionHeldError?.(current) ?? conflict(this.gr, name, 'deletion in progress');
+        return { result: this.withTypeMeta(current), gone: false };
       }
       const grace = this.gracePeriod(current, options);
       const mustWait = grace > 0 || this.hasFinalizers(current);
@@ -506,20 +507,31 @@ export class GenericStore implements RESTStore {
     return { apiVersion: this.apiVersion, kind: this.type.listKind, metadata: { resourceVersion: list.metadata.resourceVersion ?? '' }, items };
   }
 
+  /**
+   * DELETE preconditions, checked before anything else as rest.BeforeDelete
+   * does: a uid or resourceVersion that is set (even to "") and differs is a
+   * 409 on the stored kind ("ConfigMap", "Deployment.apps"), unless the
+   * strategy words it itself (namespaces).
+   */
   private checkPreconditions(current: KubeObject, options: DeleteOptions): void {
     const pre = options.preconditions;
     if (pre === undefined) return;
     const name = current.metadata.name ?? '';
-    if (pre.uid !== undefined && pre.uid !== '' && pre.uid !== current.metadata.uid) {
-      throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
-    }
-    if (pre.resourceVersion !== undefined && pre.resourceVersion !== '' && pre.resourceVersion !== current.metadata.resourceVersion) {
-      throw conflict(
-        this.gr,
+    const fail = (field: 'UID' | 'ResourceVersion', wanted: string, actual: string): StatusError => {
+      const own = this.strategy.deletePreconditionMessage?.(field, wanted, actual);
+      if (own !== undefined) return conflict(this.gr, name, own);
+      const stored = this.type.storageVersion ?? this.type;
+      const consequence = field === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
+      return conflict(
+        { group: stored.group, resource: stored.kind },
         name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+        `the ${field} in the precondition (${wanted}) does not match the ${field} in record (${actual}). ${consequence}`,
       );
-    }
+    };
+    const uid = current.metadata.uid ?? '';
+    if (pre.uid !== undefined && pre.uid !== uid) throw fail('UID', pre.uid, uid);
+    const rv = current.metadata.resourceVersion ?? '';
+    if (pre.resourceVersion !== undefined && pre.resourceVersion !== rv) throw fail('ResourceVersion', pre.resourceVersion, rv);
   }
 
   /** The grace period this DELETE waits (0 = no waiting), for kinds with graceful deletion. */
@@ -715,10 +727,16 @@ export class GenericStore implements RESTStore {
     const fields = fieldText === '' ? null : parseFieldSelector(fieldText);
     const getters = this.strategy.fields ?? {};
     if (fields !== null) {
+      // The field label conversion, term by term in sorted order: the first label refused is the error.
+      const accepted = this.strategy.fieldLabels;
       for (const r of fields.requirements) {
-        if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace' && getters[r.field] === undefined) {
-          throw unsupportedFieldError(r.field);
+        if (accepted === undefined) {
+          if (!DEFAULT_FIELD_LABELS.includes(r.field)) throw unknownFieldSelectorError(r.field);
+          continue;
         }
+        const renamed = this.strategy.fieldLabelAliases?.[r.field];
+        if (renamed !== undefined) r.field = renamed;
+        else if (!accepted.includes(r.field)) throw unsupportedFieldError(r.field);
       }
     }
     const predicate: Predicate = (obj) => {

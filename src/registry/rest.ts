@@ -24,6 +24,12 @@ export interface ResourceType {
   categories: string[];
   /** Subresources served beside the main resource ("status", "finalize"). */
   subresources: string[];
+  /**
+   * The group/version/kind its objects are stored as, when not its own
+   * (events.k8s.io/v1 events are stored as core v1 Events); discovery's
+   * storageVersionHash is computed from it.
+   */
+  storageVersion?: { group: string; version: string; kind: string };
 }
 
 export interface ListOptions {

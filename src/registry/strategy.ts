@@ -36,8 +36,18 @@ export interface Strategy {
   allowUnconditionalUpdate: boolean;
   /** DELETE answers with the object instead of a Success Status. */
   returnDeletedObject: boolean;
-  /** Field-selector fields beyond metadata.name and metadata.namespace, each with its getter. */
+  /** Field-selector fields beyond metadata.name and metadata.namespace, each with its getter (upstream's GetAttrs). */
   fields?: Record<string, (obj: KubeObject) => string>;
+  /**
+   * The field-selector labels this kind accepts, for kinds that register their
+   * own field label conversion upstream (AddFieldLabelConversionFunc): any other
+   * label is `field label not supported: X`. A label missing from `fields`
+   * matches as "". Absent: the default conversion (metadata.name and
+   * metadata.namespace only, and its own error text).
+   */
+  fieldLabels?: readonly string[];
+  /** Old labels the conversion renames (pods: spec.host → spec.nodeName). */
+  fieldLabelAliases?: Readonly<Record<string, string>>;
   /** Subresources served with PUT/PATCH (status, finalize). */
   subresources?: Record<string, SubresourceStrategy>;
   /** Stored keys expire after this many seconds (events). */
@@ -49,13 +59,18 @@ export interface Strategy {
   gracePeriodSeconds?(obj: KubeObject, requested: number | undefined): number;
   /**
    * Deletion hooks beyond metadata.finalizers (namespaces): `holdsDeletion`
-   * keeps a deleted object stored while it returns true; `startDeletion` runs
-   * when the deletionTimestamp is first set; `deletionHeldError` answers a
-   * repeated DELETE while the hold lasts.
+   * keeps a deleted object stored while it returns true (a repeated DELETE
+   * meanwhile answers the object, unchanged); `startDeletion` runs when the
+   * deletionTimestamp is first set.
    */
   holdsDeletion?(obj: KubeObject): boolean;
   startDeletion?(obj: KubeObject): void;
-  deletionHeldError?(obj: KubeObject): Error;
+  /**
+   * The message of a failed DELETE precondition when this kind's REST words it
+   * itself (namespaces: "Precondition failed: UID in precondition: …"); absent:
+   * the generic store's rest.BeforeDelete wording.
+   */
+  deletePreconditionMessage?(field: 'UID' | 'ResourceVersion', wanted: string, actual: string): string;
   /** Set deletionGracePeriodSeconds: 0 when marking a finalized object deleted (default true). */
   zeroGracePeriodOnFinalize?: boolean;
 }

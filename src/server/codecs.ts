@@ -7,6 +7,7 @@
 import YAML from 'yaml';
 import { decodeProtobuf, encodeProtobuf } from '../api/schema/protobuf.js';
 import { badRequest } from '../machinery/errors.js';
+import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { apiVersionOf, parseApiVersion } from '../machinery/meta.js';
 
@@ -101,7 +102,6 @@ function parseDocument(body: Buffer, mediaType: string, kindForErrors: string): 
       throw unrecognized(kindForErrors, `error converting YAML to JSON: yaml: ${line}${message}`, body);
     }
   }
-  if (!/\S/.test(text)) throw unrecognized(kindForErrors, "couldn't get version/kind; json parse error: unexpected end of JSON input", body);
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
@@ -149,17 +149,7 @@ function goTypeName(jsType: string): string {
   }
 }
 
-/** Maps V8's JSON.parse messages onto the Go encoding/json wording where the two correspond. */
+/** Go's encoding/json message for a body JSON.parse rejected. */
 function goJsonMessage(err: unknown, text: string): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const position = /at position (\d+)/.exec(message);
-  const at = position === null ? undefined : text[Number(position[1])];
-  if (/Unexpected end of JSON input/i.test(message)) return 'unexpected end of JSON input';
-  const token = /Unexpected token '?(.)'?,/.exec(message) ?? /Unexpected token (.) in JSON/.exec(message);
-  if (token !== null) return `invalid character '${token[1]}' looking for beginning of value`;
-  if (/Expected ':' after property name/.test(message)) return `invalid character '${at ?? ''}' after object key`;
-  if (/Expected double-quoted property name|Expected property name or '}'/.test(message)) {
-    return `invalid character '${at ?? ''}' looking for beginning of object key string`;
-  }
-  return message;
+  return goJsonSyntaxError(text) ?? (err instanceof Error ? err.message : String(err));
 }

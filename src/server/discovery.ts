@@ -11,6 +11,7 @@
 // Shapes and orderings follow kube-apiserver 1.32: resources sorted by name,
 // verbs sorted, groups in the order they are registered.
 
+import { createHash } from 'node:crypto';
 import type { ResourceType } from '../registry/rest.js';
 import type { EndpointRestrictions } from './negotiation.js';
 
@@ -54,6 +55,17 @@ function subresourceFacts(name: string): SubresourceFacts {
 /** The verbs a subresource answers (used by routing as well as discovery). */
 export function subresourceVerbs(name: string): string[] {
   return subresourceFacts(name).verbs;
+}
+
+/**
+ * Upstream's StorageVersionHash: the first 8 bytes of the SHA-256 of
+ * "group/version/kind" of the version objects are stored in, base64. Clients
+ * (the storage version migrator) compare it to notice a storage version change.
+ */
+export function storageVersionHash(type: ResourceType): string {
+  const stored = type.storageVersion ?? type;
+  const digest = createHash('sha256').update(`${stored.group}/${stored.version}/${stored.kind}`).digest();
+  return digest.subarray(0, 8).toString('base64');
 }
 
 function groupVersionString(group: string, version: string): string {
@@ -119,6 +131,7 @@ export function apiResourceList(types: ResourceType[], group: string, version: s
     };
     if (t.shortNames.length > 0) entry['shortNames'] = [...t.shortNames];
     if (t.categories.length > 0) entry['categories'] = [...t.categories];
+    entry['storageVersionHash'] = storageVersionHash(t);
     resources.push(entry);
     for (const sub of [...t.subresources].sort()) {
       const facts = subresourceFacts(sub);

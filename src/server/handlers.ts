@@ -8,10 +8,12 @@
 // responses.ts; everything they throw becomes a Status there.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TypedDecodeError, decodeByteFields } from '../api/schema/bytes.js';
 import { hasProtobuf } from '../api/schema/index.js';
 import { smpSchemaFor } from '../api/strategic-merge-schema.js';
 import { badRequest, invalid, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
 import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
+import { goValue } from '../machinery/smp/go-format.js';
 import { fieldErrors } from '../machinery/field-errors.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { applyJsonPatch, applyMergePatch } from '../machinery/patch.js';
@@ -125,6 +127,37 @@ function inputMediaType(scope: ResourceScope): string {
   return mediaType;
 }
 
+/**
+ * The typed decode of a create/update body: `[]byte` fields must be base64
+ * (and are stored canonical). Upstream's decoder fails before its strict
+ * checks, with the codec's wording.
+ */
+function decodeTyped(scope: ResourceScope, object: KubeObject): void {
+  try {
+    decodeByteFields(scope.type.group, scope.type.version, scope.type.kind, object as unknown as Record<string, unknown>);
+  } catch (err) {
+    if (!(err instanceof TypedDecodeError)) throw err;
+    const { kind, version } = scope.type;
+    throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`);
+  }
+}
+
+/**
+ * The typed decode of a patch's result. Upstream reports its failure as a 422
+ * on the field "patch" of no kind: a strategic merge patch shows the patch
+ * (Go's %v of the map) and the unstructured converter's message, a JSON or
+ * merge patch the patched document and encoding/json's message.
+ */
+function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType: string, patch: unknown, patchedJson: string): void {
+  const strategic = patchType === 'application/strategic-merge-patch+json';
+  try {
+    decodeByteFields(scope.type.group, scope.type.version, scope.type.kind, object as unknown as Record<string, unknown>, strategic ? 'unstructured' : 'json');
+  } catch (err) {
+    if (!(err instanceof TypedDecodeError)) throw err;
+    throw invalid('', '', '', [fieldErrors.invalid('patch', strategic ? goValue(patch) : patchedJson, err.message)]);
+  }
+}
+
 /** Drops unknown/duplicate fields of a decoded body per fieldValidation; warnings go on the response. */
 function checkBodyFields(scope: ResourceScope, object: KubeObject, options: WriteOptions, body: Buffer, mediaType: string): void {
   const warnings = checkFields(object, {
@@ -229,6 +262,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
+  decodeTyped(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
   // The body's name and namespace are checked against the URL by the store (every caller goes through it).
   const created = await scope.store.create(scope.namespace, object, options);
@@ -241,6 +275,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'UpdateOptions');
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
+  decodeTyped(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
@@ -279,7 +314,9 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
       else result = applyMergePatch(current, patch);
       // The patched document is decoded like a request body: it must still be this kind and name.
       // (Its name and namespace are checked by the store, after this returns.)
-      const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind);
+      const patchedJson = JSON.stringify(result);
+      const object = decodeObject(Buffer.from(patchedJson), 'application/json', expected, scope.isKnownKind);
+      decodePatchedTyped(scope, object, patchType, patch, patchedJson);
       // Recomputed on every attempt: a conflict retry patches a newer object.
       warnings = checkFields(object, {
         ...expected,

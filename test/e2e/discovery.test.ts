@@ -51,7 +51,20 @@ test('/api and /api/v1', async () => {
     kind: 'ConfigMap',
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
     shortNames: ['cm'],
+    storageVersionHash: 'qFsyl6wFWjQ=',
   });
+  // Every resource carries the hash kube-apiserver 1.32 shows (of the kind it is stored as); subresources none.
+  const hashes = Object.fromEntries(
+    v1.json.resources.filter((r: { name: string }) => !r.name.includes('/')).map((r: { name: string; storageVersionHash: string }) => [r.name, r.storageVersionHash]),
+  );
+  assert.deepEqual(hashes, {
+    configmaps: 'qFsyl6wFWjQ=', endpoints: 'fWeeMqaN/OA=', events: 'r2yiGXH7wu8=', limitranges: 'EBKMFVe6cwo=', namespaces: 'Q3oi5N2YM8M=',
+    nodes: 'XwShjMxG9Fs=', pods: 'xPOwRZ+Yhw8=', replicationcontrollers: 'Jond2If31h0=', resourcequotas: '8uhSgffRX6w=', secrets: 'S6u1pOWzb84=',
+    serviceaccounts: 'pbx9ZvyFpBE=', services: '0/CO1lhkEBI=',
+  });
+  assert.equal((byName.get('pods/status') as { storageVersionHash?: string }).storageVersionHash, undefined);
+  const eventsV1 = await get(base, '/apis/events.k8s.io/v1');
+  assert.equal(eventsV1.json.resources[0].storageVersionHash, 'r2yiGXH7wu8=', 'stored as core v1 Event');
   assert.equal((byName.get('namespaces') as { namespaced: boolean }).namespaced, false);
   assert.deepEqual((byName.get('namespaces/finalize') as { verbs: string[] }).verbs, ['update']);
 });

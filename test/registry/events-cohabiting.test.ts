@@ -109,7 +109,8 @@ test('field selectors take each API version\'s field names', async (t) => {
   // `source` is the old source.component, else the new-style reporter (upstream's ToSelectableFields).
   assert.deepEqual(await names(core, 'source=kubelet'), ['old-style']);
   assert.deepEqual(await names(core, 'source=example.com/ctl'), ['new-style']);
-  assert.deepEqual(await names(v1, 'source=example.com/ctl'), ['new-style']);
+  // events.k8s.io's field label conversion does not take `source` (kube-apiserver 1.32 answers 400).
+  assert.equal((await statusOf(v1.list('default', { fieldSelector: 'source=example.com/ctl' }))).message, 'field label not supported: source');
 
   // Each version knows only its own names.
   const wrongForV1 = await statusOf(v1.list('default', { fieldSelector: 'involvedObject.name=web-1' }));

@@ -44,14 +44,20 @@ test('optimistic concurrency: a stale resourceVersion is a 409, a missing one ov
     );
     assert.equal(Object.keys((await cm.get('default', 'c', {})).data as object).length, 11);
 
-    // Delete preconditions.
+    // Delete preconditions, worded as kube-apiserver 1.32's rest.BeforeDelete (on the kind, not the resource).
     const current = await cm.get('default', 'c', {});
     const uid = await statusOf(cm.delete('default', 'c', { preconditions: { uid: 'other' } }));
-    assert.equal(uid.message, `Operation cannot be fulfilled on configmaps "c": Precondition failed: UID in precondition: other, UID in object meta: ${current.metadata.uid}`);
+    assert.equal(
+      uid.message,
+      `Operation cannot be fulfilled on ConfigMap "c": the UID in the precondition (other) does not match the UID in record (${current.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+    assert.deepEqual(uid.details, { name: 'c', kind: 'ConfigMap' });
+    const emptyUid = await statusOf(cm.delete('default', 'c', { preconditions: { uid: '' } }));
+    assert.equal(emptyUid.code, 409, 'an empty uid is a precondition too');
     const rv = await statusOf(cm.delete('default', 'c', { preconditions: { resourceVersion: '1' } }));
     assert.equal(
       rv.message,
-      `Operation cannot be fulfilled on configmaps "c": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
+      `Operation cannot be fulfilled on ConfigMap "c": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${current.metadata.resourceVersion}). The object might have been modified`,
     );
     assert.equal((await cm.delete('default', 'c', { preconditions: { uid: current.metadata.uid! } })).gone, true);
   } finally {

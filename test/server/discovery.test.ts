@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ResourceType } from '../../src/registry/rest.js';
-import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../../src/server/discovery.js';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, storageVersionHash } from '../../src/server/discovery.js';
 
 const ALL_VERBS: ResourceType['verbs'] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -43,8 +43,9 @@ test('/api/v1 lists resources sorted, verbs sorted, subresources after their res
   assert.equal(list['apiVersion'], undefined, 'the core list carries no apiVersion upstream');
   assert.equal(list['groupVersion'], 'v1');
   assert.deepEqual(list['resources'], [
-    { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ALL_VERBS, shortNames: ['cm'] },
-    { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'] },
+    // storageVersionHash values as kube-apiserver 1.32's discovery shows them.
+    { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ALL_VERBS, shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' },
+    { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'], storageVersionHash: 'Q3oi5N2YM8M=' },
     { name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] },
     { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
   ]);
@@ -58,6 +59,15 @@ test('/apis/apps/v1 has categories and the scale subresource answers autoscaling
   assert.deepEqual(resources[0]?.['categories'], ['all']);
   assert.deepEqual(resources[1], { name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
   assert.equal(apiResourceList(types, 'apps', 'v2'), undefined);
+});
+
+test('storageVersionHash is upstream\'s hash of the group/version/kind objects are stored as', () => {
+  // Values read from kube-apiserver 1.32's /apis/... discovery.
+  assert.equal(storageVersionHash(types[2]!), '8aSe+NMegvE=');
+  assert.equal(storageVersionHash(types[3]!), 'gqkMMb/YqFM=');
+  // events.k8s.io/v1 events are stored as core v1 Events: the core hash.
+  const eventsV1 = { ...types[1]!, group: 'events.k8s.io', resource: 'events', kind: 'Event', storageVersion: { group: '', version: 'v1', kind: 'Event' } };
+  assert.equal(storageVersionHash(eventsV1), 'r2yiGXH7wu8=');
 });
 
 test('aggregated discovery v2: core group for /api, named groups for /apis', () => {

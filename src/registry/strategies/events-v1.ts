@@ -42,4 +42,19 @@ export const eventsV1Strategy: Strategy = {
     source: sourceOf,
     type: fieldAt('type'),
   },
+  // As upstream's events.k8s.io conversion: no "source" label (the field set still has it).
+  fieldLabels: [
+    'regarding.kind',
+    'regarding.namespace',
+    'regarding.name',
+    'regarding.uid',
+    'regarding.apiVersion',
+    'regarding.resourceVersion',
+    'regarding.fieldPath',
+    'reason',
+    'reportingController',
+    'type',
+    'metadata.namespace',
+    'metadata.name',
+  ],
 };

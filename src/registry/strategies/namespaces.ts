@@ -2,9 +2,8 @@
 // "kubernetes" and changes only through /finalize; status.phase is Active, or
 // Terminating once deleted. A deleted namespace stays (Terminating) until both
 // spec.finalizers and metadata.finalizers are empty; a second DELETE meanwhile
-// is a 409, as upstream answers.
+// answers 200 with the namespace, unchanged, as kube-apiserver 1.32 does.
 import type { KubeObject } from '../../machinery/meta.js';
-import { conflict } from '../../machinery/errors.js';
 import { nameIsDNSLabel } from '../../machinery/validation.js';
 import { defaultNamespace, labelNamespaceName } from '../../api/core/v1/defaults.js';
 import { validateFinalizerName, validateNamespace } from '../../api/core/v1/validation.js';
@@ -49,6 +48,7 @@ export const namespaceStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: true,
   fields: { 'status.phase': fieldAt('status.phase'), name: fieldAt('metadata.name') },
+  fieldLabels: ['status.phase', 'metadata.name'],
   subresources: {
     status: statusSubresource((obj) => {
       const ns = obj as Namespace;
@@ -88,11 +88,8 @@ export const namespaceStrategy: Strategy = {
     const ns = obj as Namespace;
     ns.status = { ...(ns.status ?? {}), phase: 'Terminating' };
   },
-  deletionHeldError: (obj) =>
-    conflict(
-      { group: '', resource: 'namespaces' },
-      obj.metadata.name ?? '',
-      'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.',
-    ),
+  // The namespace REST checks preconditions itself, in its own words.
+  deletePreconditionMessage: (field, wanted, actual) =>
+    `Precondition failed: ${field} in precondition: ${wanted}, ${field} in object meta: ${actual}`,
   zeroGracePeriodOnFinalize: false,
 };

@@ -18,5 +18,7 @@ export const nodeStrategy: Strategy = {
     'spec.unschedulable': (obj: KubeObject) =>
       (obj.spec as { unschedulable?: boolean } | undefined)?.unschedulable === true ? 'true' : 'false',
   },
+  // No metadata.namespace: nodes register their own field label conversion.
+  fieldLabels: ['metadata.name', 'spec.unschedulable'],
   subresources: { status: statusSubresource() },
 };

@@ -59,6 +59,21 @@ export const podStrategy: Strategy = {
     'status.podIP': fieldAt('status.podIP'),
     'status.nominatedNodeName': fieldAt('status.nominatedNodeName'),
   },
+  // status.podIPs is accepted but, as upstream, not among the selectable fields (it matches as "").
+  fieldLabels: [
+    'metadata.name',
+    'metadata.namespace',
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.podIPs',
+    'status.nominatedNodeName',
+  ],
+  fieldLabelAliases: { 'spec.host': 'spec.nodeName' },
   subresources: { status: statusSubresource() },
   gracePeriodSeconds(obj, requested) {
     const pod = obj as Pod;

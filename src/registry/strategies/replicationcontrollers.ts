@@ -24,5 +24,6 @@ export const replicationControllerStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
   fields: { 'status.replicas': fieldAt('status.replicas') },
+  fieldLabels: ['metadata.name', 'metadata.namespace', 'status.replicas'],
   subresources: { status: statusSubresource((obj) => validateReplicationControllerStatus(obj)) },
 };

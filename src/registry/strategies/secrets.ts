@@ -15,4 +15,5 @@ export const secretStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
   fields: { type: fieldAt('type') },
+  fieldLabels: ['type', 'metadata.namespace', 'metadata.name'],
 };

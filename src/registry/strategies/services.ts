@@ -45,6 +45,7 @@ export const serviceStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: true,
   fields: { 'spec.clusterIP': fieldAt('spec.clusterIP'), 'spec.type': fieldAt('spec.type') },
+  fieldLabels: ['metadata.namespace', 'metadata.name', 'spec.clusterIP', 'spec.type'],
   subresources: { status: statusSubresource() },
 };
 
