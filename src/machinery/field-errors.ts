@@ -62,7 +62,11 @@ export class FieldError {
   }
 }
 
-/** Renders a bad value as Go's fmt would: strings quoted, numbers and booleans bare, the rest as JSON. */
+/**
+ * Renders a bad value as Go's fmt would: strings quoted, numbers and booleans
+ * bare, a GoValue (its %#v text, see go-syntax.ts for slices, maps, selectors) as its text,
+ * anything else as JSON.
+ */
 function formatValue(value: unknown): string {
   if (value instanceof GoValue) return value.text;
   if (typeof value === 'string') return JSON.stringify(value);

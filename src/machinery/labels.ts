@@ -17,6 +17,7 @@
 import { badRequest } from './errors.js';
 import { type FieldError, fieldErrors, aggregateFieldErrors } from './field-errors.js';
 import { isQualifiedName, isValidLabelValue } from './validation.js';
+import { goStringSlice } from './go-syntax.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
@@ -145,26 +146,26 @@ function newRequirement(key: string, op: LabelOperator, values: string[], path: 
     case 'in':
     case 'notin':
       if (values.length === 0) {
-        errs.push(fieldErrors.invalid(valuesPath, values, "for 'in', 'notin' operators, values set can't be empty"));
+        errs.push(fieldErrors.invalid(valuesPath, goStringSlice(values), "for 'in', 'notin' operators, values set can't be empty"));
       }
       break;
     case '=':
     case '==':
     case '!=':
       if (values.length !== 1) {
-        errs.push(fieldErrors.invalid(valuesPath, values, 'exact-match compatibility requires one single value'));
+        errs.push(fieldErrors.invalid(valuesPath, goStringSlice(values), 'exact-match compatibility requires one single value'));
       }
       break;
     case 'exists':
     case '!':
       if (values.length !== 0) {
-        errs.push(fieldErrors.invalid(valuesPath, values, 'values set must be empty for exists and does not exist'));
+        errs.push(fieldErrors.invalid(valuesPath, goStringSlice(values), 'values set must be empty for exists and does not exist'));
       }
       break;
     case 'gt':
     case 'lt':
       if (values.length !== 1) {
-        errs.push(fieldErrors.invalid(valuesPath, values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+        errs.push(fieldErrors.invalid(valuesPath, goStringSlice(values), "for 'Gt', 'Lt' operators, exactly one value is required"));
       }
       values.forEach((v, i) => {
         if (!isInt64(v)) {

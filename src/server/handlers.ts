@@ -14,7 +14,8 @@ import { smpSchemaFor } from '../api/strategic-merge-schema.js';
 import { badRequest, invalid, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
 import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
 import { goValue } from '../machinery/smp/go-format.js';
-import { fieldErrors } from '../machinery/field-errors.js';
+import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
+import { goStringSlice } from '../machinery/go-syntax.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { applyJsonPatch, applyMergePatch } from '../machinery/patch.js';
 import type {
@@ -207,23 +208,27 @@ function watchOptionsFrom(query: URLSearchParams, name: string): WatchOptions {
 }
 
 const FIELD_VALIDATION_VALUES = ['Ignore', 'Strict', 'Warn'];
+/** What upstream's message lists: its allowed set, sorted, "" (unset) included. */
+const FIELD_VALIDATION_SUPPORTED = ['', 'Ignore', 'Strict', 'Warn'];
 
-/** dryRun, fieldManager and fieldValidation, validated as upstream's Create/Update/PatchOptions are. */
+/** ValidateDryRun: one error for the whole list when any value is not "All". */
+function dryRunErrors(dryRun: string[]): FieldError[] {
+  return dryRun.every((v) => v === 'All') ? [] : [fieldErrors.notSupported('dryRun', goStringSlice(dryRun), ['All'])];
+}
+
+/** dryRun, fieldManager and fieldValidation, validated as upstream's Create/Update/PatchOptions are (every error reported). */
 function writeOptionsFrom(query: URLSearchParams, optionsKind: string): WriteOptions {
   const options: WriteOptions = {};
-  const errors = [];
   const dryRun = query.getAll('dryRun');
-  for (const value of dryRun) {
-    if (value !== 'All') errors.push(fieldErrors.notSupported('dryRun', dryRun, ['All']));
-  }
+  const errors = dryRunErrors(dryRun);
   if (dryRun.length > 0) options.dryRun = true;
   setIfPresent(options, 'fieldManager', query.get('fieldManager'));
   const validation = query.get('fieldValidation');
   if (validation !== null && validation !== '') {
     if (FIELD_VALIDATION_VALUES.includes(validation)) options.fieldValidation = validation as WriteOptions['fieldValidation'];
-    else errors.push(fieldErrors.notSupported('fieldValidation', validation, FIELD_VALIDATION_VALUES));
+    else errors.push(fieldErrors.notSupported('fieldValidation', validation, FIELD_VALIDATION_SUPPORTED));
   }
-  if (errors.length > 0) throw invalid('meta.k8s.io', optionsKind, '', errors.slice(0, 1));
+  if (errors.length > 0) throw invalid('meta.k8s.io', optionsKind, '', errors);
   return options;
 }
 
@@ -366,15 +371,16 @@ async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: Delet
     orphanDependents = parseBool(scope.query.get('orphanDependents'));
     dryRun = scope.query.getAll('dryRun');
   }
-  const errors = [];
-  for (const value of dryRun) if (value !== 'All') errors.push(fieldErrors.notSupported('dryRun', dryRun, ['All']));
-  if (options.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(options.propagationPolicy)) {
-    errors.push(fieldErrors.notSupported('propagationPolicy', options.propagationPolicy, PROPAGATION_POLICIES));
-  }
+  // ValidateDeleteOptions' order: both set, then the policy, then dryRun.
+  const errors: FieldError[] = [];
   if (orphanDependents !== undefined && options.propagationPolicy !== undefined) {
     errors.push(fieldErrors.invalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
-  if (errors.length > 0) throw invalid('meta.k8s.io', 'DeleteOptions', '', errors.slice(0, 1));
+  if (options.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(options.propagationPolicy)) {
+    errors.push(fieldErrors.notSupported('propagationPolicy', options.propagationPolicy, [...PROPAGATION_POLICIES, 'nil']));
+  }
+  errors.push(...dryRunErrors(dryRun));
+  if (errors.length > 0) throw invalid('meta.k8s.io', 'DeleteOptions', '', errors);
   if (dryRun.length > 0) options.dryRun = true;
   if (orphanDependents === true && options.propagationPolicy === undefined) options.propagationPolicy = 'Orphan';
   return orphanDependents === undefined ? { options } : { options, orphanDependents };

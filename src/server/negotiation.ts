@@ -167,6 +167,21 @@ function acceptOptions(
   return out;
 }
 
+/**
+ * go-restful's route check, which runs before kube-apiserver's own
+ * negotiation: some Accept entry, parameters and q dropped, is "*\/*" or
+ * exactly one of the route's `produces` (no "type/*" wildcards, no q=0).
+ * A missing Accept is "*\/*".
+ */
+export function routeAccepts(acceptHeader: string | undefined, produces: readonly string[]): boolean {
+  if (acceptHeader === undefined || acceptHeader.trim() === '') return true;
+  for (const entry of acceptHeader.split(',')) {
+    const mediaType = (entry.split(';')[0] ?? '').trim();
+    if (mediaType === '*/*' || produces.includes(mediaType)) return true;
+  }
+  return false;
+}
+
 /** The body decoder a Content-Type names, or 415 listing `accepted`. */
 export function negotiateInput(contentType: string | undefined, accepted: string[] = SERVED_INPUT_MEDIA_TYPES): string {
   const mediaType = baseMediaType(contentType ?? '');

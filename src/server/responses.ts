@@ -3,8 +3,8 @@
 // every failure as a metav1.Status body carrying its code.
 //
 // Errors are negotiated like objects (a YAML client gets a YAML Status); when
-// the Accept header itself cannot be satisfied the 406 is written as JSON, as
-// upstream's ErrorNegotiated does.
+// the Accept header itself cannot be satisfied the error is written as
+// indented JSON, as upstream's ErrorNegotiated does.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, internalError, isStatusError, type Status } from '../machinery/errors.js';
@@ -85,9 +85,13 @@ export function writeStatus(req: IncomingMessage, res: ServerResponse, status: S
   let output: NegotiatedOutput;
   try {
     output = negotiateOutput(req.headers.accept);
-  } catch (negotiationError) {
-    const fallback = toStatusError(negotiationError).status;
-    writeNegotiated(req, res, fallback.code ?? 500, fallback, { mediaType: 'application/json', pretty: false });
+  } catch {
+    // As upstream's WriteObjectNegotiated: an error is never hidden behind the
+    // negotiation failure; it goes out as indented JSON (WriteRawJSON, no newline).
+    const body = JSON.stringify(status, null, 2);
+    setCommonHeaders(res, 'application/json', body);
+    res.writeHead(status.code ?? 500);
+    res.end(req.method === 'HEAD' ? undefined : body);
     return;
   }
   writeNegotiated(req, res, status.code ?? 500, status, output);
@@ -101,6 +105,11 @@ export function writeText(req: IncomingMessage, res: ServerResponse, code: numbe
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.writeHead(code);
   res.end(req.method === 'HEAD' ? undefined : text);
+}
+
+/** The Status go-restful's error handler writes when no route produces what Accept asks for. */
+export function routeNotAcceptable(produces: readonly string[]): StatusError {
+  return new StatusError(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {});
 }
 
 /** The Status go-restful's error handler writes for a path or method no route serves. */

@@ -36,10 +36,15 @@ import {
   type ResourceScope,
 } from './handlers.js';
 import { reportedVerb, type ServerMetrics } from './metrics.js';
-import { DOCUMENT_MEDIA_TYPES, negotiateOutput } from './negotiation.js';
+import { DOCUMENT_MEDIA_TYPES, negotiateOutput, routeAccepts, SERVED_MEDIA_TYPES, SERVED_STREAM_MEDIA_TYPES } from './negotiation.js';
 import { createOpenApiService, type OpenApiService } from './openapi/service.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
-import { routeError, toStatusError, writeError, writeNegotiated, writeObject, writeText } from './responses.js';
+import { routeError, routeNotAcceptable, toStatusError, writeError, writeNegotiated, writeObject, writeText } from './responses.js';
+
+/** What go-restful routes of resources produce (upstream's media types, then its stream types). */
+const RESOURCE_PRODUCES_WITH_STREAMS = [...SERVED_MEDIA_TYPES, ...SERVED_STREAM_MEDIA_TYPES];
+/** /version is a go-restful route producing JSON alone. */
+const VERSION_PRODUCES = ['application/json'];
 import type { WatchTracker } from './watch.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
@@ -140,7 +145,10 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
     res.end(body);
     return;
   }
-  if (path === '/version') return void writeObject(req, res, 200, ctx.version);
+  if (path === '/version') {
+    if (!routeAccepts(req.headers.accept, VERSION_PRODUCES)) throw routeNotAcceptable(VERSION_PRODUCES);
+    return void writeObject(req, res, 200, ctx.version);
+  }
   if (path === '/') {
     const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/readyz', '/version'];
     for (const t of types) if (t.group !== '') paths.push(`/apis/${t.group}`, `/apis/${t.group}/${t.version}`);
@@ -148,18 +156,18 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
   }
 
   if (segments[0] === 'api' && segments.length <= 2) {
-    if (segments.length === 1) return discovery(req, res, method, types, 'api', () => apiVersions(types, ctx.serverAddress()));
+    if (segments.length === 1) return discovery(req, res, method, types, 'api', () => apiVersions(types, ctx.serverAddress()), true);
     const list = apiResourceList(types, '', segments[1]!);
-    if (list !== undefined) return discovery(req, res, method, types, undefined, () => list);
+    if (list !== undefined) return discovery(req, res, method, types, undefined, () => list, true);
   }
   if (segments[0] === 'apis' && segments.length <= 3) {
-    if (segments.length === 1) return discovery(req, res, method, types, 'apis', () => apiGroupList(types));
+    if (segments.length === 1) return discovery(req, res, method, types, 'apis', () => apiGroupList(types), false);
     if (segments.length === 2) {
       const group = apiGroup(types, segments[1]!);
-      if (group !== undefined) return discovery(req, res, method, types, undefined, () => group);
+      if (group !== undefined) return discovery(req, res, method, types, undefined, () => group, false);
     } else {
       const list = apiResourceList(types, segments[1]!, segments[2]!);
-      if (list !== undefined) return discovery(req, res, method, types, undefined, () => list);
+      if (list !== undefined) return discovery(req, res, method, types, undefined, () => list, true);
     }
   }
   writeText(req, res, 404, '404 page not found\n');
@@ -173,8 +181,11 @@ function discovery(
   types: ResourceType[],
   aggregatedRoot: 'api' | 'apis' | undefined,
   legacy: () => Record<string, unknown>,
+  goRestful: boolean,
 ): void {
   if (method !== 'GET' && method !== 'HEAD') throw routeError(405);
+  // /api, /api/v1 and /apis/{group}/{version} are go-restful routes (Accept checked first); /apis and /apis/{group} are not.
+  if (goRestful && !routeAccepts(req.headers.accept, SERVED_MEDIA_TYPES)) throw routeNotAcceptable(SERVED_MEDIA_TYPES);
   const output = negotiateOutput(req.headers.accept, aggregatedRoot === undefined ? undefined : DISCOVERY_RESTRICTIONS, DOCUMENT_MEDIA_TYPES);
   if (output.convert !== undefined && aggregatedRoot !== undefined) {
     const version = output.convert.version;
@@ -252,6 +263,10 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
   const verb = routes.get(method);
   if (verb === undefined) throw routeError(405);
+  // go-restful's Accept check: a collection GET (list, watch) and the legacy watch paths also produce the stream types.
+  const streams = (verb === 'list' || verb === 'watch') && (info.name === '' || isLegacyWatch(info));
+  const produces = streams ? RESOURCE_PRODUCES_WITH_STREAMS : SERVED_MEDIA_TYPES;
+  if (!routeAccepts(req.headers.accept, produces)) throw routeNotAcceptable(produces);
   if (verb === 'watch' && !(type.verbs as string[]).includes('watch')) throw methodNotSupported(type, 'watch');
   if (verb === 'list' && !(type.verbs as string[]).includes('list')) throw methodNotSupported(type, 'list');
   info.verb = verb;

@@ -158,8 +158,22 @@ test('405 for a method the path does not serve', async () => {
 });
 
 test('406 for an Accept we cannot serve', async () => {
+  // No route produces text/html: go-restful's answer, as kube-apiserver 1.32 gives it.
   const reply = await get(base, `${CM}/existing`, { accept: 'text/html' });
-  assertStatus(reply, 406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  assertStatus(reply, 406, 'NotAcceptable', '406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  assert.deepEqual(reply.json.details, {});
+  const list = await get(base, CM, { accept: 'application/*' });
+  assertStatus(
+    list,
+    406,
+    'NotAcceptable',
+    '406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
+  );
+  // A route matches but the conversion asked for is not served: the apiserver's own negotiation error.
+  const conversion = await get(base, `${CM}/existing`, { accept: 'application/json;as=Foo' });
+  assertStatus(conversion, 406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  assert.equal(conversion.json.details, undefined);
+  assert.equal(conversion.text, JSON.stringify(conversion.json, null, 2), 'written as indented JSON without a newline, as WriteRawJSON');
   const create = await request(base, 'POST', CM, { body: configMap('accepted-not'), headers: { accept: 'text/html' } });
   assert.equal(create.status, 406, 'output negotiation comes before the write');
 });

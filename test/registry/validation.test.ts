@@ -122,7 +122,7 @@ test('validation failures per type carry upstream paths and messages', async () 
         metadata: { name: 'd' },
         spec: { selector: { matchLabels: { a: 'c' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'a', image: 'x' }] } } },
       },
-      message: 'Deployment.apps "d" is invalid: spec.template.metadata.labels: Invalid value: {"a":"b"}: `selector` does not match template `labels`',
+      message: 'Deployment.apps "d" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"a":"b"}: `selector` does not match template `labels`',
     },
     {
       group: 'coordination.k8s.io',

@@ -4,6 +4,7 @@ import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js
 import { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG } from '../../../machinery/validation.js';
 import { labelSelectorFromMeta } from '../../../machinery/labels.js';
 import { StatusError } from '../../../machinery/errors.js';
+import { goLabelSelector, goStringMap } from '../../../machinery/go-syntax.js';
 import { sameJSON, validatePodTemplateSpec, validateRestartAlways } from '../../core/v1/validation.js';
 import type { Deployment, LabelSelector } from './types.js';
 
@@ -35,7 +36,7 @@ export function validateDeployment(obj: KubeObject): FieldError[] {
   if (spec.selector === undefined || spec.selector === null) {
     errs.push(fieldErrors.required('spec.selector'));
   } else if (isEmptySelector(spec.selector)) {
-    errs.push(fieldErrors.invalid('spec.selector', spec.selector, 'empty selector is invalid for deployment'));
+    errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(spec.selector), 'empty selector is invalid for deployment'));
   } else {
     let matches = true;
     try {
@@ -43,11 +44,11 @@ export function validateDeployment(obj: KubeObject): FieldError[] {
       matches = selector.matches(spec.template?.metadata?.labels ?? {});
     } catch (err) {
       if (!(err instanceof StatusError)) throw err;
-      errs.push(fieldErrors.invalid('spec.selector', spec.selector, err.message));
+      errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(spec.selector), err.message));
     }
     if (!matches) {
       errs.push(
-        fieldErrors.invalid('spec.template.metadata.labels', spec.template?.metadata?.labels ?? {}, '`selector` does not match template `labels`'),
+        fieldErrors.invalid('spec.template.metadata.labels', goStringMap(spec.template?.metadata?.labels), '`selector` does not match template `labels`'),
       );
     }
   }
@@ -83,7 +84,7 @@ export function validateDeploymentUpdate(obj: KubeObject, old: KubeObject): Fiel
   const errs = validateDeployment(obj);
   const a = (obj as Deployment).spec?.selector;
   const b = (old as Deployment).spec?.selector;
-  if (!sameJSON(a ?? null, b ?? null)) errs.push(fieldErrors.invalid('spec.selector', a ?? null, FIELD_IMMUTABLE_ERROR_MSG));
+  if (!sameJSON(a ?? null, b ?? null)) errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(a), FIELD_IMMUTABLE_ERROR_MSG));
   return errs;
 }
 
