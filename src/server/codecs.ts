@@ -49,6 +49,14 @@ export function decodeObject(
     throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${goTypeName(got)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`, body);
   }
   const object = parsed as Record<string, unknown>;
+  // Upstream reads the type fields into a struct of two strings first; another JSON type there fails that read.
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    if ((key === 'apiVersion' || key === 'kind') && value !== null && typeof value !== 'string') {
+      const got = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+      throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${got} into Go struct field .${key} of type string`, body);
+    }
+  }
   const apiVersion = typeof object['apiVersion'] === 'string' ? object['apiVersion'] : '';
   const kind = typeof object['kind'] === 'string' ? object['kind'] : '';
   const expectedApiVersion = apiVersionOf(expected);

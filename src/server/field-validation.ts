@@ -43,7 +43,7 @@ export function checkFields(obj: KubeObject, ctx: FieldCheckContext): string[] {
   const unknown = pruneObject(ctx.group, ctx.version, ctx.kind, obj as unknown as Record<string, unknown>);
   dropEmptyCollections(ctx.group, ctx.version, ctx.kind, obj as unknown as Record<string, unknown>);
   if (directive === 'Ignore') return [];
-  const messages = [...duplicates.map(duplicateFieldMessage), ...unknown.map(unknownFieldMessage)];
+  const messages = strictDecodingOrder(ctx.rawJson, duplicates, unknown);
   if (messages.length === 0) return [];
   if (directive === 'Strict') {
     const strict = `strict decoding error: ${messages.join(', ')}`;
@@ -51,6 +51,28 @@ export function checkFields(obj: KubeObject, ctx: FieldCheckContext): string[] {
     throw badRequest(`${ctx.kind} in version ${JSON.stringify(ctx.version)} cannot be handled as a ${ctx.kind}: ${strict}`);
   }
   return messages;
+}
+
+/**
+ * The messages in the order upstream's strict JSON decoder finds them: in
+ * document order, a duplicate where its second occurrence is, an unknown field
+ * where it first occurs; a repeated unknown key (or anything inside an unknown
+ * field) is reported once, as unknown.
+ */
+function strictDecodingOrder(rawJson: string | undefined, duplicates: string[], unknown: string[]): string[] {
+  if (rawJson === undefined || duplicates.length === 0 || unknown.length === 0) {
+    return [...duplicates.map(duplicateFieldMessage), ...unknown.map(unknownFieldMessage)];
+  }
+  const offsets: number[] = [];
+  const firstSeen = new Map<string, number>();
+  findDuplicateFields(rawJson, offsets, firstSeen);
+  const under = (path: string, parent: string): boolean => path === parent || path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`);
+  const entries: Array<{ at: number; message: string }> = [];
+  duplicates.forEach((path, i) => {
+    if (!unknown.some((u) => under(path, u))) entries.push({ at: offsets[i] ?? Number.MAX_SAFE_INTEGER, message: duplicateFieldMessage(path) });
+  });
+  for (const path of unknown) entries.push({ at: firstSeen.get(path) ?? Number.MAX_SAFE_INTEGER, message: unknownFieldMessage(path) });
+  return entries.sort((a, b) => a.at - b.at).map((e) => e.message);
 }
 
 /** One warning as an HTTP Warning header value: code 299, agent "-", quoted text. */

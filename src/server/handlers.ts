@@ -8,7 +8,7 @@
 // responses.ts; everything they throw becomes a Status there.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TypedDecodeError, decodeByteFields } from '../api/schema/bytes.js';
+import { TypedDecodeError, decodeTyped } from '../api/schema/typed-decode.js';
 import { hasProtobuf } from '../api/schema/index.js';
 import { smpSchemaFor } from '../api/strategic-merge-schema.js';
 import { badRequest, invalid, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
@@ -16,6 +16,7 @@ import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js'
 import { goValue } from '../machinery/smp/go-format.js';
 import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
 import { goStringSlice } from '../machinery/go-syntax.js';
+import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { applyJsonPatch, applyMergePatch } from '../machinery/patch.js';
 import type {
@@ -129,13 +130,13 @@ function inputMediaType(scope: ResourceScope): string {
 }
 
 /**
- * The typed decode of a create/update body: `[]byte` fields must be base64
- * (and are stored canonical). Upstream's decoder fails before its strict
- * checks, with the codec's wording.
+ * The typed decode of a create/update body (typed-decode.ts: JSON types,
+ * `[]byte` fields as base64, stored canonical). Upstream's decoder fails
+ * before its strict checks, with the codec's wording.
  */
-function decodeTyped(scope: ResourceScope, object: KubeObject): void {
+function decodeBody(scope: ResourceScope, object: KubeObject): void {
   try {
-    decodeByteFields(scope.type.group, scope.type.version, scope.type.kind, object as unknown as Record<string, unknown>);
+    decodeTyped(scope.type.group, scope.type.version, scope.type.kind, object as unknown as Record<string, unknown>);
   } catch (err) {
     if (!(err instanceof TypedDecodeError)) throw err;
     const { kind, version } = scope.type;
@@ -152,7 +153,7 @@ function decodeTyped(scope: ResourceScope, object: KubeObject): void {
 function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType: string, patch: unknown, patchedJson: string): void {
   const strategic = patchType === 'application/strategic-merge-patch+json';
   try {
-    decodeByteFields(scope.type.group, scope.type.version, scope.type.kind, object as unknown as Record<string, unknown>, strategic ? 'unstructured' : 'json');
+    decodeTyped(scope.type.group, scope.type.version, scope.type.kind, object as unknown as Record<string, unknown>, strategic ? 'unstructured' : 'json');
   } catch (err) {
     if (!(err instanceof TypedDecodeError)) throw err;
     throw invalid('', '', '', [fieldErrors.invalid('patch', strategic ? goValue(patch) : patchedJson, err.message)]);
@@ -267,7 +268,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
-  decodeTyped(scope, object);
+  decodeBody(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
   // The body's name and namespace are checked against the URL by the store (every caller goes through it).
   const created = await scope.store.create(scope.namespace, object, options);
@@ -280,7 +281,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'UpdateOptions');
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
-  decodeTyped(scope, object);
+  decodeBody(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
@@ -298,14 +299,7 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'PatchOptions');
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   const text = body.toString('utf8');
-  let patch: unknown;
-  try {
-    patch = JSON.parse(text);
-  } catch (err) {
-    // Upstream: a merge patch that is not JSON is "Invalid JSON Patch"; a JSON patch reports the parse error.
-    if (patchType === 'application/merge-patch+json') throw badRequest('Invalid JSON Patch');
-    throw badRequest(err instanceof Error ? err.message : String(err));
-  }
+  const patch = parsePatch(text, patchType, options.fieldValidation ?? 'Warn');
   const expected = expectedKind(scope.type);
   const name = scope.info.name;
   let warnings: string[] = [];
@@ -319,9 +313,11 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
       else result = applyMergePatch(current, patch);
       // The patched document is decoded like a request body: it must still be this kind and name.
       // (Its name and namespace are checked by the store, after this returns.)
-      const patchedJson = JSON.stringify(result);
-      const object = decodeObject(Buffer.from(patchedJson), 'application/json', expected, scope.isKnownKind);
-      decodePatchedTyped(scope, object, patchType, patch, patchedJson);
+      // The typed decode sees the patched document first (a wrong type anywhere, metadata included, is its 422).
+      if (result !== null && typeof result === 'object' && !Array.isArray(result)) {
+        decodePatchedTyped(scope, result as KubeObject, patchType, patch, JSON.stringify(result));
+      }
+      const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind);
       // Recomputed on every attempt: a conflict retry patches a newer object.
       warnings = checkFields(object, {
         ...expected,
@@ -335,6 +331,47 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   );
   setWarningHeaders(scope.res, warnings);
   write(scope, 200, patched, out);
+}
+
+function goJsonKind(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'object') return 'object';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value;
+}
+
+/**
+ * Parses a patch body as upstream's patch handler does. With fieldValidation
+ * Warn or Strict (Warn is the default) JSON and merge patches are first
+ * decoded strictly into their Go shape, and any failure is "error decoding
+ * patch: …" with encoding/json's message; with Ignore a merge patch that is not
+ * JSON is "Invalid JSON Patch" and a JSON patch gives the parse error alone. A
+ * strategic merge patch always gives the decoder's message alone.
+ */
+function parsePatch(text: string, patchType: string, directive: NonNullable<WriteOptions['fieldValidation']>): unknown {
+  const decodesFirst = directive !== 'Ignore' && patchType !== 'application/strategic-merge-patch+json';
+  const fail = (message: string): never => {
+    throw badRequest(decodesFirst ? `error decoding patch: ${message}` : message);
+  };
+  let patch: unknown;
+  try {
+    patch = JSON.parse(text);
+  } catch (err) {
+    if (!decodesFirst && patchType === 'application/merge-patch+json') throw badRequest('Invalid JSON Patch');
+    fail(goJsonSyntaxError(text) ?? (err instanceof Error ? err.message : String(err)));
+  }
+  if (patchType === 'application/json-patch+json') {
+    if (!decodesFirst || patch === null) return patch;
+    if (!Array.isArray(patch)) fail(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type []handlers.jsonPatchOp`);
+    for (const op of patch as unknown[]) {
+      if (op !== null && (typeof op !== 'object' || Array.isArray(op))) fail(`json: cannot unmarshal ${goJsonKind(op)} into Go value of type handlers.jsonPatchOp`);
+    }
+    return patch;
+  }
+  if ((decodesFirst || patchType === 'application/strategic-merge-patch+json') && patch !== null && (typeof patch !== 'object' || Array.isArray(patch))) {
+    fail(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
+  }
+  return patch;
 }
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];

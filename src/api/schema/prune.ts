@@ -11,9 +11,12 @@
  *   keys never, being a map of strings); the warning or error text for one path is
  *   `unknownFieldMessage(path)`: `unknown field "spec.foo"`. A kind the registry does
  *   not describe is left untouched and yields no paths.
- * - `findDuplicateFields(rawJson)` lists the keys that occur twice in one JSON object,
- *   as upstream's strict decoder reports them (`duplicate field "metadata.name"`); it
- *   returns [] for input that is not valid JSON (the decoder will report that).
+ * - `findDuplicateFields(rawJson, offsets?, firstSeen?)` lists the keys that occur twice
+ *   in one JSON object, as upstream's strict decoder reports them (`duplicate field
+ *   "metadata.name"`); it returns [] for input that is not valid JSON (the decoder will
+ *   report that). When asked, it also gives each duplicate's offset in the text
+ *   (`offsets`, in step) and the offset where every key path first occurs
+ *   (`firstSeen`), so that messages can be put in document order.
  */
 import { type DefinitionSchema, type ElementSchema, definitionFor, fieldOf, refOf } from './index.js';
 
@@ -120,7 +123,7 @@ function pruneValue(schema: ElementSchema, value: unknown, walk: Walk): void {
  * left to JSON.parse, which the caller runs anyway; validity is checked only
  * when there is something to report.
  */
-export function findDuplicateFields(rawJson: string): string[] {
+export function findDuplicateFields(rawJson: string, offsets?: number[], firstSeen?: Map<string, number>): string[] {
   type Frame = {
     parent: Frame | undefined;
     /** Where this container sits in its parent: a key, an array index, or undefined at the top. */
@@ -174,7 +177,13 @@ export function findDuplicateFields(rawJson: string): string[] {
             return []; // a bad escape: not JSON
           }
         }
-        if (top.seen.has(key)) found.push(join(pathOf(top), key));
+        if (top.seen.has(key)) {
+          found.push(join(pathOf(top), key));
+          offsets?.push(i);
+        } else if (firstSeen !== undefined) {
+          const path = join(pathOf(top), key);
+          if (!firstSeen.has(path)) firstSeen.set(path, i);
+        }
         top.seen.add(key);
         top.key = key;
       }
