@@ -151,7 +151,8 @@ export class GenericStore implements RESTStore {
     };
     const bookmarks = options.allowWatchBookmarks === true;
     const bookmark = (rv: string, initialEnd: boolean): void => {
-      const metadata: KubeObject['metadata'] = { resourceVersion: rv };
+      // As upstream encodes an empty object of the kind: creationTimestamp is null, not absent.
+      const metadata = { resourceVersion: rv, creationTimestamp: null } as unknown as KubeObject['metadata'];
       if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
       sink.event({ type: 'BOOKMARK', object: { kind: this.type.kind, apiVersion: this.apiVersion, metadata } });
     };

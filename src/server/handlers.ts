@@ -17,7 +17,7 @@ import { goValue } from '../machinery/smp/go-format.js';
 import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
 import { goStringSlice } from '../machinery/go-syntax.js';
 import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
-import type { KubeObject } from '../machinery/meta.js';
+import { apiVersionOf, type KubeObject } from '../machinery/meta.js';
 import { applyJsonPatch, applyMergePatch } from '../machinery/patch.js';
 import type {
   DeleteOptions,
@@ -27,7 +27,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../registry/rest.js';
-import { decodeDocument, decodeObject } from './codecs.js';
+import { decodeDocument, decodeObject, encodeBody } from './codecs.js';
 import { checkFields, setWarningHeaders } from './field-validation.js';
 import {
   baseMediaType,
@@ -44,7 +44,7 @@ import { parseBool, type RequestInfo } from './request-info.js';
 import { writeNegotiated } from './responses.js';
 import { RESOURCE_RESTRICTIONS, transformResponse, watchEventTransformer, type TransformContext } from './transform.js';
 import { validateListOptions } from './list-options.js';
-import { serveWatch, watchStreamFormat, type WatchTracker } from './watch.js';
+import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
 
 /** kube-apiserver's --max-request-body-bytes default: 3 MiB. */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -258,8 +258,40 @@ export async function handleWatch(scope: ResourceScope): Promise<void> {
   const options = watchOptionsFrom(scope.query, scope.info.name);
   // No conversion: the stream encodes shared events (and batches) once for every watcher.
   const convert = out.convert === undefined ? undefined : watchEventTransformer(out, transformContext(scope));
-  const format = watchStreamFormat(out.mediaType, convert);
+  let format = watchStreamFormat(out.mediaType, convert);
+  if (options.sendInitialEvents === true) format = withListBlueprint(format, scope, out.mediaType);
   await serveWatch(scope.req, scope.res, scope.store, scope.namespace, options, scope.watches, format);
+}
+
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+const LIST_BLUEPRINT = 'kubernetes.io/initial-events-list-blueprint';
+
+/**
+ * A streaming list's closing bookmark carries, as kube-apiserver 1.32 writes
+ * it, the empty list of the resource encoded in the stream's media type
+ * (JSON ends with its newline), base64: client-go's watch-list client builds
+ * its result from it. Only that bookmark changes; it is the watcher's own.
+ */
+function withListBlueprint(format: WatchStreamFormat, scope: ResourceScope, mediaType: string): WatchStreamFormat {
+  let blueprint: string | undefined;
+  const encodedBlueprint = (): string => {
+    if (blueprint !== undefined) return blueprint;
+    const emptyList = { kind: scope.type.listKind, apiVersion: apiVersionOf(scope.type), metadata: {}, items: null };
+    const bytes = encodeBody(emptyList, mediaType === PROTOBUF_MEDIA_TYPE ? PROTOBUF_MEDIA_TYPE : 'application/json');
+    blueprint = Buffer.from(bytes).toString('base64');
+    return blueprint;
+  };
+  return {
+    ...format,
+    encode: (event) => {
+      if (event.type !== 'BOOKMARK') return format.encode(event);
+      const object = event.object as KubeObject;
+      const annotations = object.metadata?.annotations;
+      if (annotations?.[INITIAL_EVENTS_END] !== 'true') return format.encode(event);
+      const metadata = { ...object.metadata, annotations: { ...annotations, [LIST_BLUEPRINT]: encodedBlueprint() } };
+      return format.encode({ type: event.type, object: { ...event.object, metadata } });
+    },
+  };
 }
 
 export async function handleCreate(scope: ResourceScope): Promise<void> {

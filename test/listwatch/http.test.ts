@@ -107,9 +107,13 @@ test('bookmarks over HTTP: streaming list end marker and the clean end of timeou
     objects.push(e.object);
   }
   assert.deepEqual(types, ['ADDED', 'BOOKMARK', 'BOOKMARK']);
-  assert.deepEqual(objects[1]!.metadata?.annotations, { 'k8s.io/initial-events-end': 'true' });
+  // The end marker carries the empty list's blueprint, in the stream's encoding (JSON, with its newline), as kube-apiserver 1.32.
+  assert.deepEqual(objects[1]!.metadata?.annotations, {
+    'k8s.io/initial-events-end': 'true',
+    'kubernetes.io/initial-events-list-blueprint': Buffer.from('{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":null}\n').toString('base64'),
+  });
   assert.deepEqual(Object.keys(objects[2]!).sort(), ['apiVersion', 'kind', 'metadata']);
-  assert.deepEqual(Object.keys(objects[2]!.metadata!), ['resourceVersion']);
+  assert.deepEqual(objects[2]!.metadata, { resourceVersion: objects[2]!.metadata!.resourceVersion, creationTimestamp: null });
 });
 
 test('a watcher that stops reading is ended; the writer is never blocked', async (t) => {

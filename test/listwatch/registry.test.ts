@@ -273,7 +273,7 @@ test('bookmarks: periodic, only kind/apiVersion/resourceVersion, and on a clean 
   await w.ended(3000);
   const bookmarks = w.events.filter((e) => e.type === 'BOOKMARK');
   assert.ok(bookmarks.length >= 3, `periodic bookmarks (got ${bookmarks.length})`);
-  assert.deepEqual(bookmarks[0]!.object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: s.metadata.resourceVersion } });
+  assert.deepEqual(bookmarks[0]!.object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: s.metadata.resourceVersion, creationTimestamp: null } });
   assert.equal(w.events[w.events.length - 1]!.type, 'BOOKMARK', 'the last event before a clean end is a bookmark');
   assert.deepEqual(w.events.filter((e) => e.type !== 'BOOKMARK').map((e) => e.type), ['ADDED']);
 });
