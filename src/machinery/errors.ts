@@ -191,8 +191,9 @@ export function resourceExpired(message: string): StatusError {
   return new StatusError(410, 'Expired', message);
 }
 
+/** storage.NewTooLargeResourceVersionError: a Timeout (its message prefixed so) with the ResourceVersionTooLarge cause. */
 export function tooLargeResourceVersion(requested: number, current: number, retryAfterSeconds = 1): StatusError {
-  return new StatusError(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`, {
+  return new StatusError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
     retryAfterSeconds,
   });
@@ -213,6 +214,11 @@ export function tooManyRequests(message: string, retryAfterSeconds: number): Sta
 
 export function serviceUnavailable(message: string): StatusError {
   return new StatusError(503, 'ServiceUnavailable', message);
+}
+
+/** What a plain (non-Status) error becomes upstream: 500, no reason, the error's text (ErrorToAPIStatus). */
+export function unknownError(message: string): StatusError {
+  return new StatusError(500, '', message);
 }
 
 export function internalError(err: unknown): StatusError {

@@ -9,8 +9,10 @@
 //   the key's modRevision on every read (a list's from its read revision).
 // - Every StorageError leaves as a StatusError (upstream's wording): KeyExists →
 //   409 AlreadyExists, Conflict → 409 Conflict (optimistic lock), KeyNotFound →
-//   404 NotFound, Compacted → 410 Expired, FutureRevision → 504 "Too large
-//   resource version".
+//   404 NotFound, Compacted → 410 Expired, FutureRevision (a read at an exact
+//   revision not reached yet) → etcd's error as a plain 500, as upstream. A
+//   minimum revision not reached (resourceVersion without Exact) is the 504
+//   "Timeout: Too large resource version".
 // - watch translates backend puts/deletes into ADDED/MODIFIED/DELETED, seen
 //   through an optional predicate: an object that stops matching arrives as
 //   DELETED (its last matching state at the event's revision), one that starts
@@ -38,6 +40,7 @@ import {
   serviceUnavailable,
   staleResourceVersion,
   tooLargeResourceVersion,
+  unknownError,
 } from '../machinery/errors.js';
 import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
 import { parseResourceVersion } from '../machinery/resource-version.js';
@@ -453,7 +456,9 @@ export class BackendObjectStore implements ObjectStore {
       case 'Compacted':
         return resourceExpired(`The resourceVersion for the provided watch is too old.`);
       case 'FutureRevision':
-        return tooLargeResourceVersion(parseRevisionFromMessage(err), err.revision ?? 0);
+        // A read at an exact revision past the store's (list with resourceVersionMatch=Exact, or a
+        // limit): kube-apiserver passes etcd's error through as a plain 500.
+        return unknownError('etcdserver: mvcc: required revision is a future revision');
       case 'Unavailable':
         return serviceUnavailable(err.message);
       default:

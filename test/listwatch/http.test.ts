@@ -43,7 +43,8 @@ test('list/watch options over HTTP: upstream statuses, table-driven', async (t) 
     { query: 'resourceVersion=abc', code: 400, reason: 'BadRequest', message: 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax' },
     { query: 'continue=%25%25', code: 400, reason: 'BadRequest', message: 'invalid continue token: continue key is not valid: illegal base64 data at input byte 0' },
     { query: `limit=1&continue=x&resourceVersion=${rv}`, code: 400, reason: 'BadRequest', message: 'specifying resource version is not allowed when using continue' },
-    { query: `resourceVersion=${rv + 100}&resourceVersionMatch=NotOlderThan`, code: 504, reason: 'Timeout', message: `Too large resource version: ${rv + 100}, current: ${rv}` },
+    { query: `resourceVersion=${rv + 100}&resourceVersionMatch=NotOlderThan`, code: 504, reason: 'Timeout', message: `Timeout: Too large resource version: ${rv + 100}, current: ${rv}` },
+    { query: `resourceVersion=${rv + 100}&resourceVersionMatch=Exact`, code: 500, reason: undefined, message: 'etcdserver: mvcc: required revision is a future revision' },
   ];
   for (const row of rows) {
     const response = await fetch(`${server.url}${base}?${row.query}`, { signal: AbortSignal.timeout(5000) });

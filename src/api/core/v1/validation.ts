@@ -97,7 +97,8 @@ export function validateConfigMap(obj: KubeObject): FieldError[] {
     total += Buffer.from(String(v), 'base64').length;
   }
   if (total > MAX_SECRET_SIZE) {
-    errs.push(fieldErrors.tooLong('', MAX_SECRET_SIZE));
+    // Upstream reports it on field.NewPath(""), the whole object, which prints as "[]".
+    errs.push(fieldErrors.tooLong('[]', MAX_SECRET_SIZE));
   }
   return errs;
 }
