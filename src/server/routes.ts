@@ -35,6 +35,7 @@ import {
   handleWatch,
   type ResourceScope,
 } from './handlers.js';
+import { healthEndpointOf, healthPaths, serveHealth } from './health.js';
 import { reportedVerb, type ServerMetrics } from './metrics.js';
 import { DOCUMENT_MEDIA_TYPES, negotiateOutput, routeAccepts, SERVED_MEDIA_TYPES, SERVED_STREAM_MEDIA_TYPES } from './negotiation.js';
 import { createOpenApiService, type OpenApiService } from './openapi/service.js';
@@ -60,7 +61,10 @@ export interface ApiContext {
   logger: Logger;
   /** host:port clients reach us at, for /api's serverAddressByClientCIDRs. */
   serverAddress(): string;
+  /** False before the server listens and once it begins to stop (the readyz "shutdown" check). */
   isReady(): boolean;
+  /** Resolves when the storage backend answers (the "etcd" health checks); absent: always healthy. */
+  storageHealth?(): Promise<void>;
   version: Record<string, string>;
 }
 
@@ -133,9 +137,15 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
   const method = req.method ?? 'GET';
   const segments = path.split('/').filter((s) => s !== '');
 
-  if (path === '/healthz' || path === '/livez' || path === '/readyz') {
-    if (ctx.isReady()) writeText(req, res, 200, 'ok');
-    else writeText(req, res, 500, `[-]${path.slice(1)} failed: not ready\n${path.slice(1)} check failed`);
+  const health = healthEndpointOf(path);
+  if (health !== undefined) {
+    const query = new URL(req.url ?? '/', 'http://apiary.invalid').searchParams;
+    await serveHealth(req, res, health, query, {
+      storage: ctx.storageHealth ?? (async () => {}),
+      // The server listens only once every watch cache has its resource (server.ts awaits registry.ready).
+      cachesSynced: () => true,
+      serving: () => ctx.isReady(),
+    });
     return;
   }
   if (path === '/metrics') {
@@ -150,7 +160,7 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
     return void writeObject(req, res, 200, ctx.version);
   }
   if (path === '/') {
-    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/readyz', '/version'];
+    const paths = ['/api', '/api/v1', '/apis', ...healthPaths(), '/metrics', '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/version'];
     for (const t of types) if (t.group !== '') paths.push(`/apis/${t.group}`, `/apis/${t.group}/${t.version}`);
     return void writeObject(req, res, 200, { paths: [...new Set(paths)].sort() });
   }

@@ -173,6 +173,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     logger,
     serverAddress: () => address,
     isReady: () => ready,
+    storageHealth: async () => {
+      await backend.currentRevision();
+    },
     version: versionInfo(),
   });
   // Watches are long-running: node's default 5-minute request timeout must not cut them.
