@@ -26,6 +26,7 @@
 import type { GroupResource, KubeObject } from '../machinery/meta.js';
 import { internalError, invalid } from '../machinery/errors.js';
 import { fieldErrors } from '../machinery/field-errors.js';
+import { goStringSlice } from '../machinery/go-syntax.js';
 import type { Service } from '../api/core/v1/types.js';
 import type {
   ObjectStore,
@@ -273,7 +274,7 @@ function allocationStatus(err: unknown, svc: Service, ip: string): unknown {
   if (!(err instanceof IPAllocationError)) return err;
   if (err.code === 'Full') return internalError(new Error(`failed to allocate a serviceIP: ${err.message}`));
   return invalid('', 'Service', svc.metadata.name ?? '', [
-    fieldErrors.invalid('spec.clusterIPs', svc.spec?.clusterIPs ?? [ip], `failed to allocate IP ${ip}: ${err.message}`),
+    fieldErrors.invalid('spec.clusterIPs', goStringSlice(svc.spec?.clusterIPs ?? [ip]), `failed to allocate IP ${ip}: ${err.message}`),
   ]);
 }
 

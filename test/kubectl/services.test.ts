@@ -25,7 +25,7 @@ test('kubectl create service clusterip, then get svc shows a CLUSTER-IP in 10.0.
   const err = await k.fails(['create', 'service', 'clusterip', 'copy', '--tcp=80:8080', `--clusterip=${clusterIP}`]);
   assert.equal(
     err,
-    `error: failed to create ClusterIP service: Service "copy" is invalid: spec.clusterIPs: Invalid value: ["${clusterIP}"]: failed to allocate IP ${clusterIP}: provided IP is already allocated\n`,
+    `error: failed to create ClusterIP service: Service "copy" is invalid: spec.clusterIPs: Invalid value: []string{"${clusterIP}"}: failed to allocate IP ${clusterIP}: provided IP is already allocated\n`,
   );
   const headless = await k.ok(['create', 'service', 'clusterip', 'db', '--clusterip=None', '-o', 'jsonpath={.spec.clusterIP}']);
   assert.equal(headless, 'None');

@@ -126,6 +126,6 @@ test('metav1.LabelSelector → selector', () => {
   );
   assert.throws(
     () => labelSelectorFromMeta({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }),
-    (err: StatusError) => err.message === "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty",
+    (err: StatusError) => err.message === "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
   );
 });

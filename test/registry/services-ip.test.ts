@@ -99,16 +99,16 @@ test('a requested IP is honoured when free and in range; taken, out of range and
     const taken = await statusOf(h.services.create('default', svc('b', { clusterIP: '10.0.0.10' }), {}));
     assert.equal(taken.code, 422);
     assert.equal(taken.reason, 'Invalid');
-    assert.equal(taken.message, 'Service "b" is invalid: spec.clusterIPs: Invalid value: ["10.0.0.10"]: failed to allocate IP 10.0.0.10: provided IP is already allocated');
+    assert.equal(taken.message, 'Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"10.0.0.10"}: failed to allocate IP 10.0.0.10: provided IP is already allocated');
     assert.deepEqual(taken.details?.causes, [
-      { reason: 'FieldValueInvalid', message: 'Invalid value: ["10.0.0.10"]: failed to allocate IP 10.0.0.10: provided IP is already allocated', field: 'spec.clusterIPs' },
+      { reason: 'FieldValueInvalid', message: 'Invalid value: []string{"10.0.0.10"}: failed to allocate IP 10.0.0.10: provided IP is already allocated', field: 'spec.clusterIPs' },
     ]);
 
     const outside = await statusOf(h.services.create('default', svc('c', { clusterIP: '10.1.0.5', clusterIPs: ['10.1.0.5'] }), {}));
     assert.equal(outside.code, 422);
     assert.equal(
       outside.message,
-      'Service "c" is invalid: spec.clusterIPs: Invalid value: ["10.1.0.5"]: failed to allocate IP 10.1.0.5: the provided IP (10.1.0.5) is not in the valid range. The range of valid IPs is 10.0.0.0/24',
+      'Service "c" is invalid: spec.clusterIPs: Invalid value: []string{"10.1.0.5"}: failed to allocate IP 10.1.0.5: the provided IP (10.1.0.5) is not in the valid range. The range of valid IPs is 10.0.0.0/24',
     );
     // The broadcast address is not in the usable range either.
     assert.equal((await statusOf(h.services.create('default', svc('d', { clusterIP: '10.0.0.255' }), {}))).code, 422);
@@ -116,9 +116,9 @@ test('a requested IP is honoured when free and in range; taken, out of range and
     const malformed = await statusOf(h.services.create('default', svc('e', { clusterIP: '10.0.0.300' }), {}));
     assert.equal(malformed.message, 'Service "e" is invalid: spec.clusterIPs[0]: Invalid value: "10.0.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)');
     const mismatch = await statusOf(h.services.create('default', svc('f', { clusterIP: '10.0.0.11', clusterIPs: ['10.0.0.12'] }), {}));
-    assert.equal(mismatch.message, 'Service "f" is invalid: spec.clusterIPs: Invalid value: ["10.0.0.12"]: first value must match `clusterIP`');
+    assert.equal(mismatch.message, 'Service "f" is invalid: spec.clusterIPs: Invalid value: []string{"10.0.0.12"}: first value must match `clusterIP`');
     const v6 = await statusOf(h.services.create('default', svc('g', { clusterIP: 'fd00::1' }), {}));
-    assert.equal(v6.message, 'Service "g" is invalid: spec.clusterIPs[0]: Invalid value: ["fd00::1"]: IPv6 is not configured on this cluster');
+    assert.equal(v6.message, 'Service "g" is invalid: spec.clusterIPs[0]: Invalid value: []string{"fd00::1"}: IPv6 is not configured on this cluster');
     const dual = await statusOf(h.services.create('default', svc('h', { ipFamilyPolicy: 'RequireDualStack' }), {}));
     assert.equal(dual.message, 'Service "h" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
 
@@ -176,10 +176,10 @@ test('clusterIP is immutable; an update that leaves it out keeps it', async () =
     (changed.spec as Record<string, unknown>).clusterIP = '10.0.0.99';
     const refused = await statusOf(h.services.update('default', 'a', changed, {}));
     assert.equal(refused.code, 422);
-    assert.equal(refused.message, 'Service "a" is invalid: spec.clusterIPs[0]: Invalid value: ["10.0.0.99"]: may not change once set');
+    assert.equal(refused.message, 'Service "a" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.99"}: may not change once set');
 
     const patched = await statusOf(h.services.patch('default', 'a', (cur) => ({ ...cur, spec: { ...(cur.spec as object), clusterIP: '10.0.0.98', clusterIPs: ['10.0.0.98'] } }), {}));
-    assert.equal(patched.message, 'Service "a" is invalid: spec.clusterIPs[0]: Invalid value: ["10.0.0.98"]: may not change once set');
+    assert.equal(patched.message, 'Service "a" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.98"}: may not change once set');
 
     // A body built anew (no clusterIP, no ipFamilies) keeps what was allocated.
     const { object } = await h.services.update('default', 'a', { metadata: { name: 'a' }, spec: { selector: { app: 'b' }, ports: [{ port: 81 }] } }, {});
@@ -283,7 +283,7 @@ test('allocations survive a restart on SQLite, and a changed range is rebuilt fr
   const second = harness(SqliteBackend.open(file), '10.9.0.0/29');
   try {
     const taken = await statusOf(second.services.create('default', svc('dup', { clusterIP: held[0] }), {}));
-    assert.equal(taken.message, `Service "dup" is invalid: spec.clusterIPs: Invalid value: ["${held[0]}"]: failed to allocate IP ${held[0]}: provided IP is already allocated`);
+    assert.equal(taken.message, `Service "dup" is invalid: spec.clusterIPs: Invalid value: []string{"${held[0]}"}: failed to allocate IP ${held[0]}: provided IP is already allocated`);
     const fresh: string[] = [];
     for (let i = 3; i < 6; i++) fresh.push(specOf(await second.services.create('default', svc(`s${i}`), {})).clusterIP!);
     assert.deepEqual(fresh.filter((ip) => held.includes(ip)), [], 'no IP handed out twice');

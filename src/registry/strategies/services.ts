@@ -11,6 +11,7 @@
 import { nameIsDNS1035Label } from '../../machinery/validation.js';
 import { invalid } from '../../machinery/errors.js';
 import { type FieldError, fieldErrors } from '../../machinery/field-errors.js';
+import { goStringSlice } from '../../machinery/go-syntax.js';
 import { defaultService } from '../../api/core/v1/defaults.js';
 import { validateService, validateServiceUpdate } from '../../api/core/v1/validation.js';
 import type { Service, ServiceSpec } from '../../api/core/v1/types.js';
@@ -126,7 +127,7 @@ function initIPFamilyFields(svc: Service, old: Service | undefined): void {
     if (ip === 'None') break;
     if (i < families.length) continue;
     const family = ip.includes(':') ? 'IPv6' : 'IPv4';
-    if (family !== CLUSTER_FAMILY) errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ips, `${family} is not configured on this cluster`));
+    if (family !== CLUSTER_FAMILY) errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, goStringSlice(ips), `${family} is not configured on this cluster`));
     else families.push(family);
   }
   if (errs.length === 0) {

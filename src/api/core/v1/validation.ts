@@ -3,6 +3,7 @@
 // messages; ObjectMeta is validated by the registry, not here.
 
 import type { KubeObject } from '../../../machinery/meta.js';
+import { goStringSlice } from '../../../machinery/go-syntax.js';
 import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
 import {
   FIELD_IMMUTABLE_ERROR_MSG,
@@ -319,9 +320,9 @@ function validateServiceClusterIPs(spec: ServiceSpec): FieldError[] {
   const ips = spec.clusterIPs ?? [];
   if (ip !== '') {
     if (ips.length === 0) errs.push(fieldErrors.required('spec.clusterIPs'));
-    else if (ips[0] !== ip) errs.push(fieldErrors.invalid('spec.clusterIPs', ips, 'first value must match `clusterIP`'));
+    else if (ips[0] !== ip) errs.push(fieldErrors.invalid('spec.clusterIPs', goStringSlice(ips), 'first value must match `clusterIP`'));
   } else if (ips.length > 0) {
-    errs.push(fieldErrors.invalid('spec.clusterIPs', ips, 'must be empty when `clusterIP` is not specified'));
+    errs.push(fieldErrors.invalid('spec.clusterIPs', goStringSlice(ips), 'must be empty when `clusterIP` is not specified'));
   }
   const seen = new Set<string>();
   (spec.ipFamilies ?? []).forEach((family, i) => {
@@ -337,7 +338,7 @@ function validateServiceClusterIPs(spec: ServiceSpec): FieldError[] {
     if (i === 0 && value === 'None') {
       if (ips.length > 1) {
         badIPs = true;
-        errs.push(fieldErrors.invalid('spec.clusterIPs', ips, "'None' must be the first and only value"));
+        errs.push(fieldErrors.invalid('spec.clusterIPs', goStringSlice(ips), "'None' must be the first and only value"));
       }
       return;
     }
@@ -346,10 +347,10 @@ function validateServiceClusterIPs(spec: ServiceSpec): FieldError[] {
       errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, value, INVALID_IP_MSG));
     }
   });
-  if (ips.length > 2) errs.push(fieldErrors.invalid('spec.clusterIPs', ips, 'may only hold up to 2 values'));
+  if (ips.length > 2) errs.push(fieldErrors.invalid('spec.clusterIPs', goStringSlice(ips), 'may only hold up to 2 values'));
   if (badIPs) return errs;
   if (ips.length > 1 && ips[0]!.includes(':') === ips[1]!.includes(':')) {
-    errs.push(fieldErrors.invalid('spec.clusterIPs', ips, 'may specify no more than one IP for each IP family'));
+    errs.push(fieldErrors.invalid('spec.clusterIPs', goStringSlice(ips), 'may specify no more than one IP for each IP family'));
   }
   if (!isHeadlessService(spec)) {
     const families = spec.ipFamilies ?? [];
@@ -386,16 +387,16 @@ function validateClusterIPsUpdate(a: ServiceSpec, b: ServiceSpec): FieldError[] 
   const errs: FieldError[] = [];
   if (now.length === before.length) {
     before.forEach((ip, i) => {
-      if (ip !== now[i]) errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, now, 'may not change once set'));
+      if (ip !== now[i]) errs.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, goStringSlice(now), 'may not change once set'));
     });
   } else if (before.length > now.length) {
     if (now.length === 0) errs.push(fieldErrors.invalid('spec.clusterIPs[0]', now, 'primary clusterIP can not be unset'));
-    if (before.length > 0 && now.length > 0 && now[0] !== before[0]) errs.push(fieldErrors.invalid('spec.clusterIPs[0]', now, 'may not change once set'));
+    if (before.length > 0 && now.length > 0 && now[0] !== before[0]) errs.push(fieldErrors.invalid('spec.clusterIPs[0]', goStringSlice(now), 'may not change once set'));
     if (now.length === 1 && a.ipFamilyPolicy !== 'SingleStack') {
       errs.push(fieldErrors.invalid('spec.ipFamilyPolicy', a.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
     }
   } else if (before.length > 0 && now[0] !== before[0]) {
-    errs.push(fieldErrors.invalid('spec.clusterIPs[0]', now, 'may not change once set'));
+    errs.push(fieldErrors.invalid('spec.clusterIPs[0]', goStringSlice(now), 'may not change once set'));
   }
   return errs;
 }
@@ -412,12 +413,12 @@ function validateIPFamiliesUpdate(a: ServiceSpec, b: ServiceSpec): FieldError[] 
     });
   } else if (before.length > now.length) {
     if ((a.clusterIPs ?? []).length === 0) errs.push(fieldErrors.invalid('spec.ipFamilies[0]', now, 'primary ipFamily can not be unset'));
-    if (now.length > 0 && now[0] !== before[0]) errs.push(fieldErrors.invalid('spec.ipFamilies[0]', a.clusterIPs ?? [], 'may not change once set'));
+    if (now.length > 0 && now[0] !== before[0]) errs.push(fieldErrors.invalid('spec.ipFamilies[0]', goStringSlice(a.clusterIPs), 'may not change once set'));
     if (now.length === 1 && a.ipFamilyPolicy !== 'SingleStack') {
       errs.push(fieldErrors.invalid('spec.ipFamilyPolicy', a.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary ipFamily"));
     }
   } else if (before.length > 0 && now.length > 0 && now[0] !== before[0]) {
-    errs.push(fieldErrors.invalid('spec.ipFamilies[0]', a.clusterIPs ?? [], 'may not change once set'));
+    errs.push(fieldErrors.invalid('spec.ipFamilies[0]', goStringSlice(a.clusterIPs), 'may not change once set'));
   }
   return errs;
 }

@@ -107,7 +107,7 @@ export const cases: DiffCase[] = [
         method: 'DELETE',
         path: `${CM}/pre`,
         body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: '1' } },
-        mask: ['object meta: \\d+'],
+        mask: ['in record \\(\\d+\\)'],
       },
       { title: 'preconditions that match', method: 'DELETE', path: `${CM}/pre`, body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: '{uid}', resourceVersion: '{rv}' } } },
       { title: 'unknown propagationPolicy', method: 'DELETE', path: `${CM}/grace?propagationPolicy=Sometimes` },
