@@ -89,7 +89,7 @@ export const cases: DiffCase[] = [
       { title: 'no route produces text/plain (get)', method: 'GET', path: `${CM}/c`, headers: { accept: 'text/plain' } },
       { title: 'no route produces application/* (list: the stream types too)', method: 'GET', path: CM, headers: { accept: 'application/*' } },
       { title: 'a conversion nobody serves', method: 'GET', path: `${CM}/c`, headers: { accept: 'application/json;as=Foo;g=example.com;v=v1' } },
-      { title: '/version produces JSON only', method: 'GET', path: '/version', headers: { accept: 'application/yaml' } },
+      { title: '/version produces JSON only', method: 'GET', path: '/version', headers: { accept: 'text/plain' } },
       { title: 'a create: 406 before anything is written', method: 'POST', path: CM, headers: { accept: 'text/html', ...JSON_HEADERS }, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'never' } } },
       { title: 'nothing was written', method: 'GET', path: `${CM}/never` },
     ],
