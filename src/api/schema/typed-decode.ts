@@ -41,16 +41,31 @@ export class TypedDecodeError extends Error {
 
 const QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
-/** Where a value sits, as encoding/json names it: the innermost struct's Go name and the struct fields from the root. */
+/**
+ * Where the walk is, kept cheap (this runs on every write): the struct fields
+ * from the root as a stack, and the struct and field being read; Go's names
+ * and types are only worked out for an error.
+ */
 interface Context {
-  struct: string;
-  fields: string;
   decoder: TypedDecoder;
+  fields: string[];
+  struct: DefinitionSchema | undefined;
+  /** The Go type of the field being read ("*v1.Probe", "[]v1.Container", …). */
+  fieldGoType: string;
+  /** How many list or map levels below the field the current value is. */
+  depth: number;
 }
 
 export function decodeTyped(group: string, version: string, kind: string, obj: JsonObject, decoder: TypedDecoder = 'json'): void {
   const def = definitionFor(group, version, kind);
-  if (def !== undefined) walkStruct(def, obj, { struct: '', fields: '', decoder });
+  if (def !== undefined) walkStruct(def, obj, { decoder, fields: [], struct: undefined, fieldGoType: '', depth: 0 });
+}
+
+/** The Go type of the current value: the field's type, pointer dropped, element type per level below it. */
+function currentGoType(ctx: Context): string {
+  let goType = ctx.fieldGoType.replace(/^\*/, '');
+  for (let i = 0; i < ctx.depth; i++) goType = elementGoType(goType);
+  return goType;
 }
 
 function isPlainObject(v: unknown): v is JsonObject {
@@ -78,18 +93,27 @@ function elementGoType(goType: string): string {
 
 function walkStruct(def: DefinitionSchema, obj: JsonObject, ctx: Context): void {
   if (def.special !== undefined) return;
-  const struct = goStructName(def);
+  const outer = { struct: ctx.struct, fieldGoType: ctx.fieldGoType, depth: ctx.depth };
+  ctx.struct = def;
   for (const key of Object.keys(obj)) {
     const field = fieldOf(def, key);
     if (field === undefined) continue; // unknown fields are field validation's business
-    const next: Context = { struct, fields: ctx.fields === '' ? key : `${ctx.fields}.${key}`, decoder: ctx.decoder };
-    const replaced = walkValue(field, obj[key], field.goType.replace(/^\*/, ''), next, true);
+    const value = obj[key];
+    if (value === null || value === undefined) continue;
+    ctx.fields.push(key);
+    ctx.fieldGoType = field.goType;
+    ctx.depth = 0;
+    const replaced = walkValue(field, value, ctx, true);
     if (replaced !== undefined) obj[key] = replaced;
+    ctx.fields.pop();
   }
+  ctx.struct = outer.struct;
+  ctx.fieldGoType = outer.fieldGoType;
+  ctx.depth = outer.depth;
 }
 
 /** Checks one value; returns a replacement (canonical base64), or undefined to keep it. */
-function walkValue(schema: ElementSchema, value: unknown, goType: string, ctx: Context, isField = false): string | undefined {
+function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField = false): string | undefined {
   if (value === undefined) return undefined;
   if (value === null) return schema.format === 'byte' && !isField ? '' : undefined;
   if (schema.format === 'byte') return decodeBytes(value, ctx);
@@ -100,40 +124,47 @@ function walkValue(schema: ElementSchema, value: unknown, goType: string, ctx: C
   }
   switch (schema.type) {
     case 'string':
-      if (typeof value !== 'string') mismatch(value, goType, 'string', ctx);
+      if (typeof value !== 'string') mismatch(value, 'string', ctx);
       return undefined;
     case 'boolean':
-      if (typeof value !== 'boolean') mismatch(value, goType, 'bool', ctx);
+      if (typeof value !== 'boolean') mismatch(value, 'bool', ctx);
       return undefined;
     case 'integer':
-      checkInteger(value, goType, schema.format === 'int64' ? 64 : 32, ctx);
+      checkInteger(value, schema.format === 'int64' ? 64 : 32, ctx);
       return undefined;
     case 'number':
-      if (typeof value !== 'number') mismatch(value, goType, 'float64', ctx);
+      if (typeof value !== 'number') mismatch(value, 'float64', ctx);
       return undefined;
     case 'array': {
-      if (!Array.isArray(value)) return restoreMismatch(value, goType, 'slice', ctx);
-      if (schema.items === undefined) return undefined;
-      const element = elementGoType(goType);
+      if (!Array.isArray(value)) return restoreMismatch(value, 'slice', ctx);
+      const items = schema.items;
+      if (items === undefined || value.length === 0) return undefined;
+      ctx.depth++;
       for (let i = 0; i < value.length; i++) {
-        const replaced = walkValue(schema.items, value[i], element, ctx);
+        const replaced = walkValue(items, value[i], ctx);
         if (replaced !== undefined) value[i] = replaced;
       }
+      ctx.depth--;
       return undefined;
     }
     case 'map': {
-      if (!isPlainObject(value)) return restoreMismatch(value, goType, 'map', ctx);
-      if (schema.values === undefined) return undefined;
-      const element = elementGoType(goType);
-      for (const key of Object.keys(value)) {
-        const replaced = walkValue(schema.values, value[key], element, ctx);
+      if (!isPlainObject(value)) return restoreMismatch(value, 'map', ctx);
+      const values = schema.values;
+      if (values === undefined) return undefined;
+      ctx.depth++;
+      for (const key in value) {
+        const item = value[key];
+        // A string in a map of strings (labels, data) is the common case: nothing to do.
+        if (typeof item === 'string' && values.type === 'string' && values.format === undefined) continue;
+        const replaced = walkValue(values, item, ctx);
         if (replaced !== undefined) value[key] = replaced;
       }
+      ctx.depth--;
       return undefined;
     }
     case 'object':
       if (ref === undefined) return undefined;
-      if (!isPlainObject(value)) return restoreMismatch(value, goType, 'struct', ctx);
+      if (!isPlainObject(value)) return restoreMismatch(value, 'struct', ctx);
       walkStruct(ref, value, ctx);
       return undefined;
     default:
@@ -160,12 +191,13 @@ function unstructuredKind(value: unknown): string {
 }
 
 function jsonTypeError(what: string, goType: string, ctx: Context): never {
-  throw new TypedDecodeError(`json: cannot unmarshal ${what} into Go struct field ${ctx.struct}.${ctx.fields} of type ${goType}`);
+  const struct = ctx.struct === undefined ? '' : goStructName(ctx.struct);
+  throw new TypedDecodeError(`json: cannot unmarshal ${what} into Go struct field ${struct}.${ctx.fields.join('.')} of type ${goType}`);
 }
 
 /** A scalar of the wrong JSON type for a scalar field. */
-function mismatch(value: unknown, goType: string, goKind: string, ctx: Context): never {
-  if (ctx.decoder === 'json') jsonTypeError(jsonKind(value), goType, ctx);
+function mismatch(value: unknown, goKind: string, ctx: Context): never {
+  if (ctx.decoder === 'json') jsonTypeError(jsonKind(value), currentGoType(ctx), ctx);
   // The converter converts between Go kinds where Go can (int64 → int32), refuses int → string by name, and knows nothing else.
   const source = unstructuredKind(value);
   if (goKind === 'string' && source === 'int64') throw new TypedDecodeError('cannot convert int64 to string');
@@ -173,20 +205,20 @@ function mismatch(value: unknown, goType: string, goKind: string, ctx: Context):
 }
 
 /** A value of the wrong JSON type for a list, map or struct field. */
-function restoreMismatch(value: unknown, goType: string, target: 'slice' | 'map' | 'struct', ctx: Context): undefined {
-  if (ctx.decoder === 'json') jsonTypeError(jsonKind(value), goType, ctx);
+function restoreMismatch(value: unknown, target: 'slice' | 'map' | 'struct', ctx: Context): undefined {
+  if (ctx.decoder === 'json') jsonTypeError(jsonKind(value), currentGoType(ctx), ctx);
   const source = unstructuredKind(value);
   throw new TypedDecodeError(target === 'struct' ? `cannot restore struct from: ${source}` : `cannot restore ${target} from ${source}`);
 }
 
-function checkInteger(value: unknown, goType: string, bits: 32 | 64, ctx: Context): void {
+function checkInteger(value: unknown, bits: 32 | 64, ctx: Context): void {
   if (typeof value !== 'number') {
-    mismatch(value, goType, bits === 32 ? 'int32' : 'int64', ctx);
+    mismatch(value, bits === 32 ? 'int32' : 'int64', ctx);
     return;
   }
   if (ctx.decoder === 'unstructured') return; // Go converts float64/int64 to the field's kind
   const limit = bits === 32 ? 2 ** 31 : 2 ** 63;
-  if (!Number.isInteger(value) || value < -limit || value >= limit) jsonTypeError(`number ${String(value)}`, goType, ctx);
+  if (!Number.isInteger(value) || value < -limit || value >= limit) jsonTypeError(`number ${String(value)}`, currentGoType(ctx), ctx);
 }
 
 function checkSpecial(special: string, value: unknown, ctx: Context): void {
