@@ -7,8 +7,10 @@
  *     `Warning: 299 - "unknown field \"spec.foo\""` header per field;
  *   - Strict: the request fails with 400, worded as upstream's strict decoder:
  *     create/update `ConfigMap in version "v1" cannot be handled as a ConfigMap:
- *     strict decoding error: unknown field "spec.foo", duplicate field "data"`,
- *     patch `strict decoding error: unknown field "spec.foo"`.
+ *     strict decoding error: unknown field "spec.foo", duplicate field "data"`
+ *     (in document order), patch a 422 on the field "patch" whose value is the
+ *     patch (strategic) or the patched object, `strict decoding error: duplicate
+ *     field "data", unknown field "spec.foo"` (duplicates first).
  *
  * Contract: `checkFields(obj, ctx)` prunes `obj` in place and returns the
  * messages to send as warnings (empty for Ignore), or throws the Strict error.
@@ -19,7 +21,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { duplicateFieldMessage, findDuplicateFields, pruneObject, unknownFieldMessage } from '../api/schema/prune.js';
-import { badRequest } from '../machinery/errors.js';
+import { badRequest, invalid } from '../machinery/errors.js';
+import { fieldErrors } from '../machinery/field-errors.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { dropEmptyCollections } from './omit-empty.js';
 
@@ -34,6 +37,8 @@ export interface FieldCheckContext {
   rawJson?: string;
   /** 'decode' for create/update bodies, 'patch' for the result of a patch. */
   mode: 'decode' | 'patch';
+  /** Patch mode: what a Strict failure quotes (Go's %v of a strategic patch, else the patched object's JSON). */
+  patchValue?: string;
 }
 
 /** Prunes unknown fields of `obj` and applies the directive (see the module comment). */
@@ -43,11 +48,17 @@ export function checkFields(obj: KubeObject, ctx: FieldCheckContext): string[] {
   const unknown = pruneObject(ctx.group, ctx.version, ctx.kind, obj as unknown as Record<string, unknown>);
   dropEmptyCollections(ctx.group, ctx.version, ctx.kind, obj as unknown as Record<string, unknown>);
   if (directive === 'Ignore') return [];
-  const messages = strictDecodingOrder(ctx.rawJson, duplicates, unknown);
+  // A body's decoder reports in document order; a patch's duplicates (found decoding the patch) come
+  // before the unknown fields (found decoding the patched object).
+  const messages =
+    ctx.mode === 'decode'
+      ? strictDecodingOrder(ctx.rawJson, duplicates, unknown)
+      : [...duplicates.map(duplicateFieldMessage), ...unknown.map(unknownFieldMessage)];
   if (messages.length === 0) return [];
   if (directive === 'Strict') {
     const strict = `strict decoding error: ${messages.join(', ')}`;
-    if (ctx.mode === 'patch') throw badRequest(strict);
+    // A patch: 422 on the field "patch", quoting the patch (strategic) or the patched object (JSON, merge).
+    if (ctx.mode === 'patch') throw invalid('', '', '', [fieldErrors.invalid('patch', ctx.patchValue ?? '', strict)]);
     throw badRequest(`${ctx.kind} in version ${JSON.stringify(ctx.version)} cannot be handled as a ${ctx.kind}: ${strict}`);
   }
   return messages;

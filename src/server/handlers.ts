@@ -150,13 +150,13 @@ function decodeBody(scope: ResourceScope, object: KubeObject): void {
  * (Go's %v of the map) and the unstructured converter's message, a JSON or
  * merge patch the patched document and encoding/json's message.
  */
-function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType: string, patch: unknown, patchedJson: string): void {
+function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType: string, patch: unknown, patchValue: string): void {
   const strategic = patchType === 'application/strategic-merge-patch+json';
   try {
     decodeTyped(scope.type.group, scope.type.version, scope.type.kind, object as unknown as Record<string, unknown>, strategic ? 'unstructured' : 'json');
   } catch (err) {
     if (!(err instanceof TypedDecodeError)) throw err;
-    throw invalid('', '', '', [fieldErrors.invalid('patch', strategic ? goValue(patch) : patchedJson, err.message)]);
+    throw invalid('', '', '', [fieldErrors.invalid('patch', patchValue, err.message)]);
   }
 }
 
@@ -346,8 +346,10 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
       // The patched document is decoded like a request body: it must still be this kind and name.
       // (Its name and namespace are checked by the store, after this returns.)
       // The typed decode sees the patched document first (a wrong type anywhere, metadata included, is its 422).
+      const strategic = patchType === 'application/strategic-merge-patch+json';
+      const patchValue = strategic ? goValue(patch) : JSON.stringify(result);
       if (result !== null && typeof result === 'object' && !Array.isArray(result)) {
-        decodePatchedTyped(scope, result as KubeObject, patchType, patch, JSON.stringify(result));
+        decodePatchedTyped(scope, result as KubeObject, patchType, patch, patchValue);
       }
       const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind);
       // Recomputed on every attempt: a conflict retry patches a newer object.
@@ -355,6 +357,7 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
         ...expected,
         directive: options.fieldValidation,
         mode: 'patch',
+        patchValue,
         ...(patchType === 'application/json-patch+json' ? {} : { rawJson: text }),
       });
       return object;
