@@ -228,6 +228,9 @@ test('item 15: strict decoding errors come in document order', async () => {
     'BadRequest',
     'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: duplicate field "metadata.name", unknown field "spec.unknownField", duplicate field "spec.replicas", unknown field "spec.template.spec.containers[0].bogus", unknown field "zz"',
   );
+  // A patch: the patch's duplicates first, then the patched object's unknown fields, in a 422 on "patch".
+  const patch = await request(base, 'PATCH', `${CM}/c?fieldValidation=Strict`, { raw: '{"data":{"a":"b"},"bogus":1,"data":{"c":"d"}}', headers: STRATEGIC });
+  assertStatus(patch, 422, 'Invalid', ' "" is invalid: patch: Invalid value: "map[bogus:1 data:map[c:d]]": strict decoding error: duplicate field "data", unknown field "bogus"');
   const warn = await fetch(`${base}${DEPLOYMENTS}?dryRun=All`, { method: 'POST', body, headers: JSON_TYPE });
   assert.equal(warn.status, 201);
   assert.deepEqual(warn.headers.get('warning')?.split(', 299'), [
