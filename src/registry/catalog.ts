@@ -52,6 +52,7 @@ interface Line {
 
 function entry(l: Line): CatalogEntry {
   const sub = Object.keys(l.strategy.subresources ?? {});
+  if (l.strategy.scale !== undefined) sub.push('scale');
   const out: CatalogEntry = {
     type: {
       group: l.group,

@@ -11,7 +11,7 @@
 // graceful period) gets deletionTimestamp and stays; an update that leaves such
 // an object with no finalizers deletes it.
 
-import type { KubeList, KubeObject, GroupResource } from '../machinery/meta.js';
+import type { KubeList, KubeObject, GroupResource, ManagedFieldsEntry } from '../machinery/meta.js';
 import { apiVersionOf } from '../machinery/meta.js';
 import {
   StatusError,
@@ -49,6 +49,11 @@ import type {
   WriteOptions,
 } from './rest.js';
 import type { Strategy } from './strategy.js';
+import { FieldManager, managedFieldsLast, managerKey, parseManagerKey } from '../machinery/apply/field-manager.js';
+import { ConflictsError } from '../machinery/apply/updater.js';
+import { conflictsStatusError } from '../machinery/apply/conflicts.js';
+import { ApplySchemaError } from '../machinery/apply/typed.js';
+import type { TypeNode } from '../machinery/apply/schema.js';
 
 export interface GenericStoreOptions {
   type: ResourceType;
@@ -61,6 +66,20 @@ export interface GenericStoreOptions {
   prune?: (obj: KubeObject) => string[];
   /** How often a watch with allowWatchBookmarks gets a BOOKMARK (default 60 s, as upstream). */
   bookmarkIntervalMs?: number;
+  /**
+   * The kind's server-side apply schema: with it every write records
+   * metadata.managedFields and apply is served; without it neither.
+   */
+  applySchema?: TypeNode;
+  /** Paths nobody owns through each (sub)resource ('' = main), upstream's reset fields. */
+  resetFields?: Record<string, string[][]>;
+}
+
+export interface ApplyOptions extends WriteOptions {
+  subresource?: string;
+  force?: boolean;
+  /** Runs once the configuration merged without conflicts, before anything is written (the strict decode of the body, upstream checks it there). */
+  afterMerge?: () => void;
 }
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
@@ -84,6 +103,9 @@ export class GenericStore implements RESTStore {
   private readonly sharedEvents = new WeakMap<StoreWatchEvent, WatchEvent>();
   private lastShared: [StoreWatchEvent, WatchEvent] | undefined;
   private lastSharedBatch: [readonly StoreWatchEvent[], readonly WatchEvent[]] | undefined;
+  private readonly applySchema: TypeNode | undefined;
+  private readonly resetFields: Record<string, string[][]>;
+  private readonly fieldManagers = new Map<string, FieldManager>();
 
   constructor(options: GenericStoreOptions) {
     this.type = options.type;
@@ -96,6 +118,38 @@ export class GenericStore implements RESTStore {
     this.gr = { group: this.type.group, resource: this.type.resource };
     this.apiVersion = apiVersionOf(this.type);
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
+    this.applySchema = options.applySchema;
+    this.resetFields = options.resetFields ?? {};
+  }
+
+  /** The field manager of a (sub)resource, or undefined when the kind has no apply schema. */
+  private fieldManager(subresource: string): FieldManager | undefined {
+    if (this.applySchema === undefined) return undefined;
+    let fm = this.fieldManagers.get(subresource);
+    if (fm === undefined) {
+      fm = new FieldManager({
+        root: this.applySchema,
+        apiVersion: this.apiVersion,
+        subresource,
+        resetFields: this.resetFields[subresource] ?? [],
+        clock: this.clock,
+        recordTimes: subresource !== 'scale',
+      });
+      this.fieldManagers.set(subresource, fm);
+    }
+    return fm;
+  }
+
+  /** Records a non-apply write in next.metadata.managedFields (live null: a create). */
+  private trackUpdate(live: KubeObject | null, next: KubeObject, subresource: string, manager: string | undefined): void {
+    const fm = this.fieldManager(subresource);
+    if (fm === undefined) return;
+    try {
+      fm.update(live, next, manager ?? '');
+    } catch {
+      // As upstream's UpdateNoErrors: a failure to track never fails the write; the entries go.
+      delete next.metadata.managedFields;
+    }
   }
 
   // ---- reads ---------------------------------------------------------------
@@ -251,7 +305,9 @@ export class GenericStore implements RESTStore {
     meta.creationTimestamp = formatTimestamp(this.clock());
     const generated = (meta.name === undefined || meta.name === '') && (meta.generateName ?? '') !== '';
     if (generated) meta.name = generateName(meta.generateName!);
+    this.trackUpdate(null, obj, '', options.fieldManager);
     this.strategy.prepareForCreate?.(obj);
+    managedFieldsLast(obj);
 
     await this.admit('CREATE', obj, undefined, '', options.dryRun === true);
     this.validateCreate(obj);
@@ -307,7 +363,7 @@ export class GenericStore implements RESTStore {
         const next = structuredClone(body);
         if (current === null) {
           if (subresource !== '' || !this.strategy.allowCreateOnUpdate || wantedRV !== '') throw this.notFound(name);
-          return this.prepareCreateOnUpdate(next, dryRun);
+          return this.prepareCreateOnUpdate(next, dryRun, options.fieldManager);
         }
         if (wantedRV === '') {
           if (!this.strategy.allowUnconditionalUpdate) {
@@ -318,7 +374,7 @@ export class GenericStore implements RESTStore {
         } else if (wantedRV !== current.metadata.resourceVersion) {
           throw staleResourceVersion(this.gr, name);
         }
-        return this.prepareUpdate(next, current, subresource, dryRun);
+        return this.prepareUpdate(next, current, subresource, dryRun, { manager: options.fieldManager });
       },
       { ...this.ttl(), dryRun },
     );
@@ -355,7 +411,7 @@ export class GenericStore implements RESTStore {
         const pinned = next.metadata.resourceVersion ?? '';
         // A patch that sets a resourceVersion pins it: no silent retry past it.
         if (pinned !== '' && pinned !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
-        return this.prepareUpdate(next, current, subresource, dryRun);
+        return this.prepareUpdate(next, current, subresource, dryRun, { manager: options.fieldManager });
       },
       { ...this.ttl(), dryRun },
     );
@@ -366,7 +422,181 @@ export class GenericStore implements RESTStore {
     return this.withTypeMeta(res.object);
   }
 
-  private async prepareCreateOnUpdate(obj: KubeObject, dryRun: boolean): Promise<KubeObject> {
+  /**
+   * Server-side apply (PATCH application/apply-patch+yaml): merges `config`
+   * into the stored object by schema, as `options.fieldManager`, creating it
+   * when missing (main resource only). A `metadata.resourceVersion` in the
+   * configuration is a precondition. Conflicts with other managers are a 409
+   * unless `force`.
+   */
+  async apply(namespace: string, name: string, config: Record<string, unknown>, options: ApplyOptions): Promise<{ object: KubeObject; created: boolean }> {
+    const subresource = options.subresource ?? '';
+    this.checkSubresource(subresource);
+    const fm = this.fieldManager(subresource);
+    if (fm === undefined) throw new StatusError(415, 'UnsupportedMediaType', 'apply is not supported for this resource');
+    const meta = (config['metadata'] ?? {}) as KubeObject['metadata'];
+    if (typeof meta !== 'object' || meta === null) throw badRequest('metadata must be an object');
+    if (meta.managedFields !== undefined && meta.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
+    const objName = meta.name ?? '';
+    if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+    if (this.strategy.namespaced) {
+      const objNs = meta.namespace ?? '';
+      if (objNs !== '' && objNs !== namespace) {
+        throw badRequest(`the namespace of the object (${objNs}) does not match the namespace on the request (${namespace})`);
+      }
+    }
+    const manager = options.fieldManager ?? '';
+    const force = options.force === true;
+    const wantedRV = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '';
+    const ns = this.ns(namespace);
+    const dryRun = options.dryRun === true;
+    let old = null as KubeObject | null;
+    const run = (live: KubeObject | null): { object: KubeObject; changed: boolean } => {
+      try {
+        const out = fm.apply(live, config, manager, force);
+        options.afterMerge?.();
+        return out;
+      } catch (err) {
+        if (err instanceof ConflictsError) {
+          // Through /scale, managers are seen as the Scale's (autoscaling/v1), as upstream's scale handler shows them.
+          const conflicts = subresource !== 'scale' ? err.conflicts : err.conflicts.map((c) => ({ ...c, manager: managerKey({ ...parseManagerKey(c.manager), apiVersion: 'autoscaling/v1' }) }));
+          throw conflictsStatusError(conflicts);
+        }
+        if (err instanceof ApplySchemaError) {
+          throw new StatusError(500, '', `failed to create typed patch object (${meta.namespace ?? ''}/${name}; ${this.gvkString()}): ${err.message}`);
+        }
+        throw err;
+      }
+    };
+    const res = await this.storage.guaranteedUpdate(
+      ns,
+      name,
+      async (current) => {
+        old = current;
+        if (current === null) {
+          if (subresource !== '') throw this.notFound(name);
+          if (wantedRV !== '') throw staleResourceVersion(this.gr, name);
+          const { object } = run(null);
+          object.metadata ??= {};
+          this.checkTypeMeta(object);
+          this.ensureNamespace(object, namespace);
+          object.metadata.name = name;
+          this.pruneBody(object, options.fieldValidation);
+          return this.prepareCreateOnUpdate(object, dryRun, manager, true);
+        }
+        if (wantedRV !== '' && wantedRV !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
+        const live = this.withTypeMeta(structuredClone(current));
+        const { object } = run(live);
+        object.metadata ??= {};
+        this.checkTypeMeta(object);
+        this.checkNameAndNamespace(object, namespace, name);
+        this.pruneBody(object, options.fieldValidation);
+        object.metadata.resourceVersion = current.metadata.resourceVersion;
+        return this.prepareUpdate(object, current, subresource, dryRun, {
+          manager,
+          tracked: true,
+          trackedEntries: object.metadata.managedFields,
+        });
+      },
+      { ...this.ttl(), dryRun },
+    );
+    if (!res.created && old !== null && !dryRun) {
+      const deleted = await this.deleteIfFinalized(ns, name, res.object, old);
+      if (deleted) return { object: this.withTypeMeta(deleted), created: false };
+    }
+    return { object: this.withTypeMeta(res.object), created: res.created };
+  }
+
+  // ---- the scale subresource ----------------------------------------------
+
+  /** GET …/scale: the object's replicas as an autoscaling/v1 Scale. */
+  async getScale(namespace: string, name: string): Promise<KubeObject> {
+    this.checkSubresource('scale');
+    return this.toScale(await this.get(namespace, name, {}));
+  }
+
+  /**
+   * PUT/PATCH …/scale: `change` turns the current Scale into the wanted one
+   * (the request body for PUT); its spec.replicas is written to the object
+   * through the main strategy, as an Update entry with subresource "scale".
+   */
+  async updateScale(
+    namespace: string,
+    name: string,
+    change: (current: KubeObject) => KubeObject,
+    options: WriteOptions,
+  ): Promise<KubeObject> {
+    this.checkSubresource('scale');
+    const ns = this.ns(namespace);
+    const dryRun = options.dryRun === true;
+    const res = await this.storage.guaranteedUpdate(
+      ns,
+      name,
+      async (current) => {
+        if (current === null) throw this.notFound(name);
+        const scale = change(this.toScale(this.withTypeMeta(current)));
+        this.validateScale(scale, name, namespace);
+        const wantedRV = scale.metadata?.resourceVersion ?? '';
+        if (wantedRV !== '' && wantedRV !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
+        const next = this.withTypeMeta(structuredClone(current));
+        (next['spec'] ??= {}) as Record<string, unknown>;
+        (next['spec'] as Record<string, unknown>)['replicas'] = scaleReplicas(scale);
+        this.trackUpdate(current, next, 'scale', options.fieldManager);
+        return this.prepareUpdate(next, current, 'scale', dryRun, {
+          manager: options.fieldManager,
+          tracked: true,
+          trackedEntries: next.metadata.managedFields,
+        });
+      },
+      { ...this.ttl(), dryRun },
+    );
+    return this.toScale(this.withTypeMeta(res.object));
+  }
+
+  /** Apply of an autoscaling/v1 Scale: its spec.replicas applied to the object by `fieldManager`. */
+  async applyScale(namespace: string, name: string, config: Record<string, unknown>, options: ApplyOptions): Promise<KubeObject> {
+    this.checkSubresource('scale');
+    const meta = (config['metadata'] ?? {}) as KubeObject['metadata'];
+    const parent: Record<string, unknown> = { apiVersion: this.apiVersion, kind: this.type.kind, metadata: { ...meta } };
+    const spec = config['spec'] as Record<string, unknown> | undefined;
+    if (spec !== undefined && spec !== null && 'replicas' in spec) parent['spec'] = { replicas: spec['replicas'] };
+    const { object } = await this.apply(namespace, name, parent, { ...options, subresource: 'scale' });
+    return this.toScale(object);
+  }
+
+  private toScale(obj: KubeObject): KubeObject {
+    const m = obj.metadata;
+    const metadata: KubeObject['metadata'] = {};
+    for (const key of ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp'] as const) {
+      if (m[key] !== undefined) (metadata as Record<string, unknown>)[key] = m[key];
+    }
+    const replicas = ((obj['spec'] ?? {}) as { replicas?: number }).replicas ?? 0;
+    const status: Record<string, unknown> = { replicas: ((obj['status'] ?? {}) as { replicas?: number }).replicas ?? 0 };
+    const selector = this.strategy.scale!.selector(obj);
+    if (selector !== '') status['selector'] = selector;
+    const spec: Record<string, unknown> = {};
+    if (replicas !== 0) spec['replicas'] = replicas;
+    return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec, status };
+  }
+
+  private validateScale(scale: KubeObject, name: string, namespace: string): void {
+    const objName = scale.metadata?.name ?? '';
+    if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+    const objNs = scale.metadata?.namespace ?? '';
+    if (this.strategy.namespaced && objNs !== '' && objNs !== namespace) {
+      throw badRequest(`the namespace of the object (${objNs}) does not match the namespace on the request (${namespace})`);
+    }
+    const replicas = scaleReplicas(scale);
+    if (replicas < 0) {
+      throw invalid('autoscaling', 'Scale', name, [fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+    }
+  }
+
+  private gvkString(): string {
+    return `${this.type.group === '' ? '' : this.type.group}/${this.type.version}, Kind=${this.type.kind}`;
+  }
+
+  private async prepareCreateOnUpdate(obj: KubeObject, dryRun: boolean, manager: string | undefined, tracked = false): Promise<KubeObject> {
     this.strategy.defaults?.(obj);
     const meta = obj.metadata;
     delete meta.resourceVersion;
@@ -375,7 +605,9 @@ export class GenericStore implements RESTStore {
     delete meta.selfLink;
     meta.uid = this.newUid();
     meta.creationTimestamp = formatTimestamp(this.clock());
+    if (!tracked) this.trackUpdate(null, obj, '', manager);
     this.strategy.prepareForCreate?.(obj);
+    managedFieldsLast(obj);
     await this.admit('CREATE', obj, undefined, '', dryRun);
     this.validateCreate(obj);
     await this.validateAdmission('CREATE', obj, undefined, '', dryRun);
@@ -383,7 +615,13 @@ export class GenericStore implements RESTStore {
   }
 
   /** rest.BeforeUpdate: system fields from the stored object, strategy, admission, validation. */
-  private async prepareUpdate(obj: KubeObject, old: KubeObject, subresource: string, dryRun: boolean): Promise<KubeObject> {
+  private async prepareUpdate(
+    obj: KubeObject,
+    old: KubeObject,
+    subresource: string,
+    dryRun: boolean,
+    fields: { manager: string | undefined; tracked?: boolean; trackedEntries?: ManagedFieldsEntry[] | undefined },
+  ): Promise<KubeObject> {
     const meta = obj.metadata;
     const oldMeta = old.metadata;
     // An unconditional write (or a patch that dropped it) acts on the stored version.
@@ -391,8 +629,26 @@ export class GenericStore implements RESTStore {
     if (subresource === '') this.strategy.defaults?.(obj);
     meta.generation = oldMeta.generation;
     if (meta.generation === undefined) delete meta.generation;
+    // Ownership follows what the client sent, before the strategy resets what
+    // this (sub)resource may not change (upstream's order: a patch of a
+    // namespace's spec.finalizers is recorded though only /finalize changes them).
+    let entries = fields.tracked === true ? (fields.trackedEntries ?? obj.metadata.managedFields) : undefined;
+    if (fields.tracked !== true && subresource === '') {
+      this.trackUpdate(old, obj, subresource, fields.manager);
+      entries = obj.metadata.managedFields;
+    } else if (fields.tracked !== true) {
+      // Upstream decodes (and so defaults) every body, a subresource's too: compare the defaulted body.
+      const view = structuredClone(obj);
+      this.strategy.defaults?.(view);
+      this.trackUpdate(old, view, subresource, fields.manager);
+      entries = view.metadata.managedFields;
+    }
     if (subresource === '') this.strategy.prepareForUpdate?.(obj, old);
-    else this.strategy.subresources![subresource]!.prepareForUpdate(obj, old);
+    else if (subresource !== 'scale') this.strategy.subresources![subresource]!.prepareForUpdate(obj, old);
+    else this.strategy.prepareForUpdate?.(obj, old);
+    // A subresource's strategy takes the stored metadata (managedFields included): put the new entries back.
+    delete obj.metadata.managedFields;
+    if (entries !== undefined) obj.metadata.managedFields = entries;
     if (meta.uid === undefined || meta.uid === '') meta.uid = oldMeta.uid;
     if (oldMeta.creationTimestamp !== undefined) meta.creationTimestamp = oldMeta.creationTimestamp;
     if (oldMeta.deletionTimestamp !== undefined) meta.deletionTimestamp = oldMeta.deletionTimestamp;
@@ -402,10 +658,12 @@ export class GenericStore implements RESTStore {
     delete meta.selfLink;
     obj.apiVersion = this.apiVersion;
     obj.kind = this.type.kind;
+    managedFieldsLast(obj);
 
     await this.admit('UPDATE', obj, old, subresource, dryRun);
     const errors: FieldError[] = validateObjectMetaUpdate(meta, oldMeta, 'metadata');
     if (subresource === '') errors.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
+    else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
     else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old) ?? []));
     if (errors.length > 0) throw invalid(this.type.group, this.type.kind, meta.name ?? '', errors);
     await this.validateAdmission('UPDATE', obj, old, subresource, dryRun);
@@ -620,6 +878,7 @@ export class GenericStore implements RESTStore {
 
   private checkSubresource(subresource: string): void {
     if (subresource === '') return;
+    if (subresource === 'scale' && this.strategy.scale !== undefined) return;
     if (this.strategy.subresources?.[subresource] === undefined) {
       throw notFound({ group: this.gr.group, resource: `${this.gr.resource}/${subresource}` }, '');
     }
@@ -754,6 +1013,11 @@ export class GenericStore implements RESTStore {
     };
     return { predicate, everything: false };
   }
+}
+
+function scaleReplicas(scale: KubeObject): number {
+  const replicas = ((scale['spec'] ?? {}) as { replicas?: unknown }).replicas;
+  return typeof replicas === 'number' ? replicas : 0;
 }
 
 /** Thrown inside a delete attempt when the object changed under it: read again. */

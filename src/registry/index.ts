@@ -12,10 +12,13 @@ import { CachedObjectStore, type WatchCacheOptions } from '../storage/cacher/cac
 import type { Clock } from '../machinery/names.js';
 import type { AdmissionPlugin } from './admission.js';
 import type { RESTStore } from './rest.js';
+import type { Strategy } from './strategy.js';
 import { GenericStore } from './generic-store.js';
 import { catalog } from './catalog.js';
 import { ConvertingObjectStore } from './converting-store.js';
 import { pruneObject } from '../api/schema/prune.js';
+import { applySchemaFor } from '../api/schema/apply-schema.js';
+import { hasStatus, specFieldNames } from '../api/schema/index.js';
 import { ServiceIPAllocator } from './service-ip-allocator.js';
 import { AllocatingServiceStore } from './service-store.js';
 import { ServiceNodePortAllocator } from './service-node-port-allocator.js';
@@ -44,6 +47,21 @@ export interface Registry {
   ready: Promise<void>;
   /** Stops the registry's own work (the watch caches' backend watches); the backend belongs to the caller. */
   close(): Promise<void>;
+}
+
+/**
+ * Upstream's reset fields per (sub)resource: what a write through it cannot
+ * change, so nobody owns it there. Main resource: status (kinds with one);
+ * /status: everything else at the top level; a strategy may say more.
+ */
+function resetFieldsOf(group: string, version: string, kind: string, strategy: Strategy): Record<string, string[][]> {
+  const out: Record<string, string[][]> = {};
+  if (hasStatus(group, version, kind)) out[''] = [['status']];
+  for (const [name, sub] of Object.entries(strategy.subresources ?? {})) {
+    out[name] = sub.resetFields ?? (name === 'status' ? specFieldNames(group, version, kind).map((f) => [f]) : []);
+  }
+  if (strategy.resetFields !== undefined) out[''] = strategy.resetFields;
+  return out;
 }
 
 export function createRegistry(options: RegistryOptions): Registry {
@@ -91,6 +109,11 @@ export function createRegistry(options: RegistryOptions): Registry {
       storage,
       prune: (obj) => pruneObject(type.group, type.version, type.kind, obj),
     };
+    const applySchema = applySchemaFor(type.group, type.version, type.kind);
+    if (applySchema !== undefined) {
+      storeOptions.applySchema = applySchema;
+      storeOptions.resetFields = resetFieldsOf(type.group, type.version, type.kind, strategy);
+    }
     if (options.clock !== undefined) storeOptions.clock = options.clock;
     if (options.uid !== undefined) storeOptions.uid = options.uid;
     if (options.admission !== undefined) storeOptions.admission = options.admission;

@@ -121,6 +121,28 @@ export interface RESTStore {
     options: WriteOptions & { subresource?: string },
   ): Promise<KubeObject>;
   /**
+   * Server-side apply (PATCH with application/apply-patch+yaml): merges the
+   * decoded configuration into the object as `fieldManager`, creating it when
+   * missing. Absent for resources without an apply schema.
+   */
+  apply?(
+    namespace: string,
+    name: string,
+    config: Record<string, unknown>,
+    options: WriteOptions & { subresource?: string; force?: boolean; afterMerge?: () => void },
+  ): Promise<{ object: KubeObject; created: boolean }>;
+  /** GET of the scale subresource (kinds that have one): an autoscaling/v1 Scale. */
+  getScale?(namespace: string, name: string): Promise<KubeObject>;
+  /** PUT/PATCH of the scale subresource: `change` maps the current Scale to the wanted one. */
+  updateScale?(namespace: string, name: string, change: (current: KubeObject) => KubeObject, options: WriteOptions): Promise<KubeObject>;
+  /** Apply of an autoscaling/v1 Scale. */
+  applyScale?(
+    namespace: string,
+    name: string,
+    config: Record<string, unknown>,
+    options: WriteOptions & { force?: boolean; afterMerge?: () => void },
+  ): Promise<KubeObject>;
+  /**
    * DELETE: the deleted object (or a Success Status, as upstream answers for
    * most kinds), and whether it is gone now (false while finalizers hold it).
    */

@@ -16,6 +16,8 @@ export interface SubresourceStrategy {
   /** Copies onto `obj` everything from `old` the subresource may not change. */
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Paths this subresource's writes cannot change (upstream's GetResetFields); default for status: every top-level field but status. */
+  resetFields?: string[][];
 }
 
 export interface Strategy {
@@ -30,6 +32,8 @@ export interface Strategy {
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validate?(obj: KubeObject): FieldError[];
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Paths main-resource writes cannot change (upstream's GetResetFields); default: status, for kinds with one. */
+  resetFields?: string[][];
   /** PUT on a missing object creates it (201). */
   allowCreateOnUpdate: boolean;
   /** PUT without metadata.resourceVersion overwrites (true for most kinds). */
@@ -48,6 +52,8 @@ export interface Strategy {
   fieldLabels?: readonly string[];
   /** Old labels the conversion renames (pods: spec.host → spec.nodeName). */
   fieldLabelAliases?: Readonly<Record<string, string>>;
+  /** The scale subresource (autoscaling/v1 Scale over spec.replicas and status.replicas), with the selector Scale reports. */
+  scale?: { selector(obj: KubeObject): string };
   /** Subresources served with PUT/PATCH (status, finalize). */
   subresources?: Record<string, SubresourceStrategy>;
   /** Stored keys expire after this many seconds (events). */

@@ -27,6 +27,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../registry/rest.js';
+import YAML from 'yaml';
 import { decodeDocument, decodeObject, encodeBody } from './codecs.js';
 import { checkFields, setWarningHeaders } from './field-validation.js';
 import {
@@ -39,6 +40,7 @@ import {
   SERVED_MEDIA_TYPES,
   SERVED_PATCH_TYPES,
   type NegotiatedOutput,
+  APPLY_PATCH_TYPE,
 } from './negotiation.js';
 import { parseBool, type RequestInfo } from './request-info.js';
 import { writeNegotiated } from './responses.js';
@@ -116,9 +118,15 @@ function transformContext(scope: ResourceScope): TransformContext {
   return { group: scope.type.group, version: scope.type.version, kind: scope.type.kind, query: scope.query, served: SERVED_MEDIA_TYPES };
 }
 
-function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput): void {
-  writeNegotiated(scope.req, scope.res, code, transformResponse(value, out, transformContext(scope)), out);
+function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput, kind?: ExpectedKind): void {
+  const ctx = transformContext(scope);
+  writeNegotiated(scope.req, scope.res, code, transformResponse(value, out, kind === undefined ? ctx : { ...ctx, ...kind }), out);
 }
+
+type ExpectedKind = { group: string; version: string; kind: string };
+
+/** What the scale subresource reads and writes. */
+const SCALE_KIND: ExpectedKind = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
 /** The body's media type; protobuf only for kinds that have a protobuf form (else 415). */
 function inputMediaType(scope: ResourceScope): string {
@@ -161,11 +169,11 @@ function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType:
 }
 
 /** Drops unknown/duplicate fields of a decoded body per fieldValidation; warnings go on the response. */
-function checkBodyFields(scope: ResourceScope, object: KubeObject, options: WriteOptions, body: Buffer, mediaType: string): void {
+function checkBodyFields(scope: ResourceScope, object: KubeObject, options: WriteOptions, body: Buffer, mediaType: string, kind?: ExpectedKind): void {
   const warnings = checkFields(object, {
-    group: scope.type.group,
-    version: scope.type.version,
-    kind: scope.type.kind,
+    group: kind?.group ?? scope.type.group,
+    version: kind?.version ?? scope.type.version,
+    kind: kind?.kind ?? scope.type.kind,
     directive: options.fieldValidation,
     mode: 'decode',
     ...(mediaType === 'application/json' ? { rawJson: body.toString('utf8') } : {}),
@@ -217,11 +225,45 @@ function dryRunErrors(dryRun: string[]): FieldError[] {
   return dryRun.every((v) => v === 'All') ? [] : [fieldErrors.notSupported('dryRun', goStringSlice(dryRun), ['All'])];
 }
 
-/** dryRun, fieldManager and fieldValidation, validated as upstream's Create/Update/PatchOptions are (every error reported). */
-function writeOptionsFrom(query: URLSearchParams, optionsKind: string): WriteOptions {
-  const options: WriteOptions = {};
+/**
+ * The manager of a write: ?fieldManager=, else the User-Agent up to its first
+ * "/", printable characters only, at most 128 bytes (upstream's
+ * managerOrUserAgent).
+ */
+export function managerOrUserAgent(manager: string | undefined, userAgent: string | undefined): string {
+  if (manager !== undefined && manager !== '') return manager;
+  const prefix = (userAgent ?? '').split('/')[0]!;
+  let out = '';
+  let bytes = 0;
+  for (const ch of prefix) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+    bytes += size;
+  }
+  return out;
+}
+
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/** dryRun, fieldManager and fieldValidation (and force, for patches), validated as upstream's Create/Update/PatchOptions are (every error reported). */
+function writeOptionsFrom(query: URLSearchParams, optionsKind: string, patchType?: string): WriteOptions & { force?: boolean } {
+  const options: WriteOptions & { force?: boolean } = {};
+  const patchErrors: FieldError[] = [];
+  if (patchType !== undefined) {
+    const force = query.get('force');
+    if (patchType !== APPLY_PATCH_TYPE) {
+      if (force !== null) patchErrors.push(fieldErrors.forbidden('force', 'may not be specified for non-apply patch'));
+    } else {
+      if ((query.get('fieldManager') ?? '') === '') patchErrors.push(fieldErrors.required('fieldManager', 'is required for apply patch'));
+      if (force !== null) options.force = parseBool(force) === true;
+    }
+  }
+  const manager = query.get('fieldManager') ?? '';
+  if (Buffer.byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) patchErrors.push(fieldErrors.tooLong('fieldManager', FIELD_MANAGER_MAX_LENGTH));
   const dryRun = query.getAll('dryRun');
-  const errors = dryRunErrors(dryRun);
+  const errors = [...patchErrors, ...dryRunErrors(dryRun)];
   if (dryRun.length > 0) options.dryRun = true;
   setIfPresent(options, 'fieldManager', query.get('fieldManager'));
   const validation = query.get('fieldValidation');
@@ -241,6 +283,10 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   const options: { resourceVersion?: string } = {};
   setIfPresent(options, 'resourceVersion', scope.query.get('resourceVersion'));
+  if (scope.info.subresource === 'scale') {
+    write(scope, 200, await scope.store.getScale!(scope.namespace, scope.info.name), out, SCALE_KIND);
+    return;
+  }
   const object = await scope.store.get(scope.namespace, scope.info.name, options);
   write(scope, 200, object, out);
 }
@@ -299,6 +345,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   const mediaType = inputMediaType(scope);
   const body = await readBody(scope.req);
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
+  options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
   decodeBody(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
@@ -312,6 +359,13 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
   const mediaType = inputMediaType(scope);
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'UpdateOptions');
+  options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
+  if (scope.info.subresource === 'scale') {
+    const scale = decodeObject(body, mediaType, SCALE_KIND, scope.isKnownKind);
+    checkBodyFields(scope, scale, options, body, mediaType, SCALE_KIND);
+    write(scope, 200, await scope.store.updateScale!(scope.namespace, scope.info.name, () => scale, options), out, SCALE_KIND);
+    return;
+  }
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
   decodeBody(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
@@ -323,19 +377,30 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
 export async function handlePatch(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   const patchType = baseMediaType(scope.req.headers['content-type'] ?? '');
-  const smpSchema = smpSchemaFor(scope.type.group, scope.type.version, scope.type.kind);
+  const scale = scope.info.subresource === 'scale';
+  const target: ExpectedKind = scale ? SCALE_KIND : expectedKind(scope.type);
+  const smpSchema = smpSchemaFor(target.group, target.version, target.kind);
   // Strategic merge patch needs patch metadata: kinds without a schema do not take it (415), as upstream's CRDs.
-  const served = smpSchema === undefined ? SCHEMALESS_PATCH_TYPES : SERVED_PATCH_TYPES;
+  let served = smpSchema === undefined ? SCHEMALESS_PATCH_TYPES : SERVED_PATCH_TYPES;
+  if (scope.store.apply !== undefined) served = [...served, APPLY_PATCH_TYPE];
   if (!served.includes(patchType)) throw unsupportedMediaType('', served);
   const body = await readBody(scope.req);
-  const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'PatchOptions');
+  const options: WriteOptions & { subresource?: string; force?: boolean } = writeOptionsFrom(scope.query, 'PatchOptions', patchType);
+  options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
+  if (patchType === APPLY_PATCH_TYPE) {
+    await handleApply(scope, body, options, out);
+    return;
+  }
   const text = body.toString('utf8');
   const patch = parsePatch(text, patchType, options.fieldValidation ?? 'Warn');
-  const expected = expectedKind(scope.type);
+  const expected = target;
   const name = scope.info.name;
   let warnings: string[] = [];
-  const patched = await scope.store.patch(
+  const patchWith = scale
+    ? (ns: string, n: string, fn: (current: KubeObject) => KubeObject, o: WriteOptions) => scope.store.updateScale!(ns, n, fn, o)
+    : (ns: string, n: string, fn: (current: KubeObject) => KubeObject, o: WriteOptions) => scope.store.patch(ns, n, fn, o);
+  const patched = await patchWith(
     scope.namespace,
     name,
     (current) => {
@@ -348,7 +413,7 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
       // The typed decode sees the patched document first (a wrong type anywhere, metadata included, is its 422).
       const strategic = patchType === 'application/strategic-merge-patch+json';
       const patchValue = strategic ? goValue(patch) : JSON.stringify(result);
-      if (result !== null && typeof result === 'object' && !Array.isArray(result)) {
+      if (!scale && result !== null && typeof result === 'object' && !Array.isArray(result)) {
         decodePatchedTyped(scope, result as KubeObject, patchType, patch, patchValue);
       }
       const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind);
@@ -365,7 +430,136 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
     options,
   );
   setWarningHeaders(scope.res, warnings);
-  write(scope, 200, patched, out);
+  write(scope, 200, patched, out, scale ? SCALE_KIND : undefined);
+}
+
+/** The applied configuration: a YAML (or JSON) object; kind and apiVersion must be the URL's. */
+function decodeApplyBody(scope: ResourceScope, body: Buffer, strict: boolean): { config: Record<string, unknown>; warnings: string[] } {
+  const text = body.toString('utf8');
+  // JSON is YAML, and what kubectl and client-go send: parse it as JSON (a hundred times faster than the YAML parser).
+  if (/^\s*\{/.test(text)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed !== undefined) return { config: checkApplyKind(scope, parsed as Record<string, unknown>), warnings: strict ? jsonDuplicateKeys(text) : [] };
+  }
+  let doc: YAML.Document.Parsed | undefined;
+  try {
+    doc = YAML.parseDocument(text, { uniqueKeys: false });
+    if (doc.errors.length > 0) throw doc.errors[0];
+  } catch (err) {
+    const line = err instanceof YAML.YAMLError && err.linePos !== undefined ? `line ${err.linePos[0].line}: ` : '';
+    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${line}${message}`);
+  }
+  const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
+    const what = Array.isArray(value) ? 'array' : typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'bool' : 'number';
+    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${what} into Go value of type map[string]interface {}`);
+  }
+  const config = checkApplyKind(scope, (value ?? {}) as Record<string, unknown>);
+  // Duplicate keys: Strict fails, Warn warns (upstream's strict YAML decode of apply bodies).
+  return { config, warnings: strict ? duplicateKeys(doc, text) : [] };
+}
+
+function checkApplyKind(scope: ResourceScope, config: Record<string, unknown>): Record<string, unknown> {
+  const apiVersion = typeof config['apiVersion'] === 'string' ? config['apiVersion'] : '';
+  const kind = typeof config['kind'] === 'string' ? config['kind'] : '';
+  const target = scope.info.subresource === 'scale' ? SCALE_KIND : expectedKind(scope.type);
+  const expected = target.group === '' ? target.version : `${target.group}/${target.version}`;
+  if (apiVersion !== expected || kind !== target.kind) {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    throw badRequest(`invalid object type: ${group}/${version}, Kind=${kind}`);
+  }
+  return config;
+}
+
+/** Repeated keys of the JSON objects in `text`, as the YAML decoder reports them (`line N: key "k" already set in map`). */
+function jsonDuplicateKeys(text: string): string[] {
+  const out: string[] = [];
+  const stack: Array<Set<string> | null> = [];
+  let line = 1;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) line++;
+    else if (c === 123 /* { */) {
+      stack.push(new Set());
+      expectKey = true;
+    } else if (c === 91 /* [ */) {
+      stack.push(null);
+      expectKey = false;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      stack.pop();
+      expectKey = false;
+    } else if (c === 44 /* , */) expectKey = stack[stack.length - 1] instanceof Set;
+    else if (c === 34 /* " */) {
+      let j = i + 1;
+      while (j < text.length && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1;
+      if (expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        const keys = stack[stack.length - 1]!;
+        if (keys.has(key)) out.push(`line ${line}: key ${JSON.stringify(key)} already set in map`);
+        else keys.add(key);
+        expectKey = false;
+      }
+      i = j;
+    }
+  }
+  return out;
+}
+
+/** `line N: key "k" already set in map` for each repeated key of a YAML mapping. */
+function duplicateKeys(doc: YAML.Document.Parsed, text: string): string[] {
+  const out: string[] = [];
+  const lineOf = (offset: number): number => text.slice(0, offset).split('\n').length;
+  YAML.visit(doc, {
+    Map(_key, node) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const k = YAML.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        if (seen.has(k)) {
+          const at = YAML.isNode(pair.key) && pair.key.range !== undefined && pair.key.range !== null ? lineOf(pair.key.range[0]) : 0;
+          out.push(`line ${at}: key ${JSON.stringify(k)} already set in map`);
+        }
+        seen.add(k);
+      }
+    },
+  });
+  return out;
+}
+
+async function handleApply(
+  scope: ResourceScope,
+  body: Buffer,
+  options: WriteOptions & { subresource?: string; force?: boolean; afterMerge?: () => void },
+  out: NegotiatedOutput,
+): Promise<void> {
+  const directive = options.fieldValidation;
+  const { config, warnings } = decodeApplyBody(scope, body, directive === 'Strict' || directive === 'Warn');
+  if (warnings.length > 0 && directive === 'Strict') {
+    // Upstream decides conflicts first: the strict decode fails the request only after a clean merge.
+    options = {
+      ...options,
+      afterMerge: () => {
+        throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${warnings.join('\n  ')}`);
+      },
+    };
+  }
+  if (scope.info.subresource === 'scale') {
+    const scale = await scope.store.applyScale!(scope.namespace, scope.info.name, config, options);
+    setWarningHeaders(scope.res, warnings);
+    write(scope, 200, scale, out, SCALE_KIND);
+    return;
+  }
+  const { object, created } = await scope.store.apply!(scope.namespace, scope.info.name, config, options);
+  setWarningHeaders(scope.res, warnings);
+  write(scope, created ? 201 : 200, object, out);
 }
 
 function goJsonKind(value: unknown): string {

@@ -43,7 +43,10 @@ export const SERVED_STREAM_MEDIA_TYPES = ['application/json;stream=watch', `${PR
 const STREAMABLE = new Set(['application/json', PROTOBUF_MEDIA_TYPE]);
 /** Request body types for create and update. */
 export const SERVED_INPUT_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
-/** Patch types we apply for built-in kinds (server-side apply is not supported yet). */
+/** Server-side apply's patch type (served for kinds with an apply schema). */
+export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
+
+/** Patch types we apply for built-in kinds, besides apply. */
 export const SERVED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 /** Patch types for kinds with no schema (no strategic merge patch without patch metadata). */
 export const SCHEMALESS_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'];

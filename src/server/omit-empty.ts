@@ -28,6 +28,8 @@ export function dropEmptyCollections(group: string, version: string, kind: strin
   if (def !== undefined) walkStruct(def, obj);
 }
 
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
 function walkStruct(def: DefinitionSchema, obj: JsonObject): void {
   if (def.special !== undefined) return;
   for (const key of Object.keys(obj)) {
@@ -37,6 +39,8 @@ function walkStruct(def: DefinitionSchema, obj: JsonObject): void {
     walkValue(field, value);
     // A struct-typed field is only omitted by Go when it is a nil pointer.
     const collection = field.type === 'map' || field.type === 'array';
+    // `managedFields: []` is kept: it asks the field manager to clear them (a nil list would not).
+    if (key === 'managedFields' && Array.isArray(value) && def.name === OBJECT_META) continue;
     if (field.omitempty === true && isEmptyCollection(value) && (collection || value === null)) delete obj[key];
   }
 }

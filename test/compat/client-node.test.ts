@@ -6,7 +6,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CoreV1Api, KubeConfig, Watch, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, PatchStrategy, Watch, makeInformer, setHeaderOptions, type V1ConfigMap } from '@kubernetes/client-node';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -134,6 +134,30 @@ describe('@kubernetes/client-node witness', { timeout: 60_000 }, () => {
     assert.deepEqual(names(informer.list(namespace)), ['a', 'c']);
     assert.equal(events.filter((e) => e === 'delete pre').length, 1, events.join(', '));
     assert.equal(events.filter((e) => e.startsWith('add a')).length, 1, `no duplicate add for an object the cache had: ${events.join(', ')}`);
+  });
+
+  it('server-side apply: patch with the apply content type creates, re-applies and reports conflicts', { timeout: 20_000 }, async (t) => {
+    const server = await startTestServer();
+    t.after(() => server.stop());
+    const { core } = clientFor(server);
+    const namespace = 'applied';
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    const ssa = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+    const body = (data: Record<string, string>): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace }, data });
+    const created = await core.patchNamespacedConfigMap({ name: 'cfg', namespace, body: body({ a: '1', b: '2' }), fieldManager: 'node-app' }, ssa);
+    assert.deepEqual(created.data, { a: '1', b: '2' });
+    assert.deepEqual(
+      created.metadata?.managedFields?.map((e) => [e.manager, e.operation, e.fieldsV1]),
+      [['node-app', 'Apply', { 'f:data': { 'f:a': {}, 'f:b': {} } }]],
+    );
+    const reapplied = await core.patchNamespacedConfigMap({ name: 'cfg', namespace, body: body({ a: '1' }), fieldManager: 'node-app' }, ssa);
+    assert.deepEqual(reapplied.data, { a: '1' });
+    await assert.rejects(
+      core.patchNamespacedConfigMap({ name: 'cfg', namespace, body: body({ a: 'other' }), fieldManager: 'someone-else' }, ssa),
+      (err: { code?: number; body?: string }) => err.code === 409 && String(err.body).includes('Apply failed with 1 conflict: conflict with \\"node-app\\": .data.a'),
+    );
+    const forced = await core.patchNamespacedConfigMap({ name: 'cfg', namespace, body: body({ a: 'other' }), fieldManager: 'someone-else', force: true }, ssa);
+    assert.equal(forced.data?.['a'], 'other');
   });
 });
 

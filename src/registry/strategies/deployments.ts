@@ -4,6 +4,7 @@ import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultDeployment } from '../../api/apps/v1/defaults.js';
 import { validateDeployment, validateDeploymentStatus, validateDeploymentUpdate } from '../../api/apps/v1/validation.js';
 import type { Strategy } from '../strategy.js';
+import { formatLabelSelector } from '../../api/tables/labels.js';
 import { bumpGenerationOnSpecChange, keepStatus, statusSubresource } from './common.js';
 
 export const deploymentStrategy: Strategy = {
@@ -23,5 +24,6 @@ export const deploymentStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
+  scale: { selector: (obj) => formatLabelSelector((obj['spec'] as { selector?: unknown } | undefined)?.selector) },
   subresources: { status: statusSubresource((obj) => validateDeploymentStatus(obj)) },
 };

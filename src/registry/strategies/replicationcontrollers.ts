@@ -4,6 +4,7 @@ import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultReplicationController } from '../../api/core/v1/defaults.js';
 import { validateReplicationController, validateReplicationControllerStatus } from '../../api/core/v1/validation.js';
 import type { Strategy } from '../strategy.js';
+import { formatLabelSelector } from '../../api/tables/labels.js';
 import { bumpGenerationOnSpecChange, fieldAt, keepStatus, statusSubresource } from './common.js';
 
 export const replicationControllerStrategy: Strategy = {
@@ -25,5 +26,6 @@ export const replicationControllerStrategy: Strategy = {
   returnDeletedObject: false,
   fields: { 'status.replicas': fieldAt('status.replicas') },
   fieldLabels: ['metadata.name', 'metadata.namespace', 'status.replicas'],
+  scale: { selector: (obj) => formatLabelSelector({ matchLabels: (obj['spec'] as { selector?: unknown } | undefined)?.selector }) },
   subresources: { status: statusSubresource((obj) => validateReplicationControllerStatus(obj)) },
 };

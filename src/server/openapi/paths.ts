@@ -129,7 +129,12 @@ interface OperationSpec {
   /** status code → definition. */
   responses: Array<[number, string]>;
   produces: string[];
+  /** The kind the operation reads and writes when it is not the resource's own (scale: autoscaling/v1 Scale). */
+  gvk?: { group: string; version: string; kind: string };
 }
+
+const SCALE_DEF = 'io.k8s.api.autoscaling.v1.Scale';
+const SCALE_GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
 function response(def: string, media: string[], flavour: Flavour, code: number): JsonSchema {
   const description = code === 201 ? 'Created' : code === 202 ? 'Accepted' : 'OK';
@@ -163,7 +168,7 @@ function operation(spec: OperationSpec, type: ResourceType, flavour: Flavour): J
   responses['401'] = { description: 'Unauthorized' };
   op['responses'] = responses;
   op['x-kubernetes-action'] = spec.action;
-  op['x-kubernetes-group-version-kind'] = gvkOf(type);
+  op['x-kubernetes-group-version-kind'] = spec.gvk === undefined ? gvkOf(type) : { group: spec.gvk.group, kind: spec.gvk.kind, version: spec.gvk.version };
   return op;
 }
 
@@ -285,6 +290,20 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
           flavour,
         );
       }
+      if (sub === 'scale') {
+        const common = { params: [], responses: [[200, SCALE_DEF]] as Array<[number, string]>, produces: OBJECT_MEDIA, gvk: SCALE_GVK };
+        subOps['get'] = operation({ ...common, action: 'get', operationId: `read${id}${scoped}Scale`, description: `read scale of the specified ${type.kind}` }, type, flavour);
+        subOps['put'] = operation(
+          { ...common, action: 'put', operationId: `replace${id}${scoped}Scale`, description: `replace scale of the specified ${type.kind}`, params: WRITE_PARAMS, body: SCALE_DEF, responses: [[200, SCALE_DEF], [201, SCALE_DEF]] },
+          type,
+          flavour,
+        );
+        subOps['patch'] = operation(
+          { ...common, action: 'patch', operationId: `patch${id}${scoped}Scale`, description: `partially update scale of the specified ${type.kind}`, params: [...WRITE_PARAMS, P.force], body: PATCH_DEF, bodyMedia: PATCH_MEDIA, responses: [[200, SCALE_DEF], [201, SCALE_DEF]] },
+          type,
+          flavour,
+        );
+      }
       if (sub === 'status' || sub === 'finalize') {
         subOps['put'] = operation(
           { action: 'put', operationId: `replace${id}${scoped}${title}`, description: `replace ${sub} of the specified ${type.kind}`, params: WRITE_PARAMS, body: objectDef, responses: [[200, objectDef], [201, objectDef]], produces: OBJECT_MEDIA },
@@ -316,6 +335,7 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
 export function pathDefinitionRoots(types: ResourceType[]): string[] {
   const roots = new Set<string>([STATUS_DEF, DELETE_OPTIONS_DEF]);
   for (const type of types) {
+    if (type.subresources.includes('scale')) roots.add(SCALE_DEF);
     for (const kind of [type.kind, type.listKind]) {
       const name = definitionNameOf(type, kind);
       if (name !== undefined) roots.add(name);

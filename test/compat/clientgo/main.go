@@ -30,7 +30,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -207,6 +210,8 @@ func main() {
 		fail("namespace cache: %v %v", got, err)
 	}
 
+	serverSideApply(ctx, clientset)
+
 	fmt.Println("READY-FOR-RESTART")
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 		fail("waiting for the restart: %v", err)
@@ -272,6 +277,52 @@ func main() {
 	close(stop)
 	factory.Shutdown()
 	fmt.Println("PASS")
+}
+
+// serverSideApply uses typed Apply with ApplyConfigurations (in namespace
+// witness-two, which the informers above ignore): create, removal of a key
+// the manager stops applying, a conflict with another manager, force, and
+// ExtractConfigMap reading the manager's fields back from managedFields.
+func serverSideApply(ctx context.Context, clientset *kubernetes.Clientset) {
+	cms := clientset.CoreV1().ConfigMaps("witness-two")
+	owner := metav1.ApplyOptions{FieldManager: "witness"}
+	applied, err := cms.Apply(ctx, corev1ac.ConfigMap("applied", "witness-two").WithData(map[string]string{"k": "1", "j": "2"}), owner)
+	must(err, "apply configmap")
+	if len(applied.ManagedFields) != 1 || applied.ManagedFields[0].Manager != "witness" || applied.ManagedFields[0].Operation != metav1.ManagedFieldsOperationApply {
+		fail("managedFields after apply: %+v", applied.ManagedFields)
+	}
+	applied, err = cms.Apply(ctx, corev1ac.ConfigMap("applied", "witness-two").WithData(map[string]string{"k": "1"}), owner)
+	must(err, "re-apply configmap")
+	if !reflect.DeepEqual(applied.Data, map[string]string{"k": "1"}) {
+		fail("a key the manager stopped applying stayed: %v", applied.Data)
+	}
+	_, err = cms.Apply(ctx, corev1ac.ConfigMap("applied", "witness-two").WithData(map[string]string{"k": "2"}), metav1.ApplyOptions{FieldManager: "rival"})
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `Apply failed with 1 conflict: conflict with "witness": .data.k`) {
+		fail("apply of another manager's field: want a conflict, got %v", err)
+	}
+	applied, err = cms.Apply(ctx, corev1ac.ConfigMap("applied", "witness-two").WithData(map[string]string{"k": "2"}), metav1.ApplyOptions{FieldManager: "rival", Force: true})
+	must(err, "forced apply")
+	extracted, err := corev1ac.ExtractConfigMap(applied, "rival")
+	must(err, "extract configmap")
+	if !reflect.DeepEqual(extracted.Data, map[string]string{"k": "2"}) {
+		fail("extracted apply configuration: %v", extracted.Data)
+	}
+
+	deployments := clientset.AppsV1().Deployments("witness-two")
+	labels := map[string]string{"app": "web"}
+	deployment := appsv1ac.Deployment("web", "witness-two").WithSpec(appsv1ac.DeploymentSpec().
+		WithReplicas(2).
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).
+		WithTemplate(corev1ac.PodTemplateSpec().WithLabels(labels).WithSpec(corev1ac.PodSpec().WithContainers(
+			corev1ac.Container().WithName("nginx").WithImage("nginx:1.25").WithPorts(corev1ac.ContainerPort().WithContainerPort(80)),
+			corev1ac.Container().WithName("sidecar").WithImage("busybox"),
+		))))
+	got, err := deployments.Apply(ctx, deployment, owner)
+	must(err, "apply deployment")
+	if len(got.Spec.Template.Spec.Containers) != 2 || got.Spec.Template.Spec.Containers[0].Ports[0].Protocol != corev1.ProtocolTCP {
+		fail("applied deployment: %+v", got.Spec.Template.Spec.Containers)
+	}
+	fmt.Println("server-side apply: ok")
 }
 
 func configMap(name, v string) *corev1.ConfigMap {

@@ -1,0 +1,140 @@
+/**
+ * The fast path of the most common write: a create whose creator owns every
+ * field (no entries sent by the client). It gives the fieldsV1 of
+ * compare(zero object, obj) — added and modified paths — in one walk that
+ * writes the fieldsV1 object directly, without building sets or comparing
+ * values twice. Equal by construction to the general path (test/machinery/
+ * apply.test.ts checks both on the same objects).
+ *
+ * `skip` holds whole subtrees nobody owns (reset fields) and `stripped` the
+ * exact paths never recorded (metadata bookkeeping), both as field-name paths
+ * from the root.
+ */
+import { fieldElement } from './path.js';
+import { comparePathElements } from './path.js';
+import { resolveUntyped, type TypeNode } from './schema.js';
+import { deepEqual, listItemElement } from './typed.js';
+
+type Obj = Record<string, unknown>;
+
+/** A node under construction: whether its path is itself a member, and its children. */
+interface Node {
+  member: boolean;
+  children: Map<string, Node> | undefined;
+}
+
+function isObject(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function isEmptyCollection(v: unknown): boolean {
+  return v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+}
+
+export interface CreatedFieldsOptions {
+  /** Subtrees to leave out, keyed by top-level field name (reset fields are top-level in every built-in kind). */
+  skipTopLevel: ReadonlySet<string>;
+  /** Paths (as element arrays) never recorded. */
+  stripped: ReadonlyArray<readonly string[]>;
+}
+
+/** fieldsV1 of a created object, or undefined when it owns nothing. */
+export function createdFieldsV1(obj: Obj, root: TypeNode, options: CreatedFieldsOptions): Record<string, unknown> | undefined {
+  const top: Node = { member: false, children: undefined };
+  const implicit = new Map(root.implicit?.() ?? []);
+  for (const key of Object.keys(obj)) {
+    if (options.skipTopLevel.has(key)) continue;
+    const t = root.field(key) ?? root.elements();
+    child(top, fieldElement(key), implicit.has(key) ? implicit.get(key) : undefined, implicit.has(key), obj[key], t);
+  }
+  for (const path of options.stripped) unset(top, path);
+  return emit(top);
+}
+
+/** Compares one child (zero `l`, present only when `implicit`) with `r` and records it under `parent`. */
+function child(parent: Node, element: string, l: unknown, implicit: boolean, r: unknown, t0: TypeNode): void {
+  const t = t0.kind === 'untyped' ? resolveUntyped(r) : t0;
+  const leaf =
+    t.kind === 'scalar' ||
+    t.atomic ||
+    (isEmptyCollection(l) && isEmptyCollection(r)) ||
+    (t.kind === 'list' && !Array.isArray(r) && r !== null) ||
+    (t.kind === 'map' && !isObject(r) && r !== null);
+  if (leaf) {
+    if (!implicit || !deepEqual(l, r)) node(parent, element).member = true;
+    return;
+  }
+  const n = node(parent, element);
+  if (!implicit) n.member = true;
+  if (t.kind === 'list') {
+    if (!Array.isArray(r)) return;
+    const items = t.elements();
+    const seen = new Set<string>();
+    for (const item of r) {
+      const pe = listItemElement(t, item);
+      if (seen.has(pe)) continue; // duplicates: the first item stands for the key (as the general path does for a create)
+      seen.add(pe);
+      child(n, pe, undefined, false, item, items);
+    }
+    return;
+  }
+  if (!isObject(r)) return;
+  if (implicit && isObject(l)) {
+    // Both sides present: children compare against the zero struct's own implicit fields.
+    const zeros = new Map(t.implicit?.() ?? []);
+    for (const key of Object.keys(r)) {
+      const ct = t.field(key) ?? t.elements();
+      const has = zeros.has(key);
+      child(n, fieldElement(key), has ? zeros.get(key) : undefined, has, r[key], ct);
+    }
+    return;
+  }
+  // An added subtree: everything in it is added, implicit fields included.
+  for (const key of Object.keys(r)) addedChild(n, key, r[key], t);
+  for (const [key, zero] of t.implicit?.() ?? []) if (!(key in r)) addedChild(n, key, zero, t);
+}
+
+function addedChild(n: Node, key: string, value: unknown, t: TypeNode): void {
+  const declared = t.field(key);
+  child(n, fieldElement(key), undefined, false, value, declared ?? t.elements());
+}
+
+function node(parent: Node, element: string): Node {
+  parent.children ??= new Map();
+  let n = parent.children.get(element);
+  if (n === undefined) {
+    n = { member: false, children: undefined };
+    parent.children.set(element, n);
+  }
+  return n;
+}
+
+function unset(top: Node, path: readonly string[]): void {
+  let n: Node | undefined = top;
+  for (let i = 0; i < path.length && n !== undefined; i++) {
+    const next: Node | undefined = n.children?.get(path[i]!);
+    if (next === undefined) return;
+    if (i === path.length - 1) {
+      next.member = false;
+      if (next.children === undefined || next.children.size === 0) n.children!.delete(path[i]!);
+    }
+    n = next;
+  }
+}
+
+/** The fieldsV1 of a node's children, or undefined when nothing below it is owned. */
+function emit(n: Node): Record<string, unknown> | undefined {
+  if (n.children === undefined) return undefined;
+  const keys = [...n.children.keys()];
+  if (keys.length > 1) keys.sort(comparePathElements);
+  let out: Record<string, unknown> | undefined;
+  for (const k of keys) {
+    const c = n.children.get(k)!;
+    const below = emit(c);
+    if (below === undefined) {
+      if (!c.member) continue;
+      (out ??= {})[k] = {};
+    } else (out ??= {})[k] = c.member ? { '.': {}, ...below } : below;
+  }
+  return out;
+}
