@@ -7,7 +7,7 @@
 //
 // (leader election: see leader-elected-controllers.ts)
 //
-// runs the namespace and system namespaces controllers against any apiary (or
+// runs the namespace, resource quota and system namespaces controllers against any apiary (or
 // Kubernetes) API server until SIGTERM or SIGINT, then stops them cleanly and
 // exits 0. Flag names follow kube-controller-manager where one exists.
 
@@ -25,6 +25,8 @@ export const CONTROLLER_FLAGS_USAGE = `Controller flags:
   --namespace-deletion-grace-period DUR
                                       wait after a namespace's deletion before emptying it (default 5s)
   --system-namespaces-interval DUR    how often system namespaces are re-created (default 1m)
+  --concurrent-resource-quota-syncs N quotas recalculated at once (default 5)
+  --resource-quota-sync-period DUR    every quota is recalculated this often (default 5m)
 `;
 
 export const CONTROLLER_MANAGER_USAGE = `Usage: apiary controller-manager --kubeconfig FILE [flags]
@@ -40,6 +42,8 @@ export const controllerFlagOptions = {
   'namespace-sync-period': { type: 'string', default: '5m' },
   'namespace-deletion-grace-period': { type: 'string', default: '5s' },
   'system-namespaces-interval': { type: 'string', default: '1m' },
+  'concurrent-resource-quota-syncs': { type: 'string', default: '5' },
+  'resource-quota-sync-period': { type: 'string', default: '5m' },
 } as const;
 
 export type ControllerFlagValues = { [K in keyof typeof controllerFlagOptions]: string };
@@ -51,6 +55,12 @@ export function controllerOptionsFromFlags(values: ControllerFlagValues): Omit<C
   if (!Number.isInteger(workers) || workers < 1) {
     throw new Error(`invalid --concurrent-namespace-syncs ${JSON.stringify(values['concurrent-namespace-syncs'])}: want a positive integer`);
   }
+  const quotaWorkers = Number(values['concurrent-resource-quota-syncs']);
+  if (!Number.isInteger(quotaWorkers) || quotaWorkers < 1) {
+    throw new Error(`invalid --concurrent-resource-quota-syncs ${JSON.stringify(values['concurrent-resource-quota-syncs'])}: want a positive integer`);
+  }
+  const quotaPeriod = duration('resource-quota-sync-period');
+  if (quotaPeriod <= 0) throw new Error('invalid --resource-quota-sync-period: must be positive');
   const interval = duration('system-namespaces-interval');
   if (interval <= 0) throw new Error('invalid --system-namespaces-interval: must be positive');
   return {
@@ -58,6 +68,8 @@ export function controllerOptionsFromFlags(values: ControllerFlagValues): Omit<C
     namespaceSyncPeriodMs: duration('namespace-sync-period'),
     namespaceDeletionGracePeriodMs: duration('namespace-deletion-grace-period'),
     systemNamespacesIntervalMs: interval,
+    concurrentResourceQuotaSyncs: quotaWorkers,
+    resourceQuotaSyncPeriodMs: quotaPeriod,
   };
 }
 

@@ -12,7 +12,8 @@
 // API server in Kubernetes and runs on every server (it only creates what is
 // missing, so several copies are harmless, and it must run for kube-system —
 // where the Lease lives — to exist at all); the namespace controller is
-// kube-controller-manager's and runs only on the candidate holding the Lease.
+// kube-controller-manager's and runs only on the candidate holding the Lease,
+// as does the resource quota controller.
 // Losing the Lease stops it (and waits until it has stopped) before this
 // candidate campaigns again. With --leader-elect=false every controller runs
 // unconditionally, as before.
@@ -100,7 +101,7 @@ export function startLeaderElectedControllers(
   }
   const log: ClientLogger | undefined = options.logger;
   const identity = election.identity || defaultIdentity();
-  const always = startControllerManager({ ...options, controllers: { namespace: false, systemNamespaces: true } });
+  const always = startControllerManager({ ...options, controllers: { namespace: false, systemNamespaces: true, resourceQuota: false } });
   const abort = new AbortController();
   let leading = false;
   const campaign = runWhileLeader(
@@ -118,7 +119,7 @@ export function startLeaderElectedControllers(
     async (signal) => {
       leading = true;
       log?.info({ identity, lease: `${election.namespace}/${election.name}` }, 'started leading: running the namespace controller');
-      const manager = startControllerManager({ ...options, controllers: { namespace: true, systemNamespaces: false } });
+      const manager = startControllerManager({ ...options, controllers: { namespace: true, systemNamespaces: false, resourceQuota: true } });
       try {
         await new Promise<void>((resolve) => {
           if (signal.aborted) resolve();

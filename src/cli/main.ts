@@ -47,7 +47,11 @@ Flags:
   --service-node-port-range RANGE
                           the ports NodePort services get (default 30000-32767)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
-  --controllers BOOL      run the namespace and system namespaces controllers in-process (default true)
+  --admission-control-config-file FILE
+                          an AdmissionConfiguration (ResourceQuota's limitedResources)
+  --disable-admission-plugins NAMES
+                          built-in admission plugins to turn off: LimitRanger, ResourceQuota
+  --controllers BOOL      run the namespace, resource quota and system namespaces controllers in-process (default true)
 ${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
 
 function fail(message: string): never {
@@ -72,6 +76,8 @@ async function serve(argv: string[]): Promise<void> {
         'service-cluster-ip-range': { type: 'string', default: DEFAULT_SERVICE_CLUSTER_IP_RANGE },
         'service-node-port-range': { type: 'string', default: DEFAULT_SERVICE_NODE_PORT_RANGE },
         'log-level': { type: 'string', default: 'info' },
+        'admission-control-config-file': { type: 'string', default: '' },
+        'disable-admission-plugins': { type: 'string', default: '' },
         controllers: { type: 'string', default: 'true' },
         ...controllerFlagOptions,
         ...leaderElectionFlagOptions,
@@ -129,6 +135,12 @@ async function serve(argv: string[]): Promise<void> {
     serviceNodePortRange: values['service-node-port-range'],
   };
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
+  if (values['admission-control-config-file'] !== '') options.admissionControlConfigFile = path.resolve(values['admission-control-config-file']);
+  const disabled = values['disable-admission-plugins'].split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const name of disabled) {
+    if (name !== 'LimitRanger' && name !== 'ResourceQuota') fail(`invalid --disable-admission-plugins: ${JSON.stringify(name)} (apiary can disable LimitRanger, ResourceQuota)`);
+  }
+  if (disabled.length > 0) options.disableAdmissionPlugins = disabled;
   if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);
   let controllerOptions: ReturnType<typeof controllerOptionsFromFlags> | undefined;
   let election: LeaderElectionSettings | undefined;

@@ -4,11 +4,12 @@
 // kubeconfig with `apiary controller-manager`) and one shared informer
 // factory, so the namespace informer is listed and watched once.
 //
-// startControllerManager() starts the informers, the namespace controller and
-// the system namespaces controller and returns at once; `systemNamespacesSynced`
+// startControllerManager() starts the informers, the namespace controller,
+// the resource quota controller and the system namespaces controller and returns at once; `systemNamespacesSynced`
 // resolves after the first pass that found or created every system namespace;
 // stop() stops them all and resolves when every loop has finished.
 
+import { setMaxListeners } from 'node:events';
 import { type ClientLogger, type RestClient, SharedInformerFactory, silentLogger } from '../client/index.js';
 import {
   DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
@@ -17,6 +18,11 @@ import {
   NamespaceController,
 } from './namespace/controller.js';
 import { DEFAULT_SYSTEM_NAMESPACES_INTERVAL_MS, SystemNamespacesController } from './system-namespaces.js';
+import {
+  DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS,
+  DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS,
+  ResourceQuotaController,
+} from './resourcequota/controller.js';
 
 export interface ControllerManagerOptions {
   client: RestClient;
@@ -30,8 +36,12 @@ export interface ControllerManagerOptions {
   finalizerEstimateSeconds?: number;
   /** --system-namespaces-interval (default 1 min). */
   systemNamespacesIntervalMs?: number;
-  /** Which controllers to run (default both). */
-  controllers?: { namespace?: boolean; systemNamespaces?: boolean };
+  /** --concurrent-resource-quota-syncs (default 5). */
+  concurrentResourceQuotaSyncs?: number;
+  /** --resource-quota-sync-period: every quota is recalculated this often (default 5 min). */
+  resourceQuotaSyncPeriodMs?: number;
+  /** Which controllers to run (default all). */
+  controllers?: { namespace?: boolean; systemNamespaces?: boolean; resourceQuota?: boolean };
   logger?: ClientLogger;
 }
 
@@ -39,10 +49,13 @@ export interface RunningControllerManager {
   /** Resolves once every system namespace exists (never, if that controller is off). */
   systemNamespacesSynced: Promise<void>;
   namespaceController?: NamespaceController;
+  resourceQuotaController?: ResourceQuotaController;
   stop(): Promise<void>;
 }
 
 export {
+  DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS,
+  DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS,
   DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
   DEFAULT_NAMESPACE_DELETION_GRACE_PERIOD_MS,
   DEFAULT_NAMESPACE_SYNC_PERIOD_MS,
@@ -52,6 +65,8 @@ export {
 export function startControllerManager(options: ControllerManagerOptions): RunningControllerManager {
   const log = options.logger ?? silentLogger;
   const abort = new AbortController();
+  // Every informer and controller loop listens on this one signal.
+  setMaxListeners(0, abort.signal);
   const informers = new SharedInformerFactory(options.client, {
     defaultResyncMs: options.namespaceSyncPeriodMs ?? DEFAULT_NAMESPACE_SYNC_PERIOD_MS,
     logger: log,
@@ -81,6 +96,17 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     });
     running.systemNamespacesSynced = system.synced();
     loops.push(system.run(abort.signal));
+  }
+  if (options.controllers?.resourceQuota !== false) {
+    const quota = new ResourceQuotaController({
+      client: options.client,
+      informers,
+      workers: options.concurrentResourceQuotaSyncs ?? DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS,
+      resyncPeriodMs: options.resourceQuotaSyncPeriodMs ?? DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS,
+      logger: log,
+    });
+    running.resourceQuotaController = quota;
+    loops.push(quota.run(abort.signal));
   }
   informers.start(abort.signal);
 

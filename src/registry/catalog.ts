@@ -17,6 +17,7 @@ import { endpointsStrategy } from './strategies/endpoints.js';
 import { nodeStrategy } from './strategies/nodes.js';
 import { limitRangeStrategy } from './strategies/limitranges.js';
 import { resourceQuotaStrategy } from './strategies/resourcequotas.js';
+import { persistentVolumeClaimStrategy } from './strategies/persistentvolumeclaims.js';
 import { replicationControllerStrategy } from './strategies/replicationcontrollers.js';
 import { leaseStrategy } from './strategies/leases.js';
 import { deploymentStrategy } from './strategies/deployments.js';
@@ -85,6 +86,7 @@ const entries: CatalogEntry[] = [
   entry({ group: '', version: 'v1', resource: 'nodes', kind: 'Node', singular: 'node', short: ['no'], strategy: nodeStrategy }),
   entry({ group: '', version: 'v1', resource: 'limitranges', kind: 'LimitRange', singular: 'limitrange', short: ['limits'], strategy: limitRangeStrategy }),
   entry({ group: '', version: 'v1', resource: 'resourcequotas', kind: 'ResourceQuota', singular: 'resourcequota', short: ['quota'], strategy: resourceQuotaStrategy }),
+  entry({ group: '', version: 'v1', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', singular: 'persistentvolumeclaim', short: ['pvc'], strategy: persistentVolumeClaimStrategy }),
   entry({ group: '', version: 'v1', resource: 'replicationcontrollers', kind: 'ReplicationController', singular: 'replicationcontroller', short: ['rc'], categories: ['all'], strategy: replicationControllerStrategy }),
   entry({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', singular: 'deployment', short: ['deploy'], categories: ['all'], strategy: deploymentStrategy }),
   entry({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', singular: 'lease', strategy: leaseStrategy }),

@@ -14,8 +14,8 @@ import type { Clock } from '../machinery/names.js';
 import { createRegistry, type Registry } from '../registry/index.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
-import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import type { Namespace } from '../api/core/v1/types.js';
+import { buildAdmissionChain } from '../admission/chain.js';
+import { loadResourceQuotaConfiguration } from '../admission/resource-quota-config.js';
 import type { Backend } from '../storage/interface.js';
 import { openBackend, type OpenBackendOptions } from '../storage/open.js';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compactor.js';
@@ -46,8 +46,12 @@ export interface ServerOptions {
   /** pino level: trace, debug, info, warn, error, fatal, silent (default info). */
   logLevel?: string;
   clock?: Clock;
-  /** Admission plugins run after NamespaceLifecycle (tests use this to make writes fail). */
+  /** Admission plugins run after the built-in chain (tests use this to make writes fail). */
   admission?: AdmissionPlugin[];
+  /** --disable-admission-plugins: built-in plugins to leave out (LimitRanger, ResourceQuota). */
+  disableAdmissionPlugins?: string[];
+  /** --admission-control-config-file: an AdmissionConfiguration (the ResourceQuota entry's limitedResources are read). */
+  admissionControlConfigFile?: string;
   /** Watch cache settings (history size, wait timeout), or false to serve every read from storage (default: on). */
   watchCache?: WatchCacheOptions | false;
   /** Interval of watch BOOKMARK events in ms (default 60 s, as upstream). */
@@ -123,6 +127,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const storage = options.storage ?? 'sqlite';
   const dataDir = options.dataDir ?? (storage === 'sqlite' ? path.resolve('.apiary') : undefined);
   const prefix = options.etcdPrefix ?? '/registry';
+  // Read before anything is opened: a bad file fails the start cleanly.
+  const quotaConfig =
+    options.admissionControlConfigFile !== undefined ? loadResourceQuotaConfiguration(options.admissionControlConfigFile) : undefined;
   const logger: Logger = pino({ level: options.logLevel ?? 'info', base: { component: 'apiserver' } });
 
   let registryRef: Registry | undefined;
@@ -142,14 +149,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? startCompactor(rawBackend, { intervalMs: compactionIntervalMs, onError: (err) => logger.warn({ err }, 'compaction failed') })
       : undefined;
   const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
-  // NamespaceLifecycle reads namespaces from the registry it guards (in-process):
-  // first from the namespaces watch cache (any cached state, as a lister), live
-  // at the latest revision when the cache does not hold it or cannot be trusted.
-  const namespaceLifecycle = new NamespaceLifecycle({
-    getNamespace: async (name) => (await registry.storeFor('', 'namespaces')!.get('', name, {})) as Namespace,
-    getCachedNamespace: (name) => registry.storeFor('', 'namespaces')!.getCached('', name) as Readonly<Namespace> | undefined,
+  // The admission chain (src/admission/chain.ts) reads through the registry it guards (in-process).
+  const admission = buildAdmissionChain(() => registry, {
+    ...(options.disableAdmissionPlugins !== undefined ? { disable: options.disableAdmissionPlugins } : {}),
+    ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
+    ...(options.admission !== undefined ? { extra: options.admission } : {}),
   });
-  const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix, admission: [namespaceLifecycle, ...(options.admission ?? [])] };
+  const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix, admission };
   if (options.clock !== undefined) registryOptions.clock = options.clock;
   if (options.watchCache !== undefined) registryOptions.watchCache = options.watchCache;
   if (options.bookmarkIntervalMs !== undefined) registryOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;

@@ -71,6 +71,7 @@ func roots() []root {
 		corev1.Event{}, corev1.EventList{}, corev1.Endpoints{}, corev1.EndpointsList{},
 		corev1.Node{}, corev1.NodeList{}, corev1.LimitRange{}, corev1.LimitRangeList{},
 		corev1.ResourceQuota{}, corev1.ResourceQuotaList{},
+		corev1.PersistentVolumeClaim{}, corev1.PersistentVolumeClaimList{},
 		corev1.ReplicationController{}, corev1.ReplicationControllerList{},
 		metav1.Status{})...)
 	rs = append(rs, kinds("coordination.k8s.io", "v1", coordinationv1.Lease{}, coordinationv1.LeaseList{})...)

@@ -252,6 +252,50 @@ export const resourceQuotaPrinter: Printer = {
   },
 };
 
+// --- persistent volume claims ------------------------------------------------
+
+export const persistentVolumeClaimPrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Status', 'string', 'Phase of the claim.'),
+    column('Volume', 'string', 'The volume bound to the claim.'),
+    column('Capacity', 'string', 'Capacity of the bound volume.'),
+    column('Access Modes', 'string', 'Access modes of the bound volume.'),
+    column('StorageClass', 'string', 'StorageClass of the pvc'),
+    column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pvc'),
+    AGE_COLUMN,
+    column('VolumeMode', 'string', 'Block or Filesystem.', { priority: 1 }),
+  ],
+  print: (o, now) => {
+    const spec = rec(o.spec);
+    const status = rec(o.status);
+    const phase = at(o, 'metadata', 'deletionTimestamp') !== undefined ? 'Terminating' : str(status.phase);
+    const volume = str(spec.volumeName);
+    let capacity = '';
+    let modes = '';
+    if (volume !== '') {
+      capacity = str(at(status, 'capacity', 'storage'));
+      modes = accessModesString(arr(status.accessModes).map(String));
+    }
+    const annotated = at(o, 'metadata', 'annotations', 'volume.beta.kubernetes.io/storage-class');
+    const storageClass = annotated !== undefined ? str(annotated) : str(spec.storageClassName);
+    const vac = spec.volumeAttributesClassName === undefined ? '<unset>' : str(spec.volumeAttributesClassName);
+    const mode = spec.volumeMode === undefined ? '<unset>' : str(spec.volumeMode);
+    return { cells: [name(o), phase, volume, capacity, modes, storageClass, vac, age(o, now), mode] };
+  },
+};
+
+/** helper.GetAccessModesAsString: RWO,ROX,RWX,RWOP in that order, each once. */
+function accessModesString(modes: string[]): string {
+  const short: [string, string][] = [
+    ['ReadWriteOnce', 'RWO'],
+    ['ReadOnlyMany', 'ROX'],
+    ['ReadWriteMany', 'RWX'],
+    ['ReadWriteOncePod', 'RWOP'],
+  ];
+  return short.filter(([m]) => modes.includes(m)).map(([, s]) => s).join(',');
+}
+
 // --- replication controllers ------------------------------------------------
 
 export const replicationControllerPrinter: Printer = {

@@ -5,30 +5,14 @@ import type { KubeObject } from '../../machinery/meta.js';
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultPod } from '../../api/core/v1/defaults.js';
 import { validatePod, validatePodUpdate } from '../../api/core/v1/validation.js';
-import type { Container, Pod } from '../../api/core/v1/types.js';
+import type { Pod } from '../../api/core/v1/types.js';
+import { computePodQOS } from '../../api/core/v1/resource-helpers.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt, keepStatus, statusSubresource } from './common.js';
 
-/** Upstream's GetPodQOS, for cpu and memory. */
+/** Upstream's ComputePodQOS (exact quantity comparisons). */
 export function podQOSClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const containers: Container[] = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
-  const tracked = ['cpu', 'memory'];
-  let any = false;
-  let guaranteed = true;
-  for (const c of containers) {
-    const req = c.resources?.requests ?? {};
-    const lim = c.resources?.limits ?? {};
-    for (const r of tracked) {
-      if (isNonZero(req[r]) || isNonZero(lim[r])) any = true;
-      if (!isNonZero(lim[r]) || (req[r] !== undefined && String(req[r]) !== String(lim[r]))) guaranteed = false;
-    }
-  }
-  if (!any) return 'BestEffort';
-  return guaranteed ? 'Guaranteed' : 'Burstable';
-}
-
-function isNonZero(q: unknown): boolean {
-  return q !== undefined && q !== null && !/^[+]?0*(\.0*)?[a-zA-Z]*$/.test(String(q));
+  return computePodQOS(pod);
 }
 
 function bool(get: (o: KubeObject) => string): (o: KubeObject) => string {

@@ -1,7 +1,12 @@
 // ResourceQuotas: status reset on create (the quota controller fills it) and
-// kept on spec writes.
+// kept on spec writes; only /status writes it (ResourceQuota admission and the
+// controller), guarded by the resourceVersion they computed it from.
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
-import { validateResourceQuota, validateResourceQuotaStatus } from '../../api/core/v1/validation.js';
+import {
+  validateResourceQuota,
+  validateResourceQuotaStatusUpdate,
+  validateResourceQuotaUpdate,
+} from '../../api/core/v1/quota-validation.js';
 import type { ResourceQuota } from '../../api/core/v1/types.js';
 import type { Strategy } from '../strategy.js';
 import { keepStatus, statusSubresource } from './common.js';
@@ -14,9 +19,9 @@ export const resourceQuotaStrategy: Strategy = {
   },
   prepareForUpdate: keepStatus,
   validate: validateResourceQuota,
-  validateUpdate: (obj) => validateResourceQuota(obj),
+  validateUpdate: validateResourceQuotaUpdate,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
-  subresources: { status: statusSubresource((obj) => validateResourceQuotaStatus(obj)) },
+  subresources: { status: statusSubresource((obj) => validateResourceQuotaStatusUpdate(obj)) },
 };

@@ -237,3 +237,27 @@ export interface ReplicationController extends KubeObject {
     conditions?: unknown[];
   };
 }
+
+export interface PersistentVolumeClaimSpec {
+  accessModes?: string[];
+  selector?: Record<string, unknown>;
+  resources?: { requests?: ResourceList; limits?: ResourceList };
+  volumeName?: string;
+  storageClassName?: string;
+  volumeMode?: 'Filesystem' | 'Block';
+  dataSource?: Record<string, unknown>;
+  dataSourceRef?: Record<string, unknown>;
+  volumeAttributesClassName?: string;
+}
+
+export interface PersistentVolumeClaim extends KubeObject {
+  spec?: PersistentVolumeClaimSpec;
+  status?: {
+    phase?: 'Pending' | 'Bound' | 'Lost';
+    accessModes?: string[];
+    capacity?: ResourceList;
+    allocatedResources?: ResourceList;
+    conditions?: unknown[];
+    [field: string]: unknown;
+  };
+}

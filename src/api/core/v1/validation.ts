@@ -28,7 +28,6 @@ import type {
   PodTemplateSpec,
   ReplicationController,
   ResourceList,
-  ResourceQuota,
   Secret,
   Service,
   ServiceSpec,
@@ -660,7 +659,7 @@ function isIP(s: string): boolean {
   return s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s);
 }
 
-// ---- LimitRange and ResourceQuota ------------------------------------------------------
+// ---- LimitRange (ResourceQuota: quota-validation.ts) ------------------------------------------------------
 
 const LIMIT_TYPES = ['Container', 'PersistentVolumeClaim', 'Pod'];
 const quantityRe = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
@@ -699,16 +698,6 @@ export function validateLimitRange(obj: KubeObject): FieldError[] {
     }
   });
   return errs;
-}
-
-export function validateResourceQuota(obj: KubeObject): FieldError[] {
-  const rq = obj as ResourceQuota;
-  return [...validateResourceList(rq.spec?.hard, 'spec.hard')];
-}
-
-export function validateResourceQuotaStatus(obj: KubeObject): FieldError[] {
-  const rq = obj as ResourceQuota;
-  return [...validateResourceList(rq.status?.hard, 'status.hard'), ...validateResourceList(rq.status?.used, 'status.used')];
 }
 
 // ---- helpers ------------------------------------------------------------------------

@@ -1,0 +1,82 @@
+// The admission chain, written once: which plugins run, in which order, and
+// where each reads what it needs. Order as kube-apiserver's recommended one
+// (NamespaceLifecycle, LimitRanger, …, ResourceQuota last, so quota charges
+// only what every other plugin let through and sees the defaults LimitRanger
+// set). The registry runs every plugin's admit() (mutating) in this order,
+// then validation, then every validate():
+//
+//   plugin              admit (mutating)            validate
+//   NamespaceLifecycle  namespace exists / active   —
+//   LimitRanger         container defaults (pods)   min / max / ratio (pods, PVCs)
+//   ResourceQuota       —                           charge quotas (CAS on status.used)
+//   extra (tests)       as given                    as given
+//
+// Plugins read through the registry's stores (in-process): watch caches for
+// the lister-like reads, the store itself for live reads and writes.
+
+import type { Namespace, LimitRange, ResourceQuota } from '../api/core/v1/types.js';
+import type { RESTStore } from '../registry/rest.js';
+import type { AdmissionPlugin } from './interface.js';
+import { LimitRanger } from './limit-ranger.js';
+import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { ResourceQuotaAdmission } from './resource-quota.js';
+import type { ResourceQuotaConfiguration } from './resource-quota-config.js';
+
+/** What the chain needs of the registry: its stores, looked up when a request runs. */
+export interface StoreLookup {
+  storeFor(group: string, resource: string): RESTStore | undefined;
+}
+
+export interface AdmissionChainOptions {
+  /** Turn plugins off by name (tests, benchmarks): `LimitRanger`, `ResourceQuota`. */
+  disable?: readonly string[];
+  resourceQuota?: ResourceQuotaConfiguration;
+  /** Appended after the built-in plugins. */
+  extra?: readonly AdmissionPlugin[];
+}
+
+function store(lookup: StoreLookup, resource: string): RESTStore {
+  const s = lookup.storeFor('', resource);
+  if (s === undefined) throw new Error(`admission: no store for ${resource}`);
+  return s;
+}
+
+export function buildAdmissionChain(lookup: () => StoreLookup, options: AdmissionChainOptions = {}): AdmissionPlugin[] {
+  const disabled = new Set(options.disable ?? []);
+  const chain: AdmissionPlugin[] = [];
+  chain.push(
+    new NamespaceLifecycle({
+      getNamespace: async (name) => (await store(lookup(), 'namespaces').get('', name, {})) as Namespace,
+      getCachedNamespace: (name) => store(lookup(), 'namespaces').getCached('', name) as Readonly<Namespace> | undefined,
+    }),
+  );
+  if (!disabled.has('LimitRanger')) {
+    chain.push(
+      new LimitRanger({
+        // resourceVersion "0": any state the watch cache holds, as a lister reads.
+        listCached: async (ns) => (await store(lookup(), 'limitranges').list(ns, { resourceVersion: '0' })).items as LimitRange[],
+        listLive: async (ns) => (await store(lookup(), 'limitranges').list(ns, {})).items as LimitRange[],
+      }),
+    );
+  }
+  if (!disabled.has('ResourceQuota')) {
+    chain.push(
+      new ResourceQuotaAdmission({
+        access: {
+          listCached: async (ns) => (await store(lookup(), 'resourcequotas').list(ns, { resourceVersion: '0' })).items as ResourceQuota[],
+          listLive: async (ns) => (await store(lookup(), 'resourcequotas').list(ns, {})).items as ResourceQuota[],
+          updateStatus: async (q) => {
+            const body = { apiVersion: 'v1', kind: 'ResourceQuota', ...structuredClone(q) } as ResourceQuota;
+            const res = await store(lookup(), 'resourcequotas').update(q.metadata.namespace ?? '', q.metadata.name ?? '', body, {
+              subresource: 'status',
+            });
+            return res.object as ResourceQuota;
+          },
+        },
+        limitedResources: options.resourceQuota?.limitedResources ?? [],
+      }),
+    );
+  }
+  chain.push(...(options.extra ?? []));
+  return chain;
+}

@@ -1,0 +1,257 @@
+// ResourceQuotaController: keeps every quota's status true (upstream
+// pkg/controller/resourcequota: resource_quota_controller.go and
+// resource_quota_monitor.go). A client of the API only.
+//
+// - A quota is synced when it is added, when its spec.hard changes, when its
+//   status.hard differs from spec.hard, and every `resyncPeriodMs`
+//   (--resource-quota-sync-period, default 5 min) for all quotas.
+// - Sync: status.hard = spec.hard; status.used = the usage the evaluators
+//   measure over the namespace's objects (from informers), for the names in
+//   hard; names the controller cannot measure keep their previous value.
+//   Written with UpdateStatus guarded by the quota's resourceVersion (a 409
+//   means someone — usually ResourceQuota admission — wrote meanwhile: the
+//   key is retried with backoff).
+// - Replenishment: informers on the resources that quotas name (started on
+//   first need: pods, services, PVCs, configmaps, … and any
+//   `count/<resource>.<group>` found through discovery). A delete, or an
+//   update that changes an object's usage, re-syncs the quotas of its
+//   namespace that count that resource. Creates need no sync: admission
+//   charged them already.
+// - Workers: `workers` (--concurrent-resource-quota-syncs, default 5); a key is
+//   never synced by two workers at once.
+//
+// Custom resources: `count/<plural>.<group>` works for any resource discovery
+// lists (re-read when a quota names one it does not know).
+
+import type { ResourceQuota } from '../../api/core/v1/types.js';
+import {
+  type Evaluator,
+  type GroupResourceName,
+  EvaluatorRegistry,
+  resourcesForName,
+  scopeSelectorsOf,
+} from '../../api/quota/v1/evaluators.js';
+import { type Usage, equals, fromWire, mask, toWire } from '../../api/quota/v1/resources.js';
+import {
+  BucketRateLimiter,
+  type ClientLogger,
+  ItemExponentialFailureRateLimiter,
+  type KubeObject,
+  MaxOfRateLimiter,
+  NAMESPACE_INDEX,
+  type RestClient,
+  type SharedIndexInformer,
+  type SharedInformerFactory,
+  WorkQueue,
+  metaNamespaceKeyFunc,
+  runController,
+  serverPreferredNamespacedResources,
+  silentLogger,
+  waitForCacheSync,
+  isNotFound,
+  DeletedFinalStateUnknown,
+} from '../../client/index.js';
+
+export const DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS = 5;
+export const DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS = 5 * 60_000;
+const MONITOR_SYNC_TIMEOUT_MS = 10_000;
+/** After a quota's status.hard is first written, it is recalculated once more this much later. */
+const FIRST_SYNC_RECHECK_MS = 1_000;
+const EAGER_MONITORS = ['pods', 'services', 'persistentvolumeclaims', 'configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas'];
+
+export interface ResourceQuotaControllerOptions {
+  client: RestClient;
+  informers: SharedInformerFactory;
+  workers?: number;
+  resyncPeriodMs?: number;
+  logger?: ClientLogger;
+}
+
+function key(gr: GroupResourceName): string {
+  return `${gr.group}/${gr.resource}`;
+}
+
+export class ResourceQuotaController {
+  readonly queue: WorkQueue<string>;
+  private readonly client: RestClient;
+  private readonly informers: SharedInformerFactory;
+  private readonly quotas: SharedIndexInformer<ResourceQuota>;
+  private readonly evaluators = new EvaluatorRegistry();
+  private readonly workers: number;
+  private readonly resyncPeriodMs: number;
+  private readonly log: ClientLogger;
+  /** Informers on quota-relevant resources, by group/resource (promise: started and synced). */
+  private readonly monitors = new Map<string, Promise<SharedIndexInformer<KubeObject> | undefined>>();
+  /** group → resource → preferred version, from discovery. */
+  private discovered: Map<string, string> | undefined;
+  private signal: AbortSignal | undefined;
+
+  constructor(options: ResourceQuotaControllerOptions) {
+    this.client = options.client;
+    this.informers = options.informers;
+    this.workers = Math.max(1, options.workers ?? DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS);
+    this.resyncPeriodMs = options.resyncPeriodMs ?? DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS;
+    this.log = options.logger ?? silentLogger;
+    this.queue = new WorkQueue<string>({
+      name: 'resourcequota_primary',
+      rateLimiter: new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter<string>(5, 1000), new BucketRateLimiter<string>(10, 100)),
+    });
+    this.quotas = options.informers.forBuiltin<ResourceQuota>('resourcequotas');
+    this.quotas.addEventHandler({
+      onAdd: (q) => this.queue.add(metaNamespaceKeyFunc(q)),
+      onUpdate: (old, q) => {
+        const specChanged = !equals(fromWire(old.spec?.hard), fromWire(q.spec?.hard));
+        if (specChanged || !equals(fromWire(q.spec?.hard), fromWire(q.status?.hard))) this.queue.add(metaNamespaceKeyFunc(q));
+      },
+    });
+  }
+
+  /** Runs until signal aborts (start the informer factory too). */
+  run(signal: AbortSignal): Promise<void> {
+    this.signal = signal;
+    // The resources quotas usually name are watched from the start (upstream
+    // watches every quotable resource), so a new quota's first sync reads warm caches.
+    for (const resource of EAGER_MONITORS) void this.monitor({ group: '', resource });
+    const timer = setInterval(() => {
+      for (const q of this.quotas.getIndexer().list()) this.queue.add(metaNamespaceKeyFunc(q));
+    }, this.resyncPeriodMs);
+    timer.unref?.();
+    signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+    return runController<string>({
+      name: 'resourcequota',
+      informers: [this.quotas],
+      queue: this.queue,
+      workers: this.workers,
+      signal,
+      logger: this.log,
+      reconcile: (k) => this.sync(k),
+    });
+  }
+
+  private async sync(k: string): Promise<{ requeueAfter?: number } | void> {
+    const quota = this.quotas.getIndexer().getByKey(k);
+    if (quota === undefined) return;
+    const ns = quota.metadata.namespace ?? '';
+    const hard = fromWire(quota.spec?.hard);
+    const hardNames = [...hard.keys()];
+    const previous = fromWire(quota.status?.used);
+    let used: Usage = new Map(previous);
+    const measured = await this.calculateUsage(ns, quota, hardNames);
+    for (const [name, q] of measured) used.set(name, q);
+    used = mask(used, hardNames);
+    const dirty =
+      quota.status?.hard === undefined ||
+      quota.status?.used === undefined ||
+      !equals(hard, fromWire(quota.status.hard)) ||
+      !equals(used, previous);
+    if (!dirty) return;
+    const next: ResourceQuota = {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      ...structuredClone(quota),
+      status: { hard: toWire(hard), used: toWire(used) },
+    };
+    try {
+      await this.client.builtin<ResourceQuota>('resourcequotas', ns).updateStatus(next);
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+    // Until status.hard existed, admission charged nothing: objects created
+    // while this sync measured may be missing from it. Measure once more.
+    const firstHard = quota.status?.hard === undefined || !equals(hard, fromWire(quota.status.hard));
+    if (firstHard) return { requeueAfter: FIRST_SYNC_RECHECK_MS };
+  }
+
+  /** Upstream quota.CalculateUsage: every evaluator that counts one of the hard names, over the namespace's objects. */
+  private async calculateUsage(ns: string, quota: ResourceQuota, hardNames: string[]): Promise<Usage> {
+    const selectors = scopeSelectorsOf(quota);
+    const resources = new Map<string, GroupResourceName>();
+    for (const name of hardNames) for (const gr of resourcesForName(name)) resources.set(key(gr), gr);
+    let total: Usage = new Map();
+    const matched = new Set<string>();
+    for (const gr of resources.values()) {
+      const evaluator: Evaluator | undefined = this.evaluators.get(gr);
+      if (evaluator === undefined) continue;
+      const names = evaluator.matchingResources(hardNames);
+      if (names.length === 0) continue;
+      const informer = await this.monitor(gr);
+      if (informer === undefined) continue;
+      for (const n of names) matched.add(n);
+      const items = informer.getIndexer().byIndex(NAMESPACE_INDEX, ns);
+      const stats = evaluator.usageStats(items, names, selectors);
+      for (const [n, q] of stats) total.set(n, total.has(n) ? total.get(n)!.add(q) : q);
+    }
+    return mask(total, matched);
+  }
+
+  /** The synced informer for a resource (started on first need), or undefined when it is not served. */
+  private monitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
+    let m = this.monitors.get(key(gr));
+    if (m === undefined) {
+      m = this.startMonitor(gr);
+      this.monitors.set(key(gr), m);
+      // Not served (yet): look again on a later sync.
+      void m.then((i) => i === undefined && this.monitors.delete(key(gr)));
+    }
+    return m;
+  }
+
+  private async startMonitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
+    const version = await this.versionOf(gr);
+    if (version === undefined) return undefined;
+    const informer = this.informers.forResource<KubeObject>({ group: gr.group, version, resource: gr.resource });
+    const evaluator = this.evaluators.get(gr);
+    informer.addEventHandler({
+      onUpdate: (old, obj) => {
+        if (evaluator === undefined) return;
+        if (!equals(evaluator.usage(old), evaluator.usage(obj))) this.replenish(gr, obj);
+      },
+      onDelete: (obj) => this.replenish(gr, obj instanceof DeletedFinalStateUnknown ? obj.obj : obj),
+    });
+    const signal = this.signal ?? new AbortController().signal;
+    this.informers.start(signal);
+    // A list that keeps failing must not hold a worker forever: give up for now, try on a later sync.
+    const timeout = AbortSignal.any([signal, AbortSignal.timeout(MONITOR_SYNC_TIMEOUT_MS)]);
+    return (await waitForCacheSync(timeout, [informer])) ? informer : undefined;
+  }
+
+  /** Queues the quotas of the object's namespace that count this resource. */
+  private replenish(gr: GroupResourceName, obj: KubeObject | undefined): void {
+    const ns = obj?.metadata.namespace;
+    if (ns === undefined) return;
+    const evaluator = this.evaluators.get(gr);
+    if (evaluator === undefined) return;
+    for (const q of this.quotas.getIndexer().byIndex(NAMESPACE_INDEX, ns)) {
+      if (evaluator.matchingResources(Object.keys(q.status?.hard ?? {})).length > 0) this.queue.add(metaNamespaceKeyFunc(q));
+    }
+  }
+
+  /** The served version of a resource (discovery; re-read when it does not list the resource). */
+  private async versionOf(gr: GroupResourceName): Promise<string | undefined> {
+    const find = (): string | undefined => this.discovered?.get(`${gr.group}/${gr.resource}`);
+    if (find() === undefined) await this.discover();
+    return find();
+  }
+
+  private async discover(): Promise<void> {
+    const found = new Map<string, string>();
+    let lists;
+    try {
+      lists = await serverPreferredNamespacedResources(this.client);
+    } catch (err) {
+      const partial = (err as { partial?: unknown }).partial;
+      if (!Array.isArray(partial)) throw err;
+      lists = partial as Awaited<ReturnType<typeof serverPreferredNamespacedResources>>;
+    }
+    for (const list of lists) {
+      const [group, version] = list.groupVersion.includes('/') ? list.groupVersion.split('/') : ['', list.groupVersion];
+      for (const r of list.resources) {
+        if (r.name.includes('/')) continue;
+        if (!r.verbs.includes('list') || !r.verbs.includes('watch')) continue;
+        found.set(`${group}/${r.name}`, version!);
+      }
+    }
+    this.discovered = found;
+  }
+}
