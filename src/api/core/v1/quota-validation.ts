@@ -6,7 +6,7 @@
 // cannot change. Map keys are checked in sorted order (upstream's map order is
 // random; sorting makes the causes stable).
 
-import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
+import { type FieldError, GoLiteral, fieldErrors, goStringSlice } from '../../../machinery/field-errors.js';
 import { type Quantity, parseQuantity } from '../../../machinery/quantity.js';
 import { IS_NEGATIVE_ERROR_MSG, isQualifiedName } from '../../../machinery/validation.js';
 import type { KubeObject } from '../../../machinery/meta.js';
@@ -50,14 +50,23 @@ function scopeFits(scope: string, resource: string): boolean {
   }
 }
 
+/** validateResourceName then ValidateResourceQuotaResourceName; a ResourceName prints bare. */
 function validateQuotaResourceName(name: string, path: string): FieldError[] {
-  const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, name, m));
-  if (errs.length > 0) return errs;
-  if (!name.includes('/')) {
-    if (!STANDARD_RESOURCES.has(name) && !isHugePages(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource type or fully qualified')];
-    if (!isStandardQuotaName(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource for quota')];
+  const bare = new GoLiteral(name);
+  const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, bare, m));
+  if (errs.length === 0 && !name.includes('/') && !STANDARD_RESOURCES.has(name) && !isHugePages(name)) {
+    errs.push(fieldErrors.invalid(path, bare, 'must be a standard resource type or fully qualified'));
   }
-  return [];
+  if (!name.includes('/') && !isStandardQuotaName(name)) errs.push(fieldErrors.invalid(path, bare, 'must be a standard resource for quota'));
+  return errs;
+}
+
+/** How Go's %#v prints a resource.Quantity (the "must be an integer" error shows it raw). */
+function goQuantity(q: Quantity, text: string): GoLiteral {
+  const cached = q.toString() === text ? text : '';
+  return new GoLiteral(
+    `resource.Quantity{i:resource.int64Amount{value:${q.unscaled}, scale:${q.scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${JSON.stringify(cached)}, Format:${JSON.stringify(q.format)}}`,
+  );
 }
 
 function validateQuantity(name: string, raw: string | number, path: string): FieldError[] {
@@ -70,7 +79,7 @@ function validateQuantity(name: string, raw: string | number, path: string): Fie
   const errs: FieldError[] = [];
   if (q.sign() < 0) errs.push(fieldErrors.invalid(path, q.toString(), IS_NEGATIVE_ERROR_MSG));
   if ((INTEGER_RESOURCES.has(name) || isExtendedResourceName(name)) && q.milliValue() % 1000n !== 0n) {
-    errs.push(fieldErrors.invalid(path, q.toString(), 'must be an integer'));
+    errs.push(fieldErrors.invalid(path, goQuantity(q, String(raw)), 'must be an integer'));
   }
   return errs;
 }
@@ -90,6 +99,8 @@ interface Requirement {
   values?: string[];
 }
 
+const scopeList = (scopes: readonly string[]): GoLiteral => goStringSlice('core.ResourceQuotaScope', scopes);
+
 function conflicting(scopes: Set<string>): boolean {
   return (scopes.has('BestEffort') && scopes.has('NotBestEffort')) || (scopes.has('Terminating') && scopes.has('NotTerminating'));
 }
@@ -100,12 +111,12 @@ function validateScopes(rq: ResourceQuota): FieldError[] {
   const errs: FieldError[] = [];
   const hard = Object.keys(rq.spec?.hard ?? {}).sort();
   for (const scope of scopes) {
-    if (!STANDARD_SCOPES.has(scope)) errs.push(fieldErrors.invalid('spec.scopes', scopes, 'unsupported scope'));
+    if (!STANDARD_SCOPES.has(scope)) errs.push(fieldErrors.invalid('spec.scopes', scopeList(scopes), 'unsupported scope'));
     for (const k of hard) {
-      if (isStandardQuotaName(k) && !scopeFits(scope, k)) errs.push(fieldErrors.invalid('spec.scopes', scopes, 'unsupported scope applied to resource'));
+      if (isStandardQuotaName(k) && !scopeFits(scope, k)) errs.push(fieldErrors.invalid('spec.scopes', scopeList(scopes), 'unsupported scope applied to resource'));
     }
   }
-  if (conflicting(new Set(scopes))) errs.push(fieldErrors.invalid('spec.scopes', scopes, 'conflicting scopes'));
+  if (conflicting(new Set(scopes))) errs.push(fieldErrors.invalid('spec.scopes', scopeList(scopes), 'conflicting scopes'));
   return errs;
 }
 
@@ -136,13 +147,13 @@ function validateScopeSelector(rq: ResourceQuota): FieldError[] {
     if (op === 'In' || op === 'NotIn') {
       if (values.length === 0) errs.push(fieldErrors.required(`${path}.values`, "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
     } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length !== 0) errs.push(fieldErrors.invalid(`${path}.values`, values, "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+      if (values.length !== 0) errs.push(fieldErrors.invalid(`${path}.values`, goStringSlice('string', values), "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
     } else {
       errs.push(fieldErrors.invalid(`${path}.operator`, op, 'not a valid selector operator'));
     }
     seen.add(scope);
   }
-  if (conflicting(seen)) errs.push(fieldErrors.invalid(path, rq.spec?.scopes ?? null, 'conflicting scopes'));
+  if (conflicting(seen)) errs.push(fieldErrors.invalid(path, scopeList(rq.spec?.scopes ?? []), 'conflicting scopes'));
   return errs;
 }
 
@@ -162,7 +173,7 @@ export function validateResourceQuotaUpdate(obj: KubeObject, old: KubeObject): F
   const errs = [...validateList(rq.spec?.hard, 'spec.hard'), ...validateScopes(rq), ...validateScopeSelector(rq)];
   const a = new Set(rq.spec?.scopes ?? []);
   const b = new Set((old as ResourceQuota).spec?.scopes ?? []);
-  if (a.size !== b.size || [...a].some((s) => !b.has(s))) errs.push(fieldErrors.invalid('spec.scopes', rq.spec?.scopes ?? null, 'field is immutable'));
+  if (a.size !== b.size || [...a].some((s) => !b.has(s))) errs.push(fieldErrors.invalid('spec.scopes', scopeList(rq.spec?.scopes ?? []), 'field is immutable'));
   return errs;
 }
 
