@@ -2,8 +2,9 @@
 // SetDefaults_PersistentVolumeClaim{,Spec}, ValidatePersistentVolumeClaim{,Update}),
 // the parts a claim without a storage provisioner needs: access modes,
 // spec.resources.requests.storage (required, positive), volumeMode,
-// storageClassName; on update the spec is immutable except
-// resources.requests, and storage may not shrink.
+// storageClassName; on update the spec is immutable except a bound claim's
+// storage request, which may not shrink. (Upstream appends a diff of the
+// specs to the immutability message; apiary does not.)
 
 import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
 import type { KubeObject } from '../../../machinery/meta.js';
@@ -58,8 +59,11 @@ export function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeOb
   const oldStorage = b.resources?.requests?.['storage'];
   // A claim not yet bound may get its volumeName set once.
   if ((b.volumeName ?? '') === '') delete a.volumeName, delete b.volumeName;
-  if (a.resources !== undefined) delete a.resources.requests;
-  if (b.resources !== undefined) delete b.resources.requests;
+  // Only a bound claim may change its storage request (expansion).
+  if ((obj as PersistentVolumeClaim).status?.phase === 'Bound' && a.resources?.requests !== undefined) {
+    if (oldStorage === undefined) delete a.resources.requests['storage'];
+    else a.resources.requests['storage'] = oldStorage;
+  }
   if (!sameJSON(a, b)) {
     errs.push(fieldErrors.forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'));
   }
