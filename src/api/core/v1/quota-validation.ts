@@ -99,7 +99,9 @@ interface Requirement {
   values?: string[];
 }
 
-const scopeList = (scopes: readonly string[]): GoLiteral => goStringSlice('core.ResourceQuotaScope', scopes);
+/** A []core.ResourceQuotaScope as Go's %#v prints it; an absent list is a nil slice. */
+const scopeList = (scopes: readonly string[] | undefined): GoLiteral =>
+  scopes === undefined ? new GoLiteral('[]core.ResourceQuotaScope(nil)') : goStringSlice('core.ResourceQuotaScope', scopes);
 
 function conflicting(scopes: Set<string>): boolean {
   return (scopes.has('BestEffort') && scopes.has('NotBestEffort')) || (scopes.has('Terminating') && scopes.has('NotTerminating'));
@@ -153,7 +155,7 @@ function validateScopeSelector(rq: ResourceQuota): FieldError[] {
     }
     seen.add(scope);
   }
-  if (conflicting(seen)) errs.push(fieldErrors.invalid(path, scopeList(rq.spec?.scopes ?? []), 'conflicting scopes'));
+  if (conflicting(seen)) errs.push(fieldErrors.invalid(path, scopeList(rq.spec?.scopes), 'conflicting scopes'));
   return errs;
 }
 
@@ -173,7 +175,7 @@ export function validateResourceQuotaUpdate(obj: KubeObject, old: KubeObject): F
   const errs = [...validateList(rq.spec?.hard, 'spec.hard'), ...validateScopes(rq), ...validateScopeSelector(rq)];
   const a = new Set(rq.spec?.scopes ?? []);
   const b = new Set((old as ResourceQuota).spec?.scopes ?? []);
-  if (a.size !== b.size || [...a].some((s) => !b.has(s))) errs.push(fieldErrors.invalid('spec.scopes', scopeList(rq.spec?.scopes ?? []), 'field is immutable'));
+  if (a.size !== b.size || [...a].some((s) => !b.has(s))) errs.push(fieldErrors.invalid('spec.scopes', scopeList(rq.spec?.scopes), 'field is immutable'));
   return errs;
 }
 
