@@ -94,6 +94,8 @@ export function sample(group: string, resource: string, name: string, namespace 
       return { metadata: meta, spec: { limits: [{ type: 'Container', max: { cpu: '2' } }] } };
     case '/resourcequotas':
       return { metadata: meta, spec: { hard: { pods: '10' } } };
+    case '/persistentvolumeclaims':
+      return { metadata: meta, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
     case '/replicationcontrollers':
       return { metadata: meta, spec: { selector: { app: name }, template: { metadata: { labels: { app: name } }, spec: structuredClone(podSpec) } } };
     case 'apps/deployments':
