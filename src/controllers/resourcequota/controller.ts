@@ -189,7 +189,11 @@ export class ResourceQuotaController {
   private monitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
     let m = this.monitors.get(key(gr));
     if (m === undefined) {
-      m = this.startMonitor(gr);
+      m = this.startMonitor(gr).catch((err: unknown) => {
+        // Discovery failed, or the controller stopped meanwhile: no monitor for now.
+        if (this.signal?.aborted !== true) this.log.warn({ resource: key(gr), err: String(err) }, 'quota monitor failed to start');
+        return undefined;
+      });
       this.monitors.set(key(gr), m);
       // Not served (yet): look again on a later sync.
       void m.then((i) => i === undefined && this.monitors.delete(key(gr)));
@@ -199,7 +203,7 @@ export class ResourceQuotaController {
 
   private async startMonitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
     const version = await this.versionOf(gr);
-    if (version === undefined) return undefined;
+    if (version === undefined || this.signal?.aborted === true) return undefined;
     const informer = this.informers.forResource<KubeObject>({ group: gr.group, version, resource: gr.resource });
     const evaluator = this.evaluators.get(gr);
     informer.addEventHandler({
