@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     console.log(`  no quota:                    ${fmt(p)} req/s  p50 ${fmt(median(plain.map((x) => x.p50ms)), 1)} ms  p99 ${fmt(median(plain.map((x) => x.p99ms)), 1)} ms`);
     console.log(`  3 quotas + LimitRange:       ${fmt(l)} req/s  p50 ${fmt(median(limited.map((x) => x.p50ms)), 1)} ms  p99 ${fmt(median(limited.map((x) => x.p99ms)), 1)} ms`);
     console.log(`  ratio: ${fmt((100 * l) / p)} % (target ≥ 75 %), errors: ${errors}`);
-    console.log(`  quota 'objects' status.used count/configmaps = ${used.status?.used?.['count/configmaps']} (expected ${(rounds + 1) * perRound})`);
+    console.log(`  quota 'objects' status.used count/configmaps = ${used.status?.used?.['count/configmaps']} (expected ${(rounds + 1) * perRound}, printed as a quantity)`);
   } finally {
     await apiary.stop();
   }
