@@ -11,6 +11,11 @@
 //   Written with UpdateStatus guarded by the quota's resourceVersion (a 409
 //   means someone — usually ResourceQuota admission — wrote meanwhile: the
 //   key is retried with backoff).
+// - Until a quota has status.hard, admission charges nothing to it, so objects
+//   created while its first sync measured may be missed: one second after the
+//   first status it is measured again, and that recheck may only raise usage
+//   (creates charged by admission meanwhile may not be in the informers yet;
+//   lowering from a lagging informer would let the namespace overshoot).
 // - Replenishment: informers on the resources that quotas name (started on
 //   first need: pods, services, PVCs, configmaps, … and any
 //   `count/<resource>.<group>` found through discovery). A delete, or an
@@ -85,6 +90,8 @@ export class ResourceQuotaController {
   /** group → resource → preferred version, from discovery. */
   private discovered: Map<string, string> | undefined;
   private signal: AbortSignal | undefined;
+  /** Keys whose next sync is the recheck after a first status: it may raise usage, never lower it. */
+  private readonly rechecks = new Set<string>();
 
   constructor(options: ResourceQuotaControllerOptions) {
     this.client = options.client;
@@ -98,12 +105,18 @@ export class ResourceQuotaController {
     });
     this.quotas = options.informers.forBuiltin<ResourceQuota>('resourcequotas');
     this.quotas.addEventHandler({
-      onAdd: (q) => this.queue.add(metaNamespaceKeyFunc(q)),
+      onAdd: (q) => this.enqueue(metaNamespaceKeyFunc(q)),
       onUpdate: (old, q) => {
         const specChanged = !equals(fromWire(old.spec?.hard), fromWire(q.spec?.hard));
-        if (specChanged || !equals(fromWire(q.spec?.hard), fromWire(q.status?.hard))) this.queue.add(metaNamespaceKeyFunc(q));
+        if (specChanged || !equals(fromWire(q.spec?.hard), fromWire(q.status?.hard))) this.enqueue(metaNamespaceKeyFunc(q));
       },
     });
+  }
+
+  /** A full recalculation of this quota (cancels a pending raise-only recheck). */
+  private enqueue(k: string): void {
+    this.rechecks.delete(k);
+    this.queue.add(k);
   }
 
   /** Runs until signal aborts (start the informer factory too). */
@@ -113,7 +126,7 @@ export class ResourceQuotaController {
     // watches every quotable resource), so a new quota's first sync reads warm caches.
     for (const resource of EAGER_MONITORS) void this.monitor({ group: '', resource });
     const timer = setInterval(() => {
-      for (const q of this.quotas.getIndexer().list()) this.queue.add(metaNamespaceKeyFunc(q));
+      for (const q of this.quotas.getIndexer().list()) this.enqueue(metaNamespaceKeyFunc(q));
     }, this.resyncPeriodMs);
     timer.unref?.();
     signal.addEventListener('abort', () => clearInterval(timer), { once: true });
@@ -129,6 +142,7 @@ export class ResourceQuotaController {
   }
 
   private async sync(k: string): Promise<{ requeueAfter?: number } | void> {
+    const raiseOnly = this.rechecks.delete(k);
     const quota = this.quotas.getIndexer().getByKey(k);
     if (quota === undefined) return;
     const ns = quota.metadata.namespace ?? '';
@@ -137,7 +151,12 @@ export class ResourceQuotaController {
     const previous = fromWire(quota.status?.used);
     let used: Usage = new Map(previous);
     const measured = await this.calculateUsage(ns, quota, hardNames);
-    for (const [name, q] of measured) used.set(name, q);
+    for (const [name, q] of measured) {
+      // The recheck looks for objects created before admission charged anything;
+      // creates charged since may not be in the informers yet, so it only raises.
+      const before = used.get(name);
+      if (!raiseOnly || before === undefined || q.cmp(before) > 0) used.set(name, q);
+    }
     used = mask(used, hardNames);
     const dirty =
       quota.status?.hard === undefined ||
@@ -160,7 +179,10 @@ export class ResourceQuotaController {
     // Until status.hard existed, admission charged nothing: objects created
     // while this sync measured may be missing from it. Measure once more.
     const firstHard = quota.status?.hard === undefined || !equals(hard, fromWire(quota.status.hard));
-    if (firstHard) return { requeueAfter: FIRST_SYNC_RECHECK_MS };
+    if (firstHard) {
+      this.rechecks.add(k);
+      return { requeueAfter: FIRST_SYNC_RECHECK_MS };
+    }
   }
 
   /** Upstream quota.CalculateUsage: every evaluator that counts one of the hard names, over the namespace's objects. */
@@ -227,7 +249,7 @@ export class ResourceQuotaController {
     const evaluator = this.evaluators.get(gr);
     if (evaluator === undefined) return;
     for (const q of this.quotas.getIndexer().byIndex(NAMESPACE_INDEX, ns)) {
-      if (evaluator.matchingResources(Object.keys(q.status?.hard ?? {})).length > 0) this.queue.add(metaNamespaceKeyFunc(q));
+      if (evaluator.matchingResources(Object.keys(q.status?.hard ?? {})).length > 0) this.enqueue(metaNamespaceKeyFunc(q));
     }
   }
 
