@@ -10,9 +10,9 @@
 // - the one quota-exceeded case uses a quota whose true status is known in
 //   advance (hard 0, used 0) and writes that status itself in setup, so
 //   whichever write lands last — the controller's or the setup's — the
-//   status is the same; two reads before the create give the reference's
-//   admission informer time to see it (it refuses nothing while it holds the
-//   quota without status).
+//   status is the same; setup then waits until a read shows it, and reads
+//   once more, which gives the reference's admission informer time to see
+//   it (it refuses nothing while it holds the quota without status).
 
 import type { DiffCase } from '../case.js';
 
@@ -128,7 +128,7 @@ export const cases: DiffCase[] = [
         headers: mergePatch,
         body: { status: { hard: { 'count/secrets': '0' }, used: { 'count/secrets': '0' } } },
       },
-      { method: 'GET', path: '/api/v1/namespaces/{ns}/resourcequotas/q' },
+      { method: 'GET', path: '/api/v1/namespaces/{ns}/resourcequotas/q', until: { path: 'status.used.count/secrets', equals: '0' } },
       { method: 'GET', path: '/api/v1/namespaces/{ns}/secrets' },
     ],
     steps: [
