@@ -1,16 +1,17 @@
 // Differential cases for ResourceQuota and LimitRange (issue 20). Verified by
 // hand against kube-apiserver v1.32.4 with its kube-controller-manager.
 //
-// The reference's quota controller fills a quota's status asynchronously, so
-// these cases avoid depending on when it runs:
+// The differential test's reference runs no quota controller (and apiary's
+// side none either); a reference that does (a full cluster) fills a quota's
+// status asynchronously. These cases hold either way:
 // - validation answers (422) do not depend on status at all;
 // - LimitRanger reads a namespace's LimitRanges live when its informer holds
 //   none (each case has a fresh namespace), so a LimitRange made in setup
 //   applies to the first step;
 // - the one quota-exceeded case uses a quota whose true status is known in
 //   advance (hard 0, used 0) and writes that status itself in setup, so
-//   whichever write lands last — the controller's or the setup's — the
-//   status is the same; setup then waits until a read shows it, and reads
+//   whichever write lands last — a controller's or the setup's — the status
+//   is the same; setup then waits until a read shows it, and reads
 //   once more, which gives the reference's admission informer time to see
 //   it (it refuses nothing while it holds the quota without status).
 

@@ -109,6 +109,13 @@ const RESOURCES: Resource[] = [
     keep: ['spec'],
   },
   {
+    collection: '/api/v1/namespaces/{ns}/persistentvolumeclaims',
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    content: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'standard' } },
+    keep: ['spec'],
+  },
+  {
     collection: '/api/v1/namespaces/{ns}/replicationcontrollers',
     apiVersion: 'v1',
     kind: 'ReplicationController',
