@@ -110,3 +110,28 @@ describe('ResourceQuota validation', () => {
     assert.equal(negative.json.message, 'ResourceQuota "honest" is invalid: status.used[pods]: Invalid value: "-1": must be greater than or equal to 0');
   });
 });
+
+describe('LimitRange validation', () => {
+  test('min ≤ defaultRequest ≤ default ≤ max, ratios, claims need a storage bound', async () => {
+    const r = await c.post('/api/v1/namespaces/v/limitranges', {
+      metadata: { name: 'lr2' },
+      spec: {
+        limits: [
+          { type: 'Container', max: { cpu: '1' }, default: { cpu: '2' } },
+          { type: 'Pod', min: { memory: '2Gi' }, max: { memory: '1Gi' }, maxLimitRequestRatio: { memory: '500m' } },
+          { type: 'PersistentVolumeClaim', max: { cpu: '1' } },
+        ],
+      },
+    });
+    assert.equal(r.status, 422);
+    const q = (value: number, scale: number, s: string, format = 'DecimalSI') =>
+      `resource.Quantity{i:resource.int64Amount{value:${value}, scale:${scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"${s}", Format:"${format}"}`;
+    assert.deepEqual(causes(r), [
+      `spec.limits[0].defaultRequest[cpu]: Invalid value: ${q(2, 0, '2')}: default request value 2 is greater than max value 1`,
+      `spec.limits[0].default[cpu]: Invalid value: ${q(1, 0, '1')}: default value 2 is greater than max value 1`,
+      `spec.limits[1].min[memory]: Invalid value: ${q(2147483648, 0, '2Gi', 'BinarySI')}: min value 2Gi is greater than max value 1Gi`,
+      `spec.limits[1].maxLimitRequestRatio[memory]: Invalid value: ${q(500, -3, '500m')}: ratio 500m is less than 1`,
+      'spec.limits[2].limits: Required value: either minimum or maximum storage value is required, but neither was provided',
+    ]);
+  });
+});

@@ -22,6 +22,7 @@ export const resourceQuotaStrategy: Strategy = {
   validateUpdate: validateResourceQuotaUpdate,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
-  returnDeletedObject: false,
+  // DELETE answers with the deleted quota, as upstream's store does.
+  returnDeletedObject: true,
   subresources: { status: statusSubresource((obj) => validateResourceQuotaStatusUpdate(obj)) },
 };

@@ -62,7 +62,7 @@ function validateQuotaResourceName(name: string, path: string): FieldError[] {
 }
 
 /** How Go's %#v prints a resource.Quantity (the "must be an integer" error shows it raw). */
-function goQuantity(q: Quantity, text: string): GoLiteral {
+export function goQuantity(q: Quantity, text: string): GoLiteral {
   const cached = q.toString() === text ? text : '';
   return new GoLiteral(
     `resource.Quantity{i:resource.int64Amount{value:${q.unscaled}, scale:${q.scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${JSON.stringify(cached)}, Format:${JSON.stringify(q.format)}}`,

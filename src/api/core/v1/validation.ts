@@ -5,6 +5,7 @@
 import type { KubeObject } from '../../../machinery/meta.js';
 import { goStringSlice } from '../../../machinery/go-syntax.js';
 import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
+import { validateLimitRangeItemValues } from './limitrange-validation.js';
 import {
   FIELD_IMMUTABLE_ERROR_MSG,
   IS_NEGATIVE_ERROR_MSG,
@@ -696,6 +697,7 @@ export function validateLimitRange(obj: KubeObject): FieldError[] {
         errs.push(fieldErrors.forbidden(`${p}.defaultRequest`, 'may not be specified when `type` is \'Pod\''));
       }
     }
+    errs.push(...validateLimitRangeItemValues(item, p));
   });
   return errs;
 }
