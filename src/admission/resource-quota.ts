@@ -137,6 +137,9 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
 
   /** Drains one namespace's queue batch by batch; exits (and forgets the namespace) when it is empty. */
   private async work(ns: string): Promise<void> {
+    // Let the requests that arrived in the same turn of the event loop join
+    // the first batch (else it is a batch of one, and the rest wait for it).
+    await new Promise<void>((resolve) => setImmediate(resolve));
     for (;;) {
       const batch = this.queues.get(ns)!;
       if (batch.length === 0) {

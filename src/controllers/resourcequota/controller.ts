@@ -16,9 +16,11 @@
 //   first status it is measured again, and that recheck may only raise usage
 //   (creates charged by admission meanwhile may not be in the informers yet;
 //   lowering from a lagging informer would let the namespace overshoot).
-// - Replenishment: informers on the resources that quotas name (started on
-//   first need: pods, services, PVCs, configmaps, … and any
-//   `count/<resource>.<group>` found through discovery). A delete, or an
+// - Replenishment: informers on the resources that quotas name, started when
+//   a quota first needs one (upstream watches every quotable resource from the
+//   start; apiary serve runs this controller in-process, so watching every
+//   configmap write of a cluster without quotas would cost for nothing). Any
+//   `count/<resource>.<group>` is found through discovery. A delete, or an
 //   update that changes an object's usage, re-syncs the quotas of its
 //   namespace that count that resource. Creates need no sync: admission
 //   charged them already.
@@ -62,7 +64,6 @@ export const DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS = 5 * 60_000;
 const MONITOR_SYNC_TIMEOUT_MS = 10_000;
 /** After a quota's status.hard is first written, it is recalculated once more this much later. */
 const FIRST_SYNC_RECHECK_MS = 1_000;
-const EAGER_MONITORS = ['pods', 'services', 'persistentvolumeclaims', 'configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas'];
 
 export interface ResourceQuotaControllerOptions {
   client: RestClient;
@@ -122,9 +123,6 @@ export class ResourceQuotaController {
   /** Runs until signal aborts (start the informer factory too). */
   run(signal: AbortSignal): Promise<void> {
     this.signal = signal;
-    // The resources quotas usually name are watched from the start (upstream
-    // watches every quotable resource), so a new quota's first sync reads warm caches.
-    for (const resource of EAGER_MONITORS) void this.monitor({ group: '', resource });
     const timer = setInterval(() => {
       for (const q of this.quotas.getIndexer().list()) this.enqueue(metaNamespaceKeyFunc(q));
     }, this.resyncPeriodMs);
