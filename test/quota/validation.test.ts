@@ -135,3 +135,26 @@ describe('LimitRange validation', () => {
     ]);
   });
 });
+
+describe('LimitRange names', () => {
+  test('types and resource names as upstream checks them; negative bounds are accepted', async () => {
+    const r = await c.post('/api/v1/namespaces/v/limitranges', {
+      metadata: { name: 'lr3' },
+      spec: { limits: [{ type: 'Foo', max: { cpu: '1' } }, { type: 'example.com/x', max: { foo: '1' } }, { type: 'Container', max: { foo: '1' } }] },
+    });
+    assert.equal(r.status, 422);
+    assert.deepEqual(causes(r), [
+      'spec.limits[0].type: Invalid value: "Foo": must be a standard limit type or fully qualified',
+      'spec.limits[1].max[foo]: Invalid value: foo: must be a standard resource type or fully qualified',
+      'spec.limits[2].max[foo]: Invalid value: foo: must be a standard resource type or fully qualified',
+      'spec.limits[2].max[foo]: Invalid value: foo: must be a standard resource for containers',
+      'spec.limits[2].default[foo]: Invalid value: foo: must be a standard resource type or fully qualified',
+      'spec.limits[2].default[foo]: Invalid value: foo: must be a standard resource for containers',
+      'spec.limits[2].defaultRequest[foo]: Invalid value: foo: must be a standard resource type or fully qualified',
+      'spec.limits[2].defaultRequest[foo]: Invalid value: foo: must be a standard resource for containers',
+    ]);
+    const negative = await c.post('/api/v1/namespaces/v/limitranges?dryRun=All', { metadata: { name: 'lr4' }, spec: { limits: [{ type: 'Container', max: { cpu: '-1' } }] } });
+    assert.equal(negative.status, 201, negative.text);
+    assert.deepEqual(negative.json.spec.limits[0], { type: 'Container', max: { cpu: '-1' }, default: { cpu: '-1' }, defaultRequest: { cpu: '-1' } });
+  });
+});

@@ -5,7 +5,6 @@
 import type { KubeObject } from '../../../machinery/meta.js';
 import { goStringSlice } from '../../../machinery/go-syntax.js';
 import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
-import { validateLimitRangeItemValues } from './limitrange-validation.js';
 import {
   FIELD_IMMUTABLE_ERROR_MSG,
   IS_NEGATIVE_ERROR_MSG,
@@ -662,45 +661,7 @@ function isIP(s: string): boolean {
 
 // ---- LimitRange (ResourceQuota: quota-validation.ts) ------------------------------------------------------
 
-const LIMIT_TYPES = ['Container', 'PersistentVolumeClaim', 'Pod'];
-const quantityRe = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
-const QUANTITY_MSG = 'quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'';
-
-function validateResourceList(list: ResourceList | undefined, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(list ?? {})) {
-    const text = String(v);
-    if (!quantityRe.test(text)) errs.push(fieldErrors.invalid(keyPath(path, k), text, QUANTITY_MSG));
-    else if (text.startsWith('-')) errs.push(fieldErrors.invalid(keyPath(path, k), text, IS_NEGATIVE_ERROR_MSG));
-  }
-  return errs;
-}
-
-export function validateLimitRange(obj: KubeObject): FieldError[] {
-  const lr = obj as LimitRange;
-  const errs: FieldError[] = [];
-  const seen = new Set<string>();
-  (lr.spec?.limits ?? []).forEach((item, i) => {
-    const p = `spec.limits[${i}]`;
-    const type = item.type ?? '';
-    if (!LIMIT_TYPES.includes(type)) errs.push(fieldErrors.notSupported(`${p}.type`, type, LIMIT_TYPES));
-    else if (seen.has(type)) errs.push(fieldErrors.duplicate(`${p}.type`, type));
-    seen.add(type);
-    for (const f of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'] as const) {
-      errs.push(...validateResourceList(item[f], `${p}.${f}`));
-    }
-    if (type === 'Pod') {
-      if (item.default !== undefined && Object.keys(item.default).length > 0) {
-        errs.push(fieldErrors.forbidden(`${p}.default`, 'may not be specified when `type` is \'Pod\''));
-      }
-      if (item.defaultRequest !== undefined && Object.keys(item.defaultRequest).length > 0) {
-        errs.push(fieldErrors.forbidden(`${p}.defaultRequest`, 'may not be specified when `type` is \'Pod\''));
-      }
-    }
-    errs.push(...validateLimitRangeItemValues(item, p));
-  });
-  return errs;
-}
+export { validateLimitRange } from './limitrange-validation.js';
 
 // ---- helpers ------------------------------------------------------------------------
 
