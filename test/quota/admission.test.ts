@@ -258,6 +258,9 @@ describe('--admission-control-config-file', () => {
         '    limitedResources:',
         '    - resource: pods',
         '      matchContains: [requests.cpu]',
+        '    - resource: pods',
+        '      matchScopes:',
+        '      - {scopeName: PriorityClass, operator: In, values: [high]}',
         '',
       ].join('\n'),
     );
@@ -270,6 +273,16 @@ describe('--admission-control-config-file', () => {
       assert.equal((await request(limited.server.url, 'POST', '/api/v1/namespaces/l/pods', { body: pod('be', [container('c')]) })).status, 201);
       await createQuota(limited.server.url, 'l', 'cpu', { hard: { 'requests.cpu': '1' } });
       assert.equal((await p('b')).status, 201);
+      // A pod in a limited scope needs a quota with that scope (upstream answers a bare 500 here).
+      const high = await request(limited.server.url, 'POST', '/api/v1/namespaces/l/pods', { body: pod('h', [container('c', { cpu: '100m' })], { priorityClassName: 'high' }) });
+      assert.equal(high.status, 500);
+      assert.equal(high.json.message, 'insufficient quota to match these scopes: [{PriorityClass In [high]}]');
+      await createQuota(limited.server.url, 'l', 'high', {
+        hard: { pods: '5' },
+        scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] },
+      });
+      const covered = await request(limited.server.url, 'POST', '/api/v1/namespaces/l/pods', { body: pod('h', [container('c', { cpu: '100m' })], { priorityClassName: 'high' }) });
+      assert.equal(covered.status, 201, covered.text);
     } finally {
       await limited.stop();
       fs.rmSync(dir, { recursive: true, force: true });
