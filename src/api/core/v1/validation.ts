@@ -21,13 +21,11 @@ import type {
   Container,
   Endpoints,
   Event,
-  LimitRange,
   Namespace,
   Pod,
   PodSpec,
   PodTemplateSpec,
   ReplicationController,
-  ResourceList,
   Secret,
   Service,
   ServiceSpec,
@@ -659,7 +657,7 @@ function isIP(s: string): boolean {
   return s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s);
 }
 
-// ---- LimitRange (ResourceQuota: quota-validation.ts) ------------------------------------------------------
+// ---- LimitRange (limitrange-validation.ts) and ResourceQuota (quota-validation.ts) ----------
 
 export { validateLimitRange } from './limitrange-validation.js';
 
