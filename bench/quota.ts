@@ -9,7 +9,7 @@
 // compare-and-swapped), one does not (pods, requests.cpu). The LimitRange
 // applies to pods only, so for configmaps it costs a lookup.
 //
-// Usage: node --import tsx bench/quota.ts [--concurrency 32] [--rounds 3] [--requests 2000]
+// Usage: node --import tsx bench/quota.ts [--concurrency 32] [--rounds 5] [--requests 2000]
 
 import { parseArgs } from 'node:util';
 import { startApiary, runLoad, median, fmt, type LoadResult } from './lib.js';
@@ -17,7 +17,7 @@ import { startApiary, runLoad, median, fmt, type LoadResult } from './lib.js';
 const { values: args } = parseArgs({
   options: {
     concurrency: { type: 'string', default: '32' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     requests: { type: 'string', default: '2000' },
   },
 });
