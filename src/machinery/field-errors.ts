@@ -111,12 +111,3 @@ export function aggregateFieldErrors(errors: FieldError[]): string {
   if (texts.length === 1) return texts[0]!;
   return `[${texts.join(', ')}]`;
 }
-
-/** Quota validation's name for GoValue (kept while rebasing; replaced at the end). */
-export const GoLiteral = GoValue;
-export type GoLiteral = GoValue;
-
-/** Go's %#v of a string slice of the given element type: []T{"a", "b"}. */
-export function goStringSlice(type: string, values: readonly string[]): GoValue {
-  return new GoValue(`[]${type}{${values.map((v) => JSON.stringify(v)).join(', ')}}`);
-}

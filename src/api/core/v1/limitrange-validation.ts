@@ -8,7 +8,7 @@
 // a PersistentVolumeClaim item needs a storage min or max. Names are taken in
 // sorted order (upstream iterates a set, in random order).
 
-import { type FieldError, GoLiteral, fieldErrors } from '../../../machinery/field-errors.js';
+import { type FieldError, GoValue, fieldErrors } from '../../../machinery/field-errors.js';
 import type { KubeObject } from '../../../machinery/meta.js';
 import { type Quantity, parseQuantity } from '../../../machinery/quantity.js';
 import { isQualifiedName } from '../../../machinery/validation.js';
@@ -28,7 +28,7 @@ const isNative = (n: string): boolean => !n.includes('/') || n.includes('kuberne
 
 /** validateResourceName: qualified, and standard unless it has a domain. A ResourceName prints bare. */
 function resourceName(name: string, path: string): FieldError[] {
-  const bare = new GoLiteral(name);
+  const bare = new GoValue(name);
   const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, bare, m));
   if (errs.length > 0) return errs;
   if (!name.includes('/') && !STANDARD_RESOURCES.has(name) && !isHugePages(name)) {
@@ -40,7 +40,7 @@ function resourceName(name: string, path: string): FieldError[] {
 /** validateContainerResourceName. */
 function containerResourceName(name: string, path: string): FieldError[] {
   const errs = resourceName(name, path);
-  const bare = new GoLiteral(name);
+  const bare = new GoValue(name);
   if (!name.includes('/')) {
     if (!['cpu', 'memory', 'ephemeral-storage'].includes(name) && !name.startsWith('hugepages-')) {
       errs.push(fieldErrors.invalid(path, bare, 'must be a standard resource for containers'));

@@ -6,7 +6,8 @@
 // cannot change. Map keys are checked in sorted order (upstream's map order is
 // random; sorting makes the causes stable).
 
-import { type FieldError, GoLiteral, fieldErrors, goStringSlice } from '../../../machinery/field-errors.js';
+import { type FieldError, GoValue, fieldErrors } from '../../../machinery/field-errors.js';
+import { goQuote, goStringSlice } from '../../../machinery/go-syntax.js';
 import { type Quantity, parseQuantity } from '../../../machinery/quantity.js';
 import { IS_NEGATIVE_ERROR_MSG, isQualifiedName } from '../../../machinery/validation.js';
 import type { KubeObject } from '../../../machinery/meta.js';
@@ -52,7 +53,7 @@ function scopeFits(scope: string, resource: string): boolean {
 
 /** validateResourceName then ValidateResourceQuotaResourceName; a ResourceName prints bare. */
 function validateQuotaResourceName(name: string, path: string): FieldError[] {
-  const bare = new GoLiteral(name);
+  const bare = new GoValue(name);
   const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, bare, m));
   if (errs.length === 0 && !name.includes('/') && !STANDARD_RESOURCES.has(name) && !isHugePages(name)) {
     errs.push(fieldErrors.invalid(path, bare, 'must be a standard resource type or fully qualified'));
@@ -62,9 +63,9 @@ function validateQuotaResourceName(name: string, path: string): FieldError[] {
 }
 
 /** How Go's %#v prints a resource.Quantity (the "must be an integer" error shows it raw). */
-export function goQuantity(q: Quantity, text: string): GoLiteral {
+export function goQuantity(q: Quantity, text: string): GoValue {
   const cached = q.toString() === text ? text : '';
-  return new GoLiteral(
+  return new GoValue(
     `resource.Quantity{i:resource.int64Amount{value:${q.unscaled}, scale:${q.scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${JSON.stringify(cached)}, Format:${JSON.stringify(q.format)}}`,
   );
 }
@@ -100,8 +101,8 @@ interface Requirement {
 }
 
 /** A []core.ResourceQuotaScope as Go's %#v prints it; an absent list is a nil slice. */
-const scopeList = (scopes: readonly string[] | undefined): GoLiteral =>
-  scopes === undefined ? new GoLiteral('[]core.ResourceQuotaScope(nil)') : goStringSlice('core.ResourceQuotaScope', scopes);
+const scopeList = (scopes: readonly string[] | undefined): GoValue =>
+  scopes === undefined ? new GoValue('[]core.ResourceQuotaScope(nil)') : new GoValue(`[]core.ResourceQuotaScope{${scopes.map(goQuote).join(', ')}}`);
 
 function conflicting(scopes: Set<string>): boolean {
   return (scopes.has('BestEffort') && scopes.has('NotBestEffort')) || (scopes.has('Terminating') && scopes.has('NotTerminating'));
@@ -149,7 +150,7 @@ function validateScopeSelector(rq: ResourceQuota): FieldError[] {
     if (op === 'In' || op === 'NotIn') {
       if (values.length === 0) errs.push(fieldErrors.required(`${path}.values`, "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
     } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length !== 0) errs.push(fieldErrors.invalid(`${path}.values`, goStringSlice('string', values), "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+      if (values.length !== 0) errs.push(fieldErrors.invalid(`${path}.values`, goStringSlice(values), "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
     } else {
       errs.push(fieldErrors.invalid(`${path}.operator`, op, 'not a valid selector operator'));
     }
