@@ -5,7 +5,8 @@
 // factory, so the namespace informer is listed and watched once.
 //
 // startControllerManager() starts the informers, the namespace controller,
-// the resource quota controller and the system namespaces controller and returns at once; `systemNamespacesSynced`
+// the resource quota controller, the system namespaces controller and the CRD
+// cleanup (finalizer) controller and returns at once; `systemNamespacesSynced`
 // resolves after the first pass that found or created every system namespace;
 // stop() stops them all and resolves when every loop has finished.
 
@@ -23,6 +24,7 @@ import {
   DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS,
   ResourceQuotaController,
 } from './resourcequota/controller.js';
+import { CRDCleanupController } from './crd-cleanup.js';
 
 export interface ControllerManagerOptions {
   client: RestClient;
@@ -41,7 +43,7 @@ export interface ControllerManagerOptions {
   /** --resource-quota-sync-period: every quota is recalculated this often (default 5 min). */
   resourceQuotaSyncPeriodMs?: number;
   /** Which controllers to run (default all). */
-  controllers?: { namespace?: boolean; systemNamespaces?: boolean; resourceQuota?: boolean };
+  controllers?: { namespace?: boolean; systemNamespaces?: boolean; resourceQuota?: boolean; crdCleanup?: boolean };
   logger?: ClientLogger;
 }
 
@@ -107,6 +109,10 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     });
     running.resourceQuotaController = quota;
     loops.push(quota.run(abort.signal));
+  }
+  if (options.controllers?.crdCleanup !== false) {
+    const cleanup = new CRDCleanupController({ client: options.client, informers, logger: log });
+    loops.push(cleanup.run(abort.signal));
   }
   informers.start(abort.signal);
 

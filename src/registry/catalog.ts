@@ -24,6 +24,7 @@ import { deploymentStrategy } from './strategies/deployments.js';
 import { eventsV1Strategy } from './strategies/events-v1.js';
 import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
 import type { Conversion } from './converting-store.js';
+import type { KubeObject } from '../machinery/meta.js';
 
 export interface CatalogEntry {
   type: ResourceType;
@@ -33,6 +34,8 @@ export interface CatalogEntry {
    * form under its keys and converted on every read and write.
    */
   storedAs?: { group: string; resource: string; conversion: Conversion };
+  /** Drops unknown fields, returning their paths (default: by the schema registry). */
+  prune?: (obj: KubeObject) => string[];
 }
 
 const ALL: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

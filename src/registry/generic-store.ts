@@ -54,6 +54,7 @@ import { ConflictsError } from '../machinery/apply/updater.js';
 import { conflictsStatusError } from '../machinery/apply/conflicts.js';
 import { ApplySchemaError } from '../machinery/apply/typed.js';
 import type { TypeNode } from '../machinery/apply/schema.js';
+import type { Printer } from '../api/tables/printer.js';
 
 export interface GenericStoreOptions {
   type: ResourceType;
@@ -64,6 +65,12 @@ export interface GenericStoreOptions {
   admission?: readonly AdmissionPlugin[];
   /** Drops fields the schema does not know, in place; returns their paths. */
   prune?: (obj: KubeObject) => string[];
+  /**
+   * This store's pruning is the only one a body gets (the handler's field check
+   * does not know the kind): Strict errors of create and update then read as
+   * the decoder's ("X in version "v" cannot be handled as a X: …"). Implied by unstructured.
+   */
+  pruneIsDecoding?: boolean;
   /** How often a watch with allowWatchBookmarks gets a BOOKMARK (default 60 s, as upstream). */
   bookmarkIntervalMs?: number;
   /**
@@ -73,6 +80,18 @@ export interface GenericStoreOptions {
   applySchema?: TypeNode;
   /** Paths nobody owns through each (sub)resource ('' = main), upstream's reset fields. */
   resetFields?: Record<string, string[][]>;
+  /** The kind's own Table printer (see RESTStore.printer). */
+  printer?: Printer;
+  /** See RESTStore.warning. */
+  warning?: string;
+  /**
+   * Objects are unstructured, as custom resources are served: list items keep
+   * kind and apiVersion, and a body of another kind or apiVersion is a 422
+   * (upstream's customResourceValidator) rather than a decoding 400.
+   */
+  unstructured?: boolean;
+  /** Unstructured: apiVersions of the kind's other served versions (a body of one is a 400, as upstream decodes it). */
+  otherServedApiVersions?: string[];
 }
 
 export interface ApplyOptions extends WriteOptions {
@@ -91,6 +110,11 @@ const DELETE_COLLECTION_WORKERS = 32;
 
 export class GenericStore implements RESTStore {
   readonly type: ResourceType;
+  readonly printer?: Printer;
+  readonly warning?: string;
+  readonly unstructured: boolean;
+  private readonly otherServedApiVersions: readonly string[];
+  private readonly pruneIsDecoding: boolean;
   protected readonly strategy: Strategy;
   protected readonly storage: ObjectStore;
   private readonly clock: Clock;
@@ -120,6 +144,11 @@ export class GenericStore implements RESTStore {
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
     this.applySchema = options.applySchema;
     this.resetFields = options.resetFields ?? {};
+    if (options.printer !== undefined) this.printer = options.printer;
+    if (options.warning !== undefined) this.warning = options.warning;
+    this.unstructured = options.unstructured === true;
+    this.otherServedApiVersions = options.otherServedApiVersions ?? [];
+    this.pruneIsDecoding = this.unstructured || options.pruneIsDecoding === true;
   }
 
   /** The field manager of a (sub)resource, or undefined when the kind has no apply schema. */
@@ -170,11 +199,13 @@ export class GenericStore implements RESTStore {
       ...(predicate ? { predicate } : {}),
       predicateIsEverything: everything,
     });
-    const metadata: KubeList['metadata'] = { resourceVersion: res.resourceVersion };
+    // Unstructured lists always carry continue (empty on the last page), as upstream encodes them.
+    const metadata: KubeList['metadata'] = this.unstructured ? { continue: res.continue ?? '', resourceVersion: res.resourceVersion } : { resourceVersion: res.resourceVersion };
     if (res.continue !== undefined) metadata.continue = res.continue;
     if (res.remainingItemCount !== undefined) metadata.remainingItemCount = res.remainingItemCount;
-    // Typed lists carry no kind/apiVersion on their items, as upstream encodes them.
+    // Typed lists carry no kind/apiVersion on their items, as upstream encodes them; unstructured ones do.
     const items = res.items.map((o) => {
+      if (this.unstructured) return this.withTypeMeta(o);
       const { kind: _k, apiVersion: _a, ...rest } = o;
       return rest as KubeObject;
     });
@@ -295,7 +326,7 @@ export class GenericStore implements RESTStore {
       throw internalError(new Error('resourceVersion should not be set on objects to be created'));
     }
     delete obj.metadata.resourceVersion;
-    this.pruneBody(obj, options.fieldValidation);
+    this.pruneBody(obj, options, 'decode');
     this.strategy.defaults?.(obj);
     const meta = obj.metadata;
     delete meta.deletionTimestamp;
@@ -349,7 +380,7 @@ export class GenericStore implements RESTStore {
     body.metadata ??= {};
     this.checkTypeMeta(body);
     this.checkNameAndNamespace(body, namespace, name);
-    this.pruneBody(body, options.fieldValidation);
+    this.pruneBody(body, options, 'decode');
     const ns = this.ns(namespace);
     const wantedRV = body.metadata.resourceVersion ?? '';
     const dryRun = options.dryRun === true;
@@ -407,7 +438,7 @@ export class GenericStore implements RESTStore {
         next.metadata ??= {};
         this.checkTypeMeta(next);
         this.checkNameAndNamespace(next, namespace, name);
-        this.pruneBody(next, options.fieldValidation);
+        this.pruneBody(next, options, 'patch');
         const pinned = next.metadata.resourceVersion ?? '';
         // A patch that sets a resourceVersion pins it: no silent retry past it.
         if (pinned !== '' && pinned !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
@@ -481,7 +512,7 @@ export class GenericStore implements RESTStore {
           this.checkTypeMeta(object);
           this.ensureNamespace(object, namespace);
           object.metadata.name = name;
-          this.pruneBody(object, options.fieldValidation);
+          this.pruneBody(object, options, 'decode');
           return this.prepareCreateOnUpdate(object, dryRun, manager, true);
         }
         if (wantedRV !== '' && wantedRV !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
@@ -490,7 +521,7 @@ export class GenericStore implements RESTStore {
         object.metadata ??= {};
         this.checkTypeMeta(object);
         this.checkNameAndNamespace(object, namespace, name);
-        this.pruneBody(object, options.fieldValidation);
+        this.pruneBody(object, options, 'decode');
         object.metadata.resourceVersion = current.metadata.resourceVersion;
         return this.prepareUpdate(object, current, subresource, dryRun, {
           manager,
@@ -809,7 +840,7 @@ export class GenericStore implements RESTStore {
     const meta = obj.metadata;
     const now = this.clock();
     const first = meta.deletionTimestamp === undefined;
-    if (first && (meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
+    if (first && (meta.generation ?? 0) > 0 && this.strategy.bumpGenerationOnDelete !== false) meta.generation = meta.generation! + 1;
     if (grace > 0) {
       meta.deletionTimestamp = formatTimestamp(new Date(now.getTime() + grace * 1000));
       meta.deletionGracePeriodSeconds = grace;
@@ -837,13 +868,22 @@ export class GenericStore implements RESTStore {
 
   // ---- shared checks -------------------------------------------------------
 
-  /** Drops unknown fields; fieldValidation=Strict turns them into a 400, as the strict decoder does. */
-  private pruneBody(obj: KubeObject, fieldValidation: WriteOptions['fieldValidation']): void {
+  /**
+   * Drops unknown fields; fieldValidation=Strict turns them into a 400, as the
+   * strict decoder does, Warn (the default) into options.warnings.
+   */
+  private pruneBody(obj: KubeObject, options: WriteOptions, mode: 'decode' | 'patch'): void {
     if (this.prune === undefined) return;
     const dropped = this.prune(obj);
-    if (dropped.length > 0 && fieldValidation === 'Strict') {
-      throw badRequest(`strict decoding error: ${dropped.map((p) => `unknown field ${JSON.stringify(p)}`).join(', ')}`);
+    if (dropped.length === 0) return;
+    const directive = options.fieldValidation ?? 'Warn';
+    const messages = (this.unstructured ? [...dropped].sort() : dropped).map((p) => `unknown field ${JSON.stringify(p)}`);
+    if (directive === 'Strict') {
+      const strict = `strict decoding error: ${messages.join(', ')}`;
+      if (mode === 'patch' || !this.pruneIsDecoding) throw badRequest(strict);
+      throw badRequest(`${this.type.kind} in version ${JSON.stringify(this.type.version)} cannot be handled as a ${this.type.kind}: ${strict}`);
     }
+    if (directive === 'Warn') options.warnings?.push(...messages);
   }
 
   private ns(namespace: string): string {
@@ -888,6 +928,13 @@ export class GenericStore implements RESTStore {
   private checkTypeMeta(obj: KubeObject): void {
     const apiVersion = obj.apiVersion ?? '';
     const kind = obj.kind ?? '';
+    const otherServed = this.unstructured && kind === this.type.kind && this.otherServedApiVersions.includes(apiVersion);
+    if (this.unstructured && !otherServed && (apiVersion !== this.apiVersion || kind !== this.type.kind)) {
+      const errors: FieldError[] = [];
+      if (kind !== this.type.kind) errors.push(fieldErrors.invalid('kind', kind, `must be ${this.type.kind}`));
+      if (apiVersion !== this.apiVersion) errors.push(fieldErrors.invalid('apiVersion', apiVersion, `must be ${this.apiVersion}`));
+      throw invalid(this.type.group, kind === '' ? this.type.kind : kind, obj.metadata?.name ?? '', errors);
+    }
     if (apiVersion !== '' && apiVersion !== this.apiVersion) {
       throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${this.apiVersion})`);
     }

@@ -5,6 +5,11 @@
 // backend watches. `watchCache: false` wires the direct backend path instead.
 // A catalog entry with `storedAs` gets no storage of its own: it converts
 // another entry's (one watch cache, one set of keys for both API groups).
+// Entries may come from outside the catalog (`extraEntries`: the
+// CustomResourceDefinition kind from apiextensions/), and stores may be
+// installed and removed while serving (custom resources, one store per served
+// version): `generation()` changes on every such change, so discovery and
+// OpenAPI know to rebuild.
 
 import type { Backend } from '../storage/interface.js';
 import { BackendObjectStore, type ObjectStore } from '../storage/object-store.js';
@@ -14,7 +19,7 @@ import type { AdmissionPlugin } from './admission.js';
 import type { RESTStore } from './rest.js';
 import type { Strategy } from './strategy.js';
 import { GenericStore } from './generic-store.js';
-import { catalog } from './catalog.js';
+import { catalog, type CatalogEntry } from './catalog.js';
 import { ConvertingObjectStore } from './converting-store.js';
 import { pruneObject } from '../api/schema/prune.js';
 import { applySchemaFor } from '../api/schema/apply-schema.js';
@@ -38,11 +43,23 @@ export interface RegistryOptions {
   serviceClusterIpRange?: string;
   /** The range node ports come from (--service-node-port-range, default 30000-32767). */
   serviceNodePortRange?: string;
+  /** Entries served beside the catalog's, built the same way (apiextensions' CRD kind). */
+  extraEntries?: CatalogEntry[];
 }
 
 export interface Registry {
+  /** Every served store: the catalog's, then those installed at run time. */
   stores: RESTStore[];
-  storeFor(group: string, resource: string): RESTStore | undefined;
+  /** The store of a resource; with `version`, the one serving that version (else the first one found). */
+  storeFor(group: string, resource: string, version?: string): RESTStore | undefined;
+  /** Serves `stores` (one group/resource, one store per version) under `key`, replacing what `key` served before; `release` runs when they go. */
+  install(key: string, stores: RESTStore[], release?: () => void): void;
+  /** Stops serving what `install(key, …)` added. */
+  uninstall(key: string): void;
+  /** Changes whenever the set of served stores does. */
+  generation(): number;
+  /** The options the registry was built with (backend, prefix, clock, …), for stores built later. */
+  readonly options: RegistryOptions;
   /** Resolves once every watch cache holds its resource (immediately without caches). */
   ready: Promise<void>;
   /** Stops the registry's own work (the watch caches' backend watches); the backend belongs to the caller. */
@@ -80,7 +97,7 @@ export function createRegistry(options: RegistryOptions): Registry {
     ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
     ...(options.serviceNodePortRange !== undefined ? { range: options.serviceNodePortRange } : {}),
   });
-  for (const { type, strategy, storedAs } of catalog) {
+  for (const { type, strategy, storedAs, prune } of [...catalog, ...(options.extraEntries ?? [])]) {
     const storageOptions: ConstructorParameters<typeof BackendObjectStore>[0] = {
       backend: options.backend,
       resource: { group: type.group, resource: type.resource },
@@ -107,7 +124,8 @@ export function createRegistry(options: RegistryOptions): Registry {
       type,
       strategy,
       storage,
-      prune: (obj) => pruneObject(type.group, type.version, type.kind, obj),
+      prune: prune ?? ((obj) => pruneObject(type.group, type.version, type.kind, obj)),
+      pruneIsDecoding: prune !== undefined,
     };
     const applySchema = applySchemaFor(type.group, type.version, type.kind);
     if (applySchema !== undefined) {
@@ -124,11 +142,47 @@ export function createRegistry(options: RegistryOptions): Registry {
   }
   // A cache that fails to list retries on its own; reads fall back to the backend meanwhile.
   const ready = Promise.all(caches.map((c) => c.start().catch(() => c.restartLater()))).then(() => undefined);
+  const builtIn = stores.length;
+  const byVersion = new Map<string, RESTStore>();
+  for (const s of stores) byVersion.set(`${s.type.group}/${s.type.version}/${s.type.resource}`, s);
+  const installed = new Map<string, { stores: RESTStore[]; release: (() => void) | undefined }>();
+  let generation = 0;
+  const rebuild = (): void => {
+    stores.length = builtIn;
+    for (const entry of installed.values()) stores.push(...entry.stores);
+    byKey.clear();
+    byVersion.clear();
+    for (const s of stores) {
+      const k = `${s.type.group}/${s.type.resource}`;
+      if (!byKey.has(k)) byKey.set(k, s);
+      byVersion.set(`${s.type.group}/${s.type.version}/${s.type.resource}`, s);
+    }
+    generation++;
+  };
+  const uninstall = (key: string): void => {
+    const entry = installed.get(key);
+    if (entry === undefined) return;
+    installed.delete(key);
+    rebuild();
+    entry.release?.();
+  };
   return {
     stores,
-    storeFor: (group, resource) => byKey.get(`${group}/${resource}`),
+    storeFor: (group, resource, version) =>
+      (version !== undefined ? byVersion.get(`${group}/${version}/${resource}`) : undefined) ?? byKey.get(`${group}/${resource}`),
+    install(key, added, release) {
+      const previous = installed.get(key);
+      installed.set(key, { stores: added, release });
+      rebuild();
+      // The previous stores' resources (a cache they shared with the new ones) are released only if not reused.
+      if (previous?.release !== undefined && previous.release !== release) previous.release();
+    },
+    uninstall,
+    generation: () => generation,
+    options,
     ready,
     close: async () => {
+      for (const key of [...installed.keys()]) uninstall(key);
       for (const cache of caches) cache.stop();
     },
   };

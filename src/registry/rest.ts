@@ -6,6 +6,7 @@
 
 import type { KubeList, KubeObject } from '../machinery/meta.js';
 import type { Status } from '../machinery/errors.js';
+import type { Printer } from '../api/tables/printer.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -30,6 +31,18 @@ export interface ResourceType {
    * storageVersionHash is computed from it.
    */
   storageVersion?: { group: string; version: string; kind: string };
+  /** Discovery lists `verbs` as given instead of sorted (custom resources, as upstream). */
+  keepVerbOrder?: boolean;
+  /** Custom resources: their OpenAPI definitions (built-in kinds have theirs in the schema registry). */
+  openapi?: CustomResourceOpenApi;
+}
+
+export interface CustomResourceOpenApi {
+  kindDefinition: string;
+  listDefinition: string;
+  /** Schema-registry definitions the definitions refer to (ObjectMeta, ListMeta). */
+  roots: string[];
+  definitions(flavour: 'v2' | 'v3'): Record<string, Record<string, unknown>>;
 }
 
 export interface ListOptions {
@@ -52,6 +65,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /** Where the store puts the fieldValidation=Warn messages of fields it pruned, for the response's Warning headers. */
+  warnings?: string[];
 }
 
 export interface DeleteOptions {
@@ -86,8 +101,15 @@ export interface Watcher {
 
 export interface RESTStore {
   readonly type: ResourceType;
+  /** The Table printer, when the kind has its own beyond the built-in ones (custom resources' printer columns). */
+  readonly printer?: Printer;
+  /** A Warning sent with every response of this resource (a deprecated custom resource version). */
+  readonly warning?: string;
+  /** Custom resources: bodies of any kind decode, and the store answers a kind or apiVersion mismatch (422). */
+  readonly unstructured?: boolean;
 
-  get(namespace: string, name: string, options: { resourceVersion?: string }): Promise<KubeObject>;
+  /** `subresource` names what a GET of a subresource path asks for (status: the object; scale: a Scale). */
+  get(namespace: string, name: string, options: { resourceVersion?: string; subresource?: string }): Promise<KubeObject>;
   /**
    * The object as this server's watch cache holds it now, without waiting
    * (upstream's listers, for admission and other in-process readers):

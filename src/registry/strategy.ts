@@ -79,4 +79,6 @@ export interface Strategy {
   deletePreconditionMessage?(field: 'UID' | 'ResourceVersion', wanted: string, actual: string): string;
   /** Set deletionGracePeriodSeconds: 0 when marking a finalized object deleted (default true). */
   zeroGracePeriodOnFinalize?: boolean;
+  /** Bump metadata.generation when the deletionTimestamp is first set (default true). */
+  bumpGenerationOnDelete?: boolean;
 }

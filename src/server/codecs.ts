@@ -41,6 +41,8 @@ export function decodeObject(
   mediaType: string,
   expected: ExpectedKind,
   isKnownKind: (apiVersion: string, kind: string) => boolean,
+  /** Unstructured (custom resources): any kind decodes; the store checks it. */
+  anyKind = false,
 ): KubeObject {
   const parsed = parseDocument(body, mediaType, expected.kind);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
@@ -63,6 +65,11 @@ export function decodeObject(
   // Missing type fields default to the endpoint's, as upstream's defaultGVK does.
   const gotApiVersion = apiVersion === '' ? expectedApiVersion : apiVersion;
   const gotKind = kind === '' ? expected.kind : kind;
+  if (anyKind) {
+    if (apiVersion === '') object['apiVersion'] = expectedApiVersion;
+    if (kind === '') object['kind'] = expected.kind;
+    return object as KubeObject;
+  }
   if (gotApiVersion !== expectedApiVersion || gotKind !== expected.kind) {
     const gv = parseApiVersion(gotApiVersion);
     if (!isKnownKind(gotApiVersion, gotKind)) {

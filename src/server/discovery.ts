@@ -9,7 +9,8 @@
 //                        aggregated discovery (apidiscovery.k8s.io v2 and v2beta1)
 //
 // Shapes and orderings follow kube-apiserver 1.32: resources sorted by name,
-// verbs sorted, groups in the order they are registered.
+// verbs sorted (custom resources keep upstream's unsorted order: keepVerbOrder),
+// groups in the order they are registered.
 
 import { createHash } from 'node:crypto';
 import type { ResourceType } from '../registry/rest.js';
@@ -127,7 +128,7 @@ export function apiResourceList(types: ResourceType[], group: string, version: s
       singularName: t.singularName,
       namespaced: t.namespaced,
       kind: t.kind,
-      verbs: [...t.verbs].sort(),
+      verbs: t.keepVerbOrder === true ? [...t.verbs] : [...t.verbs].sort(),
     };
     if (t.shortNames.length > 0) entry['shortNames'] = [...t.shortNames];
     if (t.categories.length > 0) entry['categories'] = [...t.categories];
@@ -158,7 +159,7 @@ function discoveryResource(t: ResourceType): Record<string, unknown> {
     responseKind: { group: t.group, version: t.version, kind: t.kind },
     scope: t.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: t.singularName,
-    verbs: [...t.verbs].sort(),
+    verbs: t.keepVerbOrder === true ? [...t.verbs] : [...t.verbs].sort(),
   };
   if (t.shortNames.length > 0) entry['shortNames'] = [...t.shortNames];
   if (t.categories.length > 0) entry['categories'] = [...t.categories];

@@ -110,12 +110,21 @@ export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): 
   });
 }
 
+/** Custom resources have no protobuf form: negotiation falls back to JSON for them, as upstream's. */
+const UNSTRUCTURED_MEDIA_TYPES = SERVED_MEDIA_TYPES.filter((m) => m !== PROTOBUF_MEDIA_TYPE);
+
+function servedMediaTypes(scope: ResourceScope): string[] {
+  return scope.store.unstructured === true ? UNSTRUCTURED_MEDIA_TYPES : SERVED_MEDIA_TYPES;
+}
+
 function output(scope: ResourceScope): NegotiatedOutput {
-  return negotiateOutput(scope.req.headers.accept, RESOURCE_RESTRICTIONS);
+  return negotiateOutput(scope.req.headers.accept, RESOURCE_RESTRICTIONS, servedMediaTypes(scope));
 }
 
 function transformContext(scope: ResourceScope): TransformContext {
-  return { group: scope.type.group, version: scope.type.version, kind: scope.type.kind, query: scope.query, served: SERVED_MEDIA_TYPES };
+  const ctx: TransformContext = { group: scope.type.group, version: scope.type.version, kind: scope.type.kind, query: scope.query, served: servedMediaTypes(scope) };
+  if (scope.store.printer !== undefined) ctx.printer = scope.store.printer;
+  return ctx;
 }
 
 function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput, kind?: ExpectedKind): void {
@@ -142,12 +151,12 @@ function inputMediaType(scope: ResourceScope): string {
  * `[]byte` fields as base64, stored canonical). Upstream's decoder fails
  * before its strict checks, with the codec's wording.
  */
-function decodeBody(scope: ResourceScope, object: KubeObject): void {
+function decodeBody(scope: ResourceScope, object: KubeObject, expected = expectedKind(scope.type)): void {
   try {
-    decodeTyped(scope.type.group, scope.type.version, scope.type.kind, object as unknown as Record<string, unknown>);
+    decodeTyped(expected.group, expected.version, expected.kind, object as unknown as Record<string, unknown>);
   } catch (err) {
     if (!(err instanceof TypedDecodeError)) throw err;
-    const { kind, version } = scope.type;
+    const { kind, version } = expected;
     throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`);
   }
 }
@@ -160,8 +169,9 @@ function decodeBody(scope: ResourceScope, object: KubeObject): void {
  */
 function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType: string, patch: unknown, patchValue: string): void {
   const strategic = patchType === 'application/strategic-merge-patch+json';
+  const expected = expectedKind(scope.type, scope.info.subresource);
   try {
-    decodeTyped(scope.type.group, scope.type.version, scope.type.kind, object as unknown as Record<string, unknown>, strategic ? 'unstructured' : 'json');
+    decodeTyped(expected.group, expected.version, expected.kind, object as unknown as Record<string, unknown>, strategic ? 'unstructured' : 'json');
   } catch (err) {
     if (!(err instanceof TypedDecodeError)) throw err;
     throw invalid('', '', '', [fieldErrors.invalid('patch', patchValue, err.message)]);
@@ -275,13 +285,15 @@ function writeOptionsFrom(query: URLSearchParams, optionsKind: string, patchType
   return options;
 }
 
-function expectedKind(type: ResourceType): { group: string; version: string; kind: string } {
+/** The kind a body must be: the resource's, or autoscaling/v1 Scale on a /scale path. */
+function expectedKind(type: ResourceType, subresource = ''): { group: string; version: string; kind: string } {
+  if (subresource === 'scale') return SCALE_KIND;
   return { group: type.group, version: type.version, kind: type.kind };
 }
 
 export async function handleGet(scope: ResourceScope): Promise<void> {
   const out = output(scope);
-  const options: { resourceVersion?: string } = {};
+  const options: { resourceVersion?: string; subresource?: string } = {};
   setIfPresent(options, 'resourceVersion', scope.query.get('resourceVersion'));
   if (scope.info.subresource === 'scale') {
     write(scope, 200, await scope.store.getScale!(scope.namespace, scope.info.name), out, SCALE_KIND);
@@ -299,7 +311,7 @@ export async function handleList(scope: ResourceScope): Promise<void> {
 }
 
 export async function handleWatch(scope: ResourceScope): Promise<void> {
-  const out = negotiateOutput(scope.req.headers.accept, RESOURCE_RESTRICTIONS, SERVED_MEDIA_TYPES, true);
+  const out = negotiateOutput(scope.req.headers.accept, RESOURCE_RESTRICTIONS, servedMediaTypes(scope), true);
   validateListOptions(scope.query, true);
   const options = watchOptionsFrom(scope.query, scope.info.name);
   // No conversion: the stream encodes shared events (and batches) once for every watcher.
@@ -346,11 +358,13 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
-  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
+  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
   decodeBody(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
   // The body's name and namespace are checked against the URL by the store (every caller goes through it).
+  options.warnings = [];
   const created = await scope.store.create(scope.namespace, object, options);
+  setWarningHeaders(scope.res, options.warnings);
   write(scope, 201, created, out);
 }
 
@@ -366,11 +380,13 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
     write(scope, 200, await scope.store.updateScale!(scope.namespace, scope.info.name, () => scale, options), out, SCALE_KIND);
     return;
   }
-  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind);
+  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
   decodeBody(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
+  options.warnings = [];
   const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
+  setWarningHeaders(scope.res, options.warnings);
   write(scope, created ? 201 : 200, updated, out);
 }
 
@@ -397,6 +413,9 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   const expected = target;
   const name = scope.info.name;
   let warnings: string[] = [];
+  // Fields the store prunes itself (custom resources), reported once from the last attempt.
+  const storeWarnings: string[] = [];
+  options.warnings = storeWarnings;
   const patchWith = scale
     ? (ns: string, n: string, fn: (current: KubeObject) => KubeObject, o: WriteOptions) => scope.store.updateScale!(ns, n, fn, o)
     : (ns: string, n: string, fn: (current: KubeObject) => KubeObject, o: WriteOptions) => scope.store.patch(ns, n, fn, o);
@@ -416,8 +435,9 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
       if (!scale && result !== null && typeof result === 'object' && !Array.isArray(result)) {
         decodePatchedTyped(scope, result as KubeObject, patchType, patch, patchValue);
       }
-      const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind);
+      const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind, scope.store.unstructured === true && scope.info.subresource !== 'scale');
       // Recomputed on every attempt: a conflict retry patches a newer object.
+      storeWarnings.length = 0;
       warnings = checkFields(object, {
         ...expected,
         directive: options.fieldValidation,
@@ -429,7 +449,7 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
     },
     options,
   );
-  setWarningHeaders(scope.res, warnings);
+  setWarningHeaders(scope.res, [...warnings, ...storeWarnings]);
   write(scope, 200, patched, out, scale ? SCALE_KIND : undefined);
 }
 

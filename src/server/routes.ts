@@ -9,6 +9,7 @@
 // inside a served group/version an unknown resource or path is go-restful's
 // JSON 404 Status, and a known path with a method it lacks is a 405 Status.
 
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { methodNotSupported } from '../machinery/errors.js';
@@ -47,11 +48,14 @@ const RESOURCE_PRODUCES_WITH_STREAMS = [...SERVED_MEDIA_TYPES, ...SERVED_STREAM_
 /** /version is a go-restful route producing JSON alone. */
 const VERSION_PRODUCES = ['application/json'];
 import type { WatchTracker } from './watch.js';
+import { setWarningHeaders } from './field-validation.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
 export interface RegistryView {
   stores: RESTStore[];
-  storeFor(group: string, resource: string): RESTStore | undefined;
+  storeFor(group: string, resource: string, version?: string): RESTStore | undefined;
+  /** Changes when the served stores do (custom resources come and go); absent: they never change. */
+  generation?(): number;
 }
 
 export interface ApiContext {
@@ -82,13 +86,21 @@ const VERB_HANDLERS: Record<string, Handler> = {
 };
 
 export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: ServerResponse) => void {
-  // The OpenAPI documents are built on first use, from the types served now.
+  // The OpenAPI documents are built on first use, from the types served now,
+  // and again after the served types change (a CRD established or deleted).
   let openapi: OpenApiService | undefined;
-  const openApiService = (): OpenApiService =>
-    (openapi ??= createOpenApiService(
-      ctx.registry.stores.map((s) => s.type),
-      ctx.version['gitVersion'] ?? 'unversioned',
-    ));
+  let openapiGeneration = -1;
+  const openApiService = (): OpenApiService => {
+    const generation = ctx.registry.generation?.() ?? 0;
+    if (openapi === undefined || generation !== openapiGeneration) {
+      openapi = createOpenApiService(
+        ctx.registry.stores.map((s) => s.type),
+        ctx.version['gitVersion'] ?? 'unversioned',
+      );
+      openapiGeneration = generation;
+    }
+    return openapi;
+  };
   return (req, res) => {
     const started = process.hrtime.bigint();
     let info: RequestInfo | undefined;
@@ -201,7 +213,17 @@ function discovery(
     const version = output.convert.version;
     const contentType = output.mediaType === 'application/json' ? aggregatedContentType(version) : output.mediaType;
     res.setHeader('Vary', 'Accept');
-    writeNegotiated(req, res, 200, aggregatedDiscovery(types, aggregatedRoot, version), output, contentType);
+    const document = aggregatedDiscovery(types, aggregatedRoot, version);
+    // An ETag that changes with the served types (CRDs come and go), and 304 for a client that has it, as upstream.
+    const etag = `"${createHash('sha512').update(JSON.stringify(document)).digest('hex').toUpperCase()}"`;
+    res.setHeader('ETag', etag);
+    res.setHeader('Cache-Control', 'public');
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304);
+      res.end();
+      return;
+    }
+    writeNegotiated(req, res, 200, document, output, contentType);
     return;
   }
   writeNegotiated(req, res, 200, legacy(), output);
@@ -246,7 +268,7 @@ function isLegacyWatch(info: RequestInfo): boolean {
 async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> {
   const types = (): ResourceType[] => ctx.registry.stores.map((s) => s.type);
   const coreShape = info.apiPrefix === 'api' ? info.apiGroup === '' : info.apiGroup !== '';
-  const store = ctx.registry.storeFor(info.apiGroup, info.resource);
+  const store = ctx.registry.storeFor(info.apiGroup, info.resource, info.apiVersion);
   // The store found answers "is this group/version served" without a scan of every type, most of the time.
   const served = store?.type.version === info.apiVersion || servesGroupVersion(types(), info.apiGroup, info.apiVersion);
   if (!coreShape || !served) {
@@ -280,6 +302,7 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   if (verb === 'watch' && !(type.verbs as string[]).includes('watch')) throw methodNotSupported(type, 'watch');
   if (verb === 'list' && !(type.verbs as string[]).includes('list')) throw methodNotSupported(type, 'list');
   info.verb = verb;
+  if (store.warning !== undefined) setWarningHeaders(res, [store.warning]);
 
   const scope: ResourceScope = {
     req,

@@ -23,6 +23,8 @@ import { withEventTtl } from '../storage/event-ttl.js';
 import { ServerMetrics, countKeys, instrumentBackend } from './metrics.js';
 import { createApiHandler } from './routes.js';
 import { WatchTracker, type WatchLimits } from './watch.js';
+import { CustomResourceServing, crdCatalogEntry, type ValidationRuleCompiler } from '../apiextensions/index.js';
+import { compileValidationRules } from '../machinery/cel/index.js';
 
 export interface ServerOptions {
   /** Address to listen on (default 127.0.0.1). */
@@ -64,6 +66,11 @@ export interface ServerOptions {
   serviceClusterIpRange?: string;
   /** --service-node-port-range: where NodePort and LoadBalancer services' node ports come from (default 30000-32767). */
   serviceNodePortRange?: string;
+  /**
+   * Compiles CRDs' x-kubernetes-validations (CEL) rules (default: machinery/cel's
+   * compileValidationRules).
+   */
+  validationRuleCompiler?: ValidationRuleCompiler;
 }
 
 export interface RunningServer {
@@ -136,8 +143,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const metrics = new ServerMetrics(async () => {
     const registry = registryRef;
     if (registry === undefined) return [];
-    const resources = [...new Set(registry.stores.map((s) => s.type.resource))];
-    return Promise.all(resources.map(async (resource) => ({ resource, count: await countKeys(backend, prefix, resource) })));
+    // Resources of the groups stored under their group's key (CRDs, custom resources) are counted
+    // there and labelled resource.group, as upstream labels them.
+    const keyed = new Map<string, string>();
+    for (const s of registry.stores) {
+      const { group, resource } = s.type;
+      if (group === '' || group === 'apps' || group === 'coordination.k8s.io' || group === 'events.k8s.io') keyed.set(resource, resource);
+      else keyed.set(`${resource}.${group}`, `${group}/${resource}`);
+    }
+    return Promise.all([...keyed].map(async ([resource, key]) => ({ resource, count: await countKeys(backend, prefix, key) })));
   });
   const openOptions: OpenBackendOptions = { kind: storage };
   if (storage === 'sqlite' && dataDir !== undefined) openOptions.dataDir = dataDir;
@@ -155,7 +169,16 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
     ...(options.admission !== undefined ? { extra: options.admission } : {}),
   });
-  const registryOptions: Parameters<typeof createRegistry>[0] = { backend, prefix, admission };
+  const crdOptions = {
+    compiler: options.validationRuleCompiler ?? compileValidationRules,
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
+  };
+  const registryOptions: Parameters<typeof createRegistry>[0] = {
+    backend,
+    prefix,
+    admission,
+    extraEntries: [crdCatalogEntry(crdOptions)],
+  };
   if (options.clock !== undefined) registryOptions.clock = options.clock;
   if (options.watchCache !== undefined) registryOptions.watchCache = options.watchCache;
   if (options.bookmarkIntervalMs !== undefined) registryOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
@@ -165,6 +188,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   registryRef = registry;
   // Serve once every watch cache holds its resource (reads fall back to storage until then anyway).
   await registry.ready;
+  // Custom resources of the CRDs already stored are served from the start.
+  const customResources = new CustomResourceServing({
+    registry,
+    crdStore: registry.storeFor('apiextensions.k8s.io', 'customresourcedefinitions')!,
+    compiler: crdOptions.compiler,
+    logger,
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
+  });
+  await customResources.start();
 
   const watchLimits: WatchLimits = {};
   if (options.minRequestTimeoutSeconds !== undefined) watchLimits.minRequestTimeoutSeconds = options.minRequestTimeoutSeconds;
@@ -199,6 +231,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     });
   } catch (err) {
     compactor?.stop();
+    customResources.stop();
     await registry.close();
     await rawBackend.close();
     throw err;
@@ -229,6 +262,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await closed;
       clearTimeout(grace);
       compactor?.stop();
+      customResources.stop();
       await registry.close();
       await rawBackend.close();
       logger.info('apiserver stopped');

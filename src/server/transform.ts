@@ -17,7 +17,7 @@
  *   each becomes a one-row Table; only the first carries column definitions (later
  *   ones are written with upstream's noHeaders), ERROR events pass unchanged.
  */
-import { buildTable, type IncludeObject, type TableApiVersion } from '../api/tables/index.js';
+import { buildTable, type IncludeObject, type Printer, type TableApiVersion } from '../api/tables/index.js';
 import { notAcceptable } from '../machinery/errors.js';
 import type { KubeList, KubeObject } from '../machinery/meta.js';
 import type { WatchEvent } from '../registry/rest.js';
@@ -40,6 +40,8 @@ export interface TransformContext {
   query: URLSearchParams;
   /** The media types served, for the 406 message. */
   served: string[];
+  /** The resource's own printer (custom resources), else the built-in one for group and kind. */
+  printer?: Printer;
 }
 
 function isList(value: unknown): value is KubeList {
@@ -68,6 +70,7 @@ export function transformResponse(value: unknown, output: NegotiatedOutput, ctx:
   switch (target.kind) {
     case 'Table': {
       const options: Parameters<typeof buildTable>[3] = { apiVersion: apiVersion as TableApiVersion };
+      if (ctx.printer !== undefined) options.printer = ctx.printer;
       const include = includeObjectOf(ctx.query);
       if (include !== undefined) options.includeObject = include;
       if (isList(value)) {
@@ -116,6 +119,7 @@ export function watchEventTransformer(output: NegotiatedOutput, ctx: TransformCo
     }
     if (target.kind === 'Table') {
       const options: Parameters<typeof buildTable>[3] = { apiVersion: apiVersion as TableApiVersion, omitHeaders: headersSent };
+      if (ctx.printer !== undefined) options.printer = ctx.printer;
       if (include !== undefined) options.includeObject = include;
       headersSent = true;
       // A table is a KubeObject-shaped value with kind Table; the encoder writes it as JSON.

@@ -38,6 +38,7 @@ import { eventPrinter, eventsV1Printer } from './events.js';
 import { deploymentPrinter, leasePrinter } from './apps.js';
 
 export type * from './types.js';
+export type { Printer } from './printer.js';
 export { humanDuration } from './duration.js';
 
 const printers = new Map<string, Printer>([
@@ -91,6 +92,8 @@ export interface BuildTableOptions {
   listMeta?: ListMeta;
   /** TableOptions.noHeaders: leave columnDefinitions empty (later pages, watch events). */
   omitHeaders?: boolean;
+  /** The printer to use instead of the built-in one for group/kind (custom resources). */
+  printer?: Printer;
 }
 
 export function buildTable(group: string, kind: string, objects: KubeObject[], options: BuildTableOptions = {}): Table {
@@ -100,7 +103,7 @@ export function buildTable(group: string, kind: string, objects: KubeObject[], o
     throw badRequest(`unrecognized includeObject value: ${JSON.stringify(include)}`);
   }
   const now = options.now ?? new Date();
-  const printer = printerFor(group, kind);
+  const printer = options.printer ?? printerFor(group, kind);
   const rows: TableRow[] = objects.map((object) => {
     const printed = printer.print(object as Obj, now);
     const row: TableRow = { cells: printed.cells };
@@ -113,7 +116,7 @@ export function buildTable(group: string, kind: string, objects: KubeObject[], o
     kind: 'Table',
     apiVersion,
     metadata: tableListMeta(objects, options.listMeta),
-    columnDefinitions: options.omitHeaders === true ? [] : tableColumnsFor(group, kind),
+    columnDefinitions: options.omitHeaders === true ? [] : printer.columns.map((c) => ({ ...c })),
     rows,
   };
 }

@@ -21,9 +21,13 @@ const STATUS_DEF = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
 const DELETE_OPTIONS_DEF = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 export const PATCH_DEF = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
 
-const OBJECT_MEDIA = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
-const LIST_MEDIA = [...OBJECT_MEDIA, 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
-const PATCH_MEDIA = [
+const BUILTIN_OBJECT_MEDIA = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const BUILTIN_LIST_MEDIA = [...BUILTIN_OBJECT_MEDIA, 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
+/** Custom resources: no strategic merge patch and no protobuf, as upstream publishes them (kubectl apply reads this to pick a patch type). */
+const CUSTOM_PATCH_MEDIA = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+const CUSTOM_OBJECT_MEDIA = ['application/json', 'application/yaml'];
+const CUSTOM_LIST_MEDIA = [...CUSTOM_OBJECT_MEDIA, 'application/json;stream=watch'];
+const BUILTIN_PATCH_MEDIA = [
   'application/json-patch+json',
   'application/merge-patch+json',
   'application/strategic-merge-patch+json',
@@ -115,6 +119,7 @@ function gvkOf(type: ResourceType, kind = type.kind): JsonSchema {
 }
 
 function definitionNameOf(type: ResourceType, kind: string): string | undefined {
+  if (type.openapi !== undefined) return kind === type.kind ? type.openapi.kindDefinition : type.openapi.listDefinition;
   return definitionFor(type.group, type.version, kind)?.name;
 }
 
@@ -184,6 +189,10 @@ function verbs(type: ResourceType): Set<string> {
 export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<string, JsonSchema> {
   const paths: Record<string, JsonSchema> = {};
   for (const type of types) {
+    const custom = type.openapi !== undefined;
+    const patchMedia = custom ? CUSTOM_PATCH_MEDIA : BUILTIN_PATCH_MEDIA;
+    const objectMedia = custom ? CUSTOM_OBJECT_MEDIA : BUILTIN_OBJECT_MEDIA;
+    const listMedia = custom ? CUSTOM_LIST_MEDIA : BUILTIN_LIST_MEDIA;
     const objectDef = definitionNameOf(type, type.kind);
     const listDef = definitionNameOf(type, type.listKind);
     if (objectDef === undefined) continue;
@@ -197,7 +206,7 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
     const collection: Record<string, JsonSchema> = {};
     if (has.has('list') && listDef !== undefined) {
       collection['get'] = operation(
-        { action: 'list', operationId: `list${id}${scoped}`, description: `list or watch objects of kind ${type.kind}`, params: LIST_PARAMS, responses: [[200, listDef]], produces: LIST_MEDIA },
+        { action: 'list', operationId: `list${id}${scoped}`, description: `list or watch objects of kind ${type.kind}`, params: LIST_PARAMS, responses: [[200, listDef]], produces: listMedia },
         type,
         flavour,
       );
@@ -211,7 +220,7 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
           params: WRITE_PARAMS,
           body: objectDef,
           responses: [[200, objectDef], [201, objectDef], [202, objectDef]],
-          produces: OBJECT_MEDIA,
+          produces: objectMedia,
         },
         type,
         flavour,
@@ -226,7 +235,7 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
           params: [...DELETE_PARAMS, ...LIST_PARAMS.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks')],
           body: DELETE_OPTIONS_DEF,
           responses: [[200, STATUS_DEF]],
-          produces: OBJECT_MEDIA,
+          produces: objectMedia,
         },
         type,
         flavour,
@@ -238,14 +247,14 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
     const itemPath = `${base}/{name}`;
     if (has.has('get')) {
       item['get'] = operation(
-        { action: 'get', operationId: `read${id}${scoped}`, description: `read the specified ${type.kind}`, params: [], responses: [[200, objectDef]], produces: OBJECT_MEDIA },
+        { action: 'get', operationId: `read${id}${scoped}`, description: `read the specified ${type.kind}`, params: [], responses: [[200, objectDef]], produces: objectMedia },
         type,
         flavour,
       );
     }
     if (has.has('update')) {
       item['put'] = operation(
-        { action: 'put', operationId: `replace${id}${scoped}`, description: `replace the specified ${type.kind}`, params: WRITE_PARAMS, body: objectDef, responses: [[200, objectDef], [201, objectDef]], produces: OBJECT_MEDIA },
+        { action: 'put', operationId: `replace${id}${scoped}`, description: `replace the specified ${type.kind}`, params: WRITE_PARAMS, body: objectDef, responses: [[200, objectDef], [201, objectDef]], produces: objectMedia },
         type,
         flavour,
       );
@@ -258,9 +267,9 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
           description: `partially update the specified ${type.kind}`,
           params: [...WRITE_PARAMS, P.force],
           body: PATCH_DEF,
-          bodyMedia: PATCH_MEDIA,
+          bodyMedia: patchMedia,
           responses: [[200, objectDef], [201, objectDef]],
-          produces: OBJECT_MEDIA,
+          produces: objectMedia,
         },
         type,
         flavour,
@@ -268,7 +277,7 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
     }
     if (has.has('delete')) {
       item['delete'] = operation(
-        { action: 'delete', operationId: `delete${id}${scoped}`, description: `delete a ${type.kind}`, params: DELETE_PARAMS, body: DELETE_OPTIONS_DEF, responses: [[200, STATUS_DEF], [202, STATUS_DEF]], produces: OBJECT_MEDIA },
+        { action: 'delete', operationId: `delete${id}${scoped}`, description: `delete a ${type.kind}`, params: DELETE_PARAMS, body: DELETE_OPTIONS_DEF, responses: [[200, STATUS_DEF], [202, STATUS_DEF]], produces: objectMedia },
         type,
         flavour,
       );
@@ -280,18 +289,18 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
       const title = sub.charAt(0).toUpperCase() + sub.slice(1);
       if (sub === 'status') {
         subOps['get'] = operation(
-          { action: 'get', operationId: `read${id}${scoped}Status`, description: `read status of the specified ${type.kind}`, params: [], responses: [[200, objectDef]], produces: OBJECT_MEDIA },
+          { action: 'get', operationId: `read${id}${scoped}Status`, description: `read status of the specified ${type.kind}`, params: [], responses: [[200, objectDef]], produces: objectMedia },
           type,
           flavour,
         );
         subOps['patch'] = operation(
-          { action: 'patch', operationId: `patch${id}${scoped}Status`, description: `partially update status of the specified ${type.kind}`, params: [...WRITE_PARAMS, P.force], body: PATCH_DEF, bodyMedia: PATCH_MEDIA, responses: [[200, objectDef], [201, objectDef]], produces: OBJECT_MEDIA },
+          { action: 'patch', operationId: `patch${id}${scoped}Status`, description: `partially update status of the specified ${type.kind}`, params: [...WRITE_PARAMS, P.force], body: PATCH_DEF, bodyMedia: patchMedia, responses: [[200, objectDef], [201, objectDef]], produces: objectMedia },
           type,
           flavour,
         );
       }
       if (sub === 'scale') {
-        const common = { params: [], responses: [[200, SCALE_DEF]] as Array<[number, string]>, produces: OBJECT_MEDIA, gvk: SCALE_GVK };
+        const common = { params: [], responses: [[200, SCALE_DEF]] as Array<[number, string]>, produces: objectMedia, gvk: SCALE_GVK };
         subOps['get'] = operation({ ...common, action: 'get', operationId: `read${id}${scoped}Scale`, description: `read scale of the specified ${type.kind}` }, type, flavour);
         subOps['put'] = operation(
           { ...common, action: 'put', operationId: `replace${id}${scoped}Scale`, description: `replace scale of the specified ${type.kind}`, params: WRITE_PARAMS, body: SCALE_DEF, responses: [[200, SCALE_DEF], [201, SCALE_DEF]] },
@@ -299,14 +308,14 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
           flavour,
         );
         subOps['patch'] = operation(
-          { ...common, action: 'patch', operationId: `patch${id}${scoped}Scale`, description: `partially update scale of the specified ${type.kind}`, params: [...WRITE_PARAMS, P.force], body: PATCH_DEF, bodyMedia: PATCH_MEDIA, responses: [[200, SCALE_DEF], [201, SCALE_DEF]] },
+          { ...common, action: 'patch', operationId: `patch${id}${scoped}Scale`, description: `partially update scale of the specified ${type.kind}`, params: [...WRITE_PARAMS, P.force], body: PATCH_DEF, bodyMedia: patchMedia, responses: [[200, SCALE_DEF], [201, SCALE_DEF]] },
           type,
           flavour,
         );
       }
       if (sub === 'status' || sub === 'finalize') {
         subOps['put'] = operation(
-          { action: 'put', operationId: `replace${id}${scoped}${title}`, description: `replace ${sub} of the specified ${type.kind}`, params: WRITE_PARAMS, body: objectDef, responses: [[200, objectDef], [201, objectDef]], produces: OBJECT_MEDIA },
+          { action: 'put', operationId: `replace${id}${scoped}${title}`, description: `replace ${sub} of the specified ${type.kind}`, params: WRITE_PARAMS, body: objectDef, responses: [[200, objectDef], [201, objectDef]], produces: objectMedia },
           type,
           flavour,
         );
@@ -319,7 +328,7 @@ export function resourcePaths(types: ResourceType[], flavour: Flavour): Record<s
         [],
         {
           get: operation(
-            { action: 'list', operationId: `list${id}${type.kind}ForAllNamespaces`, description: `list or watch objects of kind ${type.kind}`, params: LIST_PARAMS, responses: [[200, listDef]], produces: LIST_MEDIA },
+            { action: 'list', operationId: `list${id}${type.kind}ForAllNamespaces`, description: `list or watch objects of kind ${type.kind}`, params: LIST_PARAMS, responses: [[200, listDef]], produces: listMedia },
             type,
             flavour,
           ),
@@ -336,6 +345,10 @@ export function pathDefinitionRoots(types: ResourceType[]): string[] {
   const roots = new Set<string>([STATUS_DEF, DELETE_OPTIONS_DEF]);
   for (const type of types) {
     if (type.subresources.includes('scale')) roots.add(SCALE_DEF);
+    if (type.openapi !== undefined) {
+      for (const root of type.openapi.roots) roots.add(root);
+      continue;
+    }
     for (const kind of [type.kind, type.listKind]) {
       const name = definitionNameOf(type, kind);
       if (name !== undefined) roots.add(name);

@@ -70,6 +70,7 @@ function definitionsFor(types: ResourceType[], flavour: Flavour): Record<string,
   const out: Record<string, JsonSchema> = {};
   for (const name of closure(pathDefinitionRoots(types))) out[name] = definitionSchema(definitionByName(name)!, flavour);
   out[PATCH_DEF] = PATCH_SCHEMA;
+  for (const t of types) if (t.openapi !== undefined) Object.assign(out, t.openapi.definitions(flavour));
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

@@ -1,0 +1,83 @@
+// The /scale subresource of custom resources (upstream's
+// pkg/registry/customresource/etcd.go ScaleREST): an autoscaling/v1 Scale
+// whose spec.replicas lives at the CRD's specReplicasPath, status.replicas at
+// statusReplicasPath and status.selector at labelSelectorPath. A write
+// changes only the replicas of the main resource (so its generation moves as
+// for any spec change). The handlers reach it through RESTStore.getScale and
+// updateScale, as for built-in kinds.
+
+import type { KubeObject } from '../machinery/meta.js';
+import { fieldErrors } from '../machinery/field-errors.js';
+import { badRequest, invalid } from '../machinery/errors.js';
+import { GenericStore, type GenericStoreOptions } from '../registry/generic-store.js';
+import type { WriteOptions } from '../registry/rest.js';
+import type { CustomResourceSubresourceScale } from './types.js';
+import { readJsonPath } from './custom-resource.js';
+
+function setJsonPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.replace(/^\./, '').split('.');
+  let node = obj;
+  for (const p of parts.slice(0, -1)) {
+    const next = node[p];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[p] = {};
+    node = node[p] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+/** A custom resource store with the scale subresource. */
+export class ScalableStore extends GenericStore {
+  private readonly scalePaths: CustomResourceSubresourceScale;
+
+  constructor(options: GenericStoreOptions, scale: CustomResourceSubresourceScale) {
+    super(options);
+    this.scalePaths = scale;
+  }
+
+  private scaleOf(obj: KubeObject): KubeObject {
+    const meta: KubeObject['metadata'] = {};
+    for (const k of ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp'] as const) {
+      if (obj.metadata[k] !== undefined) (meta as Record<string, unknown>)[k] = obj.metadata[k];
+    }
+    const specReplicas = readJsonPath(obj, this.scalePaths.specReplicasPath ?? '');
+    const statusReplicas = readJsonPath(obj, this.scalePaths.statusReplicasPath ?? '');
+    const selector = this.scalePaths.labelSelectorPath ? readJsonPath(obj, this.scalePaths.labelSelectorPath) : undefined;
+    const status: Record<string, unknown> = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
+    if (typeof selector === 'string' && selector !== '') status['selector'] = selector;
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: meta,
+      spec: typeof specReplicas === 'number' ? { replicas: specReplicas } : {},
+      status,
+    };
+  }
+
+  override async getScale(namespace: string, name: string): Promise<KubeObject> {
+    return this.scaleOf(await this.get(namespace, name, {}));
+  }
+
+  override async updateScale(namespace: string, name: string, change: (current: KubeObject) => KubeObject, options: WriteOptions): Promise<KubeObject> {
+    const updated = await this.patch(
+      namespace,
+      name,
+      (current) => {
+        const scale = change(this.scaleOf(current));
+        const objName = scale.metadata?.name ?? '';
+        if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+        const replicas = (scale['spec'] as { replicas?: unknown } | undefined)?.replicas ?? 0;
+        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+          throw invalid('autoscaling', 'Scale', name, [fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+        }
+        const next = structuredClone(current);
+        setJsonPath(next as unknown as Record<string, unknown>, this.scalePaths.specReplicasPath ?? '.spec.replicas', replicas);
+        // A Scale carrying a resourceVersion pins the write to it.
+        const rv = scale.metadata?.resourceVersion;
+        if (rv !== undefined && rv !== '') next.metadata.resourceVersion = rv;
+        return next;
+      },
+      options,
+    );
+    return this.scaleOf(updated);
+  }
+}
