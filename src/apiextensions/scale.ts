@@ -58,6 +58,8 @@ export class ScalableStore extends GenericStore {
   }
 
   override async updateScale(namespace: string, name: string, change: (current: KubeObject) => KubeObject, options: WriteOptions): Promise<KubeObject> {
+    // The write goes to the main resource (the handler names the subresource in the options).
+    const { subresource: _subresource, ...mainOptions } = options as WriteOptions & { subresource?: string };
     const updated = await this.patch(
       namespace,
       name,
@@ -76,7 +78,7 @@ export class ScalableStore extends GenericStore {
         if (rv !== undefined && rv !== '') next.metadata.resourceVersion = rv;
         return next;
       },
-      options,
+      mainOptions,
     );
     return this.scaleOf(updated);
   }
