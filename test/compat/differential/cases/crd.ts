@@ -74,11 +74,17 @@ export const cases: DiffCase[] = [
     ],
   },
   {
-    name: 'crd: create, then the first DELETE marks it with the cleanup finalizer',
-    steps: [
-      { title: 'create: status starts empty with storedVersions', method: 'POST', path: CRDS, body: widgets() },
-      { title: 'delete: Terminating, finalizer added', method: 'DELETE', path: `${CRDS}/widgets.{ns}.example.com`, mask: ['"lastTransitionTime":"[^"]*"'] },
+    name: 'crd: create: the status a new CRD starts with',
+    steps: [{ title: 'create: status starts empty with storedVersions', method: 'POST', path: CRDS, body: widgets() }],
+    cleanup: [{ method: 'DELETE', path: `${CRDS}/widgets.{ns}.example.com` }],
+  },
+  {
+    name: 'crd: the first DELETE of an established CRD marks it with the cleanup finalizer',
+    setup: [
+      { method: 'POST', path: CRDS, body: widgets() },
+      { method: 'GET', path: `${CRDS}/widgets.{ns}.example.com`, until: { path: 'status.conditions.1.status', equals: 'True' } },
     ],
+    steps: [{ title: 'delete: Terminating, finalizer added', method: 'DELETE', path: `${CRDS}/widgets.{ns}.example.com`, mask: ['"lastTransitionTime":"[^"]*"'] }],
   },
 ];
 
