@@ -188,12 +188,16 @@ test('webhook conversion is refused clearly (apiary cannot call conversion webho
   assertStatus(reply, 422, 'Invalid', 'CustomResourceDefinition.apiextensions.k8s.io "widgets.crd.example.com" is invalid: spec.conversion.strategy: Unsupported value: "Webhook": supported values: "None"');
 });
 
-test('x-kubernetes-validations are refused when no CEL compiler is configured, never skipped', async () => {
+test('x-kubernetes-validations are compiled by the default CEL compiler: a rule that does not compile is refused, nothing stored', async () => {
   const reply = await request(server.url, 'POST', CRDS, {
-    body: widgetCrd((c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [{ rule: 'self.a != "x"' }])),
+    body: widgetCrd((c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [{ rule: 'self.nope != "x"' }])),
   });
   assert.equal(reply.status, 422, reply.text);
-  assert.match(reply.json.message, /spec\.validation\.openAPIV3Schema: Forbidden: x-kubernetes-validations rules are not supported by this server yet/);
+  assert.match(
+    reply.json.message,
+    /spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*compilation failed: ERROR: <input>:1:5: undefined field 'nope'/,
+  );
+  assert.equal((await get(server.url, `${CRDS}/widgets.crd.example.com`)).status, 404);
 });
 
 test('a created CRD: status reset with storedVersions, then NamesAccepted and Established within a second', async () => {

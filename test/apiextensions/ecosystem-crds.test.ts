@@ -5,10 +5,8 @@
 // schema violations refused, printer columns (JSONPath filters included) and
 // selectable fields served.
 //
-// The Prometheus CRD declares x-kubernetes-validations: a server without a
-// CEL compiler refuses it rather than skip its rules; with machinery/cel's
-// compileValidationRules passed in (as the server is to be assembled) it
-// installs and its rules are enforced.
+// The Prometheus CRD declares x-kubernetes-validations: the server's default
+// compiler (machinery/cel) compiles them and its rules are enforced.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,8 +14,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import type { ValidationRuleCompiler } from '../../src/apiextensions/index.js';
-import { compileValidationRules } from '../../src/machinery/cel/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { get, request } from '../helpers/http.js';
 import { until } from '../helpers/wait.js';
@@ -108,23 +104,10 @@ describe('cert-manager Certificate', () => {
 });
 
 describe('Prometheus operator Prometheus', () => {
-  test('without a CEL compiler the CRD is refused, naming its validation rules', async () => {
-    const server = await startTestServer();
-    try {
-      const reply = await request(server.url, 'POST', CRDS, { body: prometheusCrd });
-      assert.equal(reply.status, 422);
-      assert.match(reply.json.message, /x-kubernetes-validations rules are not supported by this server yet/);
-      assert.equal((await get(server.url, `${CRDS}/prometheuses.monitoring.coreos.com`)).status, 404);
-    } finally {
-      await server.stop();
-    }
-  });
-
-  describe("with machinery/cel's compiler", () => {
-    const compiler: ValidationRuleCompiler = compileValidationRules;
+  describe("with the server's default compiler (machinery/cel)", () => {
     let server: TestServer;
     before(async () => {
-      server = await startTestServer({ validationRuleCompiler: compiler });
+      server = await startTestServer();
       await request(server.url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'monitoring' } } });
       await install(server, prometheusCrd);
     });
