@@ -98,7 +98,9 @@ async function main(): Promise<void> {
       const { main, cleanup } = build(v.rev);
       const dataDir = mkdtempSync(join(tmpdir(), 'apiary-ab-data-'));
       const storageArgs = etcd ? ['--etcd-servers', etcd.endpoints[0]!, '--etcd-prefix', `/ab-${v.name}`] : [];
-      const proc = spawnNode([...v.nodeFlags, main, 'serve', '--port', '0', '--data-dir', dataDir, '--storage', storage, '--log-level', 'warn', ...storageArgs], {
+      // Builds from before secure serving do not know --insecure-serving (and serve plain HTTP anyway).
+      const insecure = readFileSync(main, 'utf8').includes('insecure-serving') ? ['--insecure-serving'] : [];
+      const proc = spawnNode([...v.nodeFlags, main, 'serve', ...insecure, '--port', '0', '--data-dir', dataDir, '--storage', storage, '--log-level', 'warn', ...storageArgs], {
         stderr: 'inherit',
       });
       const removeAll = (): void => {

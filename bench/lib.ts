@@ -155,7 +155,8 @@ export async function startApiary(options: { dataDir?: string; storage?: string;
     [
       ...nodeArgs,
       join(REPO, 'dist/cli/main.js'),
-      ...['serve', '--port', '0', '--data-dir', dataDir, '--storage', options.storage ?? 'sqlite', '--log-level', 'warn'],
+      // Plain HTTP, everything allowed (the benchmarks measure the storage path; bench/security.ts measures security's cost).
+      ...['serve', '--insecure-serving', '--port', '0', '--data-dir', dataDir, '--storage', options.storage ?? 'sqlite', '--log-level', 'warn'],
       ...(options.extraArgs ?? []),
     ],
     { stderr: 'inherit' },

@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // The apiary command.
 //
-//   apiary serve [--data-dir DIR] [--bind-address ADDR] [--port N] [--storage sqlite|memory|etcd]
+//   apiary serve [--data-dir DIR] [--bind-address ADDR] [--secure-port N] [--storage sqlite|memory|etcd]
 //                [--etcd-servers URL,...] [--etcd-prefix PREFIX] [--etcd-compaction-interval DUR]
 //                [--event-ttl DUR] [--service-cluster-ip-range CIDR] [--service-node-port-range RANGE]
-//                [--log-level LEVEL] [controller and --leader-elect* flags]
+//                [--log-level LEVEL] [TLS, authentication and authorization flags]
+//                [controller and --leader-elect* flags]
+//
+// Secure by default: HTTPS with the cluster's generated certificates,
+// authentication and RBAC; --insecure-serving is plain HTTP with every request
+// allowed, for tests only.
 //
 // `serve` runs the API server until SIGTERM or SIGINT, then shuts down cleanly
 // (stop accepting, end watches, flush and close the store) and exits 0.
@@ -13,7 +18,7 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pino } from 'pino';
-import { startServer, type ServerOptions } from '../server/server.js';
+import { startServer, type SecurityOptions, type ServerOptions } from '../server/server.js';
 import { parseDurationFlag } from './duration.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseIPv4CIDR } from '../registry/service-ip-allocator.js';
 import { DEFAULT_SERVICE_NODE_PORT_RANGE, parsePortRange } from '../registry/service-node-port-allocator.js';
@@ -35,7 +40,8 @@ const USAGE = `Usage: apiary serve [flags]
 Flags:
   --data-dir DIR          where the sqlite store and kubeconfig live (default ./.apiary)
   --bind-address ADDR     address to listen on (default 127.0.0.1)
-  --port N                port to listen on; 0 picks a free one (default 6443)
+  --secure-port N         HTTPS port to listen on; 0 picks a free one (default 6443)
+  --port N                the same as --secure-port (kept for existing scripts)
   --storage KIND          sqlite | memory | etcd (default sqlite)
   --etcd-servers URLS     etcd client URLs, comma-separated (with --storage etcd)
   --etcd-prefix PREFIX    key prefix in storage (default /registry)
@@ -52,11 +58,31 @@ Flags:
   --disable-admission-plugins NAMES
                           built-in admission plugins to turn off: LimitRanger, ResourceQuota
   --controllers BOOL      run the namespace, resource quota and system namespaces controllers in-process (default true)
+
+Security (kube-apiserver's flags):
+  --tls-cert-file FILE, --tls-private-key-file FILE
+                          serving certificate and key (default: generated in DATA_DIR/pki from the cluster CA)
+  --tls-sans LIST         more DNS names and IPs for the generated serving certificate, comma-separated
+  --client-ca-file FILE   CA bundle client certificates are checked against (besides the cluster CA)
+  --token-auth-file FILE  static bearer tokens: CSV token,user,uid[,"group1,group2"]
+  --service-account-issuer URL
+                          iss of service-account tokens (default https://kubernetes.default.svc.cluster.local)
+  --anonymous-auth BOOL   requests without credentials are system:anonymous (default true)
+  --authorization-mode M  RBAC | AlwaysAllow (default RBAC)
+  --insecure-serving      plain HTTP, no authentication, every request allowed: for tests only, never in production
 ${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
 
 function fail(message: string): never {
   process.stderr.write(`apiary: ${message}\n\n${USAGE}`);
   process.exit(2);
+}
+
+/** The first usable IP of the service range (the `kubernetes` service's, a SAN of the serving certificate). */
+function firstServiceIp(cidr: string): string {
+  const [base] = cidr.split('/');
+  const parts = base!.split('.').map(Number);
+  parts[3] = parts[3]! + 1;
+  return parts.join('.');
 }
 
 async function serve(argv: string[]): Promise<void> {
@@ -67,7 +93,17 @@ async function serve(argv: string[]): Promise<void> {
       options: {
         'data-dir': { type: 'string', default: './.apiary' },
         'bind-address': { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: '6443' },
+        port: { type: 'string' },
+        'secure-port': { type: 'string' },
+        'tls-cert-file': { type: 'string' },
+        'tls-private-key-file': { type: 'string' },
+        'tls-sans': { type: 'string', default: '' },
+        'client-ca-file': { type: 'string' },
+        'token-auth-file': { type: 'string' },
+        'service-account-issuer': { type: 'string' },
+        'anonymous-auth': { type: 'string', default: 'true' },
+        'authorization-mode': { type: 'string', default: 'RBAC' },
+        'insecure-serving': { type: 'boolean', default: false },
         storage: { type: 'string', default: 'sqlite' },
         'etcd-servers': { type: 'string', default: '' },
         'etcd-prefix': { type: 'string', default: '/registry' },
@@ -92,8 +128,15 @@ async function serve(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --port ${JSON.stringify(values.port)}`);
+  if (values.port !== undefined && values['secure-port'] !== undefined && values.port !== values['secure-port']) {
+    fail('--port is an alias of --secure-port: give one of them');
+  }
+  const portText = values['secure-port'] ?? values.port ?? '6443';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --secure-port ${JSON.stringify(portText)}`);
+  const authorizationMode = values['authorization-mode'];
+  if (authorizationMode !== 'RBAC' && authorizationMode !== 'AlwaysAllow') fail(`invalid --authorization-mode ${JSON.stringify(authorizationMode)}: want RBAC or AlwaysAllow`);
+  if (values['anonymous-auth'] !== 'true' && values['anonymous-auth'] !== 'false') fail(`invalid --anonymous-auth ${JSON.stringify(values['anonymous-auth'])}: want true or false`);
   const storage = values.storage;
   if (storage !== 'sqlite' && storage !== 'memory' && storage !== 'etcd') {
     fail(`invalid --storage ${JSON.stringify(storage)}: want sqlite, memory or etcd`);
@@ -141,6 +184,21 @@ async function serve(argv: string[]): Promise<void> {
     if (name !== 'LimitRanger' && name !== 'ResourceQuota') fail(`invalid --disable-admission-plugins: ${JSON.stringify(name)} (apiary can disable LimitRanger, ResourceQuota)`);
   }
   if (disabled.length > 0) options.disableAdmissionPlugins = disabled;
+  if (!values['insecure-serving']) {
+    const security: SecurityOptions = {
+      tlsSans: values['tls-sans'].split(',').map((s) => s.trim()).filter((s) => s !== ''),
+      anonymousAuth: values['anonymous-auth'] === 'true',
+      authorizationMode,
+      serviceIp: firstServiceIp(values['service-cluster-ip-range']),
+    };
+    if (values['tls-cert-file'] !== undefined) security.tlsCertFile = values['tls-cert-file'];
+    if (values['tls-private-key-file'] !== undefined) security.tlsPrivateKeyFile = values['tls-private-key-file'];
+    if ((security.tlsCertFile === undefined) !== (security.tlsPrivateKeyFile === undefined)) fail('--tls-cert-file and --tls-private-key-file must be given together');
+    if (values['client-ca-file'] !== undefined) security.clientCaFile = values['client-ca-file'];
+    if (values['token-auth-file'] !== undefined) security.tokenAuthFile = values['token-auth-file'];
+    if (values['service-account-issuer'] !== undefined) security.serviceAccountIssuer = values['service-account-issuer'];
+    options.security = security;
+  }
   if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);
   let controllerOptions: ReturnType<typeof controllerOptionsFromFlags> | undefined;
   let election: LeaderElectionSettings | undefined;
@@ -156,7 +214,7 @@ async function serve(argv: string[]): Promise<void> {
   // The controllers reach the server over loopback HTTP, as kube-controller-manager does.
   let controllers: { manager: RunningControllerManager; client: RestClient } | undefined;
   if (controllerOptions !== undefined && election !== undefined) {
-    const client = new RestClient({ server: server.url, userAgent: 'apiary-controller-manager' });
+    const client = new RestClient({ ...server.admin, userAgent: 'apiary-controller-manager' });
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
     const manager = startLeaderElectedControllers({ ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) }, election);
     controllers = { manager, client };

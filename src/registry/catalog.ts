@@ -22,6 +22,7 @@ import { replicationControllerStrategy } from './strategies/replicationcontrolle
 import { leaseStrategy } from './strategies/leases.js';
 import { deploymentStrategy } from './strategies/deployments.js';
 import { eventsV1Strategy } from './strategies/events-v1.js';
+import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './strategies/rbac.js';
 import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
 import type { Conversion } from './converting-store.js';
 import type { KubeObject } from '../machinery/meta.js';
@@ -95,6 +96,10 @@ const entries: CatalogEntry[] = [
   entry({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', singular: 'lease', strategy: leaseStrategy }),
   entry({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', short: ['ev'], strategy: eventsV1Strategy,
     storedAs: { group: '', resource: 'events', conversion: { toStored: eventToCore, fromStored: eventFromCore } } }),
+  entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', singular: 'clusterrolebinding', strategy: clusterRoleBindingStrategy }),
+  entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', singular: 'clusterrole', strategy: clusterRoleStrategy }),
+  entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', singular: 'rolebinding', strategy: roleBindingStrategy }),
+  entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', singular: 'role', strategy: roleStrategy }),
 ];
 
 // An entry stored as another one's objects is stored in that one's group, version and kind.

@@ -104,7 +104,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       namespaced: type.namespaced,
       // Two groups serving one resource name keep their keys apart (events.k8s.io
       // events are not two: they are stored as core events, see storedAs).
-      keyResource: type.group === '' || type.group === 'apps' || type.group === 'coordination.k8s.io' ? type.resource : `${type.group}/${type.resource}`,
+      keyResource: type.group === '' || type.group === 'apps' || type.group === 'coordination.k8s.io' || type.group === 'rbac.authorization.k8s.io' ? type.resource : `${type.group}/${type.resource}`,
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
     let storage: ObjectStore;

@@ -7,6 +7,7 @@
 import type { KubeList, KubeObject } from '../machinery/meta.js';
 import type { Status } from '../machinery/errors.js';
 import type { Printer } from '../api/tables/printer.js';
+import type { UserInfo } from '../machinery/user.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -67,6 +68,8 @@ export interface WriteOptions {
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
   /** Where the store puts the fieldValidation=Warn messages of fields it pruned, for the response's Warning headers. */
   warnings?: string[];
+  /** Who asks, when the server authenticates (reviews and RBAC escalation checks read it). */
+  user?: UserInfo;
 }
 
 export interface DeleteOptions {

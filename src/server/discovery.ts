@@ -47,6 +47,7 @@ const SUBRESOURCES: Record<string, SubresourceFacts> = {
   status: { verbs: ['get', 'patch', 'update'] },
   finalize: { verbs: ['update'] },
   scale: { verbs: ['get', 'patch', 'update'], responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } },
+  token: { verbs: ['create'], responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' } },
 };
 
 function subresourceFacts(name: string): SubresourceFacts {

@@ -18,6 +18,7 @@ import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
 import { goStringSlice } from '../machinery/go-syntax.js';
 import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
 import { apiVersionOf, type KubeObject } from '../machinery/meta.js';
+import type { UserInfo } from '../machinery/user.js';
 import { applyJsonPatch, applyMergePatch } from '../machinery/patch.js';
 import type {
   DeleteOptions,
@@ -64,6 +65,8 @@ export interface ResourceScope {
   watches: WatchTracker;
   /** Whether the server serves this kind at this apiVersion (for decode error messages). */
   isKnownKind: (apiVersion: string, kind: string) => boolean;
+  /** The authenticated user, when the server authenticates. */
+  user?: UserInfo;
 }
 
 /** Reads the body, failing with 413 past `limit` bytes (upstream's limitedReadBody). */
@@ -358,6 +361,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
+  if (scope.user !== undefined) options.user = scope.user;
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
   decodeBody(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
@@ -374,6 +378,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'UpdateOptions');
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
+  if (scope.user !== undefined) options.user = scope.user;
   if (scope.info.subresource === 'scale') {
     const scale = decodeObject(body, mediaType, SCALE_KIND, scope.isKnownKind);
     checkBodyFields(scope, scale, options, body, mediaType, SCALE_KIND);
@@ -403,6 +408,7 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string; force?: boolean } = writeOptionsFrom(scope.query, 'PatchOptions', patchType);
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
+  if (scope.user !== undefined) options.user = scope.user;
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   if (patchType === APPLY_PATCH_TYPE) {
     await handleApply(scope, body, options, out);

@@ -49,6 +49,7 @@ const RESOURCE_PRODUCES_WITH_STREAMS = [...SERVED_MEDIA_TYPES, ...SERVED_STREAM_
 const VERSION_PRODUCES = ['application/json'];
 import type { WatchTracker } from './watch.js';
 import { setWarningHeaders } from './field-validation.js';
+import { requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
 export interface RegistryView {
@@ -70,6 +71,10 @@ export interface ApiContext {
   /** Resolves when the storage backend answers (the "etcd" health checks); absent: always healthy. */
   storageHealth?(): Promise<void>;
   version: Record<string, string>;
+  /** Authentication, impersonation and authorization (absent: every request is allowed, as anonymous). */
+  security?: SecurityFilters;
+  /** Requests served outside the resource routes (TokenRequest, OIDC discovery); true when answered. */
+  extraRoutes?: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
 }
 
 type Handler = (scope: ResourceScope) => Promise<void>;
@@ -130,6 +135,8 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
     // Panic recovery: nothing thrown below escapes as an unhandled rejection.
     const run = async (): Promise<void> => {
       info = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
+      if (ctx.security !== undefined && !(await runSecurityFilters(ctx.security, req, res, info))) return;
+      if (ctx.extraRoutes !== undefined && (await ctx.extraRoutes(req, res, info))) return;
       if (info.isResourceRequest) await serveResource(ctx, req, res, info);
       else if (openApiService().handles(info.path)) openApiService().serve(req, res, info.path);
       else await serveNonResource(ctx, req, res, info);
@@ -316,5 +323,7 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
     isKnownKind: (apiVersion, kind) =>
       types().some((t) => (t.group === '' ? t.version : `${t.group}/${t.version}`) === apiVersion && t.kind === kind),
   };
+  const user = ctx.security !== undefined ? requestUser(req) : undefined;
+  if (user !== undefined) scope.user = user;
   await VERB_HANDLERS[verb]!(scope);
 }

@@ -7,7 +7,9 @@
 
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../machinery/names.js';
@@ -25,6 +27,9 @@ import { createApiHandler } from './routes.js';
 import { WatchTracker, type WatchLimits } from './watch.js';
 import { CustomResourceServing, crdCatalogEntry, type ValidationRuleCompiler } from '../apiextensions/index.js';
 import { compileValidationRules } from '../machinery/cel/index.js';
+import { setupSecurity, type SecurityOptions, type SecuritySetup } from './secure-serving.js';
+
+export type { SecurityOptions };
 
 export interface ServerOptions {
   /** Address to listen on (default 127.0.0.1). */
@@ -71,6 +76,20 @@ export interface ServerOptions {
    * compileValidationRules).
    */
   validationRuleCompiler?: ValidationRuleCompiler;
+  /**
+   * TLS, authentication (x509, tokens, service accounts, anonymous) and RBAC
+   * (see secure-serving.ts). Absent: plain HTTP where every request is allowed,
+   * as the library always did; `apiary serve` turns it on by default.
+   */
+  security?: SecurityOptions;
+}
+
+/** How a client reaches this server as the cluster admin (for in-process controllers). */
+export interface AdminCredentials {
+  server: string;
+  caData?: string;
+  certData?: string;
+  keyData?: string;
 }
 
 export interface RunningServer {
@@ -78,6 +97,8 @@ export interface RunningServer {
   port: number;
   dataDir?: string;
   kubeconfigPath?: string;
+  /** The admin's connection settings (CA and client certificate when security is on). */
+  admin: AdminCredentials;
   registry: Registry;
   stop(): Promise<void>;
 }
@@ -98,7 +119,8 @@ export function versionInfo(): Record<string, string> {
   };
 }
 
-export function kubeconfigYaml(serverUrl: string): string {
+export function kubeconfigYaml(serverUrl: string, credentials: Omit<AdminCredentials, 'server'> = {}): string {
+  const b64 = (pem: string): string => Buffer.from(pem).toString('base64');
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -106,6 +128,7 @@ export function kubeconfigYaml(serverUrl: string): string {
     '- name: apiary',
     '  cluster:',
     `    server: ${serverUrl}`,
+    ...(credentials.caData !== undefined ? [`    certificate-authority-data: ${b64(credentials.caData)}`] : []),
     // Plain HTTP has no certificate to check; @kubernetes/client-node refuses an
     // http:// cluster unless this is set, kubectl and client-go ignore it there.
     ...(serverUrl.startsWith('http://') ? ['    insecure-skip-tls-verify: true'] : []),
@@ -118,7 +141,9 @@ export function kubeconfigYaml(serverUrl: string): string {
     'current-context: apiary',
     'users:',
     '- name: apiary',
-    '  user: {}',
+    ...(credentials.certData !== undefined && credentials.keyData !== undefined
+      ? ['  user:', `    client-certificate-data: ${b64(credentials.certData)}`, `    client-key-data: ${b64(credentials.keyData)}`]
+      : ['  user: {}']),
     'preferences: {}',
     '',
   ].join('\n');
@@ -198,6 +223,23 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   await customResources.start();
 
+  let security: SecuritySetup | undefined;
+  if (options.security !== undefined) {
+    const clock = options.clock;
+    const securityDataDir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-pki-'));
+    try {
+      security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()));
+      await security.start();
+    } catch (err) {
+      security?.stop();
+      compactor?.stop();
+      customResources.stop();
+      await registry.close();
+      await rawBackend.close();
+      throw err;
+    }
+  }
+
   const watchLimits: WatchLimits = {};
   if (options.minRequestTimeoutSeconds !== undefined) watchLimits.minRequestTimeoutSeconds = options.minRequestTimeoutSeconds;
   if (options.maxWatchBufferedBytes !== undefined) watchLimits.maxBufferedBytes = options.maxWatchBufferedBytes;
@@ -205,7 +247,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   let ready = false;
   let address = '127.0.0.1:0';
   const handler = createApiHandler({
-    registry,
+    registry: security?.registryView ?? registry,
+    ...(security !== undefined ? { security: security.filters, extraRoutes: security.extraRoutes } : {}),
     watches,
     metrics,
     logger,
@@ -217,7 +260,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     version: versionInfo(),
   });
   // Watches are long-running: node's default 5-minute request timeout must not cut them.
-  const server = http.createServer({ keepAlive: true, requestTimeout: 0 }, handler);
+  const tls = security?.tls;
+  // Client certificates are asked for but not required: a request without one is authenticated otherwise (or anonymous).
+  const server = tls !== undefined
+    ? https.createServer({ keepAlive: true, requestTimeout: 0, key: tls.key, cert: tls.cert, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, handler)
+    : http.createServer({ keepAlive: true, requestTimeout: 0 }, handler);
   server.keepAliveTimeout = 65_000;
 
   const bindAddress = options.bindAddress ?? '127.0.0.1';
@@ -230,6 +277,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       });
     });
   } catch (err) {
+    security?.stop();
     compactor?.stop();
     customResources.stop();
     await registry.close();
@@ -237,14 +285,20 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     throw err;
   }
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${urlHost(bindAddress)}:${port}`;
+  const url = `${tls !== undefined ? 'https' : 'http'}://${urlHost(bindAddress)}:${port}`;
+  const admin: AdminCredentials = { server: url };
+  if (security !== undefined) {
+    admin.caData = security.pki.caCertPem;
+    admin.certData = security.pki.adminCertPem;
+    admin.keyData = security.pki.adminKeyPem;
+  }
   address = `${urlHost(bindAddress)}:${port}`;
 
   let kubeconfigPath: string | undefined;
   if (dataDir !== undefined && options.writeKubeconfig !== false) {
     fs.mkdirSync(dataDir, { recursive: true });
     kubeconfigPath = path.join(dataDir, 'kubeconfig');
-    fs.writeFileSync(kubeconfigPath, kubeconfigYaml(url), { mode: 0o600 });
+    fs.writeFileSync(kubeconfigPath, kubeconfigYaml(url, tls !== undefined ? admin : {}), { mode: 0o600 });
   }
   ready = true;
   logger.info({ url, storage, dataDir }, 'apiserver listening');
@@ -261,6 +315,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       grace.unref();
       await closed;
       clearTimeout(grace);
+      security?.stop();
       compactor?.stop();
       customResources.stop();
       await registry.close();
@@ -268,7 +323,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       logger.info('apiserver stopped');
     })());
 
-  const running: RunningServer = { url, port, registry, stop };
+  const running: RunningServer = { url, port, registry, admin, stop };
   if (dataDir !== undefined) running.dataDir = dataDir;
   if (kubeconfigPath !== undefined) running.kubeconfigPath = kubeconfigPath;
   return running;

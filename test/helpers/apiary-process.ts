@@ -35,6 +35,12 @@ export interface ApiaryProcessOptions {
   onLine?: (line: string) => void;
   /** How long to wait for the URL (default 60 s). */
   urlTimeoutMs?: number;
+  /**
+   * `serve` with its secure defaults (TLS, authentication, RBAC). Default
+   * false: the tests talk plain HTTP without credentials, so `serve` gets
+   * --insecure-serving.
+   */
+  secure?: boolean;
 }
 
 export interface ApiaryProcess {
@@ -49,8 +55,9 @@ export interface ApiaryProcess {
 }
 
 export function spawnApiary(args: string[], options: ApiaryProcessOptions = {}): ApiaryProcess {
-  const { nodeArgs = [], ...rest } = options;
-  return spawnNode([...nodeArgs, '--import', 'tsx', APIARY_MAIN, ...args], rest, `apiary ${args[0] ?? ''}`);
+  const { nodeArgs = [], secure = false, ...rest } = options;
+  const withMode = args[0] === 'serve' && !secure && !args.includes('--insecure-serving') ? ['serve', '--insecure-serving', ...args.slice(1)] : args;
+  return spawnNode([...nodeArgs, '--import', 'tsx', APIARY_MAIN, ...withMode], rest, `apiary ${args[0] ?? ''}`);
 }
 
 /** A Node child with these arguments (flags, then a script or -e), watched as spawnApiary's. */

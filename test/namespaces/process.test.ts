@@ -52,7 +52,7 @@ function tempDir(t: { after(fn: () => void): void }): string {
 
 test('apiary serve through kubectl: system namespaces, immortal ones, delete -> Terminating -> gone, Forbidden create', async (t) => {
   const dir = tempDir(t);
-  const serve = run(MAIN, ['serve', '--port', '0', '--data-dir', dir, '--log-level', 'silent', '--namespace-deletion-grace-period', '0s']);
+  const serve = run(MAIN, ['serve', '--insecure-serving', '--port', '0', '--data-dir', dir, '--log-level', 'silent', '--namespace-deletion-grace-period', '0s']);
   t.after(() => serve.child.kill('SIGKILL'));
   const url = (await serve.printed(/listening on (http:\S+)/))[1]!;
   const kubeconfig = path.join(dir, 'kubeconfig');

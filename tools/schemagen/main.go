@@ -30,10 +30,13 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	// Imported only so that go.mod pins client-go, whose SMD schema file is read from disk.
 	_ "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -78,13 +81,21 @@ func roots() []root {
 	rs = append(rs, kinds("apps", "v1", appsv1.Deployment{}, appsv1.DeploymentList{})...)
 	rs = append(rs, kinds("events.k8s.io", "v1", eventsv1.Event{}, eventsv1.EventList{})...)
 	rs = append(rs, kinds("autoscaling", "v1", autoscalingv1.Scale{})...)
+	rs = append(rs, kinds("rbac.authorization.k8s.io", "v1",
+		rbacv1.Role{}, rbacv1.RoleList{}, rbacv1.ClusterRole{}, rbacv1.ClusterRoleList{},
+		rbacv1.RoleBinding{}, rbacv1.RoleBindingList{}, rbacv1.ClusterRoleBinding{}, rbacv1.ClusterRoleBindingList{})...)
+	rs = append(rs, kinds("authorization.k8s.io", "v1",
+		authorizationv1.SubjectAccessReview{}, authorizationv1.SelfSubjectAccessReview{},
+		authorizationv1.LocalSubjectAccessReview{}, authorizationv1.SelfSubjectRulesReview{})...)
+	rs = append(rs, kinds("authentication.k8s.io", "v1",
+		authenticationv1.TokenReview{}, authenticationv1.SelfSubjectReview{}, authenticationv1.TokenRequest{})...)
 	// meta.k8s.io types served under two versions, as upstream registers them.
 	for _, o := range []any{metav1.Table{}, metav1.PartialObjectMetadata{}, metav1.PartialObjectMetadataList{}} {
 		name := reflect.TypeOf(o).Name()
 		rs = append(rs, root{o, []gvk{{"meta.k8s.io", "v1", name}, {"meta.k8s.io", "v1beta1", name}}})
 	}
 	// WatchEvent and DeleteOptions are registered in every group-version we serve.
-	gvs := [][2]string{{"", "v1"}, {"apps", "v1"}, {"coordination.k8s.io", "v1"}, {"events.k8s.io", "v1"}, {"autoscaling", "v1"}, {"meta.k8s.io", "v1"}}
+	gvs := [][2]string{{"", "v1"}, {"apps", "v1"}, {"coordination.k8s.io", "v1"}, {"events.k8s.io", "v1"}, {"autoscaling", "v1"}, {"rbac.authorization.k8s.io", "v1"}, {"authorization.k8s.io", "v1"}, {"authentication.k8s.io", "v1"}, {"meta.k8s.io", "v1"}}
 	for _, o := range []any{metav1.WatchEvent{}, metav1.DeleteOptions{}} {
 		var list []gvk
 		for _, gv := range gvs {

@@ -36,6 +36,7 @@ import {
 import { podPrinter } from './pod.js';
 import { eventPrinter, eventsV1Printer } from './events.js';
 import { deploymentPrinter, leasePrinter } from './apps.js';
+import { roleBindingPrinter } from './rbac.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -57,6 +58,8 @@ const printers = new Map<string, Printer>([
   ['apps/Deployment', deploymentPrinter],
   ['coordination.k8s.io/Lease', leasePrinter],
   ['events.k8s.io/Event', eventsV1Printer],
+  ['rbac.authorization.k8s.io/RoleBinding', roleBindingPrinter],
+  ['rbac.authorization.k8s.io/ClusterRoleBinding', roleBindingPrinter],
 ]);
 
 /** Go's time.RFC3339 in UTC without fractions: "2024-05-01T10:00:00Z". */

@@ -11,4 +11,12 @@ export const serviceAccountStrategy: Strategy = {
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
   returnDeletedObject: true,
+  // serviceaccounts/token (TokenRequest) is answered by the server's auth routes; listed here for discovery.
+  subresources: {
+    token: {
+      prepareForUpdate: () => {
+        throw new Error('serviceaccounts/token takes no updates');
+      },
+    },
+  },
 };

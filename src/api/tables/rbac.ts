@@ -1,0 +1,41 @@
+// Printers for rbac.authorization.k8s.io/v1 RoleBinding and ClusterRoleBinding,
+// as kube-apiserver 1.32 serves them (Role and ClusterRole use the default
+// Name / Created At table, which is what upstream prints for them too).
+
+import { AGE_COLUMN, NAME_COLUMN, column, type Printer } from './printer.js';
+import { at, str, type Obj } from './fields.js';
+import { timeSince } from './duration.js';
+
+function subjects(o: Obj): [string, string, string] {
+  const users: string[] = [];
+  const groups: string[] = [];
+  const serviceAccounts: string[] = [];
+  const list = at(o, 'subjects');
+  for (const s of Array.isArray(list) ? list : []) {
+    const subject = (s ?? {}) as Obj;
+    const name = str(subject['name']);
+    if (subject['kind'] === 'User') users.push(name);
+    else if (subject['kind'] === 'Group') groups.push(name);
+    else if (subject['kind'] === 'ServiceAccount') serviceAccounts.push(`${str(subject['namespace'])}/${name}`);
+  }
+  return [users.join(', '), groups.join(', '), serviceAccounts.join(', ')];
+}
+
+export const roleBindingPrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Role', 'string', 'The role the binding grants.'),
+    AGE_COLUMN,
+    column('Users', 'string', 'The users bound.', { priority: 1 }),
+    column('Groups', 'string', 'The groups bound.', { priority: 1 }),
+    column('ServiceAccounts', 'string', 'The service accounts bound.', { priority: 1 }),
+  ],
+  print: (o, now) => ({
+    cells: [
+      str(at(o, 'metadata', 'name')),
+      `${str(at(o, 'roleRef', 'kind'))}/${str(at(o, 'roleRef', 'name'))}`,
+      timeSince(at(o, 'metadata', 'creationTimestamp'), now),
+      ...subjects(o),
+    ],
+  }),
+};

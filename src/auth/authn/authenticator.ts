@@ -1,0 +1,85 @@
+// Authentication: who is asking. The union of kube-apiserver's request
+// authenticators in its order — x509 client certificates (CN = user,
+// O = groups), bearer tokens (the --token-auth-file, then service-account
+// JWTs) — with anonymous as the fallback only when no credential was offered
+// (a bad credential is a 401, never anonymous), and `system:authenticated`
+// added to every authenticated user (k8s.io/apiserver/pkg/authentication:
+// request/union, request/x509, request/bearertoken, group/authenticated_group_adder).
+
+import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../machinery/user.js';
+import type { ServiceAccountLookups, ServiceAccountTokens } from './serviceaccount.js';
+
+/** What a request carries, read off the connection and headers by the HTTP layer. */
+export interface Credentials {
+  /** The token of an `Authorization: Bearer` header ('' when the header has no token). */
+  bearerToken?: string;
+  /** The client certificate presented in the TLS handshake, if any. */
+  clientCertificate?: { verified: boolean; commonName: string; organizations: string[] };
+}
+
+export type AuthenticationResult = { ok: true; user: UserInfo; anonymous: boolean } | { ok: false };
+
+export interface AuthenticatorOptions {
+  /** --token-auth-file's tokens. */
+  tokens?: Map<string, UserInfo>;
+  serviceAccounts?: { tokens: ServiceAccountTokens; lookups: ServiceAccountLookups };
+  /** --anonymous-auth (default true). */
+  anonymous?: boolean;
+  now?: () => number;
+}
+
+/** Upstream's AuthenticatedGroupAdder. */
+function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.name === ANONYMOUS_USER || user.groups.includes(ALL_AUTHENTICATED) || user.groups.includes(ALL_UNAUTHENTICATED)) return user;
+  return { ...user, groups: [...user.groups, ALL_AUTHENTICATED] };
+}
+
+export const ANONYMOUS: UserInfo = Object.freeze({ name: ANONYMOUS_USER, groups: [ALL_UNAUTHENTICATED] }) as UserInfo;
+
+/** Reads a bearer token from an Authorization header value (undefined: no bearer credential). */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const space = header.indexOf(' ');
+  if (space < 0 || header.slice(0, space).toLowerCase() !== 'bearer') return undefined;
+  return header.slice(space + 1).trim();
+}
+
+export class Authenticator {
+  private readonly options: AuthenticatorOptions;
+
+  constructor(options: AuthenticatorOptions) {
+    this.options = options;
+  }
+
+  async authenticate(credentials: Credentials): Promise<AuthenticationResult> {
+    let offered = false;
+    const cert = credentials.clientCertificate;
+    if (cert !== undefined) {
+      offered = true;
+      if (cert.verified && cert.commonName !== '') {
+        return { ok: true, user: withAuthenticatedGroup({ name: cert.commonName, groups: [...cert.organizations] }), anonymous: false };
+      }
+    }
+    const token = credentials.bearerToken;
+    if (token !== undefined) {
+      offered = true;
+      const user = await this.authenticateToken(token);
+      if (user !== undefined) return { ok: true, user: withAuthenticatedGroup(user), anonymous: false };
+    }
+    if (!offered && this.options.anonymous !== false) return { ok: true, user: ANONYMOUS, anonymous: true };
+    return { ok: false };
+  }
+
+  /** A bearer token's user (TokenReview uses this too), without system:authenticated. */
+  async authenticateToken(token: string, audiences?: string[]): Promise<UserInfo | undefined> {
+    if (token === '') return undefined;
+    const fromFile = this.options.tokens?.get(token);
+    if (fromFile !== undefined) return fromFile;
+    const sa = this.options.serviceAccounts;
+    if (sa !== undefined && sa.tokens.claimsIssuer(token)) {
+      const result = await sa.tokens.authenticate(token, sa.lookups, this.options.now?.() ?? Date.now(), audiences);
+      return result?.user;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,651 @@
+// The bootstrap RBAC policy kube-apiserver 1.32 reconciles on start (upstream
+// plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go): the roles'
+// rules as data, with their labels. admin, edit and view carry only their
+// aggregation rules; aggregation fills their rules from the
+// system:aggregate-to-* roles (and any role a user labels to join them).
+
+import type { ClusterRole, ClusterRoleBinding, PolicyRule } from '../../api/rbac/v1/types.js';
+
+interface RoleFacts {
+  name: string;
+  labels: Record<string, string>;
+  rules?: PolicyRule[];
+  aggregationRule?: ClusterRole['aggregationRule'];
+}
+
+const ROLES: RoleFacts[] = [
+  {
+    "name": "cluster-admin",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults"
+    },
+    "rules": [
+      {
+        "apiGroups": [
+          "*"
+        ],
+        "resources": [
+          "*"
+        ],
+        "verbs": [
+          "*"
+        ]
+      },
+      {
+        "nonResourceURLs": [
+          "*"
+        ],
+        "verbs": [
+          "*"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "admin",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults"
+    },
+    "aggregationRule": {
+      "clusterRoleSelectors": [
+        {
+          "matchLabels": {
+            "rbac.authorization.k8s.io/aggregate-to-admin": "true"
+          }
+        }
+      ]
+    }
+  },
+  {
+    "name": "edit",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults",
+      "rbac.authorization.k8s.io/aggregate-to-admin": "true"
+    },
+    "aggregationRule": {
+      "clusterRoleSelectors": [
+        {
+          "matchLabels": {
+            "rbac.authorization.k8s.io/aggregate-to-edit": "true"
+          }
+        }
+      ]
+    }
+  },
+  {
+    "name": "view",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults",
+      "rbac.authorization.k8s.io/aggregate-to-edit": "true"
+    },
+    "aggregationRule": {
+      "clusterRoleSelectors": [
+        {
+          "matchLabels": {
+            "rbac.authorization.k8s.io/aggregate-to-view": "true"
+          }
+        }
+      ]
+    }
+  },
+  {
+    "name": "system:aggregate-to-admin",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults",
+      "rbac.authorization.k8s.io/aggregate-to-admin": "true"
+    },
+    "rules": [
+      {
+        "apiGroups": [
+          "authorization.k8s.io"
+        ],
+        "resources": [
+          "localsubjectaccessreviews"
+        ],
+        "verbs": [
+          "create"
+        ]
+      },
+      {
+        "apiGroups": [
+          "rbac.authorization.k8s.io"
+        ],
+        "resources": [
+          "rolebindings",
+          "roles"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "get",
+          "list",
+          "patch",
+          "update",
+          "watch"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "system:aggregate-to-edit",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults",
+      "rbac.authorization.k8s.io/aggregate-to-edit": "true"
+    },
+    "rules": [
+      {
+        "apiGroups": [
+          ""
+        ],
+        "resources": [
+          "pods/attach",
+          "pods/exec",
+          "pods/portforward",
+          "pods/proxy",
+          "secrets",
+          "services/proxy"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          ""
+        ],
+        "resources": [
+          "serviceaccounts"
+        ],
+        "verbs": [
+          "impersonate"
+        ]
+      },
+      {
+        "apiGroups": [
+          ""
+        ],
+        "resources": [
+          "pods",
+          "pods/attach",
+          "pods/exec",
+          "pods/portforward",
+          "pods/proxy"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "patch",
+          "update"
+        ]
+      },
+      {
+        "apiGroups": [
+          ""
+        ],
+        "resources": [
+          "pods/eviction"
+        ],
+        "verbs": [
+          "create"
+        ]
+      },
+      {
+        "apiGroups": [
+          ""
+        ],
+        "resources": [
+          "configmaps",
+          "events",
+          "persistentvolumeclaims",
+          "replicationcontrollers",
+          "replicationcontrollers/scale",
+          "secrets",
+          "serviceaccounts",
+          "services",
+          "services/proxy"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "patch",
+          "update"
+        ]
+      },
+      {
+        "apiGroups": [
+          ""
+        ],
+        "resources": [
+          "serviceaccounts/token"
+        ],
+        "verbs": [
+          "create"
+        ]
+      },
+      {
+        "apiGroups": [
+          "apps"
+        ],
+        "resources": [
+          "daemonsets",
+          "deployments",
+          "deployments/rollback",
+          "deployments/scale",
+          "replicasets",
+          "replicasets/scale",
+          "statefulsets",
+          "statefulsets/scale"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "patch",
+          "update"
+        ]
+      },
+      {
+        "apiGroups": [
+          "autoscaling"
+        ],
+        "resources": [
+          "horizontalpodautoscalers"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "patch",
+          "update"
+        ]
+      },
+      {
+        "apiGroups": [
+          "batch"
+        ],
+        "resources": [
+          "cronjobs",
+          "jobs"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "patch",
+          "update"
+        ]
+      },
+      {
+        "apiGroups": [
+          "extensions"
+        ],
+        "resources": [
+          "daemonsets",
+          "deployments",
+          "deployments/rollback",
+          "deployments/scale",
+          "ingresses",
+          "networkpolicies",
+          "replicasets",
+          "replicasets/scale",
+          "replicationcontrollers/scale"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "patch",
+          "update"
+        ]
+      },
+      {
+        "apiGroups": [
+          "policy"
+        ],
+        "resources": [
+          "poddisruptionbudgets"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "patch",
+          "update"
+        ]
+      },
+      {
+        "apiGroups": [
+          "networking.k8s.io"
+        ],
+        "resources": [
+          "ingresses",
+          "networkpolicies"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "patch",
+          "update"
+        ]
+      },
+      {
+        "apiGroups": [
+          "coordination.k8s.io"
+        ],
+        "resources": [
+          "leases"
+        ],
+        "verbs": [
+          "create",
+          "delete",
+          "deletecollection",
+          "get",
+          "list",
+          "patch",
+          "update",
+          "watch"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "system:aggregate-to-view",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults",
+      "rbac.authorization.k8s.io/aggregate-to-view": "true"
+    },
+    "rules": [
+      {
+        "apiGroups": [
+          ""
+        ],
+        "resources": [
+          "configmaps",
+          "endpoints",
+          "persistentvolumeclaims",
+          "persistentvolumeclaims/status",
+          "pods",
+          "replicationcontrollers",
+          "replicationcontrollers/scale",
+          "serviceaccounts",
+          "services",
+          "services/status"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          ""
+        ],
+        "resources": [
+          "bindings",
+          "events",
+          "limitranges",
+          "namespaces/status",
+          "pods/log",
+          "pods/status",
+          "replicationcontrollers/status",
+          "resourcequotas",
+          "resourcequotas/status"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          ""
+        ],
+        "resources": [
+          "namespaces"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          "discovery.k8s.io"
+        ],
+        "resources": [
+          "endpointslices"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          "apps"
+        ],
+        "resources": [
+          "controllerrevisions",
+          "daemonsets",
+          "daemonsets/status",
+          "deployments",
+          "deployments/scale",
+          "deployments/status",
+          "replicasets",
+          "replicasets/scale",
+          "replicasets/status",
+          "statefulsets",
+          "statefulsets/scale",
+          "statefulsets/status"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          "autoscaling"
+        ],
+        "resources": [
+          "horizontalpodautoscalers",
+          "horizontalpodautoscalers/status"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          "batch"
+        ],
+        "resources": [
+          "cronjobs",
+          "cronjobs/status",
+          "jobs",
+          "jobs/status"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          "extensions"
+        ],
+        "resources": [
+          "daemonsets",
+          "daemonsets/status",
+          "deployments",
+          "deployments/scale",
+          "deployments/status",
+          "ingresses",
+          "ingresses/status",
+          "networkpolicies",
+          "replicasets",
+          "replicasets/scale",
+          "replicasets/status",
+          "replicationcontrollers/scale"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          "policy"
+        ],
+        "resources": [
+          "poddisruptionbudgets",
+          "poddisruptionbudgets/status"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      },
+      {
+        "apiGroups": [
+          "networking.k8s.io"
+        ],
+        "resources": [
+          "ingresses",
+          "ingresses/status",
+          "networkpolicies"
+        ],
+        "verbs": [
+          "get",
+          "list",
+          "watch"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "system:basic-user",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults"
+    },
+    "rules": [
+      {
+        "apiGroups": [
+          "authorization.k8s.io"
+        ],
+        "resources": [
+          "selfsubjectaccessreviews",
+          "selfsubjectrulesreviews"
+        ],
+        "verbs": [
+          "create"
+        ]
+      },
+      {
+        "apiGroups": [
+          "authentication.k8s.io"
+        ],
+        "resources": [
+          "selfsubjectreviews"
+        ],
+        "verbs": [
+          "create"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "system:discovery",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults"
+    },
+    "rules": [
+      {
+        "nonResourceURLs": [
+          "/api",
+          "/api/*",
+          "/apis",
+          "/apis/*",
+          "/healthz",
+          "/livez",
+          "/openapi",
+          "/openapi/*",
+          "/readyz",
+          "/version",
+          "/version/"
+        ],
+        "verbs": [
+          "get"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "system:public-info-viewer",
+    "labels": {
+      "kubernetes.io/bootstrapping": "rbac-defaults"
+    },
+    "rules": [
+      {
+        "nonResourceURLs": [
+          "/healthz",
+          "/livez",
+          "/readyz",
+          "/version",
+          "/version/"
+        ],
+        "verbs": [
+          "get"
+        ]
+      }
+    ]
+  }
+];
+
+const BINDINGS: [name: string, groups: string[]][] = [
+  ['cluster-admin', ['system:masters']],
+  ['system:basic-user', ['system:authenticated']],
+  ['system:discovery', ['system:authenticated']],
+  ['system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']],
+];
+
+const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
+
+export function bootstrapClusterRoles(): ClusterRole[] {
+  return ROLES.map((r) => {
+    const role: ClusterRole = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: r.name, labels: { ...r.labels }, annotations: { ...AUTOUPDATE } },
+    };
+    if (r.aggregationRule !== undefined) role.aggregationRule = structuredClone(r.aggregationRule);
+    else role.rules = structuredClone(r.rules ?? []);
+    return role;
+  });
+}
+
+export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
+  return BINDINGS.map(([name, groups]) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name, labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' }, annotations: { ...AUTOUPDATE } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: groups.map((g) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: g })),
+  }));
+}

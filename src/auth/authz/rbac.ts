@@ -1,0 +1,151 @@
+// The RBAC authorizer (upstream plugin/pkg/auth/authorizer/rbac/rbac.go and
+// pkg/registry/rbac/validation/rule.go): a request is allowed when a rule of a
+// role bound to the user allows it — ClusterRoleBindings first, then the
+// RoleBindings of the request's namespace. A binding naming a missing role
+// grants nothing; the miss becomes the refusal's reason ("RBAC: …") as upstream.
+//
+// Members of system:masters are allowed everything before RBAC is asked
+// (kube-apiserver's privileged-groups authorizer).
+//
+// Decisions are cached per user and request shape; the cache is dropped
+// whenever an RBAC object changes (the source calls invalidate()).
+
+import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../../machinery/user.js';
+import type { ClusterRole, PolicyRule, Role, RoleBinding, RoleRef, Subject } from '../../api/rbac/v1/types.js';
+import type { Attributes, Decision } from './attributes.js';
+import { ruleAllows, subjectMatches } from './rules.js';
+
+/** Where RBAC objects are read from (the server keeps them in memory, fed by watches). */
+export interface RbacSource {
+  clusterRoleBindings(): Iterable<RoleBinding>;
+  roleBindings(namespace: string): Iterable<RoleBinding>;
+  role(namespace: string, name: string): Role | undefined;
+  clusterRole(name: string): ClusterRole | undefined;
+}
+
+export interface Authorizer {
+  authorize(a: Attributes): Decision;
+}
+
+const MAX_CACHED_DECISIONS = 50_000;
+
+export class RbacAuthorizer implements Authorizer {
+  private readonly source: RbacSource;
+  private cache = new Map<string, Decision>();
+
+  constructor(source: RbacSource) {
+    this.source = source;
+  }
+
+  /** Drops every cached decision (an RBAC object changed). */
+  invalidate(): void {
+    if (this.cache.size > 0) this.cache = new Map();
+  }
+
+  authorize(a: Attributes): Decision {
+    if (a.user.groups.includes(SYSTEM_PRIVILEGED_GROUP)) return { allowed: true, reason: '' };
+    const key = cacheKey(a);
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const decision = this.evaluate(a);
+    if (this.cache.size >= MAX_CACHED_DECISIONS) this.cache = new Map();
+    this.cache.set(key, decision);
+    return decision;
+  }
+
+  private evaluate(a: Attributes): Decision {
+    const errors: string[] = [];
+    let allowed = false;
+    let source = '';
+    this.visitRules(a.user, a.namespace, (rules, err, describe) => {
+      if (err !== undefined) {
+        errors.push(err);
+        return true;
+      }
+      for (const rule of rules) {
+        if (ruleAllows(a, rule)) {
+          allowed = true;
+          source = describe?.() ?? '';
+          return false;
+        }
+      }
+      return true;
+    });
+    if (allowed) return { allowed: true, reason: `RBAC: allowed by ${source}` };
+    return { allowed: false, reason: errors.length === 0 ? '' : `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}` };
+  }
+
+  /** The rules of a role reference, or the NotFound text when the role is missing. */
+  roleRefRules(ref: RoleRef, bindingNamespace: string): { rules: PolicyRule[] } | { error: string } {
+    if (ref.kind === 'Role') {
+      const role = this.source.role(bindingNamespace, ref.name);
+      if (role === undefined) return { error: `role.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found` };
+      return { rules: role.rules ?? [] };
+    }
+    if (ref.kind === 'ClusterRole') {
+      const role = this.source.clusterRole(ref.name);
+      if (role === undefined) return { error: `clusterrole.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found` };
+      return { rules: role.rules ?? [] };
+    }
+    return { error: `unsupported role reference kind: ${JSON.stringify(ref.kind)}` };
+  }
+
+  /** Calls visit with each bound role's rules (or an error) until it returns false (upstream's VisitRulesFor). */
+  visitRules(user: UserInfo, namespace: string, visit: (rules: PolicyRule[], err?: string, describe?: () => string) => boolean): void {
+    for (const binding of this.source.clusterRoleBindings()) {
+      const subject = (binding.subjects ?? []).find((s) => subjectMatches(s, user, ''));
+      if (subject === undefined) continue;
+      const r = this.roleRefRules(binding.roleRef, '');
+      const describe = (): string =>
+        `ClusterRoleBinding ${JSON.stringify(binding.metadata.name)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, '')}`;
+      if (!('rules' in r ? visit(r.rules, undefined, describe) : visit([], r.error))) return;
+    }
+    if (namespace === '') return;
+    for (const binding of this.source.roleBindings(namespace)) {
+      const subject = (binding.subjects ?? []).find((s) => subjectMatches(s, user, namespace));
+      if (subject === undefined) continue;
+      const r = this.roleRefRules(binding.roleRef, namespace);
+      const describe = (): string =>
+        `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${namespace}`)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, namespace)}`;
+      if (!('rules' in r ? visit(r.rules, undefined, describe) : visit([], r.error))) return;
+    }
+  }
+
+  /** Every rule that applies to the user in a namespace, and the evaluation errors (SelfSubjectRulesReview). */
+  rulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+    const rules: PolicyRule[] = [];
+    const errors: string[] = [];
+    if (user.groups.includes(SYSTEM_PRIVILEGED_GROUP)) {
+      rules.push({ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] });
+    }
+    this.visitRules(user, namespace, (r, err) => {
+      if (err !== undefined) errors.push(err);
+      else rules.push(...r);
+      return true;
+    });
+    return { rules, errors };
+  }
+}
+
+function describeSubject(s: Subject, bindingNamespace: string): string {
+  if (s.kind === 'ServiceAccount') return `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || bindingNamespace}`)}`;
+  return `${s.kind} ${JSON.stringify(s.name)}`;
+}
+
+function cacheKey(a: Attributes): string {
+  // \u0000 cannot occur in any of these (names, groups and paths are validated or come from URLs).
+  return [
+    a.user.name,
+    a.user.groups.join('\u0001'),
+    a.verb,
+    a.isResourceRequest ? '' : a.path,
+    a.namespace,
+    a.apiGroup,
+    a.resource,
+    a.subresource,
+    a.name,
+  ].join('\u0000');
+}
+
+/** Allows everything (--authorization-mode=AlwaysAllow). */
+export const alwaysAllow: Authorizer = { authorize: () => ({ allowed: true, reason: '' }) };

@@ -1,0 +1,178 @@
+// The RBAC objects the authorizer reads, kept in memory by watching the four
+// RBAC stores of this server's registry (list, then watch from the list's
+// resourceVersion; a watch that ends is started again from a fresh list).
+// Every change drops the authorizer's decision cache and re-runs ClusterRole
+// aggregation. Also: the bootstrap policy reconciled on start (missing roles
+// and bindings created, existing ones left as the admin changed them unless
+// they are still marked autoupdate and lack something).
+
+import type { Logger } from 'pino';
+import { labelSelectorFromMeta } from '../machinery/labels.js';
+import type { KubeObject } from '../machinery/meta.js';
+import { isStatusError } from '../machinery/errors.js';
+import type { ClusterRole, PolicyRule, Role, RoleBinding } from '../api/rbac/v1/types.js';
+import type { RESTStore, Watcher } from '../registry/rest.js';
+import type { RbacSource } from '../auth/authz/rbac.js';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../auth/authz/bootstrap-policy.js';
+import type { RegistryView } from './routes.js';
+
+const GROUP = 'rbac.authorization.k8s.io';
+const RESOURCES = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'] as const;
+type RbacResource = (typeof RESOURCES)[number];
+
+function key(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}`;
+}
+
+export class RbacIndex implements RbacSource {
+  private readonly maps: Record<RbacResource, Map<string, KubeObject>> = {
+    clusterroles: new Map(),
+    clusterrolebindings: new Map(),
+    roles: new Map(),
+    rolebindings: new Map(),
+  };
+  /** RoleBindings by namespace, rebuilt lazily after a change. */
+  private bindingsByNamespace: Map<string, RoleBinding[]> | undefined;
+  private clusterBindingList: RoleBinding[] | undefined;
+  private readonly watchers: Watcher[] = [];
+  private stopped = false;
+  private aggregating = false;
+  private aggregateAgain = false;
+  readonly onChange: (() => void)[] = [];
+
+  constructor(
+    private readonly registry: RegistryView,
+    private readonly logger: Logger,
+  ) {}
+
+  private store(resource: RbacResource): RESTStore {
+    return this.registry.storeFor(GROUP, resource)!;
+  }
+
+  /** Loads every RBAC object and keeps following changes. */
+  async start(): Promise<void> {
+    await Promise.all(RESOURCES.map((r) => this.follow(r)));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const w of this.watchers.splice(0)) w.stop();
+  }
+
+  private async follow(resource: RbacResource): Promise<void> {
+    const store = this.store(resource);
+    const list = await store.list('', {});
+    const map = this.maps[resource];
+    map.clear();
+    for (const item of list.items) map.set(key(item.metadata.namespace, item.metadata.name!), item);
+    this.changed();
+    const watcher = await store.watch('', { resourceVersion: list.metadata.resourceVersion! }, {
+      event: (e) => {
+        if (e.type === 'BOOKMARK' || e.type === 'ERROR') return;
+        const obj = e.object as KubeObject;
+        const k = key(obj.metadata.namespace, obj.metadata.name!);
+        if (e.type === 'DELETED') map.delete(k);
+        else map.set(k, obj);
+        this.changed();
+      },
+      done: () => {
+        if (this.stopped) return;
+        // Relist and watch again (compaction, timeout).
+        setTimeout(() => void this.follow(resource).catch((err: unknown) => this.logger.warn({ err, resource }, 'rbac watch restart failed')), 100).unref();
+      },
+    });
+    this.watchers.push(watcher);
+  }
+
+  private changed(): void {
+    this.bindingsByNamespace = undefined;
+    this.clusterBindingList = undefined;
+    for (const f of this.onChange) f();
+    void this.aggregate();
+  }
+
+  clusterRoleBindings(): Iterable<RoleBinding> {
+    return (this.clusterBindingList ??= [...this.maps.clusterrolebindings.values()] as RoleBinding[]);
+  }
+
+  roleBindings(namespace: string): Iterable<RoleBinding> {
+    if (this.bindingsByNamespace === undefined) {
+      const byNs = new Map<string, RoleBinding[]>();
+      for (const b of this.maps.rolebindings.values()) {
+        const ns = b.metadata.namespace ?? '';
+        let list = byNs.get(ns);
+        if (list === undefined) byNs.set(ns, (list = []));
+        list.push(b as RoleBinding);
+      }
+      this.bindingsByNamespace = byNs;
+    }
+    return this.bindingsByNamespace.get(namespace) ?? [];
+  }
+
+  role(namespace: string, name: string): Role | undefined {
+    return this.maps.roles.get(key(namespace, name)) as Role | undefined;
+  }
+
+  clusterRole(name: string): ClusterRole | undefined {
+    return this.maps.clusterroles.get(key(undefined, name)) as ClusterRole | undefined;
+  }
+
+  /** Creates the bootstrap roles and bindings that are missing. */
+  async reconcileBootstrapPolicy(): Promise<void> {
+    const create = async (resource: RbacResource, obj: KubeObject): Promise<void> => {
+      if (this.maps[resource].has(key(undefined, obj.metadata.name!))) return;
+      try {
+        await this.store(resource).create('', obj, {});
+      } catch (err) {
+        if (!(isStatusError(err) && err.code === 409)) throw err;
+      }
+    };
+    for (const role of bootstrapClusterRoles()) await create('clusterroles', role);
+    for (const binding of bootstrapClusterRoleBindings()) await create('clusterrolebindings', binding);
+  }
+
+  /**
+   * ClusterRole aggregation (upstream's clusterroleaggregation controller): a
+   * role with an aggregationRule gets the union of the rules of every role its
+   * selectors match, in name order, without duplicates.
+   */
+  private async aggregate(): Promise<void> {
+    if (this.aggregating) {
+      this.aggregateAgain = true;
+      return;
+    }
+    this.aggregating = true;
+    try {
+      do {
+        this.aggregateAgain = false;
+        const roles = [...this.maps.clusterroles.values()] as ClusterRole[];
+        for (const role of roles) {
+          const selectors = role.aggregationRule?.clusterRoleSelectors;
+          if (selectors === undefined || selectors === null) continue;
+          const rules: PolicyRule[] = [];
+          const seen = new Set<string>();
+          const matching = roles
+            .filter((r) => r.metadata.name !== role.metadata.name && selectors.some((s) => labelSelectorFromMeta(s).matches(r.metadata.labels)))
+            .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+          for (const r of matching) {
+            for (const rule of r.rules ?? []) {
+              const k = JSON.stringify(rule);
+              if (seen.has(k)) continue;
+              seen.add(k);
+              rules.push(rule);
+            }
+          }
+          if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
+          if (this.stopped) return;
+          try {
+            await this.store('clusterroles').patch('', role.metadata.name!, (current) => ({ ...current, rules }), {});
+          } catch (err) {
+            if (!(isStatusError(err) && (err.code === 404 || err.code === 409))) this.logger.warn({ err, role: role.metadata.name }, 'clusterrole aggregation failed');
+          }
+        }
+      } while (this.aggregateAgain && !this.stopped);
+    } finally {
+      this.aggregating = false;
+    }
+  }
+}

@@ -1,0 +1,127 @@
+// Puts the security pieces together for one server: the cluster PKI in the
+// data directory (or the user's own files), the authenticators, the RBAC
+// authorizer fed by the RBAC objects' watches, the bootstrap policy, the
+// escalation-checked RBAC stores, the review resources and the TokenRequest /
+// OIDC routes. server.ts asks for it only when its options turn security on.
+
+import fs from 'node:fs';
+import type { Logger } from 'pino';
+import { ensureClusterPki, type ClusterPki } from '../auth/pki/pki.js';
+import { Authenticator, type AuthenticatorOptions } from '../auth/authn/authenticator.js';
+import { ServiceAccountTokens, type ServiceAccountLookups } from '../auth/authn/serviceaccount.js';
+import { loadTokenFile } from '../auth/authn/token-file.js';
+import { RbacAuthorizer, alwaysAllow, type Authorizer } from '../auth/authz/rbac.js';
+import { StatusError } from '../machinery/errors.js';
+import type { RESTStore } from '../registry/rest.js';
+import { authRoutes } from './auth-routes.js';
+import { EscalationChecker, guardRbacStores } from './rbac-escalation.js';
+import { RbacIndex } from './rbac-index.js';
+import { reviewStores } from './reviews.js';
+import type { RegistryView } from './routes.js';
+import type { SecurityFilters } from './security.js';
+import type { RequestInfo } from './request-info.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface SecurityOptions {
+  /** Serve HTTPS (default true); false serves plain HTTP, for tests and benchmarks only. */
+  tls?: boolean;
+  /** --tls-cert-file / --tls-private-key-file: the serving certificate to use instead of the generated one. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** --client-ca-file: CA bundle client certificates are verified against (default: the cluster CA). */
+  clientCaFile?: string;
+  /** --tls-sans: more names and IPs for the generated serving certificate. */
+  tlsSans?: string[];
+  /** --token-auth-file. */
+  tokenAuthFile?: string;
+  /** --service-account-issuer (default https://kubernetes.default.svc.cluster.local). */
+  serviceAccountIssuer?: string;
+  /** --anonymous-auth (default true). */
+  anonymousAuth?: boolean;
+  /** --authorization-mode: RBAC (default) or AlwaysAllow. */
+  authorizationMode?: 'RBAC' | 'AlwaysAllow';
+  /** The first IP of the service range, put in the serving certificate. */
+  serviceIp?: string;
+}
+
+export interface SecuritySetup {
+  pki: ClusterPki;
+  filters: SecurityFilters;
+  registryView: RegistryView;
+  extraRoutes: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
+  tls?: { key: string; cert: string; ca: string };
+  /** Starts following RBAC objects and reconciles the bootstrap policy (after the registry is ready). */
+  start(): Promise<void>;
+  stop(): void;
+}
+
+export async function setupSecurity(
+  options: SecurityOptions,
+  registry: RegistryView,
+  dataDir: string,
+  logger: Logger,
+  now: () => number,
+): Promise<SecuritySetup> {
+  const pkiOptions: Parameters<typeof ensureClusterPki>[1] = { extraSans: options.tlsSans ?? [] };
+  if (options.serviceIp !== undefined) pkiOptions.serviceIp = options.serviceIp;
+  const pki = await ensureClusterPki(dataDir, pkiOptions);
+  const tokens = new ServiceAccountTokens({
+    privateKeyPem: pki.serviceAccountKeyPem,
+    publicKeyPem: pki.serviceAccountPublicKeyPem,
+    ...(options.serviceAccountIssuer !== undefined ? { issuer: options.serviceAccountIssuer } : {}),
+  });
+  const uidOf = async (resource: string, namespace: string, name: string): Promise<string | undefined> => {
+    const store = registry.storeFor('', resource)!;
+    // The watch cache first (every request with a token comes here); storage when the cache lacks it.
+    const cached = store.getCached(namespace, name);
+    if (cached !== undefined) return cached.metadata.uid;
+    try {
+      return (await store.get(namespace, name, {})).metadata.uid;
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return undefined;
+      throw err;
+    }
+  };
+  const lookups: ServiceAccountLookups = {
+    serviceAccountUid: (ns, name) => uidOf('serviceaccounts', ns, name),
+    podUid: (ns, name) => uidOf('pods', ns, name),
+    secretUid: (ns, name) => uidOf('secrets', ns, name),
+  };
+  const authnOptions: AuthenticatorOptions = { serviceAccounts: { tokens, lookups }, anonymous: options.anonymousAuth !== false, now };
+  if (options.tokenAuthFile !== undefined) authnOptions.tokens = loadTokenFile(options.tokenAuthFile);
+  const authenticator = new Authenticator(authnOptions);
+
+  const index = new RbacIndex(registry, logger);
+  const rbac = new RbacAuthorizer(index);
+  index.onChange.push(() => rbac.invalidate());
+  const authorizer: Authorizer = options.authorizationMode === 'AlwaysAllow' ? alwaysAllow : rbac;
+
+  const guarded = guardRbacStores(registry.stores, new EscalationChecker(authorizer, rbac));
+  const stores: RESTStore[] = [...guarded, ...reviewStores({ authorizer, rbac, authenticator })];
+  const byKey = new Map(stores.map((s) => [`${s.type.group}/${s.type.resource}`, s]));
+  const registryView: RegistryView = { stores, storeFor: (group, resource) => byKey.get(`${group}/${resource}`) };
+
+  const setup: SecuritySetup = {
+    pki,
+    filters: { authenticator, authorizer },
+    registryView,
+    extraRoutes: authRoutes(registry, tokens, now),
+    async start() {
+      await index.start();
+      await index.reconcileBootstrapPolicy();
+    },
+    stop: () => index.stop(),
+  };
+  if (options.tls !== false) {
+    const read = (file: string): string => fs.readFileSync(file, 'utf8');
+    const cert = options.tlsCertFile !== undefined ? read(options.tlsCertFile) : pki.servingCertPem;
+    const key = options.tlsPrivateKeyFile !== undefined ? read(options.tlsPrivateKeyFile) : pki.servingKeyPem;
+    if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) {
+      throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
+    }
+    // The cluster CA stays trusted beside --client-ca-file, so the generated admin kubeconfig keeps working.
+    const ca = options.clientCaFile !== undefined ? `${read(options.clientCaFile)}\n${pki.caCertPem}` : pki.caCertPem;
+    setup.tls = { key, cert, ca };
+  }
+  return setup;
+}
