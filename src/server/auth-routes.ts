@@ -12,6 +12,8 @@ import { fieldErrors, type FieldError } from '../machinery/field-errors.js';
 import type { KubeObject } from '../machinery/meta.js';
 import type { ServiceAccountTokens } from '../auth/authn/serviceaccount.js';
 import { readBody } from './handlers.js';
+import { decodeObject } from './codecs.js';
+import { negotiateInput } from './negotiation.js';
 import type { RequestInfo } from './request-info.js';
 import type { RegistryView } from './routes.js';
 import { writeObject } from './responses.js';
@@ -28,15 +30,15 @@ export function authRoutes(registry: RegistryView, tokens: ServiceAccountTokens,
 
   async function tokenRequest(req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> {
     const body = await readBody(req);
-    let tr: KubeObject;
-    try {
-      tr = JSON.parse(body.toString('utf8')) as KubeObject;
-    } catch (err) {
-      throw badRequest(err instanceof Error ? err.message : String(err));
-    }
-    if (tr === null || typeof tr !== 'object') throw badRequest('the body of the request was in an unknown format');
+    // kubectl sends protobuf; JSON and YAML as for any create.
+    const tr = decodeObject(
+      body,
+      negotiateInput(req.headers['content-type']),
+      { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+      (apiVersion, kind) => apiVersion === 'authentication.k8s.io/v1' && kind === 'TokenRequest',
+    );
     const spec = ((tr['spec'] ?? {}) as TokenRequestSpec);
-    const expirationSeconds = spec.expirationSeconds ?? 3600;
+    const expirationSeconds = spec.expirationSeconds ?? 3600; // (?? covers protobuf's null too)
     const errs: FieldError[] = [];
     if (expirationSeconds < 600) errs.push(fieldErrors.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes'));
     if (expirationSeconds > 2 ** 32) errs.push(fieldErrors.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds'));
@@ -46,7 +48,7 @@ export function authRoutes(registry: RegistryView, tokens: ServiceAccountTokens,
     const request: Parameters<ServiceAccountTokens['issue']>[0] = {
       namespace: info.namespace,
       serviceAccount: { name: info.name, uid: sa.metadata.uid! },
-      audiences: spec.audiences !== undefined && spec.audiences.length > 0 ? spec.audiences : tokens.apiAudiences,
+      audiences: spec.audiences != null && spec.audiences.length > 0 ? spec.audiences : tokens.apiAudiences,
       expirationSeconds,
     };
     const ref = spec.boundObjectRef;
@@ -68,11 +70,11 @@ export function authRoutes(registry: RegistryView, tokens: ServiceAccountTokens,
     }
     const { token, expiresAt } = await tokens.issue(request, now());
     const outSpec: Record<string, unknown> = { audiences: request.audiences, expirationSeconds };
-    outSpec['boundObjectRef'] = ref != null ? { ...ref, uid: request.bound?.uid } : null;
+    if (ref != null) outSpec['boundObjectRef'] = { ...ref, uid: request.bound?.uid };
     writeObject(req, res, 201, {
       kind: 'TokenRequest',
       apiVersion: 'authentication.k8s.io/v1',
-      metadata: { name: info.name, namespace: info.namespace, creationTimestamp: null },
+      metadata: { name: info.name, namespace: info.namespace },
       spec: outSpec,
       status: { token, expirationTimestamp: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') },
     });

@@ -5,7 +5,7 @@
 // `bind` on it). Members of system:masters may do anything. Refusals are 403s
 // with upstream's message; nothing is written.
 
-import { forbidden } from '../machinery/errors.js';
+import { forbidden, notFound } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../machinery/user.js';
 import type { ClusterRole, PolicyRule, RoleBinding } from '../api/rbac/v1/types.js';
@@ -71,6 +71,29 @@ function compact(rule: PolicyRule): string {
   return `{${parts.join(', ')}}`;
 }
 
+/** Upstream's CompactRules: single group/resource rules without names that differ only by verb become one. */
+function compactRules(rules: PolicyRule[]): PolicyRule[] {
+  const out: PolicyRule[] = [];
+  const byResource = new Map<string, PolicyRule>();
+  for (const r of rules) {
+    const simple = (r.apiGroups ?? []).length === 1 && (r.resources ?? []).length === 1 && (r.resourceNames ?? []).length === 0 && (r.nonResourceURLs ?? []).length === 0;
+    if (!simple) {
+      out.push(r);
+      continue;
+    }
+    const k = `${r.apiGroups![0]}\u0000${r.resources![0]}`;
+    const existing = byResource.get(k);
+    if (existing === undefined) {
+      const copy = { apiGroups: [...r.apiGroups!], resources: [...r.resources!], verbs: [...r.verbs] };
+      byResource.set(k, copy);
+      out.push(copy);
+    } else {
+      for (const v of r.verbs) if (!existing.verbs.includes(v)) existing.verbs.push(v);
+    }
+  }
+  return out;
+}
+
 const FULL_AUTHORITY: PolicyRule[] = [
   { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
   { verbs: ['*'], nonResourceURLs: ['*'] },
@@ -85,10 +108,11 @@ export class EscalationChecker {
   /** The error text when `rules` are not all held by the user in the namespace, else undefined. */
   missingRules(user: UserInfo, namespace: string, rules: PolicyRule[]): string | undefined {
     const owned = this.rbac.rulesFor(user, namespace);
-    const missing = new Set<string>();
-    for (const rule of rules) for (const sub of breakdown(rule)) if (!owned.rules.some((o) => ruleCovers(o, sub))) missing.add(compact(sub));
-    if (missing.size === 0) return undefined;
-    let msg = `user ${JSON.stringify(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${[...missing].sort().join('\n')}`;
+    const missing: PolicyRule[] = [];
+    for (const rule of rules) for (const sub of breakdown(rule)) if (!owned.rules.some((o) => ruleCovers(o, sub))) missing.push(sub);
+    if (missing.length === 0) return undefined;
+    const descriptions = [...new Set(compactRules(missing).map(compact))].sort();
+    let msg = `user ${JSON.stringify(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${descriptions.join('\n')}`;
     if (owned.errors.length > 0) msg += `; resolution errors: [${owned.errors.join(' ')}]`;
     return msg;
   }
@@ -130,7 +154,8 @@ export class EscalationChecker {
     if (this.allowed(user, 'bind', roleResource, namespace, ref.name)) return;
     const gr = { group: GROUP, resource };
     const rules = this.rbac.roleRefRules(ref, namespace);
-    if ('error' in rules) throw forbidden(gr, binding.metadata.name ?? '', rules.error);
+    // Upstream answers a binding to a missing role with a NotFound naming the role under the binding's resource.
+    if ('error' in rules) throw notFound(gr, ref.name);
     const missing = this.missingRules(user, namespace, rules.rules);
     if (missing !== undefined) throw forbidden(gr, binding.metadata.name ?? '', missing);
   }

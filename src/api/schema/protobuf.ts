@@ -172,6 +172,13 @@ function encodeValue(schema: ElementSchema, v: unknown, n: number, w: Writer): v
       if (schema.format === 'byte') w.bytes(typeof v === 'string' ? Buffer.from(v, 'base64') : new Uint8Array(0));
       else w.string(typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
       return;
+    case 'array':
+      // A named slice as a map value (authentication's ExtraValue): a message of its items under field 1.
+      tag(w, n, WIRE_BYTES);
+      w.fork();
+      for (const el of Array.isArray(v) ? v : []) encodeValue(schema.items!, el, 1, w);
+      w.ldelim();
+      return;
     default:
       throw badRequest(`cannot encode a value of type ${schema.type} to protobuf`);
   }
@@ -359,6 +366,18 @@ function collect(def: DefinitionSchema, bytes: Uint8Array): Collected {
   return out;
 }
 
+/** A named slice of strings as a map value (ExtraValue): its items under field 1. */
+function readStringItems(bytes: Uint8Array): string[] {
+  const r = protobuf.Reader.create(bytes);
+  const items: string[] = [];
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    if (t >>> 3 === 1 && (t & 7) === WIRE_BYTES) items.push(r.string());
+    else r.skipType(t & 7);
+  }
+  return items;
+}
+
 function readMapEntry(values: ElementSchema, bytes: Uint8Array): [string, unknown] {
   const r = protobuf.Reader.create(bytes);
   let key = '';
@@ -372,7 +391,8 @@ function readMapEntry(values: ElementSchema, bytes: Uint8Array): [string, unknow
         key = r.string();
         break;
       case 2:
-        value = readScalar(values, wire, r);
+        if (values.type === 'array' && wire === WIRE_BYTES) value = readStringItems(r.bytes());
+        else value = readScalar(values, wire, r);
         break;
       default:
         r.skipType(wire);
