@@ -15,6 +15,11 @@ interface RoleFacts {
 
 const ROLES: RoleFacts[] = [
   {
+    "name": "system:service-account-issuer-discovery",
+    "labels": { "kubernetes.io/bootstrapping": "rbac-defaults" },
+    "rules": [{ "nonResourceURLs": ["/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/"], "verbs": ["get"] }]
+  },
+  {
     "name": "cluster-admin",
     "labels": {
       "kubernetes.io/bootstrapping": "rbac-defaults"
@@ -623,6 +628,7 @@ const BINDINGS: [name: string, groups: string[]][] = [
   ['system:basic-user', ['system:authenticated']],
   ['system:discovery', ['system:authenticated']],
   ['system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']],
+  ['system:service-account-issuer-discovery', ['system:serviceaccounts']],
 ];
 
 const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
