@@ -35,6 +35,8 @@ export interface WrkRequest {
   contentType?: string;
   /** {i} runs over 1..modulo (to read back the objects a create phase made). */
   modulo?: number;
+  /** More request headers (Authorization). */
+  headers?: Record<string, string>;
 }
 
 export interface WrkResult extends LoadResult {
@@ -56,7 +58,9 @@ function luaString(text: string): string {
 }
 
 function script(request: WrkRequest): string {
-  const headers = request.body === undefined ? '{}' : `{ ["Content-Type"] = ${luaString(request.contentType ?? 'application/json')} }`;
+  const all: Record<string, string> = { ...request.headers };
+  if (request.body !== undefined) all['Content-Type'] = request.contentType ?? 'application/json';
+  const headers = `{ ${Object.entries(all).map(([k, v]) => `[ ${luaString(k)} ] = ${luaString(v)}`).join(', ')} }`;
   const substitute = (template: string): string =>
     template.includes('{i}') ? `(string.gsub(${luaString(template)}, "{i}", n))` : luaString(template);
   return `

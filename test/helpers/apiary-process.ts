@@ -4,7 +4,7 @@
 //
 // Contract:
 // - spawnApiary(args) starts `node [nodeArgs] --import tsx src/cli/main.ts ...args`
-//   at once; `url` resolves with the URL from its "listening on http://…" line,
+//   at once; `url` resolves with the URL from its "listening on http(s)://…" line,
 //   and rejects (with the output so far) if the process exits first or prints
 //   none within urlTimeoutMs. A caller that may never see a URL (a command
 //   expected to fail) must handle that rejection.
@@ -91,7 +91,7 @@ export function spawnNode(args: string[], options: Omit<ApiaryProcessOptions, 'n
       const line = pendingLine.slice(0, nl);
       pendingLine = pendingLine.slice(nl + 1);
       if (!found) {
-        const match = /listening on (http:\/\/\S+)/.exec(line);
+        const match = /listening on (https?:\/\/\S+)/.exec(line);
         if (match) {
           found = true;
           clearTimeout(timer);

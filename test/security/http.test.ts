@@ -89,30 +89,53 @@ test('anonymous requests reach health and version only', async () => {
   assert.deepEqual(named.json.details, { name: 'admin', group: 'rbac.authorization.k8s.io', kind: 'clusterroles' });
 });
 
-/** Reads a whole watch (it ends after timeoutSeconds) as its events. */
-async function watchAll(p: string, token: string): Promise<{ status: number; events: { type: string; object: { metadata: { namespace?: string; name: string } } }[] }> {
+type WatchEvent = { type: string; object: { metadata: { namespace?: string; name: string } } };
+
+/** Reads a watch until `last` names an event's object (or the watch ends), returning the events. */
+async function watchUntil(p: string, token: string, last?: string): Promise<{ status: number; events: WatchEvent[] }> {
   const agent = new Agent({ connect: { ca: server.ca } });
   try {
     const res = await undiciRequest(server.url + p, { headers: { authorization: `Bearer ${token}` }, dispatcher: agent });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) return { status: res.statusCode, events: [] };
-    return { status: 200, events: text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)) };
+    if (res.statusCode !== 200) {
+      await res.body.text();
+      return { status: res.statusCode, events: [] };
+    }
+    const events: WatchEvent[] = [];
+    let buffered = '';
+    for await (const chunk of res.body) {
+      buffered += chunk.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line === '') continue;
+        const e = JSON.parse(line) as WatchEvent;
+        events.push(e);
+        if (last !== undefined && e.object.metadata.name === last) {
+          res.body.destroy();
+          return { status: 200, events };
+        }
+      }
+    }
+    return { status: 200, events };
   } finally {
     await agent.close();
   }
 }
 
 test('watches: across namespaces refused for a namespace-bound user; a namespaced watch delivers nothing of other namespaces under churn', async () => {
-  const all = await watchAll('/api/v1/configmaps?watch=1&timeoutSeconds=1', 'alice-token');
+  const all = await watchUntil('/api/v1/configmaps?watch=1&timeoutSeconds=1', 'alice-token');
   assert.equal(all.status, 403);
-  const watching = watchAll('/api/v1/namespaces/team-a/configmaps?watch=1&timeoutSeconds=2', 'alice-token');
-  await new Promise((r) => setTimeout(r, 200));
+  const watching = watchUntil('/api/v1/namespaces/team-a/configmaps?watch=1&timeoutSeconds=30', 'alice-token', 'a-end');
+  await new Promise((r) => setTimeout(r, 300));
   const writes: Promise<unknown>[] = [];
   for (let i = 0; i < 20; i++) {
     writes.push(asAdmin('POST', '/api/v1/namespaces/team-b/configmaps', { metadata: { name: `b-${i}` } }));
     if (i % 5 === 0) writes.push(asAdmin('POST', '/api/v1/namespaces/team-a/configmaps', { metadata: { name: `a-${i}` } }));
   }
   await Promise.all(writes);
+  // Written after all the churn: the watch has seen everything before it once this arrives.
+  await asAdmin('POST', '/api/v1/namespaces/team-a/configmaps', { metadata: { name: 'a-end' } });
   const { status, events } = await watching;
   assert.equal(status, 200);
   const names = events.map((e) => `${e.object.metadata.namespace}/${e.object.metadata.name}`);

@@ -1,0 +1,174 @@
+// What security costs: get and create of configmaps on two apiary servers in
+// one run, the same build and store (sqlite), driven by wrk over keep-alive
+// connections:
+//   - plain:  `serve --insecure-serving` (HTTP, no authentication, every request allowed);
+//   - secure: `serve` as shipped (HTTPS, a bearer token from --token-auth-file,
+//             RBAC: the user is bound to `edit` in the namespace only).
+// Rounds alternate the order of the two; the table gives medians of rates and
+// of the per-round ratios secure / plain (target: security costs ≤ 15 %).
+// Also the rate of new TLS connections (a handshake plus one GET each, from
+// this process, --concurrency at a time) beside new plain connections.
+//
+//   node --import tsx bench/security.ts [--seconds 3] [--rounds 3] [--concurrency 32]
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Agent, request } from 'undici';
+import { spawnNode } from '../test/helpers/apiary-process.js';
+import { fmt, median, startApiary, type ChildServer } from './lib.js';
+import { requireWrk, runWrk, type WrkRequest } from './wrk.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '32' },
+  },
+});
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const concurrency = Number(values.concurrency);
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const TOKEN = 'bench-token-0123456789';
+const NS = 'bench';
+
+requireWrk();
+
+async function startSecure(): Promise<ChildServer & { ca: string; admin: { cert: string; key: string } }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'apiary-bench-sec-'));
+  const tokens = join(dataDir, 'tokens.csv');
+  writeFileSync(tokens, `${TOKEN},bench-user,bench-uid\n`);
+  const proc = spawnNode([join(REPO, 'dist/cli/main.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', tokens, '--log-level', 'warn'], { stderr: 'inherit' });
+  const origin = await proc.url;
+  const ca = readFileSync(join(dataDir, 'pki/ca.crt'), 'utf8');
+  const admin = { cert: readFileSync(join(dataDir, 'pki/admin.crt'), 'utf8'), key: readFileSync(join(dataDir, 'pki/admin.key'), 'utf8') };
+  return {
+    origin,
+    process: proc.child,
+    rss: () => NaN,
+    stop: async () => {
+      await proc.stop('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    ca,
+    admin,
+  };
+}
+
+async function send(origin: string, method: 'POST' | 'GET', path: string, body: unknown, tls?: { ca: string; cert?: string; key?: string }): Promise<number> {
+  const dispatcher = new Agent({ connect: tls ?? {} });
+  try {
+    const res = await request(origin + path, {
+      method,
+      dispatcher,
+      headers: { 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    await res.body.text();
+    return res.statusCode;
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+/** New connections per second: each request on its own connection (a TLS handshake each for https). */
+async function connectionRate(origin: string, ca: string | undefined, headers: Record<string, string>, ms: number): Promise<number> {
+  const url = new URL('/api/v1/namespaces/bench/configmaps/probe', origin);
+  const lib = url.protocol === 'https:' ? https : http;
+  let done = 0;
+  const end = Date.now() + ms;
+  const one = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const req = lib.get(url, { agent: false, headers, ...(ca !== undefined ? { ca } : {}) }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
+          else resolve();
+        });
+      });
+      req.on('error', reject);
+    });
+  const t0 = Date.now();
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (Date.now() < end) {
+        await one();
+        done++;
+      }
+    }),
+  );
+  return done / ((Date.now() - t0) / 1000);
+}
+
+const plain = await startApiary({ storage: 'sqlite' });
+const secure = await startSecure();
+try {
+  const adminTls = { ca: secure.ca, ...secure.admin };
+  // The namespace and the tenant's binding; a configmap to read.
+  for (const [origin, tls] of [[plain.origin, undefined], [secure.origin, adminTls]] as const) {
+    await send(origin, 'POST', '/api/v1/namespaces', { metadata: { name: NS } }, tls);
+    await send(origin, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { metadata: { name: 'probe' }, data: { k: 'v' } }, tls);
+  }
+  const binding = {
+    metadata: { name: 'bench-edit' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+    subjects: [{ kind: 'User', name: 'bench-user' }],
+  };
+  if ((await send(secure.origin, 'POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`, binding, adminTls)) !== 201) throw new Error('binding failed');
+  await new Promise((r) => setTimeout(r, 300));
+
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+  // One request of each kind first: a setup that does not answer 2xx stops the run.
+  for (const [origin, tls, headers] of [[plain.origin, undefined, {}], [secure.origin, { ca: secure.ca }, auth]] as const) {
+    const dispatcher = new Agent({ connect: tls ?? {} });
+    const res = await request(`${origin}/api/v1/namespaces/${NS}/configmaps/probe`, { dispatcher, headers });
+    const text = await res.body.text();
+    await dispatcher.close();
+    if (res.statusCode !== 200) throw new Error(`${origin}: GET probe answered ${res.statusCode}: ${text}`);
+  }
+  const body = JSON.stringify({ metadata: { name: 'cm-{i}' }, data: { key: 'x'.repeat(1000) } });
+  const ops: Record<string, (prefix: string) => WrkRequest> = {
+    create: (prefix) => ({ method: 'POST', path: `/api/v1/namespaces/${NS}/configmaps`, body: body.replace('cm-{i}', `${prefix}-{i}`) }),
+    get: () => ({ method: 'GET', path: `/api/v1/namespaces/${NS}/configmaps/probe` }),
+  };
+  const results: Record<string, { plain: number[]; secure: number[]; ratio: number[]; errors: number }> = {};
+  for (const op of Object.keys(ops)) results[op] = { plain: [], secure: [], ratio: [], errors: 0 };
+  // Warm-up (JIT), not measured.
+  for (const [origin, headers] of [[plain.origin, {}], [secure.origin, auth]] as const) {
+    await runWrk(origin, { concurrency, seconds: 2 }, { ...ops['get']!('w'), headers });
+    await runWrk(origin, { concurrency, seconds: 2 }, { ...ops['create']!(`warm${origin.length}`), headers });
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const op of Object.keys(ops)) {
+      const order = round % 2 === 0 ? (['plain', 'secure'] as const) : (['secure', 'plain'] as const);
+      const rate: Record<string, number> = {};
+      for (const which of order) {
+        const origin = which === 'plain' ? plain.origin : secure.origin;
+        const r = await runWrk(origin, { concurrency, seconds }, { ...ops[op]!(`r${round}${which}`), headers: which === 'secure' ? auth : {} });
+        rate[which] = r.rps;
+        results[op]!.errors += r.errors;
+        results[op]![which].push(r.rps);
+      }
+      results[op]!.ratio.push(rate['secure']! / rate['plain']!);
+    }
+  }
+  const plainConnections = await connectionRate(plain.origin, undefined, {}, seconds * 1000);
+  const tlsConnections = await connectionRate(secure.origin, secure.ca, auth, seconds * 1000);
+
+  console.log(`\nsecurity cost: sqlite store, concurrency ${concurrency}, ${rounds} rounds of ${seconds} s per phase (medians)\n`);
+  console.log('| operation | plain HTTP, AlwaysAllow req/s | TLS + token + RBAC req/s | secure / plain | errors |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [op, r] of Object.entries(results)) {
+    console.log(`| ${op} | ${fmt(median(r.plain))} | ${fmt(median(r.secure))} | ${fmt(median(r.ratio) * 100, 1)}% | ${r.errors} |`);
+  }
+  console.log(`\nper-round ratios: ${Object.entries(results).map(([op, r]) => `${op} ${r.ratio.map((x) => (x * 100).toFixed(1) + '%').join(' ')}`).join('; ')}`);
+  console.log(`new connections/s (one GET each, 8 at a time): plain HTTP ${fmt(plainConnections)}, TLS handshakes ${fmt(tlsConnections)}`);
+} finally {
+  await plain.stop();
+  await secure.stop();
+}
