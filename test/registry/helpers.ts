@@ -105,6 +105,16 @@ export function sample(group: string, resource: string, name: string, namespace 
       };
     case 'coordination.k8s.io/leases':
       return { metadata: meta, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } };
+    case 'rbac.authorization.k8s.io/roles':
+    case 'rbac.authorization.k8s.io/clusterroles':
+      return { metadata: meta, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] };
+    case 'rbac.authorization.k8s.io/rolebindings':
+    case 'rbac.authorization.k8s.io/clusterrolebindings':
+      return {
+        metadata: meta,
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+        subjects: [{ kind: 'ServiceAccount', name: 'sa', namespace }],
+      };
     case 'events.k8s.io/events':
       return {
         metadata: meta,
