@@ -6,6 +6,9 @@
 //             RBAC: the user is bound to `edit` in the namespace only).
 // Rounds alternate the order of the two; the table gives medians of rates and
 // of the per-round ratios secure / plain (target: security costs ≤ 15 %).
+// On a shared machine rates swing with the neighbours' load, so the server's
+// own CPU time per request (from /proc) is reported too: its ratio
+// plain / secure is what security costs the server, whatever else runs.
 // Also the rate of new TLS connections (a handshake plus one GET each, from
 // this process, --concurrency at a time) beside new plain connections.
 //
@@ -21,6 +24,13 @@ import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { spawnNode } from '../test/helpers/apiary-process.js';
 import { fmt, median, startApiary, type ChildServer } from './lib.js';
+
+/** CPU seconds (user + system) a process has used. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 import { requireWrk, runWrk, type WrkRequest } from './wrk.js';
 
 const { values } = parseArgs({
@@ -136,8 +146,8 @@ try {
     create: (prefix) => ({ method: 'POST', path: `/api/v1/namespaces/${NS}/configmaps`, body: body.replace('cm-{i}', `${prefix}-{i}`) }),
     get: () => ({ method: 'GET', path: `/api/v1/namespaces/${NS}/configmaps/probe` }),
   };
-  const results: Record<string, { plain: number[]; secure: number[]; ratio: number[]; errors: number }> = {};
-  for (const op of Object.keys(ops)) results[op] = { plain: [], secure: [], ratio: [], errors: 0 };
+  const results: Record<string, { plain: number[]; secure: number[]; ratio: number[]; errors: number; cpu: { plain: number[]; secure: number[]; ratio: number[] } }> = {};
+  for (const op of Object.keys(ops)) results[op] = { plain: [], secure: [], ratio: [], errors: 0, cpu: { plain: [], secure: [], ratio: [] } };
   // Warm-up (JIT), not measured.
   for (const [origin, headers] of [[plain.origin, {}], [secure.origin, auth]] as const) {
     await runWrk(origin, { concurrency, seconds: 2 }, { ...ops['get']!('w'), headers });
@@ -147,26 +157,34 @@ try {
     for (const op of Object.keys(ops)) {
       const order = round % 2 === 0 ? (['plain', 'secure'] as const) : (['secure', 'plain'] as const);
       const rate: Record<string, number> = {};
+      const cpuPerRequest: Record<string, number> = {};
       for (const which of order) {
-        const origin = which === 'plain' ? plain.origin : secure.origin;
-        const r = await runWrk(origin, { concurrency, seconds }, { ...ops[op]!(`r${round}${which}`), headers: which === 'secure' ? auth : {} });
+        const server = which === 'plain' ? plain : secure;
+        const cpu0 = cpuSeconds(server.process.pid!);
+        const r = await runWrk(server.origin, { concurrency, seconds }, { ...ops[op]!(`r${round}${which}`), headers: which === 'secure' ? auth : {} });
+        cpuPerRequest[which] = (cpuSeconds(server.process.pid!) - cpu0) / r.requests;
         rate[which] = r.rps;
         results[op]!.errors += r.errors;
         results[op]![which].push(r.rps);
+        results[op]!.cpu[which].push(cpuPerRequest[which]! * 1e6);
       }
       results[op]!.ratio.push(rate['secure']! / rate['plain']!);
+      results[op]!.cpu.ratio.push(cpuPerRequest['plain']! / cpuPerRequest['secure']!);
     }
   }
   const plainConnections = await connectionRate(plain.origin, undefined, {}, seconds * 1000);
   const tlsConnections = await connectionRate(secure.origin, secure.ca, auth, seconds * 1000);
 
   console.log(`\nsecurity cost: sqlite store, concurrency ${concurrency}, ${rounds} rounds of ${seconds} s per phase (medians)\n`);
-  console.log('| operation | plain HTTP, AlwaysAllow req/s | TLS + token + RBAC req/s | secure / plain | errors |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| operation | plain HTTP, AlwaysAllow req/s | TLS + token + RBAC req/s | secure / plain | server CPU µs/req plain | secure | plain / secure | errors |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [op, r] of Object.entries(results)) {
-    console.log(`| ${op} | ${fmt(median(r.plain))} | ${fmt(median(r.secure))} | ${fmt(median(r.ratio) * 100, 1)}% | ${r.errors} |`);
+    console.log(
+      `| ${op} | ${fmt(median(r.plain))} | ${fmt(median(r.secure))} | ${fmt(median(r.ratio) * 100, 1)}% | ${fmt(median(r.cpu.plain))} | ${fmt(median(r.cpu.secure))} | ${fmt(median(r.cpu.ratio) * 100, 1)}% | ${r.errors} |`,
+    );
   }
-  console.log(`\nper-round ratios: ${Object.entries(results).map(([op, r]) => `${op} ${r.ratio.map((x) => (x * 100).toFixed(1) + '%').join(' ')}`).join('; ')}`);
+  console.log(`\nper-round rate ratios: ${Object.entries(results).map(([op, r]) => `${op} ${r.ratio.map((x) => (x * 100).toFixed(1) + '%').join(' ')}`).join('; ')}`);
+  console.log(`per-round CPU ratios: ${Object.entries(results).map(([op, r]) => `${op} ${r.cpu.ratio.map((x) => (x * 100).toFixed(1) + '%').join(' ')}`).join('; ')}`);
   console.log(`new connections/s (one GET each, 8 at a time): plain HTTP ${fmt(plainConnections)}, TLS handshakes ${fmt(tlsConnections)}`);
 } finally {
   await plain.stop();
