@@ -101,7 +101,10 @@ export function startLeaderElectedControllers(
   }
   const log: ClientLogger | undefined = options.logger;
   const identity = election.identity || defaultIdentity();
-  const always = startControllerManager({ ...options, controllers: { namespace: false, systemNamespaces: true, resourceQuota: false } });
+  const always = startControllerManager({
+    ...options,
+    controllers: { namespace: false, systemNamespaces: true, resourceQuota: false, namespaceDefaults: options.controllers?.namespaceDefaults === true },
+  });
   const abort = new AbortController();
   let leading = false;
   const campaign = runWhileLeader(

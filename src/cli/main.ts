@@ -216,7 +216,13 @@ async function serve(argv: string[]): Promise<void> {
   if (controllerOptions !== undefined && election !== undefined) {
     const client = new RestClient({ ...server.admin, userAgent: 'apiary-controller-manager' });
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
-    const manager = startLeaderElectedControllers({ ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) }, election);
+    const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) };
+    // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap.
+    if (server.admin.caData !== undefined) {
+      managerOptions.controllers = { namespace: true, systemNamespaces: true, namespaceDefaults: true };
+      managerOptions.rootCaData = server.admin.caData;
+    }
+    const manager = startLeaderElectedControllers(managerOptions, election);
     controllers = { manager, client };
     // Serve once the system namespaces exist (or after 10 s).
     await waitAtMost(manager.systemNamespacesSynced, 10_000);

@@ -25,6 +25,7 @@ import {
   ResourceQuotaController,
 } from './resourcequota/controller.js';
 import { CRDCleanupController } from './crd-cleanup.js';
+import { NamespaceDefaultsController } from './namespace-defaults.js';
 
 export interface ControllerManagerOptions {
   client: RestClient;
@@ -42,8 +43,10 @@ export interface ControllerManagerOptions {
   concurrentResourceQuotaSyncs?: number;
   /** --resource-quota-sync-period: every quota is recalculated this often (default 5 min). */
   resourceQuotaSyncPeriodMs?: number;
-  /** Which controllers to run (default all). */
-  controllers?: { namespace?: boolean; systemNamespaces?: boolean; resourceQuota?: boolean; crdCleanup?: boolean };
+  /** Which controllers to run (default all but namespaceDefaults, which runs when asked for). */
+  controllers?: { namespace?: boolean; systemNamespaces?: boolean; resourceQuota?: boolean; crdCleanup?: boolean; namespaceDefaults?: boolean };
+  /** The CA bundle the namespace defaults controller publishes as kube-root-ca.crt. */
+  rootCaData?: string;
   logger?: ClientLogger;
 }
 
@@ -113,6 +116,11 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   if (options.controllers?.crdCleanup !== false) {
     const cleanup = new CRDCleanupController({ client: options.client, informers, logger: log });
     loops.push(cleanup.run(abort.signal));
+  }
+  if (options.controllers?.namespaceDefaults === true) {
+    const defaults: ConstructorParameters<typeof NamespaceDefaultsController>[0] = { client: options.client, informers, logger: log };
+    if (options.rootCaData !== undefined) defaults.rootCaData = options.rootCaData;
+    new NamespaceDefaultsController(defaults);
   }
   informers.start(abort.signal);
 

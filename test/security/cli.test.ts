@@ -30,6 +30,17 @@ test('apiary serve: HTTPS, authentication and RBAC by default; the kubeconfig ju
   assert.match(cert.subjectAltName ?? '', /DNS:kubernetes\.default\.svc\.cluster\.local/);
   assert.match(cert.subjectAltName ?? '', /IP Address:10\.0\.0\.1/);
   const ca = fs.readFileSync(path.join(dataDir, 'pki/ca.crt'), 'utf8');
+
+  // Every namespace gets its default service account and the root CA bundle, again when deleted.
+  assert.equal((await runKubectl(kubeconfig, ['create', 'ns', 'team-x'])).code, 0);
+  const started = Date.now();
+  await until('kube-root-ca.crt', async () => (await runKubectl(kubeconfig, ['get', 'cm', 'kube-root-ca.crt', '-n', 'team-x', '-o', 'jsonpath={.data.ca\\.crt}'])).stdout === ca, 10_000, 50);
+  t.diagnostic(`kube-root-ca.crt after ${Date.now() - started} ms`);
+  await until('default service account', async () => (await runKubectl(kubeconfig, ['get', 'sa', 'default', '-n', 'team-x', '-o', 'name'])).code === 0, 10_000, 50);
+  const token = await runKubectl(kubeconfig, ['create', 'token', 'default', '-n', 'team-x']);
+  assert.equal(token.code, 0, token.stderr);
+  assert.equal((await runKubectl(kubeconfig, ['delete', 'sa', 'default', '-n', 'team-x'])).code, 0);
+  await until('default service account again', async () => (await runKubectl(kubeconfig, ['get', 'sa', 'default', '-n', 'team-x', '-o', 'name'])).code === 0, 10_000, 50);
   assert.equal(await first.stop('SIGTERM'), 0);
 
   const second = spawnApiary(['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'], { secure: true, urlTimeoutMs: 30_000 });

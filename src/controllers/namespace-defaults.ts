@@ -1,0 +1,108 @@
+// What every active namespace holds in a cluster with security on:
+//   - the `default` ServiceAccount (upstream's serviceaccounts controller), made
+//     again when deleted;
+//   - the `kube-root-ca.crt` ConfigMap with the cluster CA under `ca.crt`
+//     (upstream's root-ca-cert-publisher), made again when deleted and put
+//     back when its data drifts.
+// Driven by informers: a namespace added or updated (Active), or one of these
+// objects deleted or changed, makes the controller ensure that namespace's
+// objects; the informers' resync repeats it, which also retries failures.
+// Clients of the API only.
+
+import type { KubeObject } from '../machinery/meta.js';
+import {
+  type ClientLogger,
+  DeletedFinalStateUnknown,
+  type RestClient,
+  type SharedInformerFactory,
+  isAlreadyExists,
+  isNotFound,
+  silentLogger,
+} from '../client/index.js';
+
+export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
+
+export interface NamespaceDefaultsOptions {
+  client: RestClient;
+  informers: SharedInformerFactory;
+  /** The CA bundle to publish; absent: no root-CA ConfigMaps. */
+  rootCaData?: string;
+  logger?: ClientLogger;
+}
+
+export class NamespaceDefaultsController {
+  private readonly inFlight = new Set<string>();
+
+  constructor(private readonly options: NamespaceDefaultsOptions) {
+    const { informers } = options;
+    const active = (ns: KubeObject): boolean => (ns['status'] as { phase?: string } | undefined)?.phase !== 'Terminating' && ns.metadata.deletionTimestamp === undefined;
+    informers.forBuiltin('namespaces').addEventHandler({
+      onAdd: (ns) => {
+        if (active(ns)) this.enqueue(ns.metadata.name!);
+      },
+      onUpdate: (_old, ns) => {
+        if (active(ns)) this.enqueue(ns.metadata.name!);
+      },
+    });
+    const namespaceOf = (obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): string | undefined =>
+      obj instanceof DeletedFinalStateUnknown ? obj.obj?.metadata.namespace : obj.metadata.namespace;
+    informers.forBuiltin('serviceaccounts').addEventHandler({
+      onDelete: (sa) => {
+        const ns = namespaceOf(sa);
+        if (ns !== undefined) this.enqueue(ns);
+      },
+    });
+    if (options.rootCaData !== undefined) {
+      informers.forBuiltin('configmaps').addEventHandler({
+        onUpdate: (_old, cm) => {
+          if (cm.metadata.name === ROOT_CA_CONFIGMAP) this.enqueue(cm.metadata.namespace!);
+        },
+        onDelete: (cm) => {
+          const ns = namespaceOf(cm);
+          const name = cm instanceof DeletedFinalStateUnknown ? cm.obj?.metadata.name : cm.metadata.name;
+          if (ns !== undefined && name === ROOT_CA_CONFIGMAP) this.enqueue(ns);
+        },
+      });
+    }
+  }
+
+  private enqueue(namespace: string): void {
+    if (this.inFlight.has(namespace)) return;
+    this.inFlight.add(namespace);
+    void this.ensure(namespace)
+      .catch((err: unknown) => (this.options.logger ?? silentLogger).warn({ namespace, err: err instanceof Error ? err.message : String(err) }, 'namespace defaults not ensured'))
+      .finally(() => this.inFlight.delete(namespace));
+  }
+
+  /** Creates what is missing in one namespace (and fixes the CA bundle). */
+  async ensure(namespace: string): Promise<void> {
+    const { client } = this.options;
+    const create = async (make: () => Promise<unknown>): Promise<void> => {
+      try {
+        await make();
+      } catch (err) {
+        // A namespace going away refuses creates (Forbidden): nothing to do there.
+        if (!isAlreadyExists(err) && !isNotFound(err) && !(err instanceof Error && /being terminated/.test(err.message))) throw err;
+      }
+    };
+    try {
+      await client.serviceAccounts(namespace).get('default');
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await create(() => client.serviceAccounts(namespace).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }));
+    }
+    const ca = this.options.rootCaData;
+    if (ca === undefined) return;
+    let current: KubeObject | undefined;
+    try {
+      current = await client.configMaps(namespace).get(ROOT_CA_CONFIGMAP);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (current === undefined) {
+      await create(() => client.configMaps(namespace).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA_CONFIGMAP }, data: { 'ca.crt': ca } }));
+    } else if ((current['data'] as Record<string, string> | undefined)?.['ca.crt'] !== ca) {
+      await client.configMaps(namespace).update({ ...current, data: { 'ca.crt': ca } });
+    }
+  }
+}
