@@ -69,6 +69,7 @@ Security (kube-apiserver's flags):
                           iss of service-account tokens (default https://kubernetes.default.svc.cluster.local)
   --anonymous-auth BOOL   requests without credentials are system:anonymous (default true)
   --authorization-mode M  RBAC | AlwaysAllow (default RBAC)
+  --audit-log-path FILE   append an audit.k8s.io/v1 event (level Metadata) per write, one JSON line each
   --insecure-serving      plain HTTP, no authentication, every request allowed: for tests only, never in production
 ${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
 
@@ -104,6 +105,7 @@ async function serve(argv: string[]): Promise<void> {
         'anonymous-auth': { type: 'string', default: 'true' },
         'authorization-mode': { type: 'string', default: 'RBAC' },
         'insecure-serving': { type: 'boolean', default: false },
+        'audit-log-path': { type: 'string' },
         storage: { type: 'string', default: 'sqlite' },
         'etcd-servers': { type: 'string', default: '' },
         'etcd-prefix': { type: 'string', default: '/registry' },
@@ -197,6 +199,7 @@ async function serve(argv: string[]): Promise<void> {
     if (values['client-ca-file'] !== undefined) security.clientCaFile = values['client-ca-file'];
     if (values['token-auth-file'] !== undefined) security.tokenAuthFile = values['token-auth-file'];
     if (values['service-account-issuer'] !== undefined) security.serviceAccountIssuer = values['service-account-issuer'];
+    if (values['audit-log-path'] !== undefined) security.auditLogPath = path.resolve(values['audit-log-path']);
     options.security = security;
   }
   if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);

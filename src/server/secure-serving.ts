@@ -14,6 +14,7 @@ import { RbacAuthorizer, alwaysAllow, type Authorizer } from '../auth/authz/rbac
 import { StatusError } from '../machinery/errors.js';
 import type { RESTStore } from '../registry/rest.js';
 import { authRoutes } from './auth-routes.js';
+import { AuditLog } from './audit.js';
 import { EscalationChecker, guardRbacStores } from './rbac-escalation.js';
 import { RbacIndex } from './rbac-index.js';
 import { reviewStores } from './reviews.js';
@@ -42,6 +43,8 @@ export interface SecurityOptions {
   authorizationMode?: 'RBAC' | 'AlwaysAllow';
   /** The first IP of the service range, put in the serving certificate. */
   serviceIp?: string;
+  /** --audit-log-path: a JSON-lines audit log of writes (level Metadata). */
+  auditLogPath?: string;
 }
 
 export interface SecuritySetup {
@@ -101,16 +104,20 @@ export async function setupSecurity(
   const byKey = new Map(stores.map((s) => [`${s.type.group}/${s.type.resource}`, s]));
   const registryView: RegistryView = { stores, storeFor: (group, resource) => byKey.get(`${group}/${resource}`) };
 
+  const audit = options.auditLogPath !== undefined ? new AuditLog(options.auditLogPath) : undefined;
   const setup: SecuritySetup = {
     pki,
-    filters: { authenticator, authorizer },
+    filters: { authenticator, authorizer, ...(audit !== undefined ? { audit } : {}) },
     registryView,
     extraRoutes: authRoutes(registry, tokens, now),
     async start() {
       await index.start();
       await index.reconcileBootstrapPolicy();
     },
-    stop: () => index.stop(),
+    stop: () => {
+      index.stop();
+      void audit?.close();
+    },
   };
   if (options.tls !== false) {
     const read = (file: string): string => fs.readFileSync(file, 'utf8');

@@ -16,10 +16,13 @@ import { forbiddenMessage, type Attributes } from '../auth/authz/attributes.js';
 import type { Authorizer } from '../auth/authz/rbac.js';
 import type { RequestInfo } from './request-info.js';
 import { writeError, writeText } from './responses.js';
+import type { AuditLog } from './audit.js';
 
 export interface SecurityFilters {
   authenticator: Authenticator;
   authorizer: Authorizer;
+  /** --audit-log-path: writes are recorded there. */
+  audit?: AuditLog;
 }
 
 const USERS = new WeakMap<IncomingMessage, UserInfo>();
@@ -147,6 +150,7 @@ export async function runSecurityFilters(filters: SecurityFilters, req: Incoming
   try {
     const impersonated = impersonate(filters, req, user);
     if (impersonated !== undefined) user = impersonated;
+    filters.audit?.track(req, res, info, result.user, impersonated);
   } catch (err) {
     if (err instanceof ImpersonationError) {
       writeText(req, res, 500, `Internal Server Error: ${JSON.stringify(req.url ?? '')}: ${err.message}\n`);
