@@ -1,6 +1,7 @@
 // rbac.authorization.k8s.io/v1 validation (upstream pkg/apis/rbac/validation).
 import type { KubeObject } from '../../../machinery/meta.js';
-import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
+import { type FieldError, GoValue, fieldErrors } from '../../../machinery/field-errors.js';
+import { goQuote, goStringSlice } from '../../../machinery/go-syntax.js';
 import { isDNS1123Subdomain, pathSegmentName } from '../../../machinery/validation.js';
 import { RBAC_GROUP, type ClusterRole, type PolicyRule, type Role, type RoleBinding, type Subject } from './types.js';
 
@@ -10,9 +11,9 @@ export function validatePolicyRule(rule: PolicyRule, namespaced: boolean, path: 
   const errs: FieldError[] = [];
   if (len(rule.verbs) === 0) errs.push(fieldErrors.required(`${path}.verbs`, 'verbs must contain at least one value'));
   if (len(rule.nonResourceURLs) > 0) {
-    if (namespaced) errs.push(fieldErrors.invalid(`${path}.nonResourceURLs`, rule.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
+    if (namespaced) errs.push(fieldErrors.invalid(`${path}.nonResourceURLs`, goStringSlice(rule.nonResourceURLs), 'namespaced rules cannot apply to non-resource URLs'));
     if (len(rule.apiGroups) > 0 || len(rule.resources) > 0 || len(rule.resourceNames) > 0) {
-      errs.push(fieldErrors.invalid(`${path}.nonResourceURLs`, rule.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
+      errs.push(fieldErrors.invalid(`${path}.nonResourceURLs`, goStringSlice(rule.nonResourceURLs), 'rules cannot apply to both regular resources and non-resource URLs'));
     }
     return errs;
   }
@@ -79,7 +80,12 @@ export const validateClusterRoleBinding = (obj: KubeObject): FieldError[] => val
 export function validateBindingUpdate(namespaced: boolean): (obj: KubeObject, old: KubeObject) => FieldError[] {
   return (obj, old) => {
     const errs = validateBinding(obj as RoleBinding, namespaced);
-    if (!sameRoleRef(obj as RoleBinding, old as RoleBinding)) errs.push(fieldErrors.invalid('roleRef', (obj as RoleBinding).roleRef, 'cannot change roleRef'));
+    if (!sameRoleRef(obj as RoleBinding, old as RoleBinding)) {
+      const ref = (obj as RoleBinding).roleRef ?? ({} as RoleBinding['roleRef']);
+      // Upstream prints the internal struct with %#v.
+      const value = new GoValue(`rbac.RoleRef{APIGroup:${goQuote(ref.apiGroup ?? '')}, Kind:${goQuote(ref.kind ?? '')}, Name:${goQuote(ref.name ?? '')}}`);
+      errs.push(fieldErrors.invalid('roleRef', value, 'cannot change roleRef'));
+    }
     return errs;
   };
 }
