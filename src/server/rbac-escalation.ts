@@ -188,6 +188,24 @@ export function guardRbacStores(stores: RESTStore[], checker: EscalationChecker)
       },
       patch: () => Promise.reject(new Error('unreachable')),
     };
+    if (store.apply !== undefined) {
+      const apply = store.apply.bind(store);
+      // Server-side apply: the configuration is checked before the merge (what it sets is what it grants;
+      // rules other managers own were checked when they were written; roleRef cannot change).
+      guarded.apply = async (namespace, name, config, options) => {
+        const probe = structuredClone(config) as unknown as KubeObject;
+        probe.metadata = { ...((config['metadata'] as KubeObject['metadata'] | undefined) ?? {}), name };
+        if ((resource === 'rolebindings' || resource === 'clusterrolebindings') && probe['roleRef'] === undefined) {
+          try {
+            probe['roleRef'] = (await store.get(namespace, name, {}))['roleRef'];
+          } catch {
+            // A new binding without roleRef fails validation anyway.
+          }
+        }
+        if (resource === 'roles' || resource === 'clusterroles' || probe['roleRef'] !== undefined) check(namespace, probe, options);
+        return apply(namespace, name, config, options);
+      };
+    }
     guarded.patch = (namespace, name, patch, options) =>
       store.patch(
         namespace,

@@ -149,6 +149,15 @@ test('escalation: a namespace admin cannot grant what it does not hold (upstream
   assert.match(missing.stderr, /rolebindings\.rbac\.authorization\.k8s\.io "nope" not found/);
   const roles = await runKubectl(admin, ['get', 'roles,rolebindings', '-n', 'team-a', '-o', 'name']);
   assert.doesNotMatch(roles.stdout, /node-reader|\/x$|\/y$/m);
+  // Server-side apply goes through the same check.
+  const role = (resource: string): string =>
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: applied, namespace: team-a}\nrules:\n- {apiGroups: [""], resources: [${resource}], verbs: [get]}\n`;
+  const appliedOk = await runKubectl(alice, ['apply', '--server-side', '-f', '-'], { stdin: role('configmaps') });
+  assert.equal(appliedOk.code, 0, appliedOk.stderr);
+  const appliedBad = await runKubectl(alice, ['apply', '--server-side', '-f', '-'], { stdin: role('nodes') });
+  assert.match(appliedBad.stderr, /is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["nodes"\], Verbs:\["get"\]\}/);
+  const kept = await runKubectl(admin, ['get', 'role', 'applied', '-n', 'team-a', '-o', 'jsonpath={.rules[0].resources[0]}']);
+  assert.equal(kept.stdout, 'configmaps');
   // Binding a role she holds is fine.
   const bindReader = await runKubectl(alice, ['create', 'rolebinding', 'bob-reader', '--role=cm-reader', '--user=bob', '-n', 'team-a']);
   assert.equal(bindReader.code, 0, bindReader.stderr);
