@@ -1,17 +1,27 @@
 // The apiary side of the differential test: the server in-process (as
 // test/helpers/server.ts starts it: sqlite in a temporary directory, plain
-// HTTP on a free port) with apiary's controllers beside it, wired as
+// HTTP on a free port, token authentication and RBAC) with apiary's controllers beside it, wired as
 // `apiary serve` wires them, less the resource quota controller (as the
 // reference's controller manager runs none).
 
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RestClient } from '../../../src/client/index.js';
 import { startControllerManager } from '../../../src/controllers/manager.js';
 import { startTestServer } from '../../helpers/server.js';
 import type { Target } from './client.js';
 
 export async function startApiary(): Promise<{ target: Target; stop(): Promise<void> }> {
-  const server = await startTestServer();
-  const client = new RestClient({ server: server.url });
+  // Authentication and RBAC on, as the reference: the runner is a system:masters token user (plain HTTP
+  // keeps the runner's client simple; TLS is covered by test/security), so impersonating steps are authorized.
+  const token = randomBytes(24).toString('hex');
+  const tokenDir = mkdtempSync(join(tmpdir(), 'apiary-diff-tokens-'));
+  writeFileSync(join(tokenDir, 'tokens.csv'), `${token},differential,differential-uid,"system:masters"\n`, { mode: 0o600 });
+  const server = await startTestServer({ security: { tls: false, tokenAuthFile: join(tokenDir, 'tokens.csv') } });
+  rmSync(tokenDir, { recursive: true, force: true });
+  const client = new RestClient({ server: server.url, bearerToken: token });
   // The reference runs no resource quota controller (reference.ts says why); neither does apiary here.
   const controllers = startControllerManager({ client, controllers: { resourceQuota: false } });
   try {
@@ -23,7 +33,7 @@ export async function startApiary(): Promise<{ target: Target; stop(): Promise<v
     throw err;
   }
   return {
-    target: { name: 'apiary', base: server.url },
+    target: { name: 'apiary', base: server.url, token },
     stop: async () => {
       await controllers.stop();
       await client.close();
