@@ -99,10 +99,27 @@ export async function setupSecurity(
   index.onChange.push(() => rbac.invalidate());
   const authorizer: Authorizer = options.authorizationMode === 'AlwaysAllow' ? alwaysAllow : rbac;
 
-  const guarded = guardRbacStores(registry.stores, new EscalationChecker(authorizer, rbac));
-  const stores: RESTStore[] = [...guarded, ...reviewStores({ authorizer, rbac, authenticator })];
-  const byKey = new Map(stores.map((s) => [`${s.type.group}/${s.type.resource}`, s]));
-  const registryView: RegistryView = { stores, storeFor: (group, resource) => byKey.get(`${group}/${resource}`) };
+  // The view the router serves: the registry's stores (custom resources come and go
+  // at run time), with the RBAC stores guarded against escalation and the review
+  // resources added.
+  const keyOf = (s: RESTStore): string => `${s.type.group}/${s.type.resource}`;
+  const reviews = reviewStores({ authorizer, rbac, authenticator });
+  const overrides = new Map<string, RESTStore>(reviews.map((s) => [keyOf(s), s]));
+  for (const s of guardRbacStores(registry.stores, new EscalationChecker(authorizer, rbac))) {
+    if (!registry.stores.includes(s)) overrides.set(keyOf(s), s);
+  }
+  const generation = (): number => registry.generation?.() ?? 0;
+  let served: { generation: number; stores: RESTStore[] } | undefined;
+  const registryView: RegistryView = {
+    get stores() {
+      if (served?.generation !== generation()) {
+        served = { generation: generation(), stores: [...registry.stores.map((s) => overrides.get(keyOf(s)) ?? s), ...reviews] };
+      }
+      return served.stores;
+    },
+    storeFor: (group, resource, version) => overrides.get(`${group}/${resource}`) ?? registry.storeFor(group, resource, version),
+    generation,
+  };
 
   const audit = options.auditLogPath !== undefined ? new AuditLog(options.auditLogPath) : undefined;
   const setup: SecuritySetup = {
