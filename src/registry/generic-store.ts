@@ -28,6 +28,7 @@ import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
 import { parseLabelSelector } from '../machinery/labels.js';
 import { DEFAULT_FIELD_LABELS, parseFieldSelector, unknownFieldSelectorError, unsupportedFieldError } from '../machinery/fields.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/validation.js';
+import { fillZeroValues } from '../api/schema/zero-values.js';
 import { type Clock, formatTimestamp, generateName, newUid, systemClock } from '../machinery/names.js';
 import type { ObjectStore, Predicate, StoreWatchEvent } from '../storage/object-store.js';
 import {
@@ -328,6 +329,7 @@ export class GenericStore implements RESTStore {
     delete obj.metadata.resourceVersion;
     this.pruneBody(obj, options, 'decode');
     this.strategy.defaults?.(obj);
+    this.fillZeroValues(obj);
     const meta = obj.metadata;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -343,6 +345,7 @@ export class GenericStore implements RESTStore {
     await this.admit('CREATE', obj, undefined, '', options.dryRun === true);
     this.validateCreate(obj);
     await this.validateAdmission('CREATE', obj, undefined, '', options.dryRun === true);
+    this.fillZeroValues(obj, true);
 
     const ns = this.ns(meta.namespace ?? '');
     for (let attempt = 1; ; attempt++) {
@@ -629,6 +632,7 @@ export class GenericStore implements RESTStore {
 
   private async prepareCreateOnUpdate(obj: KubeObject, dryRun: boolean, manager: string | undefined, tracked = false): Promise<KubeObject> {
     this.strategy.defaults?.(obj);
+    this.fillZeroValues(obj);
     const meta = obj.metadata;
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
@@ -642,6 +646,7 @@ export class GenericStore implements RESTStore {
     await this.admit('CREATE', obj, undefined, '', dryRun);
     this.validateCreate(obj);
     await this.validateAdmission('CREATE', obj, undefined, '', dryRun);
+    this.fillZeroValues(obj, true);
     return obj;
   }
 
@@ -657,7 +662,9 @@ export class GenericStore implements RESTStore {
     const oldMeta = old.metadata;
     // An unconditional write (or a patch that dropped it) acts on the stored version.
     if (meta.resourceVersion === undefined || meta.resourceVersion === '') meta.resourceVersion = oldMeta.resourceVersion;
-    if (subresource === '') this.strategy.defaults?.(obj);
+    // Defaults apply to every write, subresources too (upstream defaults on decode).
+    this.strategy.defaults?.(obj);
+    this.fillZeroValues(obj);
     meta.generation = oldMeta.generation;
     if (meta.generation === undefined) delete meta.generation;
     // Ownership follows what the client sent, before the strategy resets what
@@ -698,6 +705,7 @@ export class GenericStore implements RESTStore {
     else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old) ?? []));
     if (errors.length > 0) throw invalid(this.type.group, this.type.kind, meta.name ?? '', errors);
     await this.validateAdmission('UPDATE', obj, old, subresource, dryRun);
+    this.fillZeroValues(obj, true);
     return obj;
   }
 
@@ -771,21 +779,24 @@ export class GenericStore implements RESTStore {
     }
   }
 
+  /**
+   * Deletes what the list selects and answers, as upstream's store does, with
+   * the list as it was read: the items as they were before their deletion
+   * (without kind and apiVersion, as in any typed list), including those
+   * someone else deleted first.
+   */
   async deleteCollection(namespace: string, listOptions: ListOptions, options: DeleteOptions): Promise<KubeList> {
     const { continue: _c, limit: _l, ...rest } = listOptions;
     const list = await this.list(namespace, rest);
     // Deletes run DELETE_COLLECTION_WORKERS at a time (kube-apiserver's
     // --delete-collection-workers): each waits for its durable write, and
     // concurrent writes share one commit in the storage backends.
-    const deleted: (KubeObject | undefined)[] = new Array(list.items.length);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < list.items.length) {
-        const index = next++;
-        const item = list.items[index]!;
+        const item = list.items[next++]!;
         try {
-          const { result } = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options);
-          deleted[index] = isStatus(result) ? this.withTypeMeta(item) : (result as KubeObject);
+          await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options);
         } catch (err) {
           if (err instanceof StatusError && err.reason === 'NotFound') continue;
           throw err;
@@ -793,8 +804,7 @@ export class GenericStore implements RESTStore {
       }
     };
     await Promise.all(Array.from({ length: Math.min(DELETE_COLLECTION_WORKERS, list.items.length) }, worker));
-    const items = deleted.filter((item): item is KubeObject => item !== undefined);
-    return { apiVersion: this.apiVersion, kind: this.type.listKind, metadata: { resourceVersion: list.metadata.resourceVersion ?? '' }, items };
+    return { apiVersion: this.apiVersion, kind: this.type.listKind, metadata: { resourceVersion: list.metadata.resourceVersion ?? '' }, items: list.items };
   }
 
   /**
@@ -1020,6 +1030,18 @@ export class GenericStore implements RESTStore {
     await runValidatingAdmission(this.admission, this.attributes(op, obj, old, sub, dryRun));
   }
 
+  /**
+   * What is stored looks as upstream's typed encode prints it (zero-values.ts).
+   * Once after defaulting, so that strategies compare objects as upstream's
+   * decoded structs compare (a body without `creationTimestamp: null` in its
+   * pod template is no spec change), and once more before the write for what
+   * the strategy added (a reset status), leaving out then the omitempty
+   * scalars Go's encode leaves out.
+   */
+  private fillZeroValues(obj: KubeObject, last = false): void {
+    fillZeroValues(this.type.group, this.type.version, this.type.kind, obj as unknown as Record<string, unknown>, { dropZeroScalars: last });
+  }
+
   private withTypeMeta(obj: KubeObject): KubeObject {
     const { apiVersion: _a, kind: _k, ...rest } = obj;
     return { apiVersion: this.apiVersion, kind: this.type.kind, ...rest } as KubeObject;
@@ -1069,10 +1091,6 @@ function scaleReplicas(scale: KubeObject): number {
 
 /** Thrown inside a delete attempt when the object changed under it: read again. */
 class RetryDelete extends Error {}
-
-function isStatus(x: KubeObject | Status): x is Status {
-  return (x as Status).kind === 'Status' && (x as Status).status !== undefined;
-}
 
 function pick(options: ListOptions): { resourceVersion?: string; resourceVersionMatch?: string; limit?: number; continue?: string } {
   const out: { resourceVersion?: string; resourceVersionMatch?: string; limit?: number; continue?: string } = {};

@@ -154,10 +154,20 @@ export function apiResourceList(types: ResourceType[], group: string, version: s
   return { ...head, groupVersion: groupVersionString(group, version), resources };
 }
 
+/**
+ * The responseKind of a resource that answers with its own kind: upstream's
+ * built-in resources leave group and version empty there (they are the
+ * entry's own); only a kind of another group (autoscaling/v1 Scale) names them.
+ * (Upstream fills them in for custom resources.)
+ */
+function ownKind(t: ResourceType): { group: string; version: string; kind: string } {
+  return { group: '', version: '', kind: t.kind };
+}
+
 function discoveryResource(t: ResourceType): Record<string, unknown> {
   const entry: Record<string, unknown> = {
     resource: t.resource,
-    responseKind: { group: t.group, version: t.version, kind: t.kind },
+    responseKind: ownKind(t),
     scope: t.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: t.singularName,
     verbs: t.keepVerbOrder === true ? [...t.verbs] : [...t.verbs].sort(),
@@ -169,7 +179,7 @@ function discoveryResource(t: ResourceType): Record<string, unknown> {
       const facts = subresourceFacts(sub);
       return {
         subresource: sub,
-        responseKind: facts.responseKind ?? { group: t.group, version: t.version, kind: t.kind },
+        responseKind: facts.responseKind ?? ownKind(t),
         verbs: [...facts.verbs],
       };
     });

@@ -83,14 +83,14 @@ test('aggregated discovery v2: core group for /api, named groups for /apis', () 
   const namespaces = (version['resources'] as Array<Record<string, unknown>>).find((r) => r['resource'] === 'namespaces')!;
   assert.deepEqual(namespaces, {
     resource: 'namespaces',
-    responseKind: { group: '', version: 'v1', kind: 'Namespace' },
+    responseKind: { group: '', version: '', kind: 'Namespace' },
     scope: 'Cluster',
     singularResource: 'namespace',
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     shortNames: ['ns'],
     subresources: [
-      { subresource: 'finalize', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['update'] },
-      { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['get', 'patch', 'update'] },
+      { subresource: 'finalize', responseKind: { group: '', version: '', kind: 'Namespace' }, verbs: ['update'] },
+      { subresource: 'status', responseKind: { group: '', version: '', kind: 'Namespace' }, verbs: ['get', 'patch', 'update'] },
     ],
   });
 

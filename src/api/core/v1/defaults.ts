@@ -127,7 +127,6 @@ export function defaultPodSpec(spec: PodSpec): void {
   spec.securityContext ??= {};
   if (spec.terminationGracePeriodSeconds === undefined) spec.terminationGracePeriodSeconds = 30;
   if (spec.schedulerName === undefined || spec.schedulerName === '') spec.schedulerName = 'default-scheduler';
-  if (spec.enableServiceLinks === undefined) spec.enableServiceLinks = true;
   if ((spec.serviceAccountName ?? '') === '' && (spec.serviceAccount ?? '') !== '') spec.serviceAccountName = spec.serviceAccount;
   if ((spec.serviceAccountName ?? '') !== '' && (spec.serviceAccount ?? '') === '') spec.serviceAccount = spec.serviceAccountName;
   for (const c of spec.containers ?? []) defaultContainer(c);
@@ -144,10 +143,14 @@ function defaultVolume(v: Record<string, unknown>): void {
   if (hostPath !== undefined && hostPath !== null && hostPath.type === undefined) hostPath.type = '';
 }
 
-/** SetDefaults_Pod: requests default to limits, then the spec's defaults. */
+/**
+ * SetDefaults_Pod: requests default to limits, enableServiceLinks (on pods
+ * only, not in pod templates, as upstream), then the spec's defaults.
+ */
 export function defaultPod(obj: KubeObject): void {
   const pod = obj as Pod;
   pod.spec ??= { containers: [] };
+  if (pod.spec.enableServiceLinks === undefined || pod.spec.enableServiceLinks === null) pod.spec.enableServiceLinks = true;
   for (const c of [...(pod.spec.containers ?? []), ...(pod.spec.initContainers ?? [])]) {
     const limits = c.resources?.limits;
     if (limits !== undefined) {
@@ -177,10 +180,17 @@ export function defaultEndpoints(obj: KubeObject): void {
   }
 }
 
-/** Allocatable defaults to capacity. */
+/**
+ * Allocatable defaults to capacity; podCIDR and podCIDRs mirror each other as
+ * upstream's v1 ⇄ internal conversion makes them (podCIDRs from a lone
+ * podCIDR, podCIDR from the first of podCIDRs).
+ */
 export function defaultNode(obj: KubeObject): void {
   const node = obj as Node;
   node.spec ??= {};
+  const spec = node.spec as { podCIDR?: string; podCIDRs?: string[] | null };
+  if ((spec.podCIDRs ?? []).length === 0 && (spec.podCIDR ?? '') !== '') spec.podCIDRs = [spec.podCIDR!];
+  else if ((spec.podCIDRs ?? []).length > 0) spec.podCIDR = spec.podCIDRs![0]!;
   const status = node.status;
   if (status?.capacity !== undefined && status.allocatable === undefined) status.allocatable = { ...status.capacity };
 }

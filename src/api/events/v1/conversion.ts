@@ -10,13 +10,18 @@
 // - Shared fields keep their names: eventTime, series, reportingInstance,
 //   action, reason, related, type.
 // - metadata is carried over (shallowly copied); apiVersion/kind are set to the
-//   target form. Fields absent from the input stay absent; fields neither form
-//   knows are dropped. The input is never changed; nested values are shared.
+//   target form. Fields neither form knows are dropped; the result then gets
+//   the zero values Go's encode prints for the target form (zero-values.ts:
+//   `deprecatedSource: {}`, `reportingComponent: ""`, null times) and loses
+//   the omitempty scalars it leaves out (`reportingController: ""`). The input
+//   is never changed; nested values are shared (stored events already carry
+//   their nested zero values, so filling adds nothing inside them).
 // - Fields appear in upstream's struct order, so encoded objects read the same.
 
 import type { KubeObject } from '../../../machinery/meta.js';
 import type { Event as CoreEvent } from '../../core/v1/types.js';
 import type { Event } from './types.js';
+import { fillZeroValues } from '../../schema/zero-values.js';
 
 /** [core/v1 name, events.k8s.io/v1 name], in core/v1's field order. */
 const CORE_TO_V1: readonly (readonly [string, string])[] = [
@@ -63,6 +68,7 @@ export function eventToCore(input: KubeObject): CoreEvent {
     const value = input[v1];
     if (value !== undefined) out[core] = value;
   }
+  fillZeroValues('', 'v1', 'Event', out, { dropZeroScalars: true });
   return out;
 }
 
@@ -73,5 +79,6 @@ export function eventFromCore(input: KubeObject): Event {
     const value = input[V1_TO_CORE.get(v1)!];
     if (value !== undefined) out[v1] = value;
   }
+  fillZeroValues('events.k8s.io', 'v1', 'Event', out, { dropZeroScalars: true });
   return out as Event;
 }
