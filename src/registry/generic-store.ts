@@ -746,18 +746,31 @@ export class GenericStore implements RESTStore {
       }
       const grace = this.gracePeriod(current, options);
       const mustWait = grace > 0 || this.hasFinalizers(current);
-      if (mustWait) {
+      // A graceful kind deleted at once (an unscheduled pod, a grace period cut to
+      // 0) is first written with its deletion fields, then deleted, as upstream's
+      // two-phase delete does: watchers see MODIFIED then DELETED, and the answer
+      // carries deletionTimestamp and deletionGracePeriodSeconds 0. An object
+      // already marked with no grace left is deleted directly.
+      const pending = meta.deletionGracePeriodSeconds;
+      const twoPhase =
+        !mustWait && this.strategy.gracePeriodSeconds !== undefined && (meta.deletionTimestamp === undefined || (pending ?? 0) > 0);
+      if (mustWait || twoPhase) {
         const marked = this.markDeleting(structuredClone(current), grace);
         await this.admit('DELETE', undefined, current, '', dryRun);
         await this.validateAdmission('DELETE', undefined, current, '', dryRun);
-        if (dryRun) return { result: this.withTypeMeta(marked), gone: false };
+        if (dryRun) return twoPhase ? { result: this.deleteResult(marked), gone: true } : { result: this.withTypeMeta(marked), gone: false };
         try {
           const res = await this.storage.guaranteedUpdate(ns, name, async (latest) => {
             if (latest === null) throw this.notFound(name);
             if (latest.metadata.resourceVersion !== current.metadata.resourceVersion) throw new RetryDelete();
             return marked;
           });
-          return { result: this.withTypeMeta(res.object), gone: false };
+          if (!twoPhase) return { result: this.withTypeMeta(res.object), gone: false };
+          const rv = res.object.metadata.resourceVersion;
+          const deleted = await this.storage.delete(ns, name, (latest) => {
+            if (latest.metadata.resourceVersion !== rv) throw new RetryDelete();
+          });
+          return { result: this.deleteResult(deleted), gone: true };
         } catch (err) {
           if (err instanceof RetryDelete && attempt < 16) continue;
           throw err;

@@ -111,3 +111,19 @@ test('deletecollection answers with the list as read: items without kind or apiV
   const left = await request(base, 'GET', '/api/v1/namespaces/ge/configmaps?labelSelector=dc%3Dx');
   assert.deepEqual(left.json.items, []);
 });
+
+test('a ResourceQuota DELETE answers with the deleted quota, as upstream', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.stop());
+  const base = server.url;
+  assert.equal((await request(base, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ge' } } })).status, 201);
+  const created = await request(base, 'POST', '/api/v1/namespaces/ge/resourcequotas', {
+    body: { metadata: { name: 'q' }, spec: { hard: { pods: '2' } } },
+  });
+  assert.equal(created.status, 201, created.text);
+  const res = await request(base, 'DELETE', '/api/v1/namespaces/ge/resourcequotas/q');
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.kind, 'ResourceQuota');
+  assert.equal(res.json.metadata.name, 'q');
+  assert.deepEqual(res.json.spec, { hard: { pods: '2' } });
+});

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newTestRegistry, sample, statusOf } from './helpers.js';
+import { until } from '../helpers/wait.js';
 import type { KubeObject } from '../../src/machinery/meta.js';
 import type { WatchEvent } from '../../src/registry/rest.js';
 
@@ -262,9 +263,29 @@ test('pods: a scheduled pod is deleted gracefully, an unscheduled one at once', 
     const forced = await pods.delete('default', 'bound', { gracePeriodSeconds: 0 });
     assert.equal(forced.gone, true);
     assert.equal((forced.result as KubeObject).kind, 'Pod', 'pods answer DELETE with the pod');
+    // As upstream: cutting the grace period to 0 writes it before the delete.
+    assert.equal((forced.result as KubeObject).metadata.deletionGracePeriodSeconds, 0);
 
+    // An unscheduled pod goes at once, in upstream's two phases: a write with its
+    // deletion fields (grace 0), then the delete; the answer carries them.
     await pods.create('default', sample('', 'pods', 'free'), {});
-    assert.equal((await pods.delete('default', 'free', {})).gone, true);
+    const from = String(await t.backend.currentRevision());
+    const events: WatchEvent[] = [];
+    const watcher = await pods.watch('default', { resourceVersion: from }, { event: (e) => events.push(e), done: () => {} });
+    const free = await pods.delete('default', 'free', {});
+    assert.equal(free.gone, true);
+    const gone = free.result as KubeObject;
+    assert.equal(gone.metadata.deletionGracePeriodSeconds, 0);
+    assert.equal(gone.metadata.deletionTimestamp, '2026-01-02T03:04:05Z');
+    await until('two watch events', () => events.length >= 2);
+    assert.deepEqual(
+      events.map((e) => [e.type, (e.object as KubeObject).metadata.deletionGracePeriodSeconds]),
+      [
+        ['MODIFIED', 0],
+        ['DELETED', 0],
+      ],
+    );
+    watcher.stop();
   } finally {
     await t.close();
   }
