@@ -245,6 +245,23 @@ export function validateFinalizers(finalizers: string[] | undefined, path: strin
   return errs;
 }
 
+/**
+ * The finalizer names built-in kinds accept beyond qualified names (upstream
+ * pkg/apis/core/validation's validateKubeFinalizerName): a name without a "/"
+ * must be a standard one ("kubernetes", "orphan", "foregroundDeletion").
+ * Custom resources are not held to it. One error per finalizer, at its index.
+ */
+export function validateKubeFinalizerNames(finalizers: string[] | undefined, path: string): FieldError[] {
+  const standard = new Set(['kubernetes', FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS]);
+  const errs: FieldError[] = [];
+  (finalizers ?? []).forEach((f, i) => {
+    if (!f.includes('/') && !standard.has(f)) {
+      errs.push(fieldErrors.invalid(`${path}[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  });
+  return errs;
+}
+
 /** Finalizers may not be added to an object that is being deleted. */
 export function validateNoNewFinalizers(newF: string[] | undefined, oldF: string[] | undefined, path: string): FieldError[] {
   const old = new Set(oldF ?? []);

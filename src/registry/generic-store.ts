@@ -27,8 +27,9 @@ import {
 import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
 import { parseLabelSelector } from '../machinery/labels.js';
 import { DEFAULT_FIELD_LABELS, parseFieldSelector, unknownFieldSelectorError, unsupportedFieldError } from '../machinery/fields.js';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/validation.js';
+import { validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate } from '../machinery/validation.js';
 import { fillZeroValues } from '../api/schema/zero-values.js';
+import { definitionFor } from '../api/schema/index.js';
 import { type Clock, formatTimestamp, generateName, newUid, systemClock } from '../machinery/names.js';
 import type { ObjectStore, Predicate, StoreWatchEvent } from '../storage/object-store.js';
 import {
@@ -700,6 +701,13 @@ export class GenericStore implements RESTStore {
 
     await this.admit('UPDATE', obj, old, subresource, dryRun);
     const errors: FieldError[] = validateObjectMetaUpdate(meta, oldMeta, 'metadata');
+    if (oldMeta.deletionTimestamp !== undefined) {
+      // Upstream runs the generic ObjectMeta update checks twice (the registry's
+      // common ones, then the kind's own): a new finalizer on an object being
+      // deleted is reported twice.
+      errors.push(...errors.filter((e) => e.field === 'metadata.finalizers' && e.type === 'Forbidden'));
+    }
+    errors.push(...this.kubeFinalizerNames(obj));
     if (subresource === '') errors.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
     else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
     else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old) ?? []));
@@ -1003,9 +1011,16 @@ export class GenericStore implements RESTStore {
     }
   }
 
+  /** Built-in kinds (those the schema registry describes) validate ObjectMeta as upstream's core validation does. */
+  private kubeFinalizerNames(obj: KubeObject): FieldError[] {
+    if (definitionFor(this.type.group, this.type.version, this.type.kind) === undefined) return [];
+    return validateKubeFinalizerNames(obj.metadata.finalizers, 'metadata.finalizers');
+  }
+
   private validateCreate(obj: KubeObject): void {
     const errors: FieldError[] = [
       ...validateObjectMeta(obj.metadata, this.strategy.namespaced, this.strategy.nameValidator, 'metadata'),
+      ...this.kubeFinalizerNames(obj),
       ...(this.strategy.validate?.(obj) ?? []),
     ];
     if (errors.length > 0) throw invalid(this.type.group, this.type.kind, obj.metadata.name ?? '', errors);

@@ -190,3 +190,36 @@ test('request checks: namespace mismatch, kind and apiVersion, name on the URL, 
     await t.close();
   }
 });
+
+test('finalizer names: built-in kinds take standard or fully qualified ones; none may be added while deleting', async () => {
+  const t = newTestRegistry();
+  try {
+    const cm = t.store('', 'configmaps');
+    const bad = await statusOf(cm.create('default', { metadata: { name: 'f', finalizers: ['example.com/ok', 'no-slash-and-Caps'] } }, {}));
+    assert.equal(bad.code, 422);
+    assert.equal(
+      bad.message,
+      'ConfigMap "f" is invalid: metadata.finalizers[1]: Invalid value: "no-slash-and-Caps": name is neither a standard finalizer name nor is it fully qualified',
+    );
+    // Standard names and qualified ones pass.
+    await cm.create('default', { metadata: { name: 'held', finalizers: ['orphan', 'example.com/hold'] } }, {});
+    await cm.delete('default', 'held', {});
+    const more = await statusOf(
+      cm.patch('default', 'held', (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: ['orphan', 'example.com/hold', 'example.com/more'] } }), {}),
+    );
+    assert.equal(more.code, 422);
+    const forbidden = 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}';
+    assert.equal(more.message, `ConfigMap "held" is invalid: metadata.finalizers: ${forbidden}`);
+    // Reported twice, as upstream's two passes of ObjectMeta update validation do.
+    assert.deepEqual(
+      more.details?.causes?.map((c) => [c.field, c.message]),
+      [
+        ['metadata.finalizers', forbidden],
+        ['metadata.finalizers', forbidden],
+      ],
+    );
+    await cm.patch('default', 'held', (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [] } }), {});
+  } finally {
+    await t.close();
+  }
+});
