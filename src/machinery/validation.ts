@@ -201,9 +201,9 @@ export function validateOwnerReferences(refs: OwnerReference[] | undefined, path
   for (const ref of refs) {
     const gv = parseApiVersion(ref.apiVersion ?? '');
     if (gv.version === '') errs.push(fieldErrors.invalid(`${path}.apiVersion`, ref.apiVersion ?? '', 'version must not be empty'));
-    if (!ref.kind) errs.push(fieldErrors.invalid(`${path}.kind`, ref.kind ?? '', 'must not be empty'));
-    if (!ref.name) errs.push(fieldErrors.invalid(`${path}.name`, ref.name ?? '', 'must not be empty'));
-    if (!ref.uid) errs.push(fieldErrors.invalid(`${path}.uid`, ref.uid ?? '', 'must not be empty'));
+    if (!ref.kind) errs.push(fieldErrors.invalid(`${path}.kind`, ref.kind ?? '', 'kind must not be empty'));
+    if (!ref.name) errs.push(fieldErrors.invalid(`${path}.name`, ref.name ?? '', 'name must not be empty'));
+    if (!ref.uid) errs.push(fieldErrors.invalid(`${path}.uid`, ref.uid ?? '', 'uid must not be empty'));
     if (gv.group === '' && gv.version === 'v1' && ref.kind === 'Event') {
       errs.push(fieldErrors.invalid(path, ref, '/v1, Kind=Event is disallowed from being an owner'));
     }

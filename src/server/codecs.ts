@@ -74,7 +74,7 @@ export function decodeObject(
     const gv = parseApiVersion(gotApiVersion);
     if (!isKnownKind(gotApiVersion, gotKind)) {
       throw badRequest(
-        `${gotKind} in version ${JSON.stringify(gv.version)} cannot be handled as a ${expected.kind}: no kind ${JSON.stringify(gotKind)} is registered for version ${JSON.stringify(gotApiVersion)} in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+        `${gotKind} in version ${JSON.stringify(gv.version)} cannot be handled as a ${expected.kind}: no kind ${JSON.stringify(gotKind)} is registered for version ${JSON.stringify(gotApiVersion)} in scheme "pkg/runtime/scheme.go:100"`,
       );
     }
     if (gotKind !== expected.kind) {

@@ -125,7 +125,7 @@ test('400 namespace mismatch, name mismatch, kind and version mismatch', async (
   assertStatus(renamed, 400, 'BadRequest', 'the name of the object (renamed) does not match the name on the URL (existing)');
 
   const foo = await request(base, 'POST', CM, { body: { apiVersion: 'v1', kind: 'Foo', metadata: { name: 'foo' } } });
-  assertStatus(foo, 400, 'BadRequest', 'Foo in version "v1" cannot be handled as a ConfigMap: no kind "Foo" is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"');
+  assertStatus(foo, 400, 'BadRequest', 'Foo in version "v1" cannot be handled as a ConfigMap: no kind "Foo" is registered for version "v1" in scheme "pkg/runtime/scheme.go:100"');
 
   const namespaceBody = await request(base, 'POST', CM, { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns-as-cm' } } });
   assertStatus(namespaceBody, 400, 'BadRequest', 'Namespace in version "v1" cannot be handled as a ConfigMap: converting (v1.Namespace) to (core.ConfigMap): unknown conversion');

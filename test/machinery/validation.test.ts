@@ -130,7 +130,7 @@ test('validateObjectMeta: labels, annotations, finalizers, owners, generation', 
   assert.ok(got.some((m) => m.includes('finalizer orphan and foregroundDeletion cannot be both set')));
   assert.ok(got.some((m) => m.endsWith('/v1, Kind=Event is disallowed from being an owner')));
   assert.ok(got.includes('metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty'));
-  assert.ok(got.includes('metadata.ownerReferences.uid: Invalid value: "": must not be empty'));
+  assert.ok(got.includes('metadata.ownerReferences.uid: Invalid value: "": uid must not be empty'));
   // annotation keys are checked case-insensitively
   assert.ok(!got.some((m) => m.startsWith('metadata.annotations')));
 });

@@ -80,7 +80,7 @@ test('validation failures per type carry upstream paths and messages', async () 
       group: '',
       resource: 'secrets',
       body: { metadata: { name: 's' }, type: 'kubernetes.io/tls', data: {} },
-      message: 'Secret "s" is invalid: [data[tls.key]: Required value, data[tls.crt]: Required value]',
+      message: 'Secret "s" is invalid: [data[tls.crt]: Required value, data[tls.key]: Required value]',
     },
     {
       group: '',

@@ -86,7 +86,7 @@ export function validateConfigMap(obj: KubeObject): FieldError[] {
   for (const [k, v] of Object.entries(cm.data ?? {})) {
     for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('data', k), k, m));
     if (cm.binaryData?.[k] !== undefined) {
-      errs.push(fieldErrors.invalid(keyPath('data', k), k, `duplicate of key ${JSON.stringify(k)} present in binaryData`));
+      errs.push(fieldErrors.invalid(keyPath('data', k), k, 'duplicate of key present in binaryData'));
     }
     total += byteLength(String(v));
   }
@@ -172,8 +172,8 @@ export function validateSecret(obj: KubeObject): FieldError[] {
       if (!has('ssh-privatekey')) errs.push(fieldErrors.required(keyPath('data', 'ssh-privatekey')));
       break;
     case SecretTypes.tls:
-      if (!has('tls.key')) errs.push(fieldErrors.required(keyPath('data', 'tls.key')));
       if (!has('tls.crt')) errs.push(fieldErrors.required(keyPath('data', 'tls.crt')));
+      if (!has('tls.key')) errs.push(fieldErrors.required(keyPath('data', 'tls.key')));
       break;
     default:
       break;
