@@ -199,6 +199,10 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
       if (list !== undefined) return discovery(req, res, method, types, undefined, () => list, true);
     }
   }
+  // Below a group upstream has a web service for (the core API, a group served in
+  // some version), an unserved version is go-restful's JSON 404.
+  const groupServed = (segments[0] === 'api' && segments.length >= 2) || (segments[0] === 'apis' && segments.length >= 3 && types.some((t) => t.group === segments[1]));
+  if (groupServed) throw routeError(404);
   writeText(req, res, 404, '404 page not found\n');
 }
 
@@ -267,6 +271,21 @@ function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean)
   return routes;
 }
 
+/**
+ * Whether the request's group has a web service upstream: the core API
+ * (/api/<any version>) and every named group we serve in some version.
+ */
+function servesGroup(types: ResourceType[], info: RequestInfo): boolean {
+  return info.apiPrefix === 'api' || types.some((t) => t.group === info.apiGroup);
+}
+
+/** /namespaces/{ns}/namespaces/…: the namespace segment was a scope, not the namespace's own name. */
+function isUnderNamespace(info: RequestInfo): boolean {
+  const afterVersion = info.apiGroup === '' ? 2 : 3;
+  const segments = info.path.split('/').filter((s) => s !== '');
+  return segments[afterVersion] === 'namespaces' && segments[afterVersion + 2] === 'namespaces';
+}
+
 function isLegacyWatch(info: RequestInfo): boolean {
   const afterVersion = info.apiGroup === '' ? 2 : 3;
   return info.path.split('/').filter((s) => s !== '')[afterVersion] === 'watch';
@@ -278,10 +297,12 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   const store = ctx.registry.storeFor(info.apiGroup, info.resource, info.apiVersion);
   // The store found answers "is this group/version served" without a scan of every type, most of the time.
   const served = store?.type.version === info.apiVersion || servesGroupVersion(types(), info.apiGroup, info.apiVersion);
-  if (!coreShape || !served) {
+  if (!coreShape || (!served && !servesGroup(types(), info))) {
     writeText(req, res, 404, '404 page not found\n');
     return;
   }
+  // A version of a group we serve that we do not serve (apps/v1beta1): go-restful's JSON 404, as upstream.
+  if (!served) throw routeError(404);
   if (store === undefined || store.type.version !== info.apiVersion || info.parts.length > 3) throw routeError(404);
   const type = store.type;
 
@@ -292,8 +313,9 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
     namespace = info.namespace;
     hasNamespace = namespace !== '';
   } else {
-    // A cluster-scoped resource under /namespaces/{ns}/ has no route (namespaces themselves excepted).
-    if (info.namespace !== '' && info.resource !== 'namespaces') throw routeError(404);
+    // A cluster-scoped resource under /namespaces/{ns}/ has no route, namespaces included
+    // (/namespaces/{name} itself parses as the namespace and its name).
+    if (info.namespace !== '' && (info.resource !== 'namespaces' || isUnderNamespace(info))) throw routeError(404);
     hasNamespace = true;
   }
 

@@ -51,6 +51,23 @@ test('404: a group/version nobody serves is Go\'s plain-text 404', async () => {
   assert.equal((await get(base, '/no/such/path')).text, '404 page not found\n');
 });
 
+test('404: an unserved version of a served group, and a namespace under a namespace, are JSON route 404s', async () => {
+  for (const path of [
+    '/apis/apps/v1beta1/deployments',
+    '/apis/apps/v1beta1',
+    `/apis/apps/v1beta1/namespaces/${NS}/deployments/x`,
+    '/api/v2/pods',
+    `/api/v1/namespaces/${NS}/namespaces/x`,
+    `/api/v1/namespaces/${NS}/namespaces`,
+  ]) {
+    const reply = await get(base, path);
+    assertStatus(reply, 404, 'NotFound', 'the server could not find the requested resource');
+    assert.deepEqual(reply.json.details, {}, path);
+  }
+  // The namespace itself is still found by name.
+  assert.equal((await get(base, `/api/v1/namespaces/${NS}`)).status, 200);
+});
+
 test('404: a missing object names the resource', async () => {
   const reply = await get(base, `${CM}/missing`);
   assertStatus(reply, 404, 'NotFound', 'configmaps "missing" not found');
