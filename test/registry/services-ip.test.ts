@@ -239,7 +239,21 @@ test('ExternalName services get no IP; switching type frees and allocates', asyn
     assert.equal(specOf(turned).clusterIP, undefined);
     assert.equal(specOf(turned).clusterIPs, undefined);
     assert.equal(specOf(turned).ipFamilies, undefined);
+    // As upstream: internalTrafficPolicy goes with the switch to ExternalName.
+    assert.equal(specOf(turned).internalTrafficPolicy, undefined);
     assert.equal(specOf(await h.services.create('default', svc('other', { clusterIP: '10.9.0.3' }), {})).clusterIP, '10.9.0.3');
+
+    // LoadBalancer → ExternalName also drops allocateLoadBalancerNodePorts the client left as it was.
+    const lb = await h.services.create('default', svc('lb', { type: 'LoadBalancer' }), {});
+    assert.equal((specOf(lb) as { allocateLoadBalancerNodePorts?: boolean }).allocateLoadBalancerNodePorts, true);
+    const lbTurned = await h.services.patch(
+      'default',
+      'lb',
+      (cur) => ({ ...cur, spec: { ...(cur.spec as object), type: 'ExternalName', externalName: 'lb.example.com', clusterIP: '', clusterIPs: undefined, ports: undefined } }),
+      {},
+    );
+    assert.equal((specOf(lbTurned) as { allocateLoadBalancerNodePorts?: boolean }).allocateLoadBalancerNodePorts, undefined);
+    assert.equal(specOf(lbTurned).internalTrafficPolicy, undefined);
 
     // ExternalName → ClusterIP allocates.
     const back = await h.services.patch('default', 'ext', (cur) => ({ ...cur, spec: { ...(cur.spec as object), type: 'ClusterIP', externalName: undefined, ports: [{ port: 80 }] } }), {});

@@ -178,6 +178,17 @@ function dropTypeDependentFields(svc: Service, old: Service): void {
   if (externalPolicy(old) && !externalPolicy(svc) && spec.externalTrafficPolicy === oldSpec.externalTrafficPolicy) {
     delete spec.externalTrafficPolicy;
   }
+  // Leaving LoadBalancer drops allocateLoadBalancerNodePorts and loadBalancerClass; turning
+  // ExternalName drops internalTrafficPolicy (each when the client left it as it was).
+  const lbFields = spec as { allocateLoadBalancerNodePorts?: boolean; loadBalancerClass?: string };
+  const oldLbFields = oldSpec as { allocateLoadBalancerNodePorts?: boolean; loadBalancerClass?: string };
+  if (oldSpec.type === 'LoadBalancer' && spec.type !== 'LoadBalancer') {
+    if (lbFields.allocateLoadBalancerNodePorts === oldLbFields.allocateLoadBalancerNodePorts) delete lbFields.allocateLoadBalancerNodePorts;
+    if (lbFields.loadBalancerClass === oldLbFields.loadBalancerClass) delete lbFields.loadBalancerClass;
+  }
+  if (oldSpec.type !== 'ExternalName' && spec.type === 'ExternalName' && spec.internalTrafficPolicy === oldSpec.internalTrafficPolicy) {
+    delete spec.internalTrafficPolicy;
+  }
   // The load balancer's status no longer applies.
   if (spec.type !== 'LoadBalancer') svc.status = { ...(svc.status ?? {}), loadBalancer: {} };
 }
