@@ -70,7 +70,23 @@ test('a normal update keeps spec.finalizers and status; /finalize changes spec.f
 
   const badName = await request(base, 'PUT', '/api/v1/namespaces/upd/finalize', { body: { ...status.json, spec: { finalizers: ['not valid'] } } });
   assert.equal(badName.status, 422);
-  assert.match(badName.json.message, /^Namespace "upd" is invalid: spec\.finalizers\[0\]: Invalid value: "not valid": /);
+  // As upstream: the name-part cause, then the standard-or-qualified one.
+  assert.match(badName.json.message, /^Namespace "upd" is invalid: \[spec\.finalizers\[0\]: Invalid value: "not valid": name part must /);
+  assert.deepEqual(
+    badName.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message.startsWith('Invalid value: "not valid": name is neither')]),
+    [
+      ['spec.finalizers[0]', false],
+      ['spec.finalizers[0]', true],
+    ],
+  );
+
+  // /finalize takes the body's metadata (labels and annotations as sent), keeps the stored status.
+  const relabel = await request(base, 'PUT', '/api/v1/namespaces/upd/finalize', {
+    body: { ...status.json, metadata: { ...status.json.metadata, labels: { only: 'this' }, annotations: undefined }, status: { phase: 'Terminating' } },
+  });
+  assert.equal(relabel.status, 200, relabel.text);
+  assert.deepEqual(relabel.json.metadata.labels, { only: 'this', 'kubernetes.io/metadata.name': 'upd' });
+  assert.equal(relabel.json.status.phase, 'Active');
 });
 
 test('"finalize" is a namespace subresource, never a namespaced resource', async () => {

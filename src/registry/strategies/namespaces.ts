@@ -62,16 +62,13 @@ export const namespaceStrategy: Strategy = {
       return [];
     }),
     finalize: {
+      // As upstream's finalize strategy: the body is the new namespace (its spec and
+      // its metadata, labels and annotations as sent); only the status is kept.
       prepareForUpdate(obj, old) {
-        const finalizers = (obj as Namespace).spec?.finalizers;
-        const rv = obj.metadata.resourceVersion;
-        for (const key of Object.keys(obj)) delete obj[key];
-        Object.assign(obj, structuredClone(old));
-        obj.metadata.resourceVersion = rv;
         const ns = obj as Namespace;
-        ns.spec = { ...(ns.spec ?? {}) };
-        if (finalizers === undefined) delete ns.spec.finalizers;
-        else ns.spec.finalizers = [...finalizers];
+        const oldStatus = (old as Namespace).status;
+        if (oldStatus === undefined) delete ns.status;
+        else ns.status = structuredClone(oldStatus);
       },
       validateUpdate(obj) {
         const errs: FieldError[] = [];

@@ -204,20 +204,17 @@ function isJSON(base64: string): boolean {
 
 const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
 
-/** validateFinalizerName: a qualified name; without a '/', one of the standard finalizers. */
+/**
+ * validateFinalizerName: a qualified name; without a '/', one of the standard
+ * finalizers. Both checks report, as upstream's (a bad name without a '/' gets
+ * two causes).
+ */
 export function validateFinalizerName(name: string, path: string): FieldError[] {
   const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, name, m));
-  if (errs.length > 0) return errs;
   if (!name.includes('/') && !STANDARD_FINALIZERS.has(name)) {
-    return [
-      fieldErrors.invalid(
-        path,
-        name,
-        'name is neither a standard finalizer name nor is it fully qualified',
-      ),
-    ];
+    errs.push(fieldErrors.invalid(path, name, 'name is neither a standard finalizer name nor is it fully qualified'));
   }
-  return [];
+  return errs;
 }
 
 export function validateNamespace(obj: KubeObject): FieldError[] {
