@@ -1003,7 +1003,8 @@ export class GenericStore implements RESTStore {
     if (this.strategy.namespaced) {
       const objNs = meta.namespace ?? '';
       if (objNs !== '' && objNs !== namespace) {
-        throw badRequest(`the namespace of the object (${objNs}) does not match the namespace on the request (${namespace})`);
+        // Upstream's words (rest.EnsureObjectNamespaceMatchesRequestNamespace), as on create.
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
       meta.namespace = namespace;
     } else {

@@ -93,7 +93,7 @@ export interface BuildTableOptions {
   now?: Date;
   apiVersion?: TableApiVersion;
   listMeta?: ListMeta;
-  /** TableOptions.noHeaders: leave columnDefinitions empty (later pages, watch events). */
+  /** TableOptions.noHeaders: leave columnDefinitions out, null (later pages, watch events). */
   omitHeaders?: boolean;
   /** The printer to use instead of the built-in one for group/kind (custom resources). */
   printer?: Printer;
@@ -113,13 +113,15 @@ export function buildTable(group: string, kind: string, objects: KubeObject[], o
     if (printed.conditions !== undefined) row.conditions = printed.conditions.map((c) => ({ ...c }));
     if (include === 'Object') row.object = object;
     else if (include === 'Metadata') row.object = partialObjectMetadata(object, apiVersion);
+    // A RawExtension struct is never omitted by Go's encode: an empty one prints null.
+    else row.object = null;
     return row;
   });
   return {
     kind: 'Table',
     apiVersion,
     metadata: tableListMeta(objects, options.listMeta),
-    columnDefinitions: options.omitHeaders === true ? [] : printer.columns.map((c) => ({ ...c })),
+    columnDefinitions: options.omitHeaders === true ? null : printer.columns.map((c) => ({ ...c })),
     rows,
   };
 }

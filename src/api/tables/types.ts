@@ -45,6 +45,7 @@ export interface Table {
   kind: 'Table';
   apiVersion: TableApiVersion;
   metadata: ListMeta;
-  columnDefinitions: TableColumnDefinition[];
+  /** null when left out (TableOptions.noHeaders: later pages, watch events after the first), as Go prints a nil slice. */
+  columnDefinitions: TableColumnDefinition[] | null;
   rows: TableRow[];
 }
