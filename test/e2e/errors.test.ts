@@ -138,6 +138,14 @@ test('400 namespace mismatch, name mismatch, kind and version mismatch', async (
   assertStatus(other, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
 
   const current = (await get(base, `${CM}/existing`)).json;
+  // An update or patch naming another namespace: the same words as on create.
+  const movedPut = await request(base, 'PUT', `${CM}/existing`, { body: { ...current, metadata: { ...current.metadata, namespace: 'elsewhere' } } });
+  assertStatus(movedPut, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+  const movedPatch = await request(base, 'PATCH', `${CM}/existing`, {
+    raw: JSON.stringify({ metadata: { namespace: 'elsewhere' } }),
+    headers: { 'content-type': 'application/merge-patch+json' },
+  });
+  assertStatus(movedPatch, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
   const renamed = await request(base, 'PUT', `${CM}/existing`, { body: { ...current, metadata: { ...current.metadata, name: 'renamed' } } });
   assertStatus(renamed, 400, 'BadRequest', 'the name of the object (renamed) does not match the name on the URL (existing)');
 
