@@ -402,7 +402,7 @@ export class GenericStore implements RESTStore {
         }
         if (wantedRV === '') {
           if (!this.strategy.allowUnconditionalUpdate) {
-            throw invalid(this.gr.group, this.type.kind, name, [
+            throw invalid(this.strategy.invalidGroup ?? this.gr.group, this.type.kind, name, [
               fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
             ]);
           }
@@ -711,7 +711,7 @@ export class GenericStore implements RESTStore {
     if (subresource === '') errors.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
     else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
     else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old) ?? []));
-    if (errors.length > 0) throw invalid(this.type.group, this.type.kind, meta.name ?? '', errors);
+    if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, meta.name ?? '', errors);
     await this.validateAdmission('UPDATE', obj, old, subresource, dryRun);
     this.fillZeroValues(obj, true);
     return obj;
@@ -1024,7 +1024,7 @@ export class GenericStore implements RESTStore {
       ...this.kubeFinalizerNames(obj),
       ...(this.strategy.validate?.(obj) ?? []),
     ];
-    if (errors.length > 0) throw invalid(this.type.group, this.type.kind, obj.metadata.name ?? '', errors);
+    if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, obj.metadata.name ?? '', errors);
   }
 
   private attributes(

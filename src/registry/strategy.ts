@@ -81,4 +81,9 @@ export interface Strategy {
   zeroGracePeriodOnFinalize?: boolean;
   /** Bump metadata.generation when the deletionTimestamp is first set (default true). */
   bumpGenerationOnDelete?: boolean;
+  /**
+   * The group an Invalid error names, when not the served one: upstream names the
+   * kind of its internal type (events.k8s.io Events are core Events: `Event "x" is invalid`).
+   */
+  invalidGroup?: string;
 }

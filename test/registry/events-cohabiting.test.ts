@@ -181,7 +181,8 @@ test('errors through events.k8s.io name its group; validation uses upstream\'s (
   );
   assert.equal(
     invalid.message,
-    'Event.events.k8s.io "bad" is invalid: [message: Invalid value: "": can have at most 1024 characters, type: Invalid value: "": has invalid value: Odd, count: Invalid value: "": needs to be unset]',
+    // Named as upstream names it: the internal kind, core Event (no group).
+    'Event "bad" is invalid: [message: Invalid value: "": can have at most 1024 characters, type: Invalid value: "": has invalid value: Odd, count: Invalid value: "": needs to be unset]',
   );
   // The same old-style event is fine through core/v1 (legacy rules only) ...
   assert.equal((await core.get('default', 'old-style', {})).count, 4);
@@ -189,5 +190,7 @@ test('errors through events.k8s.io name its group; validation uses upstream\'s (
   const current = await v1.get('default', 'old-style', {});
   await v1.update('default', 'old-style', { ...current, metadata: { ...current.metadata, labels: { a: 'b' } } }, {});
   const immutable = await statusOf(v1.update('default', 'old-style', { ...current, metadata: { name: 'old-style' }, reason: 'Other' }, {}));
-  assert.equal(immutable.message, 'Event.events.k8s.io "old-style" is invalid: reason: Invalid value: "Other": field is immutable');
+  assert.equal(immutable.message, 'Event "old-style" is invalid: reason: Invalid value: "Other": field is immutable');
+  assert.equal(immutable.details?.group, undefined);
+  assert.equal(immutable.details?.kind, 'Event');
 });

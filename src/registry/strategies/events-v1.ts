@@ -29,6 +29,7 @@ export const eventsV1Strategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
   ttlSeconds: EVENT_TTL_SECONDS,
+  invalidGroup: '',
   fields: {
     'regarding.kind': fieldAt('regarding.kind'),
     'regarding.namespace': fieldAt('regarding.namespace'),
