@@ -353,7 +353,7 @@ export class GenericStore implements RESTStore {
       if (options.dryRun === true) {
         // Existence still answers AlreadyExists, as the real write would.
         const exists = await this.exists(ns, meta.name!);
-        if (exists) throw this.alreadyExists(meta.name!);
+        if (exists) throw await this.whileDeleting(ns, meta.name!, this.alreadyExists(meta.name!));
         return obj;
       }
       try {
@@ -365,6 +365,7 @@ export class GenericStore implements RESTStore {
           this.strategy.prepareForCreate?.(obj);
           continue;
         }
+        if (isAlreadyExists(err)) throw await this.whileDeleting(ns, meta.name!, err as StatusError);
         throw err;
       }
     }
@@ -945,6 +946,19 @@ export class GenericStore implements RESTStore {
       ...(this.gr.group !== '' ? { group: this.gr.group } : {}),
       kind: this.gr.resource,
     });
+  }
+
+  /** An AlreadyExists about an object being deleted says so first, as upstream's store does. */
+  private async whileDeleting(ns: string, name: string, err: StatusError): Promise<StatusError> {
+    let existing: KubeObject;
+    try {
+      existing = await this.storage.get(ns, name);
+    } catch {
+      return err;
+    }
+    if (existing.metadata.deletionTimestamp === undefined) return err;
+    const status = err.status;
+    return new StatusError(status.code ?? 409, 'AlreadyExists', `object is being deleted: ${status.message ?? ''}`, status.details);
   }
 
   private checkSubresource(subresource: string): void {

@@ -204,6 +204,10 @@ test('finalizer names: built-in kinds take standard or fully qualified ones; non
     // Standard names and qualified ones pass.
     await cm.create('default', { metadata: { name: 'held', finalizers: ['orphan', 'example.com/hold'] } }, {});
     await cm.delete('default', 'held', {});
+    // Creating it again while it is being deleted: AlreadyExists, says so first.
+    const again = await statusOf(cm.create('default', { metadata: { name: 'held' } }, {}));
+    assert.equal(again.code, 409);
+    assert.equal(again.message, 'object is being deleted: configmaps "held" already exists');
     const more = await statusOf(
       cm.patch('default', 'held', (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: ['orphan', 'example.com/hold', 'example.com/more'] } }), {}),
     );
