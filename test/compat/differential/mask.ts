@@ -93,7 +93,9 @@ export class Masker {
 
   private maskString(text: string): string {
     let out = text;
-    for (const [value, placeholder] of this.values) {
+    // Longest values first: a remembered "10.0.0.11" must not eat the start of "10.0.0.116".
+    const known = [...this.values].sort((a, b) => b[0].length - a[0].length);
+    for (const [value, placeholder] of known) {
       if (out.includes(value)) out = out.split(value).join(placeholder);
     }
     out = out.replace(TIME, (match, fraction: string | undefined) => (this.isNow(match) ? `<time${fraction === undefined ? '' : '.' + '0'.repeat(fraction.length - 1)}>` : match));
