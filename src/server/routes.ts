@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { methodNotSupported } from '../machinery/errors.js';
 import type { RESTStore, ResourceType } from '../registry/rest.js';
+import { definitionFor } from '../api/schema/index.js';
 import {
   DISCOVERY_RESTRICTIONS,
   aggregatedContentType,
@@ -201,7 +202,7 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
   }
   // Below a group upstream has a web service for (the core API, a group served in
   // some version), an unserved version is go-restful's JSON 404.
-  const groupServed = (segments[0] === 'api' && segments.length >= 2) || (segments[0] === 'apis' && segments.length >= 3 && types.some((t) => t.group === segments[1]));
+  const groupServed = (segments[0] === 'api' && segments.length >= 2) || (segments[0] === 'apis' && segments.length >= 3 && servesBuiltInGroup(types, segments[1]!));
   if (groupServed) throw routeError(404);
   writeText(req, res, 404, '404 page not found\n');
 }
@@ -276,7 +277,16 @@ function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean)
  * (/api/<any version>) and every named group we serve in some version.
  */
 function servesGroup(types: ResourceType[], info: RequestInfo): boolean {
-  return info.apiPrefix === 'api' || types.some((t) => t.group === info.apiGroup);
+  return info.apiPrefix === 'api' || servesBuiltInGroup(types, info.apiGroup);
+}
+
+/**
+ * A built-in group served in some version. Custom resource groups are not
+ * go-restful web services upstream (the apiextensions handler serves them): an
+ * unserved version there stays the plain 404.
+ */
+function servesBuiltInGroup(types: ResourceType[], group: string): boolean {
+  return types.some((t) => t.group === group && definitionFor(t.group, t.version, t.kind) !== undefined);
 }
 
 /** /namespaces/{ns}/namespaces/…: the namespace segment was a scope, not the namespace's own name. */
