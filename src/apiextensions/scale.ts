@@ -78,7 +78,8 @@ export class ScalableStore extends GenericStore {
         if (rv !== undefined && rv !== '') next.metadata.resourceVersion = rv;
         return next;
       },
-      mainOptions,
+      // Upstream records no managedFields entry for a custom resource's /scale write.
+      { ...mainOptions, untracked: true },
     );
     return this.scaleOf(updated);
   }

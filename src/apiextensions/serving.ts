@@ -22,6 +22,7 @@ import { formatTimestamp, systemClock, type Clock } from '../machinery/names.js'
 import { methodNotSupported, StatusError } from '../machinery/errors.js';
 import type { Registry } from '../registry/index.js';
 import { GenericStore, type GenericStoreOptions } from '../registry/generic-store.js';
+import { customResourceApplySchema } from './apply-schema.js';
 import type { RESTStore, WatchEvent, WriteOptions } from '../registry/rest.js';
 import { ConvertingObjectStore } from '../registry/converting-store.js';
 import { BackendObjectStore, type ObjectStore } from '../storage/object-store.js';
@@ -371,6 +372,10 @@ export class CustomResourceServing {
         printer: customResourcePrinter(version),
         unstructured: true,
         otherServedApiVersions: (crd.spec.versions ?? []).filter((v) => v.served === true && v.name !== version.name).map((v) => `${group}/${v.name ?? ''}`),
+        // Every write records managedFields and apply merges by the structural schema, as upstream.
+        applySchema: customResourceApplySchema(schema),
+        // Upstream's reset fields: status on the main resource when /status is served; spec on /status.
+        resetFields: version.subresources?.status !== undefined ? { '': [['status']], status: [['spec']] } : {},
       };
       if (version.deprecated === true) storeOptions.warning = version.deprecationWarning ?? defaultDeprecationWarning(crd, version.name ?? '');
       if (options.clock !== undefined) storeOptions.clock = options.clock;

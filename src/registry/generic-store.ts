@@ -426,7 +426,8 @@ export class GenericStore implements RESTStore {
     namespace: string,
     name: string,
     patch: (current: KubeObject) => KubeObject,
-    options: WriteOptions & { subresource?: string },
+    // untracked: the stored managedFields stay as they are (a custom resource's /scale write, as upstream).
+    options: WriteOptions & { subresource?: string; untracked?: boolean },
   ): Promise<KubeObject> {
     const subresource = options.subresource ?? '';
     this.checkSubresource(subresource);
@@ -447,7 +448,11 @@ export class GenericStore implements RESTStore {
         const pinned = next.metadata.resourceVersion ?? '';
         // A patch that sets a resourceVersion pins it: no silent retry past it.
         if (pinned !== '' && pinned !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
-        return this.prepareUpdate(next, current, subresource, dryRun, { manager: options.fieldManager });
+        const fields =
+          options.untracked === true
+            ? { manager: options.fieldManager, tracked: true, trackedEntries: current.metadata.managedFields }
+            : { manager: options.fieldManager };
+        return this.prepareUpdate(next, current, subresource, dryRun, fields);
       },
       { ...this.ttl(), dryRun },
     );
