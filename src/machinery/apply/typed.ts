@@ -107,7 +107,7 @@ function walkSet(v: unknown, t0: TypeNode, parent: FieldSet, element: string | u
     for (const item of v) {
       const pe = listItemElement(t, item);
       if (seen !== undefined) {
-        if (seen.has(pe)) throw new ApplySchemaError(`${pathText(path)}: duplicate entries for key ${pe}`);
+        if (seen.has(pe)) throw new ApplySchemaError(`${pathText(path)}: duplicate entries for key ${elementText(pe)}`);
         seen.add(pe);
       }
       path.push(pe);
@@ -130,7 +130,25 @@ function walkSet(v: unknown, t0: TypeNode, parent: FieldSet, element: string | u
 }
 
 function pathText(path: string[]): string {
-  return path.map((e) => (e.startsWith('f:') ? `.${e.slice(2)}` : `[${e.slice(2)}]`)).join('');
+  return path.map(elementText).join('');
+}
+
+/** A path element as upstream's PathElement.String prints it in errors: `.name`, `[k=v,…]`, `[=v]`, `[i]`. */
+function elementText(e: string): string {
+  const rest = e.slice(2);
+  const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v));
+  switch (e.slice(0, 2)) {
+    case 'f:':
+      return `.${rest}`;
+    case 'k:': {
+      const key = JSON.parse(rest) as Record<string, unknown>;
+      return `[${Object.entries(key).map(([n, v]) => `${n}=${show(v)}`).join(',')}]`;
+    }
+    case 'v:':
+      return `[=${show(JSON.parse(rest))}]`;
+    default:
+      return `[${rest}]`;
+  }
 }
 
 // ---- comparison ------------------------------------------------------------

@@ -75,9 +75,10 @@ export class Updater {
    */
   apply(live: unknown, config: unknown, managers: Managers, manager: string, force: boolean): { object: unknown; managers: Managers } {
     const working = new Map(managers);
+    // The configuration's own checks (duplicate keys, with their path) come before the merge, as upstream's conversion to a typed value.
+    const configSet = toFieldSet(config, this.root, false, false);
     const merged = merge(live, config, this.root);
     const lastSet = working.get(manager)?.set;
-    const configSet = toFieldSet(config, this.root, false, false);
     const set = this.ignored.isEmpty() ? configSet : configSet.withoutPrefixes(this.ignored);
     working.set(manager, { set, applied: true });
     const pruned = this.prune(merged, working, lastSet, set);
