@@ -57,6 +57,19 @@ export class ScalableStore extends GenericStore {
     return this.scaleOf(await this.get(namespace, name, {}));
   }
 
+  /** Whether some managedFields entry owns the spec replicas path. */
+  private replicasOwned(obj: KubeObject): boolean {
+    const parts = (this.scalePaths.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.');
+    return (obj.metadata.managedFields ?? []).some((e) => {
+      let node: unknown = e.fieldsV1;
+      for (const p of parts) {
+        if (node === null || typeof node !== 'object') return false;
+        node = (node as Record<string, unknown>)[`f:${p}`];
+      }
+      return node !== undefined;
+    });
+  }
+
   override async updateScale(namespace: string, name: string, change: (current: KubeObject) => KubeObject, options: WriteOptions): Promise<KubeObject> {
     // The write goes to the main resource (the handler names the subresource in the options).
     const { subresource: _subresource, ...mainOptions } = options as WriteOptions & { subresource?: string };
@@ -78,8 +91,9 @@ export class ScalableStore extends GenericStore {
         if (rv !== undefined && rv !== '') next.metadata.resourceVersion = rv;
         return next;
       },
-      // Upstream records no managedFields entry for a custom resource's /scale write.
-      { ...mainOptions, untracked: true },
+      // As upstream's scale field manager: the write is tracked only when some entry owns the replicas
+      // (the Scale then has managedFields); it then moves them to a "scale" entry.
+      { ...mainOptions, trackAs: (current) => (this.replicasOwned(current) ? 'scale' : 'none') },
     );
     return this.scaleOf(updated);
   }

@@ -426,8 +426,9 @@ export class GenericStore implements RESTStore {
     namespace: string,
     name: string,
     patch: (current: KubeObject) => KubeObject,
-    // untracked: the stored managedFields stay as they are (a custom resource's /scale write, as upstream).
-    options: WriteOptions & { subresource?: string; untracked?: boolean },
+    // trackAs (a custom resource's /scale write, on the main resource), by the stored object: 'none'
+    // keeps its managedFields as they are; 'scale' records the write as the scale subresource's.
+    options: WriteOptions & { subresource?: string; trackAs?: (current: KubeObject) => 'none' | 'scale' },
   ): Promise<KubeObject> {
     const subresource = options.subresource ?? '';
     this.checkSubresource(subresource);
@@ -448,10 +449,13 @@ export class GenericStore implements RESTStore {
         const pinned = next.metadata.resourceVersion ?? '';
         // A patch that sets a resourceVersion pins it: no silent retry past it.
         if (pinned !== '' && pinned !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
-        const fields =
-          options.untracked === true
-            ? { manager: options.fieldManager, tracked: true, trackedEntries: current.metadata.managedFields }
-            : { manager: options.fieldManager };
+        let fields: { manager: string | undefined; tracked?: boolean; trackedEntries?: ManagedFieldsEntry[] | undefined } = { manager: options.fieldManager };
+        const trackAs = options.trackAs?.(current);
+        if (trackAs === 'none') fields = { ...fields, tracked: true, trackedEntries: current.metadata.managedFields };
+        else if (trackAs === 'scale') {
+          this.trackUpdate(current, next, 'scale', options.fieldManager);
+          fields = { ...fields, tracked: true, trackedEntries: next.metadata.managedFields };
+        }
         return this.prepareUpdate(next, current, subresource, dryRun, fields);
       },
       { ...this.ttl(), dryRun },

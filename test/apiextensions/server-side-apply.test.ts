@@ -57,7 +57,7 @@ async function getWidget(name: string): Promise<{ metadata: { managedFields: Arr
 async function managedFields(name: string): Promise<unknown[]> {
   const w = await getWidget(name);
   for (const e of w.metadata.managedFields) {
-    assert.match(String(e['time']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    if (e['subresource'] !== 'scale') assert.match(String(e['time']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     delete e['time'];
   }
   return w.metadata.managedFields;
@@ -109,6 +109,13 @@ test('a conflict with another manager, then --force-conflicts; map-list items me
     { name: 'extra', port: 8080, protocol: 'TCP' },
   ]);
   assert.deepEqual(await managedFields('w1'), expected['forced']);
+
+  // A /scale write of owned replicas moves them to a "scale" entry (without a time), as upstream.
+  await ok(['scale', R, 'w1', '--replicas=6']);
+  const scaled = await getWidget('w1');
+  assert.equal(scaled.spec['replicas'], 6);
+  assert.equal(scaled.metadata.managedFields.find((e) => e['subresource'] === 'scale')?.['time'], undefined);
+  assert.deepEqual(await managedFields('w1'), expected['scaledOwned']);
 });
 
 test('a field the schema does not declare fails the apply as upstream', async () => {
@@ -128,7 +135,7 @@ test('managedFields of a plain create, a /status apply, a /scale write and a mer
   assert.deepEqual(await managedFields('w3'), expected['statusApplied']);
   assert.deepEqual((await getWidget('w3')).status, { phase: 'Ready', replicas: 1 });
 
-  // Upstream records no entry for a custom resource's /scale write.
+  // Nobody owned spec.replicas: upstream records no entry for the /scale write.
   await ok(['scale', R, 'w3', '--replicas=4']);
   assert.equal((await getWidget('w3')).spec['replicas'], 4);
   assert.deepEqual(await managedFields('w3'), expected['scaled']);
