@@ -9,8 +9,11 @@
 import type { FieldError } from '../machinery/field-errors.js';
 
 export interface CompiledValidationRules {
-  /** Evaluates every rule on `obj` (and `oldObj` on update); paths from the object's root. */
-  validate(obj: unknown, oldObj: unknown | undefined): FieldError[];
+  /**
+   * Evaluates every rule on `obj` (and `oldObj` on update); paths from the object's root.
+   * Failures ratcheted on update (value unchanged, rule without oldSelf) go to `warnings` when given.
+   */
+  validate(obj: unknown, oldObj: unknown | undefined, warnings?: FieldError[]): FieldError[];
 }
 
 /**

@@ -62,9 +62,18 @@ export function customResourceStrategy(crd: CustomResourceDefinition, version: C
   const schema = schemaOf(version);
   const statusEnabled = version.subresources?.status !== undefined;
   const scale = version.subresources?.scale;
-  const validateAll = (obj: KubeObject, old: KubeObject | undefined): FieldError[] => {
+  // Ratcheted rule failures (an unchanged value that fails a rule) come back as
+  // warnings, sent as Warning headers with the error's text, as upstream 1.32.
+  const runRules = (obj: KubeObject, old: KubeObject | undefined, warnings: string[] | undefined): FieldError[] => {
+    if (rules === undefined) return [];
+    const ratcheted: FieldError[] = [];
+    const errors = rules.validate(obj, old, ratcheted);
+    warnings?.push(...ratcheted.map((e) => e.toString()));
+    return errors;
+  };
+  const validateAll = (obj: KubeObject, old: KubeObject | undefined, warnings?: string[]): FieldError[] => {
     const errors = validateValue(schema, obj);
-    if (errors.length === 0 && rules !== undefined) errors.push(...rules.validate(obj, old));
+    if (errors.length === 0) errors.push(...runRules(obj, old, warnings));
     if (scale !== undefined) {
       errors.push(...replicasErrors(obj, scale.specReplicasPath ?? ''));
       errors.push(...replicasErrors(obj, scale.statusReplicasPath ?? ''));
@@ -74,9 +83,9 @@ export function customResourceStrategy(crd: CustomResourceDefinition, version: C
   };
   // A /status write validates status alone (upstream's statusSchemaValidator).
   const statusSchema = (schema['properties'] as Record<string, JSONSchemaProps> | undefined)?.['status'];
-  const validateStatus = (obj: KubeObject, old: KubeObject): FieldError[] => {
+  const validateStatus = (obj: KubeObject, old: KubeObject, warnings?: string[]): FieldError[] => {
     const errors = statusSchema !== undefined && obj['status'] !== undefined ? validateValue(statusSchema, obj['status'], 'status') : [];
-    if (errors.length === 0 && rules !== undefined) errors.push(...rules.validate(obj, old));
+    if (errors.length === 0) errors.push(...runRules(obj, old, warnings));
     if (scale !== undefined) {
       errors.push(...replicasErrors(obj, scale.statusReplicasPath ?? ''));
       errors.push(...selectorErrors(obj, scale.labelSelectorPath));
@@ -119,7 +128,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition, version: C
       }
     },
     validate: (obj) => validateAll(obj, undefined),
-    validateUpdate: (obj, old) => validateAll(obj, old),
+    validateUpdate: (obj, old, warnings) => validateAll(obj, old, warnings),
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
     // A DELETE that removes the object answers with a Success Status, as upstream's generic store.

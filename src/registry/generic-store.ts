@@ -410,7 +410,7 @@ export class GenericStore implements RESTStore {
         } else if (wantedRV !== current.metadata.resourceVersion) {
           throw staleResourceVersion(this.gr, name);
         }
-        return this.prepareUpdate(next, current, subresource, dryRun, { manager: options.fieldManager });
+        return this.prepareUpdate(next, current, subresource, dryRun, { manager: options.fieldManager, warnings: options.warnings });
       },
       { ...this.ttl(), dryRun },
     );
@@ -449,7 +449,10 @@ export class GenericStore implements RESTStore {
         const pinned = next.metadata.resourceVersion ?? '';
         // A patch that sets a resourceVersion pins it: no silent retry past it.
         if (pinned !== '' && pinned !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
-        let fields: { manager: string | undefined; tracked?: boolean; trackedEntries?: ManagedFieldsEntry[] | undefined } = { manager: options.fieldManager };
+        let fields: { manager: string | undefined; tracked?: boolean; trackedEntries?: ManagedFieldsEntry[] | undefined; warnings?: string[] | undefined } = {
+          manager: options.fieldManager,
+          warnings: options.warnings,
+        };
         const trackAs = options.trackAs?.(current);
         if (trackAs === 'none') fields = { ...fields, tracked: true, trackedEntries: current.metadata.managedFields };
         else if (trackAs === 'scale') {
@@ -539,6 +542,7 @@ export class GenericStore implements RESTStore {
         object.metadata.resourceVersion = current.metadata.resourceVersion;
         return this.prepareUpdate(object, current, subresource, dryRun, {
           manager,
+          warnings: options.warnings,
           tracked: true,
           trackedEntries: object.metadata.managedFields,
         });
@@ -589,6 +593,7 @@ export class GenericStore implements RESTStore {
         this.trackUpdate(current, next, 'scale', options.fieldManager);
         return this.prepareUpdate(next, current, 'scale', dryRun, {
           manager: options.fieldManager,
+          warnings: options.warnings,
           tracked: true,
           trackedEntries: next.metadata.managedFields,
         });
@@ -667,7 +672,7 @@ export class GenericStore implements RESTStore {
     old: KubeObject,
     subresource: string,
     dryRun: boolean,
-    fields: { manager: string | undefined; tracked?: boolean; trackedEntries?: ManagedFieldsEntry[] | undefined },
+    fields: { manager: string | undefined; tracked?: boolean; trackedEntries?: ManagedFieldsEntry[] | undefined; warnings?: string[] | undefined },
   ): Promise<KubeObject> {
     const meta = obj.metadata;
     const oldMeta = old.metadata;
@@ -718,9 +723,10 @@ export class GenericStore implements RESTStore {
       errors.push(...errors.filter((e) => e.field === 'metadata.finalizers' && e.type === 'Forbidden'));
     }
     errors.push(...this.kubeFinalizerNames(obj));
-    if (subresource === '') errors.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
-    else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
-    else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old) ?? []));
+    const w = fields.warnings;
+    if (subresource === '') errors.push(...(this.strategy.validateUpdate?.(obj, old, w) ?? []));
+    else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old, w) ?? []));
+    else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old, w) ?? []));
     if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, meta.name ?? '', errors);
     await this.validateAdmission('UPDATE', obj, old, subresource, dryRun);
     this.fillZeroValues(obj, true);

@@ -15,7 +15,8 @@ export type { NameValidator };
 export interface SubresourceStrategy {
   /** Copies onto `obj` everything from `old` the subresource may not change. */
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
-  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** `warnings` collects texts sent back as Warning headers (ratcheted CEL rule failures). */
+  validateUpdate?(obj: KubeObject, old: KubeObject, warnings?: string[]): FieldError[];
   /** Paths this subresource's writes cannot change (upstream's GetResetFields); default for status: every top-level field but status. */
   resetFields?: string[][];
 }
@@ -31,7 +32,8 @@ export interface Strategy {
   /** Main-resource PUT/PATCH: keeps what it may not change (status) and bumps generation. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validate?(obj: KubeObject): FieldError[];
-  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** `warnings` collects texts sent back as Warning headers (ratcheted CEL rule failures). */
+  validateUpdate?(obj: KubeObject, old: KubeObject, warnings?: string[]): FieldError[];
   /** Paths main-resource writes cannot change (upstream's GetResetFields); default: status, for kinds with one. */
   resetFields?: string[][];
   /** PUT on a missing object creates it (201). */
