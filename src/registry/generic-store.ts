@@ -1044,6 +1044,9 @@ export class GenericStore implements RESTStore {
   /** Built-in kinds (those the schema registry describes) validate ObjectMeta as upstream's core validation does. */
   private kubeFinalizerNames(obj: KubeObject): FieldError[] {
     if (definitionFor(this.type.group, this.type.version, this.type.kind) === undefined) return [];
+    // apiextensions-apiserver validates metadata with the generic checks only (its own
+    // customresourcecleanup finalizer is not qualified), unlike kube-apiserver's built-ins.
+    if (this.type.group === 'apiextensions.k8s.io') return [];
     return validateKubeFinalizerNames(obj.metadata.finalizers, 'metadata.finalizers');
   }
 

@@ -19,7 +19,9 @@ import generated from './types.generated.json' with { type: 'json' };
 export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'map' | 'any';
 
 /** The scalar types whose JSON and protobuf forms are not the obvious ones. */
-export type SpecialKind = 'quantity' | 'time' | 'microTime' | 'duration' | 'intOrString' | 'rawExtension' | 'fieldsV1';
+// json, schemaOrArray, schemaOrBool, schemaOrStringArray: apiextensions' custom JSON forms (any JSON; a
+// JSONSchemaProps or a list of them; one or a bool; one or a list of strings).
+export type SpecialKind = 'quantity' | 'time' | 'microTime' | 'duration' | 'intOrString' | 'rawExtension' | 'fieldsV1' | 'json' | 'schemaOrArray' | 'schemaOrBool' | 'schemaOrStringArray';
 
 /** An array's element or a map's value. `ref` names a definition (a struct or a special scalar). */
 export interface ElementSchema {

@@ -217,9 +217,42 @@ function encodeSpecial(def: DefinitionSchema, v: unknown, w: Writer): void {
       tag(w, 1, WIRE_BYTES);
       w.bytes(utf8.encode(JSON.stringify(v)));
       return;
+    // apiextensions' JSON forms: one JSON value, two shapes in protobuf (fields in number order).
+    case 'json':
+      tag(w, 1, WIRE_BYTES);
+      w.bytes(utf8.encode(JSON.stringify(v ?? null)));
+      return;
+    case 'schemaOrArray':
+      if (Array.isArray(v)) for (const el of v) encodeSchemaProps(el, 2, w);
+      else if (isPlainObject(v)) encodeSchemaProps(v, 1, w);
+      return;
+    case 'schemaOrBool':
+      // Allows is a plain bool (always written); an object means "allowed, with this schema".
+      tag(w, 1, WIRE_VARINT);
+      w.bool(v !== false);
+      if (isPlainObject(v)) encodeSchemaProps(v, 2, w);
+      return;
+    case 'schemaOrStringArray':
+      if (isPlainObject(v)) encodeSchemaProps(v, 1, w);
+      else if (Array.isArray(v)) {
+        for (const s of v) {
+          tag(w, 2, WIRE_BYTES);
+          w.string(typeof s === 'string' ? s : String(s));
+        }
+      }
+      return;
     default:
       throw badRequest(`cannot encode ${def.name} to protobuf`);
   }
+}
+
+const SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
+
+function encodeSchemaProps(v: unknown, n: number, w: Writer): void {
+  tag(w, n, WIRE_BYTES);
+  w.fork();
+  encodeStruct(definitionByName(SCHEMA_PROPS)!, isPlainObject(v) ? v : undefined, w);
+  w.ldelim();
 }
 
 function definitionOfObject(obj: JsonObject): DefinitionSchema {
@@ -536,8 +569,47 @@ function decodeSpecial(def: DefinitionSchema, bytes: Uint8Array): unknown {
       if (hasMagic(raw)) return decodeEnvelope(raw);
       return JSON.parse(utf8Decoder.decode(raw));
     }
+    case 'json':
+    case 'schemaOrArray':
+    case 'schemaOrBool':
+    case 'schemaOrStringArray':
+      return decodeSchemaForm(def.special, r);
     default:
       throw new Error(`cannot decode ${def.name}`);
+  }
+}
+
+/** apiextensions' JSON forms back to the JSON Go's MarshalJSON writes for them. */
+function decodeSchemaForm(special: 'json' | 'schemaOrArray' | 'schemaOrBool' | 'schemaOrStringArray', r: protobuf.Reader): unknown {
+  const props = definitionByName(SCHEMA_PROPS)!;
+  let raw: Uint8Array | undefined;
+  let allows = false;
+  let schema: JsonObject | undefined;
+  const list: unknown[] = [];
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    const field = t >>> 3;
+    if (special === 'json' && t === 0x0a) raw = r.bytes();
+    else if (special === 'schemaOrBool' && t === 0x08) allows = r.bool();
+    else if ((t & 7) !== WIRE_BYTES) r.skipType(t & 7);
+    else if (special === 'schemaOrArray') {
+      const m = decodeStruct(props, r.bytes());
+      if (field === 1) schema = m;
+      else if (field === 2) list.push(m);
+    } else if (special === 'schemaOrBool' && field === 2) schema = decodeStruct(props, r.bytes());
+    else if (special === 'schemaOrStringArray' && field === 1) schema = decodeStruct(props, r.bytes());
+    else if (special === 'schemaOrStringArray' && field === 2) list.push(r.string());
+    else r.skipType(t & 7);
+  }
+  switch (special) {
+    case 'json':
+      return raw === undefined || raw.length === 0 ? null : JSON.parse(utf8Decoder.decode(raw));
+    case 'schemaOrArray':
+      return list.length > 0 ? list : (schema ?? null);
+    case 'schemaOrBool':
+      return schema ?? allows;
+    case 'schemaOrStringArray':
+      return list.length > 0 ? list : (schema ?? null);
   }
 }
 

@@ -133,6 +133,12 @@ function specialSchema(def: DefinitionSchema, flavour: Flavour): JsonSchema {
       return { description, type: 'string', format: 'date-time' };
     case 'duration':
       return { description, type: 'string' };
+    case 'json':
+    case 'schemaOrArray':
+    case 'schemaOrBool':
+    case 'schemaOrStringArray':
+      // Custom JSON forms (any value, a schema or a list, …): upstream gives them no type.
+      return { description };
     default:
       return { description, type: 'object' };
   }
