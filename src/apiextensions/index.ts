@@ -6,7 +6,6 @@ import type { CatalogEntry } from '../registry/catalog.js';
 import type { Clock } from '../machinery/names.js';
 import type { ValidationRuleCompiler } from './cel.js';
 import { customResourceDefinitionStrategy } from './crd-strategy.js';
-import { pruneCustomResourceDefinition } from './crd-prune.js';
 import { CRD_KIND, CRD_RESOURCE, GROUP, VERSION } from './types.js';
 
 export { CustomResourceServing, type CustomResourceServingOptions } from './serving.js';
@@ -31,6 +30,6 @@ export function crdCatalogEntry(options: { compiler?: ValidationRuleCompiler | u
       subresources: ['status'],
     },
     strategy,
-    prune: (obj) => pruneCustomResourceDefinition(obj as unknown as Record<string, unknown>),
+    // Unknown fields are pruned from the schema registry (src/api/schema), as for every built-in.
   };
 }

@@ -75,9 +75,29 @@ test('a CRD written with kubectl reads back in protobuf, decoding to its JSON fo
   const posted = await fetch(`${server.url}${CRD_PATH}`, {
     method: 'POST',
     headers: { 'content-type': PROTOBUF, accept: 'application/json' },
-    body: encodeProtobuf(sent),
+    body: Buffer.from(encodeProtobuf(sent)),
   });
   const created = await posted.json();
   assert.equal(posted.status, 201, JSON.stringify(created));
   assert.deepEqual(created.spec, sent.spec);
+});
+
+test('unknown fields below items / additionalProperties are dropped without a report, as upstream; metadata ones are reported', async () => {
+  const body = fs.readFileSync(path.join(fixtures, '../unknown-in-schema-forms.json'), 'utf8');
+  const strict = await fetch(`${server.url}${CRD_PATH}?dryRun=All&fieldValidation=Strict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  assert.equal(strict.status, 400);
+  assert.equal(
+    (await strict.json()).message,
+    'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: strict decoding error: unknown field "metadata.bogus"',
+  );
+  const warned = await fetch(`${server.url}${CRD_PATH}?dryRun=All`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  assert.equal(warned.status, 201);
+  assert.equal(warned.headers.get('warning'), '299 - "unknown field \\"metadata.bogus\\""');
+  const created = await warned.json();
+  assert.equal(created.metadata.bogus, undefined);
+  assert.deepEqual(created.spec.versions[0].schema.openAPIV3Schema.properties, {
+    tags: { type: 'array', items: { type: 'string' } },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    ports: { type: 'array', items: { type: 'object', properties: { p: { type: 'integer' } } } },
+  });
 });

@@ -4,8 +4,11 @@
  * Contract:
  * - `pruneObject(group, version, kind, obj)` removes, in place, every property of `obj`
  *   that its kind's schema does not describe, recursively through structs, arrays and
- *   maps. Free-form values (runtime.RawExtension, managedFields' fieldsV1, Table cells)
- *   are kept whole. Values of the wrong JSON type are left for validation to reject.
+ *   maps, and through apiextensions' schema forms (a CRD's `items`,
+ *   `additionalProperties`, … are JSONSchemaProps again; what they drop goes
+ *   unreported, as upstream's non-strict decoding of them). Free-form values
+ *   (runtime.RawExtension, managedFields' fieldsV1, Table cells, a CRD schema's
+ *   `default` / `enum` / `example`) are kept whole. Values of the wrong JSON type are left for validation to reject.
  *   It returns the dropped paths in the order met, written as upstream's strict JSON
  *   decoder writes them (`spec.foo`, `spec.containers[0].bar`, `metadata.labels`'s
  *   keys never, being a map of strings); the warning or error text for one path is
@@ -18,7 +21,7 @@
  *   (`offsets`, in step) and the offset where every key path first occurs
  *   (`firstSeen`), so that messages can be put in document order.
  */
-import { type DefinitionSchema, type ElementSchema, definitionFor, fieldOf, refOf } from './index.js';
+import { type DefinitionSchema, type ElementSchema, definitionByName, definitionFor, fieldOf, refOf } from './index.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -109,9 +112,30 @@ function pruneValue(schema: ElementSchema, value: unknown, walk: Walk): void {
       return;
     default: {
       const ref = refOf(schema);
-      if (ref !== undefined && ref.special === undefined && isPlainObject(value)) pruneStruct(ref, value, walk);
+      if (ref === undefined) return;
+      if (ref.special === undefined) {
+        if (isPlainObject(value)) pruneStruct(ref, value, walk);
+      } else if (ref.special === 'schemaOrArray' || ref.special === 'schemaOrBool' || ref.special === 'schemaOrStringArray') {
+        pruneSchemaForm(value);
+      }
     }
   }
+}
+
+const SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
+
+/**
+ * apiextensions' JSONSchemaPropsOr{Array,Bool,StringArray}: a schema object is a
+ * JSONSchemaProps, so is each object of a list (strings and bools hold nothing).
+ * Upstream decodes these forms with their own, non-strict UnmarshalJSON: unknown
+ * fields below them are dropped but never reported (no warning, no Strict error).
+ */
+function pruneSchemaForm(value: unknown): void {
+  const props = definitionByName(SCHEMA_PROPS);
+  if (props === undefined) return;
+  const silent: Walk = { segments: [], dropped: [] };
+  const items = Array.isArray(value) ? value : [value];
+  for (const item of items) if (isPlainObject(item)) pruneStruct(props, item, silent);
 }
 
 /**
