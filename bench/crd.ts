@@ -1,5 +1,6 @@
 // Custom resources against configmaps in the same run: `apiary serve` (built,
-// SQLite, durable writes), a CRD whose schema has 20 properties, and 1 KiB
+// SQLite, durable writes), a CRD whose schema has 20 properties and one CEL
+// rule (x-kubernetes-validations, as issue 18 asks), and 1 KiB
 // objects of both kinds. Each round drives create, get and list (limit=100)
 // of configmaps and of custom resources with wrk, back to back, alternating
 // which goes first; the ratio is the median of the rounds' custom resource /
@@ -8,9 +9,6 @@
 //
 //   node --import tsx bench/crd.ts
 //   ROUNDS=5 SECONDS=2 node --import tsx bench/crd.ts
-//
-// The CRD carries no x-kubernetes-validations: apiary refuses them until
-// machinery/cel is wired (see src/apiextensions/cel.ts).
 
 import { fmt, median, startApiary } from './lib.js';
 import { requireWrk, runWrk, type WrkResult } from './wrk.js';
@@ -37,7 +35,19 @@ const crd = {
         name: 'v1',
         served: true,
         storage: true,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', required: ['field1'], properties } } } },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                required: ['field1'],
+                properties,
+                'x-kubernetes-validations': [{ rule: 'self.field1.size() > 0', message: 'field1 must not be empty' }],
+              },
+            },
+          },
+        },
         additionalPrinterColumns: [{ name: 'Field1', type: 'string', jsonPath: '.spec.field1' }],
       },
     ],
