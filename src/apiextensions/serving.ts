@@ -281,7 +281,11 @@ export class CustomResourceServing {
 
   private async writeStatus(crd: CustomResourceDefinition): Promise<void> {
     try {
-      await this.crdStore.update('', crd.metadata.name ?? '', structuredClone(crd) as KubeObject, { subresource: 'status' });
+      // Upstream's naming and establishing controllers write as "kube-apiserver" (their client's user agent).
+      await this.crdStore.update('', crd.metadata.name ?? '', structuredClone(crd) as KubeObject, {
+        subresource: 'status',
+        fieldManager: 'kube-apiserver',
+      });
     } catch (err) {
       // A newer version exists (another server wrote first, or a client did): its event brings us back.
       if (err instanceof StatusError && (err.reason === 'Conflict' || err.reason === 'NotFound')) return;
