@@ -16,6 +16,7 @@
  */
 import { scalar, untyped, type TypeNode } from '../../machinery/apply/schema.js';
 import { type DefinitionSchema, type ElementSchema, type FieldSchema, definitionByName, definitionFor, fieldsOf } from './index.js';
+import { scalarZero, specialZero } from './zero-values.js';
 
 const structNodes = new Map<string, TypeNode>();
 
@@ -69,34 +70,9 @@ function isImplicit(f: FieldSchema): boolean {
 
 function zeroOf(f: FieldSchema): unknown {
   if (f.pointer === true) return null;
-  switch (special(f)) {
-    case 'time':
-    case 'microTime':
-    case 'rawExtension':
-    case 'fieldsV1':
-      return null;
-    case 'quantity':
-      return '0';
-    case 'intOrString':
-      return 0;
-    case 'duration':
-      return '0s';
-    default:
-      break;
-  }
-  switch (f.type) {
-    case 'string':
-      return '';
-    case 'integer':
-    case 'number':
-      return 0;
-    case 'boolean':
-      return false;
-    case 'object':
-      return f.ref === undefined ? null : {};
-    default:
-      return null;
-  }
+  const zero = specialZero(special(f)) ?? scalarZero(f.type);
+  if (zero !== undefined) return zero;
+  return f.type === 'object' && f.ref !== undefined ? {} : null;
 }
 
 function fieldNode(f: FieldSchema): TypeNode {

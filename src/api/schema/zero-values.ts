@@ -76,28 +76,40 @@ const ABSENT = Symbol('absent');
 function zeroOf(field: FieldSchema): unknown {
   if (field.pointer === true || field.inline === true) return ABSENT;
   const ref = refOf(field);
-  if (ref !== undefined && ref.special !== undefined) {
-    switch (ref.special) {
-      case 'time':
-      case 'microTime':
-      case 'rawExtension':
-      case 'fieldsV1':
-        return null;
-      case 'quantity':
-        return '0';
-      case 'intOrString':
-        return 0;
-      case 'duration':
-        return '0s';
-    }
-  }
+  const special = specialZero(ref?.special);
+  if (special !== undefined) return special;
   if (ref !== undefined && field.type === 'object') {
     const out: JsonObject = {};
     fillStruct(ref, out, false);
     return out;
   }
   if (field.omitempty === true) return ABSENT;
-  switch (field.type) {
+  if (field.type === 'array' || field.type === 'map') return null;
+  return scalarZero(field.type) ?? ABSENT;
+}
+
+/** Go's zero value of a hand-encoded type as encoding/json prints it; undefined for any other. */
+export function specialZero(special: string | undefined): unknown {
+  switch (special) {
+    case 'time':
+    case 'microTime':
+    case 'rawExtension':
+    case 'fieldsV1':
+      return null;
+    case 'quantity':
+      return '0';
+    case 'intOrString':
+      return 0;
+    case 'duration':
+      return '0s';
+    default:
+      return undefined;
+  }
+}
+
+/** Go's zero value of a JSON scalar type; undefined for any other type. */
+export function scalarZero(type: string | undefined): unknown {
+  switch (type) {
     case 'string':
       return '';
     case 'integer':
@@ -105,11 +117,8 @@ function zeroOf(field: FieldSchema): unknown {
       return 0;
     case 'boolean':
       return false;
-    case 'array':
-    case 'map':
-      return null;
     default:
-      return ABSENT;
+      return undefined;
   }
 }
 
