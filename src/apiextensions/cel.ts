@@ -1,12 +1,11 @@
-// The injection point for CRD validation rules (x-kubernetes-validations).
-// apiextensions does not evaluate CEL itself: the server is assembled with a
-// compiler of exactly this shape (machinery/cel's compileValidationRules) and
-// passes it to the CRD strategy (validation: compile errors become 422
-// causes) and to every custom resource strategy (rules run after schema
-// validation on create and update). Without one, a CRD that declares rules is
-// refused with a 422 rather than served with its rules silently skipped.
+// CRD validation rules (x-kubernetes-validations): the compiler the CRD
+// strategy (compile errors become 422 causes) and every custom resource
+// strategy (rules run after schema validation on create and update) use.
+// machinery/cel's compileValidationRules by default; the server may be given
+// another of the same shape.
 
 import type { FieldError } from '../machinery/field-errors.js';
+import { compileValidationRules } from '../machinery/cel/index.js';
 
 export interface CompiledValidationRules {
   /**
@@ -21,3 +20,6 @@ export interface CompiledValidationRules {
  * the paths of compile errors ("spec.validation.openAPIV3Schema").
  */
 export type ValidationRuleCompiler = (schema: unknown, basePath: string) => { rules: CompiledValidationRules | undefined; errors: FieldError[] };
+
+/** The default compiler: machinery/cel. */
+export const celCompiler: ValidationRuleCompiler = compileValidationRules;

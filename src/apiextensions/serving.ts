@@ -27,7 +27,7 @@ import type { RESTStore, WatchEvent, WriteOptions } from '../registry/rest.js';
 import { ConvertingObjectStore } from '../registry/converting-store.js';
 import { BackendObjectStore, type ObjectStore } from '../storage/object-store.js';
 import { CachedObjectStore } from '../storage/cacher/cacher.js';
-import type { ValidationRuleCompiler } from './cel.js';
+import { celCompiler, type ValidationRuleCompiler } from './cel.js';
 import { customResourcePrinter, customResourceStrategy, customResourceType, schemaOf } from './custom-resource.js';
 import { applyDefaults, pruneValue } from './schema/values.js';
 import { isObject, schemaHas } from './schema/structural.js';
@@ -62,7 +62,7 @@ interface Served {
 export class CustomResourceServing {
   private readonly registry: Registry;
   private readonly crdStore: RESTStore;
-  private readonly compiler: ValidationRuleCompiler | undefined;
+  private readonly compiler: ValidationRuleCompiler;
   private readonly clock: Clock;
   private readonly logger: Logger | undefined;
   private readonly crds = new Map<string, CustomResourceDefinition>();
@@ -76,7 +76,7 @@ export class CustomResourceServing {
   constructor(options: CustomResourceServingOptions) {
     this.registry = options.registry;
     this.crdStore = options.crdStore;
-    this.compiler = options.compiler;
+    this.compiler = options.compiler ?? celCompiler;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger;
   }
@@ -350,8 +350,7 @@ export class CustomResourceServing {
       if (version.served !== true) continue;
       const type = customResourceType(crd, version);
       const schema = schemaOf(version);
-      let rules;
-      if (this.compiler !== undefined) rules = this.compiler(schema, 'openAPIV3Schema').rules;
+      const rules = this.compiler(schema, 'openAPIV3Schema').rules;
       // Conversion None: objects are stored with the storage version's apiVersion, served with the request's.
       // Defaults apply on read too (upstream's storage decoder): a default added to the schema shows on old objects.
       const rewrite = version.name !== storageVersion;

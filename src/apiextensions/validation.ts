@@ -11,7 +11,7 @@ import type { CustomResourceColumnDefinition, CustomResourceDefinition, CustomRe
 import { isConditionTrue } from './types.js';
 import { isObject, schemaHas, validateSchema } from './schema/structural.js';
 import { deepEqual } from './schema/values.js';
-import type { ValidationRuleCompiler } from './cel.js';
+import { celCompiler, type ValidationRuleCompiler } from './cel.js';
 
 const PRINTER_COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
 const PRINTER_COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
@@ -37,7 +37,7 @@ function pathsFor(crd: CustomResourceDefinition): { schema(i: number): string; s
 export interface CrdValidationOptions {
   /** The previous object on update. */
   old?: CustomResourceDefinition;
-  /** Compiles x-kubernetes-validations; without one, CRDs declaring rules are refused. */
+  /** Compiles x-kubernetes-validations (default: machinery/cel). */
   compiler?: ValidationRuleCompiler | undefined;
 }
 
@@ -158,11 +158,7 @@ function validateVersionSchema(schema: JSONSchemaProps, path: string, statusEnab
   if (errors.length > 0) return errors;
   const hasRules = schemaHas(schema, (n) => Array.isArray(n['x-kubernetes-validations']) && (n['x-kubernetes-validations'] as unknown[]).length > 0);
   if (!hasRules) return errors;
-  if (options.compiler === undefined) {
-    errors.push(fieldErrors.forbidden(path, 'x-kubernetes-validations rules are not supported by this server yet (no CEL compiler is configured)'));
-    return errors;
-  }
-  errors.push(...options.compiler(schema, path).errors);
+  errors.push(...(options.compiler ?? celCompiler)(schema, path).errors);
   return errors;
 }
 

@@ -26,7 +26,6 @@ import { ServerMetrics, countKeys, instrumentBackend } from './metrics.js';
 import { createApiHandler } from './routes.js';
 import { WatchTracker, type WatchLimits } from './watch.js';
 import { CustomResourceServing, crdCatalogEntry, type ValidationRuleCompiler } from '../apiextensions/index.js';
-import { compileValidationRules } from '../machinery/cel/index.js';
 import { setupSecurity, type SecurityOptions, type SecuritySetup } from './secure-serving.js';
 
 export type { SecurityOptions };
@@ -195,7 +194,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.admission !== undefined ? { extra: options.admission } : {}),
   });
   const crdOptions = {
-    compiler: options.validationRuleCompiler ?? compileValidationRules,
+    compiler: options.validationRuleCompiler,
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
   };
   const registryOptions: Parameters<typeof createRegistry>[0] = {
