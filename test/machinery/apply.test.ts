@@ -411,3 +411,25 @@ test('the create fast path gives the same entry as the general comparison', () =
     assert.equal(JSON.stringify(fast.metadata.managedFields), JSON.stringify(general.metadata.managedFields), `${kind}: same key order`);
   }
 });
+
+test("implicit fields carry Go's zero values: a nil time is null, so a template's creationTimestamp: null is not owned", () => {
+  const deployment = applySchemaFor('apps', 'v1', 'Deployment')!;
+  const template = deployment.field('spec')!.field('template')!;
+  const meta = template.field('metadata')!;
+  const implicit = new Map(meta.implicit?.() ?? []);
+  assert.equal(implicit.get('creationTimestamp'), null);
+  const fm = new FieldManager({ root: deployment, apiVersion: 'apps/v1', subresource: '', resetFields: [['status']], clock: () => new Date('2026-11-25T00:00:00Z') });
+  const obj = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'ns' },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { creationTimestamp: null, labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    },
+  };
+  fm.update(null, obj, 'kubectl-create');
+  const fields = (obj.metadata as { managedFields?: Array<{ fieldsV1?: unknown }> }).managedFields![0]!.fieldsV1 as Record<string, Record<string, Record<string, Record<string, unknown>>>>;
+  const templateMeta = fields['f:spec']!['f:template']!['f:metadata']!;
+  assert.equal('f:creationTimestamp' in templateMeta, false, JSON.stringify(templateMeta));
+});

@@ -70,8 +70,11 @@ function isImplicit(f: FieldSchema): boolean {
 
 function zeroOf(f: FieldSchema): unknown {
   if (f.pointer === true) return null;
-  const zero = specialZero(special(f)) ?? scalarZero(f.type);
-  if (zero !== undefined) return zero;
+  // Not `??`: a special's zero may be null (times), which must not fall through to the JSON type's.
+  const specialValue = specialZero(special(f));
+  if (specialValue !== undefined) return specialValue;
+  const scalar = scalarZero(f.type);
+  if (scalar !== undefined) return scalar;
   return f.type === 'object' && f.ref !== undefined ? {} : null;
 }
 
