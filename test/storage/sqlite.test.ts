@@ -123,3 +123,56 @@ test('sqlite: a second backend on the same file fails instead of forking the rev
   t.after(() => next.close());
   assert.equal((await next.get('/registry/x')).kv?.value, 'v');
 });
+
+test('sqlite: a write becomes visible (reads, watch events, the current revision) only once it is acknowledged', async (t) => {
+  // Batches are committed to the file before their fsync returns; until it does,
+  // nobody may see them. Readers poll in every macrotask while writes stream in.
+  const dir = tempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const backend = SqliteBackend.open(path.join(dir, 'apiary.db'));
+  t.after(() => backend.close());
+  const acked = new Set<string>();
+  let ackedRevision = await backend.currentRevision();
+  const seenEarly: string[] = [];
+  const handle = backend.watch('/registry/configmaps/', ackedRevision, {
+    // Events go out in the same tick the batch's promises settle: look once those reactions ran.
+    onEvents: (events) =>
+      queueMicrotask(() => {
+        for (const e of events) if (e.type === 'put' && !acked.has(e.kv.key)) seenEarly.push(`watch ${e.kv.key}`);
+      }),
+    onError: () => {},
+  });
+  t.after(() => handle.cancel());
+  const keys = Array.from({ length: 400 }, (_, i) => `/registry/configmaps/ns/cm-${i}`);
+  let writing = true;
+  const polls = (async () => {
+    let probe = 0;
+    while (writing) {
+      await new Promise((r) => setImmediate(r));
+      const key = keys[probe++ % keys.length];
+      const got = await backend.get(key);
+      if (got.kv !== null && !acked.has(key)) seenEarly.push(`get ${key}`);
+      const listed = await backend.range('/registry/configmaps/', prefixEnd('/registry/configmaps/'));
+      for (const kv of listed.kvs) {
+        if (!acked.has(kv.key)) seenEarly.push(`range ${kv.key}`);
+        assert.ok(kv.modRevision <= listed.revision, 'no item is newer than the revision of its answer');
+      }
+      assert.ok((await backend.currentRevision()) <= ackedRevision, 'the current revision is never ahead of the acknowledged writes');
+    }
+  })();
+  // Waves of writes in separate ticks, so batches overlap fsyncs in flight.
+  for (let wave = 0; wave < 20; wave++) {
+    await new Promise((r) => setImmediate(r));
+    for (const key of keys.slice(wave * 20, wave * 20 + 20)) {
+      void backend.create(key, 'v').then((kv) => {
+        acked.add(key);
+        ackedRevision = Math.max(ackedRevision, kv.modRevision);
+      });
+    }
+  }
+  while (acked.size < keys.length) await new Promise((r) => setTimeout(r, 5));
+  writing = false;
+  await polls;
+  assert.deepEqual(seenEarly, []);
+  assert.equal((await backend.range('/registry/configmaps/', prefixEnd('/registry/configmaps/'))).kvs.length, keys.length);
+});
