@@ -96,6 +96,17 @@ test('the report: unlisted differences, allowed ones by entry, stale entries', (
   assert.match(report.text, /^differential: 1 same of 3 steps \(2 known differences, 1 unlisted\)/);
 });
 
+test('the report: a broad entry covering more steps than its maxSteps is reported, not silently widened', () => {
+  const result = (step: number, paths: string[]): StepResult => ({ caseName: 'pods', step, title: `s${step}`, request: 'GET /x', differences: paths.map((path) => ({ path, apiary: 1, reference: 2 })) });
+  const broad: AllowEntry = { case: '*', path: '*.managedFields*', reason: 'not yet', maxSteps: 2 };
+  const twoSteps = buildReport([result(0, ['a.managedFields']), result(1, ['b.managedFields', 'c.managedFields'])], [broad]);
+  assert.deepEqual(twoSteps.overCeiling, [], 'two steps are within the ceiling, however many differences they hold');
+  const threeSteps = buildReport([result(0, ['a.managedFields']), result(1, ['b.managedFields']), result(2, ['c.managedFields'])], [broad]);
+  assert.deepEqual(threeSteps.overCeiling, [{ entry: broad, steps: 3 }]);
+  assert.equal(threeSteps.unlisted.length, 0);
+  assert.match(threeSteps.text, /3 steps > maxSteps 2: \* › \*\.managedFields\*/);
+});
+
 test('the case table and the allow-list load: unique case names, every entry with a reason', async () => {
   const cases = await loadCases();
   assert.ok(cases.length >= 25, `${cases.length} cases`);

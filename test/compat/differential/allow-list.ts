@@ -19,6 +19,12 @@ export interface AllowEntry {
   /** A glob on the difference's path (`body.details.causes[0].message`). */
   path: string;
   reason: string;
+  /**
+   * For a broad entry (a wildcard case or path): the most steps it may cover.
+   * A new difference hiding under a broad entry then fails the run instead of
+   * passing unseen; raising the ceiling is a reviewed change like any entry.
+   */
+  maxSteps?: number;
 }
 
 export const ALLOW_LIST_FILE = join(dirname(fileURLToPath(import.meta.url)), 'allow-list.json');
@@ -28,6 +34,9 @@ export function loadAllowList(file = ALLOW_LIST_FILE): AllowEntry[] {
   for (const e of entries) {
     if (typeof e.case !== 'string' || typeof e.path !== 'string' || typeof e.reason !== 'string' || e.reason.trim() === '') {
       throw new Error(`allow-list entry without case, path or reason: ${JSON.stringify(e)}`);
+    }
+    if (e.maxSteps !== undefined && !(Number.isInteger(e.maxSteps) && e.maxSteps > 0)) {
+      throw new Error(`allow-list entry with a maxSteps that is not a positive integer: ${JSON.stringify(e)}`);
     }
   }
   return entries;
@@ -53,24 +62,33 @@ export interface Report {
   allowed: { result: StepResult; difference: Difference; entry: AllowEntry }[];
   /** Entries that covered nothing. */
   stale: AllowEntry[];
+  /** Entries that covered more steps than their maxSteps. */
+  overCeiling: { entry: AllowEntry; steps: number }[];
   text: string;
 }
 
 /** `detailed` lists every known difference; otherwise one line per allow-list entry. */
 export function buildReport(results: StepResult[], entries: AllowEntry[], detailed = false): Report {
   const used = new Set<AllowEntry>();
+  const stepsOf = new Map<AllowEntry, Set<StepResult>>();
   const unlisted: Report['unlisted'] = [];
   const allowed: Report['allowed'] = [];
   for (const result of results) {
     for (const difference of result.differences) {
       const matching = entries.filter((e) => covers(e, result, difference));
-      for (const e of matching) used.add(e);
+      for (const e of matching) {
+        used.add(e);
+        stepsOf.set(e, (stepsOf.get(e) ?? new Set()).add(result));
+      }
       if (matching.length === 0) unlisted.push({ result, difference });
       else allowed.push({ result, difference, entry: matching[0]! });
     }
   }
   const same = results.filter((r) => r.differences.length === 0).length;
   const stale = entries.filter((e) => !used.has(e));
+  const overCeiling = entries
+    .filter((e) => e.maxSteps !== undefined && (stepsOf.get(e)?.size ?? 0) > e.maxSteps)
+    .map((entry) => ({ entry, steps: stepsOf.get(entry)!.size }));
   const where = (r: StepResult): string => `${r.caseName} › step ${r.step}${r.title ? ` (${r.title})` : ''} ${r.request}`;
   const line = (r: StepResult, d: Difference): string => `  ${where(r)}\n      ${d.path || '(answer)'}: apiary ${show(d.apiary)} · reference ${show(d.reference)}`;
   const lines = [`differential: ${same} same of ${results.length} steps (${allowed.length} known differences, ${unlisted.length} unlisted)`];
@@ -92,5 +110,12 @@ export function buildReport(results: StepResult[], entries: AllowEntry[], detail
     }
   }
   if (stale.length > 0) lines.push('', 'allow-list entries that no longer occur (remove them):', ...stale.map((e) => `  ${JSON.stringify(e)}`));
-  return { steps: results.length, same, unlisted, allowed, stale, text: lines.join('\n') };
+  if (overCeiling.length > 0) {
+    lines.push(
+      '',
+      'allow-list entries covering more steps than their maxSteps (a new difference hides under them: fix it, or review and raise the ceiling):',
+      ...overCeiling.map(({ entry, steps }) => `  ${steps} steps > maxSteps ${entry.maxSteps}: ${entry.case} › ${entry.path}`),
+    );
+  }
+  return { steps: results.length, same, unlisted, allowed, stale, overCeiling, text: lines.join('\n') };
 }

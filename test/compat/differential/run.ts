@@ -45,7 +45,7 @@ try {
   const text = filters.length === 0 ? report.text : report.text.split('\nallow-list entries that no longer occur')[0]!;
   console.log(text);
   console.log(`\n${cases.length} cases in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  process.exitCode = report.unlisted.length > 0 || (filters.length === 0 && report.stale.length > 0) ? 1 : 0;
+  process.exitCode = report.unlisted.length > 0 || (filters.length === 0 && (report.stale.length > 0 || report.overCeiling.length > 0)) ? 1 : 0;
 } finally {
   await reference.stop();
   await apiary.stop();
