@@ -8,6 +8,8 @@
 //   plugin              admit (mutating)            validate
 //   NamespaceLifecycle  namespace exists / active   —
 //   LimitRanger         container defaults (pods)   min / max / ratio (pods, PVCs)
+//   TaintNodesByCondition  not-ready taint on new nodes  —
+//   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
 //   ResourceQuota       —                           charge quotas (CAS on status.used)
 //   extra (tests)       as given                    as given
 //
@@ -18,6 +20,8 @@ import type { Namespace, LimitRange, ResourceQuota } from '../api/core/v1/types.
 import type { RESTStore } from '../registry/rest.js';
 import type { AdmissionPlugin } from './interface.js';
 import { LimitRanger } from './limit-ranger.js';
+import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
+import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import type { ResourceQuotaConfiguration } from './resource-quota-config.js';
@@ -59,6 +63,9 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
       }),
     );
   }
+  // Upstream's order: … LimitRanger, ServiceAccount, TaintNodesByCondition, …, DefaultTolerationSeconds, …, ResourceQuota.
+  if (!disabled.has('TaintNodesByCondition')) chain.push(new TaintNodesByCondition());
+  if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());
   if (!disabled.has('ResourceQuota')) {
     chain.push(
       new ResourceQuotaAdmission({
