@@ -3,8 +3,10 @@
 // whose spec.replicas lives at the CRD's specReplicasPath, status.replicas at
 // statusReplicasPath and status.selector at labelSelectorPath. A write
 // changes only the replicas of the main resource (so its generation moves as
-// for any spec change). The handlers reach it through RESTStore.getScale and
-// updateScale, as for built-in kinds.
+// for any spec change). The handlers reach it through RESTStore.getScale,
+// updateScale and applyScale, as for built-in kinds; an apply goes through the
+// generic store's (the replicas at specReplicasPath, owned by an Apply entry
+// with subresource "scale", conflicts shown on the Scale's .spec.replicas).
 
 import type { KubeObject } from '../machinery/meta.js';
 import { fieldErrors } from '../machinery/field-errors.js';
@@ -23,6 +25,13 @@ function setJsonPath(obj: Record<string, unknown>, path: string, value: unknown)
     node = node[p] as Record<string, unknown>;
   }
   node[parts[parts.length - 1]!] = value;
+}
+
+/** A Scale's replicas: a whole number, not negative (upstream's Scale validation). */
+function checkReplicas(replicas: unknown, name: string): void {
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+    throw invalid('autoscaling', 'Scale', name, [fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+  }
 }
 
 /** A custom resource store with the scale subresource. */
@@ -53,6 +62,22 @@ export class ScalableStore extends GenericStore {
     };
   }
 
+  protected override servesScale(): boolean {
+    return true;
+  }
+
+  protected override scaleReplicasPath(): readonly string[] {
+    return (this.scalePaths.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.');
+  }
+
+  protected override scaleView(obj: KubeObject): KubeObject {
+    return this.scaleOf(obj);
+  }
+
+  protected override checkScaleReplicas(replicas: unknown, name: string): void {
+    checkReplicas(replicas, name);
+  }
+
   override async getScale(namespace: string, name: string): Promise<KubeObject> {
     return this.scaleOf(await this.get(namespace, name, {}));
   }
@@ -81,9 +106,7 @@ export class ScalableStore extends GenericStore {
         const objName = scale.metadata?.name ?? '';
         if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
         const replicas = (scale['spec'] as { replicas?: unknown } | undefined)?.replicas ?? 0;
-        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-          throw invalid('autoscaling', 'Scale', name, [fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
-        }
+        checkReplicas(replicas, name);
         const next = structuredClone(current);
         setJsonPath(next as unknown as Record<string, unknown>, this.scalePaths.specReplicasPath ?? '.spec.replicas', replicas);
         // A Scale carrying a resourceVersion pins the write to it.

@@ -55,6 +55,7 @@ import { FieldManager, managedFieldsLast, managerKey, parseManagerKey } from '..
 import { ConflictsError } from '../machinery/apply/updater.js';
 import { conflictsStatusError } from '../machinery/apply/conflicts.js';
 import { ApplySchemaError } from '../machinery/apply/typed.js';
+import { fieldElement } from '../machinery/apply/path.js';
 import type { TypeNode } from '../machinery/apply/schema.js';
 import type { Printer } from '../api/tables/printer.js';
 
@@ -506,8 +507,14 @@ export class GenericStore implements RESTStore {
         return out;
       } catch (err) {
         if (err instanceof ConflictsError) {
-          // Through /scale, managers are seen as the Scale's (autoscaling/v1), as upstream's scale handler shows them.
-          const conflicts = subresource !== 'scale' ? err.conflicts : err.conflicts.map((c) => ({ ...c, manager: managerKey({ ...parseManagerKey(c.manager), apiVersion: 'autoscaling/v1' }) }));
+          // Through /scale, managers and paths are seen as the Scale's (autoscaling/v1 spec.replicas), as upstream's scale handler shows them.
+          const conflicts =
+            subresource !== 'scale'
+              ? err.conflicts
+              : err.conflicts.map((c) => ({
+                  manager: managerKey({ ...parseManagerKey(c.manager), apiVersion: 'autoscaling/v1' }),
+                  path: samePath(c.path, this.scaleReplicasPath().map(fieldElement)) ? SCALE_REPLICAS_ELEMENTS : c.path,
+                }));
           throw conflictsStatusError(conflicts);
         }
         if (err instanceof ApplySchemaError) {
@@ -603,16 +610,49 @@ export class GenericStore implements RESTStore {
     return this.toScale(this.withTypeMeta(res.object));
   }
 
-  /** Apply of an autoscaling/v1 Scale: its spec.replicas applied to the object by `fieldManager`. */
+  /**
+   * Apply of an autoscaling/v1 Scale: its spec.replicas applied to the object
+   * by `fieldManager` at the kind's replicas path, as an Apply entry with
+   * subresource "scale" (upstream's ScaleHandler.ToParent). Only the replicas
+   * (and the name, namespace and resourceVersion) reach the object: the rest
+   * of a Scale, its labels say, has nowhere to go.
+   */
   async applyScale(namespace: string, name: string, config: Record<string, unknown>, options: ApplyOptions): Promise<KubeObject> {
     this.checkSubresource('scale');
-    const meta = (config['metadata'] ?? {}) as KubeObject['metadata'];
-    const parent: Record<string, unknown> = { apiVersion: this.apiVersion, kind: this.type.kind, metadata: { ...meta } };
+    const meta = config['metadata'];
+    const metadata: Record<string, unknown> = {};
+    if (meta !== null && typeof meta === 'object' && !Array.isArray(meta)) {
+      for (const k of ['name', 'namespace', 'resourceVersion']) if (k in meta) metadata[k] = (meta as Record<string, unknown>)[k];
+    } else if (meta !== undefined && meta !== null) {
+      metadata['name'] = meta;
+    }
+    const parent: Record<string, unknown> = { apiVersion: this.apiVersion, kind: this.type.kind, metadata };
     const spec = config['spec'] as Record<string, unknown> | undefined;
-    if (spec !== undefined && spec !== null && 'replicas' in spec) parent['spec'] = { replicas: spec['replicas'] };
+    if (spec !== undefined && spec !== null && typeof spec === 'object' && 'replicas' in spec) {
+      this.checkScaleReplicas(spec['replicas'], name);
+      setPath(parent, this.scaleReplicasPath(), spec['replicas']);
+    }
     const { object } = await this.apply(namespace, name, parent, { ...options, subresource: 'scale' });
-    return this.toScale(object);
+    return this.scaleView(object);
   }
+
+  /** Where the kind keeps the replicas a Scale shows (spec.replicas for built-in kinds). */
+  protected scaleReplicasPath(): readonly string[] {
+    return BUILTIN_REPLICAS_PATH;
+  }
+
+  /** Whether the kind serves /scale. */
+  protected servesScale(): boolean {
+    return this.strategy.scale !== undefined;
+  }
+
+  /** The Scale an object shows on /scale. */
+  protected scaleView(obj: KubeObject): KubeObject {
+    return this.toScale(this.withTypeMeta(obj));
+  }
+
+  /** A Scale apply's replicas, checked before the merge (a built-in kind's validation words its own error on its field). */
+  protected checkScaleReplicas(_replicas: unknown, _name: string): void {}
 
   private toScale(obj: KubeObject): KubeObject {
     const m = obj.metadata;
@@ -978,7 +1018,7 @@ export class GenericStore implements RESTStore {
 
   private checkSubresource(subresource: string): void {
     if (subresource === '') return;
-    if (subresource === 'scale' && this.strategy.scale !== undefined) return;
+    if (subresource === 'scale' && this.servesScale()) return;
     if (this.strategy.subresources?.[subresource] === undefined) {
       throw notFound({ group: this.gr.group, resource: `${this.gr.resource}/${subresource}` }, '');
     }
@@ -1143,6 +1183,25 @@ export class GenericStore implements RESTStore {
     };
     return { predicate, everything: false };
   }
+}
+
+const BUILTIN_REPLICAS_PATH: readonly string[] = ['spec', 'replicas'];
+/** A Scale's spec.replicas as a field path. */
+const SCALE_REPLICAS_ELEMENTS = BUILTIN_REPLICAS_PATH.map(fieldElement);
+
+function samePath(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((p, i) => p === b[i]);
+}
+
+/** Sets obj[path[0]][path[1]]… = value, making the objects on the way. */
+function setPath(obj: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = obj;
+  for (const p of path.slice(0, -1)) {
+    const next = node[p];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[p] = {};
+    node = node[p] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
 }
 
 function scaleReplicas(scale: KubeObject): number {

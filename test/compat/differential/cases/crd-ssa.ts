@@ -4,6 +4,8 @@
 // apply, an unchanged re-apply, field removal, a conflict and a forced apply,
 // an undeclared field, /status apply and a /scale patch, and managedFields
 // of a plain create. The CRD is named after the case's namespace.
+// A second case: the /scale subresource of a kind whose replicas live at
+// .spec.size (conflicts as the Scale sees them, merge patches through /scale).
 
 import type { DiffCase, DiffRequest } from '../case.js';
 
@@ -71,6 +73,45 @@ const fullSpec = {
 };
 const { color: _color, atomicMap: _atomicMap, ...smallerSpec } = fullSpec;
 
+const sizers = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'sizers.{ns}.example.com' },
+  spec: {
+    group: '{ns}.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'sizers', singular: 'sizer', kind: 'Sizer' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.count', labelSelectorPath: '.status.sel' } },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string' } } },
+              status: { type: 'object', properties: { count: { type: 'integer' }, sel: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+const SIZERS = '/apis/{ns}.example.com/v1/namespaces/{ns}/sizers';
+
+function scaleApply(title: string, name: string, replicas: number, query = ''): DiffRequest {
+  return {
+    title,
+    method: 'PATCH',
+    path: `${SIZERS}/${name}/scale?fieldManager=hpa${query}`,
+    headers: APPLY,
+    body: `apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: ${name}\nspec:\n  replicas: ${replicas}\n`,
+  };
+}
+
 function apply(title: string, name: string, manager: string, body: Record<string, unknown>, query = ''): DiffRequest {
   return { title, method: 'PATCH', path: `${G}/${name}?fieldManager=${manager}${query}`, headers: APPLY, body: gadget(name, body) };
 }
@@ -100,5 +141,25 @@ export const cases: DiffCase[] = [
       { title: 'a merge patch adds an Update entry', method: 'PATCH', path: `${G}/h?fieldManager=patcher`, headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { color: 'blue' } } },
     ],
     cleanup: [{ method: 'DELETE', path: `${CRDS}/gadgets.{ns}.example.com` }],
+  },
+  {
+    name: 'crd-ssa: apply and patch through /scale of a custom resource',
+    setup: [
+      { method: 'POST', path: CRDS, body: sizers },
+      { method: 'GET', path: `${CRDS}/sizers.{ns}.example.com`, until: { path: 'status.conditions.1.status', equals: 'True' } },
+      { method: 'POST', path: `${SIZERS}?fieldManager=maker`, body: { apiVersion: '{ns}.example.com/v1', kind: 'Sizer', metadata: { name: 'a' }, spec: { size: 1, color: 'red' } } },
+    ],
+    steps: [
+      { title: 'the Scale of a replicas path other than spec.replicas', method: 'GET', path: `${SIZERS}/a/scale` },
+      scaleApply('apply conflicts with the creator, on the Scale\'s path and version', 'a', 3),
+      scaleApply('apply to /scale of a missing object', 'nope', 3),
+      { title: 'apply to /scale with a body of the main kind', method: 'PATCH', path: `${SIZERS}/a/scale?fieldManager=hpa`, headers: APPLY, body: 'apiVersion: {ns}.example.com/v1\nkind: Sizer\nmetadata:\n  name: a\nspec:\n  size: 3\n' },
+      { title: 'a merge patch through /scale', method: 'PATCH', path: `${SIZERS}/a/scale?fieldManager=keda`, headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { replicas: 4 } } },
+      { title: 'the object after it', method: 'GET', path: `${SIZERS}/a` },
+      scaleApply('apply conflicts with the /scale patcher', 'a', 5),
+      // Upstream 1.32 answers 500 here (its CR scale field manager cannot convert to autoscaling/v1); apiary applies.
+      scaleApply('a forced apply to /scale', 'a', 5, '&force=true'),
+    ],
+    cleanup: [{ method: 'DELETE', path: `${CRDS}/sizers.{ns}.example.com` }],
   },
 ];
