@@ -346,6 +346,7 @@ export class CustomResourceServing {
     const group = crd.spec.group ?? '';
     const terminating = isConditionTrue(crd, 'Terminating');
     const stores: RESTStore[] = [];
+    const crdApiVersions = new Set((crd.spec.versions ?? []).map((v) => `${group}/${v.name ?? ''}`));
     for (const version of crd.spec.versions ?? []) {
       if (version.served !== true) continue;
       const type = customResourceType(crd, version);
@@ -379,6 +380,9 @@ export class CustomResourceServing {
         applySchema: customResourceApplySchema(schema),
         // Upstream's reset fields: status on the main resource when /status is served; spec on /status.
         resetFields: version.subresources?.status !== undefined ? { '': [['status']], status: [['spec']] } : {},
+        // Conversion None: entries of any of the CRD's versions keep their paths (upstream's converter knows
+        // every version listed, served or not); those of a version no longer listed go on the next write.
+        managedFieldsConvertFrom: (apiVersion) => crdApiVersions.has(apiVersion),
       };
       if (version.deprecated === true) storeOptions.warning = version.deprecationWarning ?? defaultDeprecationWarning(crd, version.name ?? '');
       if (options.clock !== undefined) storeOptions.clock = options.clock;

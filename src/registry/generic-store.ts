@@ -83,6 +83,13 @@ export interface GenericStoreOptions {
   applySchema?: TypeNode;
   /** Paths nobody owns through each (sub)resource ('' = main), upstream's reset fields. */
   resetFields?: Record<string, string[][]>;
+  /**
+   * Which other apiVersions' managedFields entries hold for this kind as they
+   * are (FieldManagerOptions.convertsFrom). Default: the kind's other versions
+   * in its own group that the schema registry describes; entries of another
+   * group (core/v1 Events written through events.k8s.io/v1) go on the next write.
+   */
+  managedFieldsConvertFrom?: (apiVersion: string) => boolean;
   /** The kind's own Table printer (see RESTStore.printer). */
   printer?: Printer;
   /** See RESTStore.warning. */
@@ -132,6 +139,7 @@ export class GenericStore implements RESTStore {
   private lastSharedBatch: [readonly StoreWatchEvent[], readonly WatchEvent[]] | undefined;
   private readonly applySchema: TypeNode | undefined;
   private readonly resetFields: Record<string, string[][]>;
+  private readonly managedFieldsConvertFrom: (apiVersion: string) => boolean;
   private readonly fieldManagers = new Map<string, FieldManager>();
 
   constructor(options: GenericStoreOptions) {
@@ -147,6 +155,7 @@ export class GenericStore implements RESTStore {
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
     this.applySchema = options.applySchema;
     this.resetFields = options.resetFields ?? {};
+    this.managedFieldsConvertFrom = options.managedFieldsConvertFrom ?? ((apiVersion) => this.sameKindOtherVersion(apiVersion));
     if (options.printer !== undefined) this.printer = options.printer;
     if (options.warning !== undefined) this.warning = options.warning;
     this.unstructured = options.unstructured === true;
@@ -166,10 +175,19 @@ export class GenericStore implements RESTStore {
         resetFields: this.resetFields[subresource] ?? [],
         clock: this.clock,
         recordTimes: subresource !== 'scale',
+        convertsFrom: this.managedFieldsConvertFrom,
       });
       this.fieldManagers.set(subresource, fm);
     }
     return fm;
+  }
+
+  /** Whether apiVersion is another version of this kind in its group that the schema registry describes. */
+  private sameKindOtherVersion(apiVersion: string): boolean {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    if (group !== this.type.group) return false;
+    return definitionFor(group, apiVersion.slice(slash + 1), this.type.kind) !== undefined;
   }
 
   /** Records a non-apply write in next.metadata.managedFields (live null: a create). */

@@ -433,3 +433,31 @@ test("implicit fields carry Go's zero values: a nil time is null, so a template'
   const templateMeta = fields['f:spec']!['f:template']!['f:metadata']!;
   assert.equal('f:creationTimestamp' in templateMeta, false, JSON.stringify(templateMeta));
 });
+
+test('entries of an apiVersion the kind does not convert from are dropped by the next write; convertible ones keep their paths', () => {
+  const root = struct({ apiVersion: scalar, kind: scalar, metadata: struct({ name: scalar, labels: map(scalar) }), spec: struct({ a: scalar, b: scalar, c: scalar }) });
+  const clock = () => new Date('2026-11-25T00:00:00Z');
+  // A custom resource served as v2 whose CRD also lists v1 (conversion None): v0 is no longer listed.
+  const fm = new FieldManager({ root, apiVersion: 'g.io/v2', subresource: '', clock, convertsFrom: (v) => v === 'g.io/v1' });
+  const entry = (manager: string, operation: 'Apply' | 'Update', apiVersion: string, field: string) => ({ manager, operation, apiVersion, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { [`f:${field}`]: {} } } });
+  const live = () => ({
+    apiVersion: 'g.io/v2',
+    kind: 'K',
+    metadata: { name: 'x', managedFields: [entry('old', 'Update', 'g.io/v0', 'a'), entry('kept', 'Update', 'g.io/v1', 'b'), entry('applier', 'Apply', 'g.io/v0', 'c')] },
+    spec: { a: 1, b: 2, c: 3 },
+  });
+  const managers = (obj: { metadata: { managedFields?: Array<{ manager?: string; apiVersion?: string }> } }) => (obj.metadata.managedFields ?? []).map((e) => `${e.manager}@${e.apiVersion}`);
+
+  // An update that changes nothing still drops the v0 entries; the v1 one stays as recorded.
+  const next = live();
+  fm.update(live() as never, next as never, 'writer');
+  assert.deepEqual(managers(next), ['kept@g.io/v1']);
+
+  // The v1 entry still conflicts on its path.
+  assert.throws(() => fm.apply(live() as never, { apiVersion: 'g.io/v2', kind: 'K', metadata: { name: 'x' }, spec: { b: 9 } }, 'other', false), ConflictsError);
+
+  // The applier's own v0 set prunes nothing: spec.c stays though it applies only spec.a now (nobody owns c any more).
+  const { object } = fm.apply(live() as never, { apiVersion: 'g.io/v2', kind: 'K', metadata: { name: 'x' }, spec: { a: 5 } }, 'applier', true);
+  assert.deepEqual(object['spec'], { a: 5, b: 2, c: 3 });
+  assert.deepEqual(managers(object as never), ['applier@g.io/v2', 'kept@g.io/v1']);
+});

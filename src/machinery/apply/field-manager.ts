@@ -43,6 +43,15 @@ export interface FieldManagerOptions {
   recordTimes?: boolean;
   /** Plain creates take the one-walk path of created.ts (default true; false to check it against the general path). */
   fastCreate?: boolean;
+  /**
+   * Whether entries recorded under another apiVersion still hold for this
+   * kind, their paths unchanged (a custom resource's versions under
+   * conversion None). Entries of any other apiVersion are dropped by the
+   * next write, as upstream's Updater drops managers whose version it cannot
+   * convert to (core/v1 and events.k8s.io/v1 Events, a version removed from a
+   * CRD). Default: only this apiVersion.
+   */
+  convertsFrom?: (apiVersion: string) => boolean;
 }
 
 /** The identity of a manager entry, as upstream's BuildManagerIdentifier. */
@@ -176,9 +185,11 @@ export class FieldManager {
   private readonly subresource: string;
   private readonly clock: () => Date;
   private readonly recordTimes: boolean;
+  private readonly convertsFrom: (apiVersion: string) => boolean;
 
   constructor(options: FieldManagerOptions) {
     this.recordTimes = options.recordTimes ?? true;
+    this.convertsFrom = options.convertsFrom ?? (() => false);
     this.root = options.root;
     this.apiVersion = options.apiVersion;
     this.subresource = options.subresource;
@@ -235,7 +246,7 @@ export class FieldManager {
     }
     const liveView = live === null ? {} : withoutManagedFields(live);
     delete next.metadata.managedFields;
-    const result = this.recordUpdate(liveView, next, managed, manager);
+    const result = this.recordUpdate(liveView, next, this.withoutUnconvertible(managed), manager);
     this.capUpdateManagers(result);
     this.stamp(next, result);
   }
@@ -252,6 +263,9 @@ export class FieldManager {
       // Objects nobody tracked yet: their current fields go to an Update entry first.
       managed = this.recordUpdate({}, liveView, managed, 'before-first-apply');
     }
+    // Entries the write cannot convert go (upstream drops them inside the merge, after the untracked check above);
+    // the applier's own, so recorded, is no last-applied set: nothing is pruned by it.
+    managed = this.withoutUnconvertible(managed);
     let result: { object: unknown; managers: Managers };
     try {
       result = this.updater.apply(liveView, config, managed.managers, this.key(manager, 'Apply'), force);
@@ -284,6 +298,25 @@ export class FieldManager {
     for (const k of out.managers.keys()) if (!out.versions.has(k)) out.versions.set(k, this.apiVersion);
     this.stamp(object, out);
     return { object, changed };
+  }
+
+  /**
+   * `managed` without the entries recorded under an apiVersion this kind's
+   * writes do not convert from. Upstream keeps the writer's own entry out of
+   * that check, but an Update entry's apiVersion is part of its identity and
+   * an Apply entry is replaced by the new configuration's set (an old set it
+   * cannot convert prunes nothing), so dropping it too is the same.
+   */
+  private withoutUnconvertible(managed: DecodedManagedFields): DecodedManagedFields {
+    let out: DecodedManagedFields | undefined;
+    for (const [key, version] of managed.versions) {
+      if (version === this.apiVersion || this.convertsFrom(version)) continue;
+      out ??= { managers: new Map(managed.managers), versions: new Map(managed.versions), times: new Map(managed.times) };
+      out.managers.delete(key);
+      out.versions.delete(key);
+      out.times.delete(key);
+    }
+    return out ?? managed;
   }
 
   private decodeLive(live: KubeObject | null): DecodedManagedFields {

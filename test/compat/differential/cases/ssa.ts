@@ -1,7 +1,9 @@
 // Server-side apply and managedFields, compared with kube-apiserver 1.32:
 // create-on-apply, re-apply, removal of a field no longer applied,
 // conflicts (one and several) and force, the managers of ordinary writes,
-// client-sent managedFields, bad apply requests, /status and /scale.
+// client-sent managedFields, bad apply requests, /status and /scale, and
+// entries recorded through one of the two Event APIs met by a write through
+// the other (dropped: upstream cannot convert them).
 // (managedFields times are masked by the runner.)
 import type { DiffCase, DiffRequest } from '../case.js';
 
@@ -9,6 +11,8 @@ const APPLY = { 'Content-Type': 'application/apply-patch+yaml' };
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 const CM = '/api/v1/namespaces/{ns}/configmaps';
 const DEPLOY = '/apis/apps/v1/namespaces/{ns}/deployments';
+const CORE_EVENTS = '/api/v1/namespaces/{ns}/events';
+const EVENTS = '/apis/events.k8s.io/v1/namespaces/{ns}/events';
 
 function applyCm(name: string, manager: string, data: Record<string, string>, query = '', title?: string): DiffRequest {
   const lines = Object.entries(data).map(([k, v]) => `  ${k}: "${v}"`);
@@ -179,6 +183,57 @@ export const cases: DiffCase[] = [
         body: 'apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: web\nspec:\n  replicas: 5\n',
       },
       { title: 'a Scale of another kind', method: 'PATCH', path: `${DEPLOY}/web/scale?fieldManager=hpa`, headers: APPLY, body: 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n' },
+    ],
+  },
+  {
+    name: 'managedFields across core/v1 and events.k8s.io/v1 Events',
+    steps: [
+      {
+        title: 'an Event created through core/v1',
+        method: 'POST',
+        path: `${CORE_EVENTS}?fieldManager=coremgr`,
+        body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1' }, involvedObject: { kind: 'Pod', name: 'p', namespace: '{ns}' }, reason: 'R', message: 'hello', type: 'Normal', source: { component: 'c' }, count: 1, firstTimestamp: '2026-11-25T04:00:00Z', lastTimestamp: '2026-11-25T04:00:00Z' },
+        select: 'metadata.managedFields',
+      },
+      { title: 'read through events.k8s.io/v1: the entry as recorded', method: 'GET', path: `${EVENTS}/e1`, select: 'metadata.managedFields' },
+      {
+        title: 'an update through events.k8s.io/v1 drops the core/v1 entry',
+        method: 'PATCH',
+        path: `${EVENTS}/e1?fieldManager=evmgr`,
+        headers: MERGE,
+        body: { metadata: { labels: { a: 'b' } }, series: { count: 2, lastObservedTime: '2026-11-25T04:01:00.000000Z' } },
+        select: 'metadata.managedFields',
+      },
+      { title: 'read through core/v1', method: 'GET', path: `${CORE_EVENTS}/e1`, select: 'metadata.managedFields' },
+      {
+        title: 'an Event created through events.k8s.io/v1',
+        method: 'POST',
+        path: `${EVENTS}?fieldManager=evcreate`,
+        body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e2' }, regarding: { kind: 'Pod', name: 'p', namespace: '{ns}' }, reason: 'R', note: 'hello', type: 'Normal', action: 'A', reportingController: 'x.io/c', reportingInstance: 'i', eventTime: '2026-11-25T04:00:00.000000Z' },
+        select: 'metadata.managedFields',
+      },
+      { title: 'a core/v1 update drops the events.k8s.io/v1 entry', method: 'PATCH', path: `${CORE_EVENTS}/e2?fieldManager=coremgr`, headers: MERGE, body: { metadata: { labels: { a: 'b' } } }, select: 'metadata.managedFields' },
+      { title: 'a core/v1 apply beside it', method: 'PATCH', path: `${CORE_EVENTS}/e2?fieldManager=same`, headers: APPLY, body: 'apiVersion: v1\nkind: Event\nmetadata:\n  name: e2\n  annotations: {s: "1", t: "1"}\n', select: 'metadata.managedFields' },
+      {
+        title: 'the same manager applies through events.k8s.io/v1: the core/v1 entries go',
+        method: 'PATCH',
+        path: `${EVENTS}/e2?fieldManager=same`,
+        headers: APPLY,
+        body: 'apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: e2\n  annotations: {s: "2"}\n',
+        select: 'metadata.managedFields',
+      },
+      { title: 'its annotations after it', method: 'GET', path: `${EVENTS}/e2`, select: 'metadata.annotations' },
+      {
+        title: 'and back through core/v1: what it applied through events.k8s.io/v1 is not pruned',
+        method: 'PATCH',
+        path: `${CORE_EVENTS}/e2?fieldManager=same`,
+        headers: APPLY,
+        body: 'apiVersion: v1\nkind: Event\nmetadata:\n  name: e2\n  labels: {u: "1"}\n',
+        select: 'metadata.managedFields',
+      },
+      { title: 'its annotations after it', method: 'GET', path: `${EVENTS}/e2`, select: 'metadata.annotations' },
+      { title: 'its labels after it', method: 'GET', path: `${EVENTS}/e2`, select: 'metadata.labels' },
+      { title: 'an update of nothing through events.k8s.io/v1 still drops the core/v1 entries', method: 'PATCH', path: `${EVENTS}/e2?fieldManager=other`, headers: MERGE, body: {}, select: 'metadata.managedFields' },
     ],
   },
 ];
