@@ -24,6 +24,7 @@
 
 import type { Backend } from '../storage/interface.js';
 import { prefixEnd } from '../storage/interface.js';
+import { decodeStoredValue } from '../storage/managed-fields-codec.js';
 import { RangeAllocation } from './range-allocation.js';
 
 export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/24';
@@ -159,7 +160,7 @@ export class ServiceIPAllocator {
     const res = await this.backend.range(this.servicesPrefix, prefixEnd(this.servicesPrefix));
     const out: number[] = [];
     for (const kv of res.kvs) {
-      const spec = (JSON.parse(kv.value) as { spec?: { type?: string; clusterIPs?: string[]; clusterIP?: string } }).spec ?? {};
+      const spec = (decodeStoredValue(kv.value) as unknown as { spec?: { type?: string; clusterIPs?: string[]; clusterIP?: string } }).spec ?? {};
       if (spec.type === 'ExternalName') continue;
       for (const ip of spec.clusterIPs ?? (spec.clusterIP !== undefined ? [spec.clusterIP] : [])) {
         const offset = this.offsetOf(ip);

@@ -8,6 +8,7 @@
 
 import type { Backend } from '../storage/interface.js';
 import { prefixEnd } from '../storage/interface.js';
+import { decodeStoredValue } from '../storage/managed-fields-codec.js';
 import { RangeAllocation } from './range-allocation.js';
 
 export const DEFAULT_SERVICE_NODE_PORT_RANGE = '30000-32767';
@@ -103,7 +104,7 @@ export class ServiceNodePortAllocator {
     const res = await this.backend.range(this.servicesPrefix, prefixEnd(this.servicesPrefix));
     const out: number[] = [];
     for (const kv of res.kvs) {
-      const spec = (JSON.parse(kv.value) as { spec?: { ports?: { nodePort?: number }[]; healthCheckNodePort?: number } }).spec ?? {};
+      const spec = (decodeStoredValue(kv.value) as unknown as { spec?: { ports?: { nodePort?: number }[]; healthCheckNodePort?: number } }).spec ?? {};
       for (const port of [...(spec.ports ?? []).map((p) => p.nodePort ?? 0), spec.healthCheckNodePort ?? 0]) {
         const offset = port - this.range.base;
         if (port !== 0 && offset >= 0 && offset < this.range.size) out.push(offset);

@@ -43,6 +43,7 @@ import {
   unknownError,
 } from '../machinery/errors.js';
 import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
+import { decodeStoredValue, encodeStoredValue } from './managed-fields-codec.js';
 import { parseResourceVersion } from '../machinery/resource-version.js';
 
 /** Decides whether an object belongs in a list or watch (label and field selectors). */
@@ -489,15 +490,17 @@ function ttlOptions(ttlSeconds: number | undefined): { ttlSeconds?: number } | u
   return ttlSeconds !== undefined && ttlSeconds > 0 ? { ttlSeconds } : undefined;
 }
 
-/** JSON without metadata.resourceVersion (the revision is the version). */
+/**
+ * The stored value: JSON without metadata.resourceVersion (the revision is the
+ * version), managedFields in their compact stored form (managed-fields-codec.ts).
+ */
 export function encode(obj: KubeObject): string {
-  if (obj.metadata?.resourceVersion === undefined) return JSON.stringify(obj);
-  const { resourceVersion: _dropped, ...meta } = obj.metadata;
-  return JSON.stringify({ ...obj, metadata: meta });
+  return encodeStoredValue(obj);
 }
 
+/** The object of a stored value (either form) at `revision`. */
 export function decode(value: string, revision: number): KubeObject {
-  const obj = JSON.parse(value) as KubeObject;
+  const obj = decodeStoredValue(value);
   obj.metadata ??= {};
   obj.metadata.resourceVersion = String(revision);
   return obj;
