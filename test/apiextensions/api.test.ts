@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { WatchStream, assertStatus, get, request } from '../helpers/http.js';
 import { until } from '../helpers/wait.js';
+import { decodeStoredValue } from '../../src/storage/managed-fields-codec.js';
 
 let server: TestServer;
 
@@ -320,7 +321,7 @@ test('several served versions: conversion None rewrites apiVersion, storage keep
   const asV1 = await get(server.url, `${CRONTABS}/old`);
   assert.equal(asV1.json.apiVersion, 'stable.example.com/v1');
   const raw = await server.registry.options.backend.get('/registry/stable.example.com/crontabs/crd-test/old');
-  assert.equal(JSON.parse(raw.kv!.value).apiVersion, 'stable.example.com/v1');
+  assert.equal(decodeStoredValue(raw.kv!.value).apiVersion, 'stable.example.com/v1');
   const list = await get(server.url, beta);
   assert.ok(list.json.items.every((i: { apiVersion: string; kind: string }) => i.apiVersion === 'stable.example.com/v1beta1' && i.kind === 'CronTab'));
   assert.equal((await get(server.url, '/apis/stable.example.com/v2/namespaces/crd-test/crontabs')).status, 404);
