@@ -161,9 +161,13 @@ function jsonKeys(o: Record<string, unknown>): string[] {
   return keys;
 }
 
-/** Per object node, its keys as JSON writes them (memo for one encode). */
+/** Lists longer than this get an index of their items (else a scan per element is cheaper). */
+const SCAN_LIMIT = 16;
+
+/** Per object node its keys as JSON writes them; per long list its items by key values (memos for one encode). */
 class IndexCache {
   private readonly keys = new WeakMap<object, string[]>();
+  private readonly items = new WeakMap<object, Map<string, Map<string, number>>>();
 
   keyAt(node: Record<string, unknown>, key: string): number | undefined {
     let keys = this.keys.get(node);
@@ -174,6 +178,45 @@ class IndexCache {
     const i = keys.indexOf(key);
     return i < 0 ? undefined : i;
   }
+
+  /** The first item whose fields `names` hold `values` (names undefined: the item equal to values[0]). */
+  itemAt(list: unknown[], names: string[] | undefined, values: Primitive[]): number | undefined {
+    if (list.length <= SCAN_LIMIT) {
+      for (let i = 0; i < list.length; i++) {
+        const item = list[i];
+        if (names === undefined ? item === values[0] : isPlainObject(item) && names.every((n, j) => item[n] === values[j])) return i;
+      }
+      return undefined;
+    }
+    let bySignature = this.items.get(list);
+    if (bySignature === undefined) {
+      bySignature = new Map();
+      this.items.set(list, bySignature);
+    }
+    const signature = names === undefined ? '' : names.join('\u0000');
+    let index = bySignature.get(signature);
+    if (index === undefined) {
+      index = new Map();
+      for (let i = list.length - 1; i >= 0; i--) {
+        const item = list[i];
+        if (names === undefined) {
+          if (isPrimitive(item)) index.set(valuesKey([item]), i);
+        } else if (isPlainObject(item)) {
+          const vs = names.map((n) => item[n]);
+          if (vs.every(isPrimitive)) index.set(valuesKey(vs), i);
+        }
+      }
+      bySignature.set(signature, index);
+    }
+    return index.get(valuesKey(values));
+  }
+}
+
+/** A map key for primitive values that tells 1 from "1" and null from "null". */
+function valuesKey(values: readonly Primitive[]): string {
+  let out = '';
+  for (const v of values) out += `${typeof v === 'string' ? 's' : v === null ? 'n' : typeof v === 'number' ? 'd' : 'b'}${String(v)}\u0000`;
+  return out;
 }
 
 type Primitive = string | number | boolean | null;
@@ -223,15 +266,6 @@ function fastKeyElement(fields: ReadonlyArray<readonly [string, unknown]>): stri
   return HTML_SIGNIFICANT.test(out) ? keyElement(fields) : out;
 }
 
-/** The index of the list item whose key fields hold these values. */
-function itemWithKeys(list: unknown[], fields: Array<[string, Primitive]>): number | undefined {
-  for (let i = 0; i < list.length; i++) {
-    const item = list[i];
-    if (isPlainObject(item) && fields.every(([n, v]) => item[n] === v)) return i;
-  }
-  return undefined;
-}
-
 function encodeFields(fields: unknown, node: Node, indexes: IndexCache): string | undefined {
   if (!isPlainObject(fields)) return undefined;
   let out = '';
@@ -253,7 +287,7 @@ function encodeFields(fields: unknown, node: Node, indexes: IndexCache): string 
       }
     } else if (raw.startsWith('k:') && Array.isArray(node)) {
       const fields = parsedElement(raw);
-      const i = Array.isArray(fields) ? itemWithKeys(node, fields) : undefined;
+      const i = Array.isArray(fields) ? indexes.itemAt(node, fields.map(([n]) => n), fields.map(([, v]) => v)) : undefined;
       if (i !== undefined) {
         const item = node[i] as Record<string, unknown>;
         ref = `*${digits(i)}${(fields as Array<[string, Primitive]>).map(([n]) => digits(indexes.keyAt(item, n)!)).join('')};`;
@@ -261,8 +295,8 @@ function encodeFields(fields: unknown, node: Node, indexes: IndexCache): string 
       }
     } else if (raw.startsWith('v:') && Array.isArray(node)) {
       const value = parsedElement(raw);
-      const i = value === undefined || Array.isArray(value) ? -1 : node.indexOf(value);
-      if (i >= 0) {
+      const i = value === undefined || Array.isArray(value) ? undefined : indexes.itemAt(node, undefined, [value]);
+      if (i !== undefined) {
         ref = `!${digits(i)}`;
         child = node[i];
       }

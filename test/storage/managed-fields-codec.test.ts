@@ -119,6 +119,19 @@ describe('the stored form of managedFields', () => {
     assert.equal(JSON.stringify(decodeStoredValue(value)), storedJson(obj));
   });
 
+  test('long lists (items found through an index): associative and set items, duplicates, 1 and "1"', () => {
+    const ports = Array.from({ length: 200 }, (_, i) => ({ name: `p${i}`, port: i, protocol: i % 2 === 0 ? 'TCP' : 'UDP' }));
+    ports.push({ name: 'p7', port: 7, protocol: 'UDP' }); // a duplicate key: the first item is the one referenced
+    const set: unknown[] = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? i : String(i)));
+    const fieldsV1: Record<string, unknown> = { 'f:spec': { 'f:ports': Object.fromEntries(ports.slice(0, 120).map((p) => [`k:{"name":"${p.name}","port":${p.port}}`, { '.': {}, 'f:protocol': {} }])), 'f:set': { 'v:2': {}, 'v:"3"': {}, 'v:"2"': {}, 'v:3': {} } } };
+    const obj = { apiVersion: 'v1', kind: 'X', metadata: { name: 'x', managedFields: [{ manager: 'm', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1 }] }, spec: { ports, set } } as unknown as KubeObject;
+    const value = encodeStoredValue(obj);
+    assert.ok(value.startsWith(MANAGED_FIELDS_PREFIX));
+    // "2" and 3 are not in the set: kept literally; 2 and "3" are references.
+    assert.match(value, /"v:\\"2\\""/);
+    assert.equal(JSON.stringify(decodeStoredValue(value)), storedJson(obj));
+  });
+
   test('what it cannot represent exactly stays plain JSON', () => {
     const cases: Array<[string, (o: KubeObject) => void]> = [
       ['managedFields not last in metadata', (o) => (o.metadata = { managedFields: o.metadata.managedFields!, name: 'web' })],
