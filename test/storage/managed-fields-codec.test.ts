@@ -199,6 +199,10 @@ describe('objects read back the same after a restart', () => {
       server = await startTestServer({ dataDir });
       await call(server, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
       const written = await writeTypical(server, 'typical');
+      // The same /scale write again changes nothing: the same bytes, so nothing is written (no new resourceVersion).
+      const rv = (JSON.parse(written) as KubeObject).metadata.resourceVersion;
+      await call(server, 'PUT', `${DEPLOY}/typical/scale?fieldManager=hpa`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'typical' }, spec: { replicas: 3 } });
+      assert.equal((JSON.parse(await call(server, 'GET', `${DEPLOY}/typical`)) as KubeObject).metadata.resourceVersion, rv);
       await server.stop();
       server = undefined;
 

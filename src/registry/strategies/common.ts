@@ -22,18 +22,23 @@ export function bumpGenerationOnSpecChange(obj: KubeObject, old: KubeObject, als
 
 /**
  * `/status` writes: everything but status comes from the stored object
- * (metadata too, except the resourceVersion that guards the write).
+ * (metadata too, except the resourceVersion that guards the write), in the
+ * stored object's key order (status where it was, else last): an unchanged
+ * write then stores the same bytes, which is how storage sees that nothing
+ * changed (no new resourceVersion, no watch event).
  */
 export function statusSubresource(validate?: (obj: KubeObject, old: KubeObject) => FieldError[]): SubresourceStrategy {
   const sub: SubresourceStrategy = {
     prepareForUpdate(obj: KubeObject, old: KubeObject): void {
       const status = obj.status;
       const rv = obj.metadata.resourceVersion;
-      for (const key of Object.keys(obj)) if (key !== 'status') delete obj[key];
-      for (const [key, value] of Object.entries(structuredClone(old))) if (key !== 'status') obj[key] = value;
+      for (const key of Object.keys(obj)) delete obj[key];
+      for (const [key, value] of Object.entries(structuredClone(old))) {
+        if (key !== 'status') obj[key] = value;
+        else if (status !== undefined) obj.status = status;
+      }
+      if (status !== undefined && !('status' in obj)) obj.status = status;
       obj.metadata.resourceVersion = rv;
-      if (status === undefined) delete obj.status;
-      else obj.status = status;
     },
   };
   if (validate !== undefined) sub.validateUpdate = validate;
