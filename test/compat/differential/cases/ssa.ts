@@ -183,6 +183,16 @@ export const cases: DiffCase[] = [
         body: 'apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: web\nspec:\n  replicas: 5\n',
       },
       { title: 'a Scale of another kind', method: 'PATCH', path: `${DEPLOY}/web/scale?fieldManager=hpa`, headers: APPLY, body: 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n' },
+      {
+        title: 'a forced scale apply carrying labels',
+        method: 'PATCH',
+        path: `${DEPLOY}/web/scale?fieldManager=hpa&force=true`,
+        headers: APPLY,
+        body: 'apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: web\n  labels: {from: scale}\nspec:\n  replicas: 5\n',
+      },
+      { title: 'only the replicas reached the deployment: its labels', method: 'GET', path: `${DEPLOY}/web`, select: 'metadata.labels' },
+      { title: 'the Scale applier\'s entry', method: 'GET', path: `${DEPLOY}/web`, select: 'metadata.managedFields[manager=hpa]' },
+      { title: 'the main applier\'s entry, without the replicas', method: 'GET', path: `${DEPLOY}/web`, select: 'metadata.managedFields[manager=kubectl]' },
     ],
   },
   {
