@@ -302,3 +302,54 @@ cases.push({
   ],
   cleanup: [{ method: 'DELETE', path: `${CRDS}/regexes.{ns}.example.com` }],
 });
+
+/** A CRD (dry run) whose spec has a list `l` of maxItems `maxItems` (none when undefined) of `items`, and `rules` on spec. */
+function costly(rules: string[], items: unknown, maxItems: number | undefined): unknown {
+  return widgets((c) => {
+    const spec = c.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+    spec.properties.l = { type: 'array', items, ...(maxItems === undefined ? {} : { maxItems }) };
+    spec['x-kubernetes-validations'] = rules.map((rule) => ({ rule }));
+  });
+}
+const CRDS_DRY = `${CRDS}?dryRun=All`;
+const str = (maxLength?: number): unknown => ({ type: 'string', ...(maxLength === undefined ? {} : { maxLength }) });
+
+cases.push({
+  name: 'crd: estimated CEL cost: unbounded lists refused, maxItems/maxLength bound them, the boundary to the unit',
+  steps: [
+    { title: 'a rule over an unbounded list of unbounded strings', method: 'POST', path: CRDS_DRY, body: costly(["self.l.all(x, x.matches('^[a-z]+$'))"], str(), undefined) },
+    { title: 'maxLength alone', method: 'POST', path: CRDS_DRY, body: costly(["self.l.all(x, x.matches('^[a-z]+$'))"], str(64), undefined) },
+    { title: 'maxItems and maxLength: accepted', method: 'POST', path: CRDS_DRY, body: costly(["self.l.all(x, x.matches('^[a-z]+$'))"], str(64), 1000) },
+    { title: 'a quadratic rule just over the limit', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, self.l.exists(y, y == x))'], str(10), 1000) },
+    { title: 'the same rule just under it', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, self.l.exists(y, y == x))'], str(10), 999) },
+    { title: 'ip parsing costs a traversal of the string', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, isIP(x))'], str(40), 625000) },
+    { title: 'a named format validation', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, format.dns1123Label().validate(x).hasValue())'], str(40), 24131) },
+    { title: 'presence tests and integer comparisons', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, has(x.n) && x.v > 1)'], { type: 'object', properties: { n: str(20), v: { type: 'integer' } } }, 1785714) },
+    { title: 'a rule on items of an unbounded list', method: 'POST', path: CRDS_DRY, body: costly([], { type: 'object', properties: { n: str() }, 'x-kubernetes-validations': [{ rule: "self.n.matches('^a')" }] }, undefined) },
+    {
+      title: 'the total for the schema over its budget names the expensive rules',
+      method: 'POST',
+      path: CRDS_DRY,
+      body: costly(['self.l.all(x, self.l.exists(y, y == x))', "self.l.all(x, self.l.all(y, x != y || x == 'a'))", 'self.l.all(x, x.size() < 5)'], str(10), 900),
+    },
+  ],
+});
+
+const quadratic = costly(['self.l.all(x, self.l.all(y, x != y || x == y))'], { type: 'integer' }, 700) as { metadata: { name: string }; spec: { names: unknown } };
+quadratic.metadata.name = 'quadratics.{ns}.example.com';
+quadratic.spec.names = { plural: 'quadratics', singular: 'quadratic', kind: 'Quadratic' };
+const QD = '/apis/{ns}.example.com/v1/namespaces/{ns}/quadratics';
+const qd = (name: string, n: number): unknown => ({ apiVersion: '{ns}.example.com/v1', kind: 'Quadratic', metadata: { name }, spec: { l: Array.from({ length: n }, (_, i) => i + 1) } });
+
+cases.push({
+  name: 'crd: runtime CEL cost: a rule over its per-call limit stops validation',
+  setup: [
+    { method: 'POST', path: CRDS, body: quadratic },
+    { method: 'GET', path: `${CRDS}/quadratics.{ns}.example.com`, until: { path: 'status.conditions.1.status', equals: 'True' } },
+  ],
+  steps: [
+    { title: 'a small list: accepted', method: 'POST', path: `${QD}?dryRun=All`, body: qd('a', 50) },
+    { title: 'a large list: over the per-call limit', method: 'POST', path: `${QD}?dryRun=All`, body: qd('b', 700) },
+  ],
+  cleanup: [{ method: 'DELETE', path: `${CRDS}/quadratics.{ns}.example.com` }],
+});
