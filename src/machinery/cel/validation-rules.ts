@@ -22,7 +22,7 @@
 // Runtime cost as upstream's shape: a per-call limit (1,000,000) that stops validation with
 // "operation cancelled: actual cost limit exceeded", and a budget per object (10,000,000) whose
 // exhaustion stops it with "validation failed due to running out of cost budget"; the units are
-// runtime-cost.ts's node count, close to but not exactly cel-go's.
+// cel-go's (runtime-cost.ts).
 // Rules inside allOf/anyOf/oneOf/not never reach this module: kube-apiserver 1.32 refuses them as
 // non-structural ("must be empty to be structural", apiextensions/schema/structural.ts).
 

@@ -349,7 +349,10 @@ cases.push({
   ],
   steps: [
     { title: 'a small list: accepted', method: 'POST', path: `${QD}?dryRun=All`, body: qd('a', 50) },
-    { title: 'a large list: over the per-call limit', method: 'POST', path: `${QD}?dryRun=All`, body: qd('b', 700) },
+    // cel-go's units: 407 items cost just under the per-call limit, 408 just over
+    { title: 'the longest list under the per-call limit', method: 'POST', path: `${QD}?dryRun=All`, body: qd('b', 407) },
+    { title: 'one item more: over the per-call limit', method: 'POST', path: `${QD}?dryRun=All`, body: qd('c', 408) },
+    { title: 'a large list', method: 'POST', path: `${QD}?dryRun=All`, body: qd('d', 700) },
   ],
   cleanup: [{ method: 'DELETE', path: `${CRDS}/quadratics.{ns}.example.com` }],
 });
