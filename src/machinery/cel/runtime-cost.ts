@@ -38,8 +38,12 @@ type Evaluate = (ev: unknown, ast: unknown, ctx: unknown) => unknown;
 /** cel-go's actualSize: characters of a string, bytes, list and map entries; 1 for anything else. */
 function sizeOf(v: unknown): number {
   if (typeof v === 'string') {
-    let n = 0;
-    for (const _ of v) n++;
+    // code points: UTF-16 length less the second half of each surrogate pair
+    let n = v.length;
+    for (let i = 0; i < v.length; i++) {
+      const c = v.charCodeAt(i);
+      if (c >= 0xdc00 && c <= 0xdfff) n--;
+    }
     return n;
   }
   if (v instanceof Uint8Array || Array.isArray(v)) return v.length;
@@ -77,6 +81,36 @@ const MACRO_STEP: Record<string, (result: unknown, arity: number) => number> = {
 };
 /** The accumulator's initial value and the result expression. */
 const MACRO_FIXED: Record<string, number> = { all: 1, exists: 1, exists_one: 2, filter: 11, map: 11 };
+
+/** The cost of a node that does not depend on the values it sees, or undefined. */
+function fixedCost(node: NodeInternals): number | undefined {
+  switch (node.op) {
+    case 'value':
+    case '&&':
+    case '||':
+    case '?:':
+      return 0;
+    case 'id':
+      return NAMESPACES.has(node.args as string) ? 0 : 1;
+    case 'list':
+      return isConstant(node) ? 0 : 10;
+    case 'map':
+      return 30;
+    case '.':
+    case '.?':
+    case '[]':
+    case '[?]':
+    case '!_':
+    case '-_':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
+      return 1;
+    default:
+      return undefined;
+  }
+}
 
 /** The cost of one evaluation of `node` that produced `value`, its operands already counted. */
 function nodeCost(node: NodeInternals, value: unknown): number {
@@ -236,22 +270,34 @@ export function instrument(root: ASTNode): void {
       tracker.cost += cost;
       if (tracker.cost > tracker.limit) throw new CostLimitExceeded();
     };
-    node.evaluate = (ev, ast, ctx) => {
-      const value = (target ??= resolve())(ev, ast, ctx);
-      node.last = value;
-      if (macro) {
-        // the accumulator and result; all/exists read their loop condition once more when they stop early
-        let cost = MACRO_FIXED[macro.name]!;
-        if (macro.name === 'all' && value === false) cost += 2;
-        if (macro.name === 'exists' && value === true) cost += 3;
-        charge(cost);
-      } else {
-        charge(nodeCost(node, value));
-      }
-      const step = stepOf.get(node);
-      if (step) charge(step(value));
-      return value;
-    };
+    const step = stepOf.get(node); // a macro's predicate is visited after the macro
+    const fixed = macro || step ? undefined : fixedCost(node);
+    if (fixed !== undefined) {
+      // the common case: a cost known before evaluation
+      node.evaluate = (ev, ast, ctx) => {
+        const value = (target ??= resolve())(ev, ast, ctx);
+        node.last = value;
+        tracker.cost += fixed;
+        if (tracker.cost > tracker.limit) throw new CostLimitExceeded();
+        return value;
+      };
+    } else {
+      node.evaluate = (ev, ast, ctx) => {
+        const value = (target ??= resolve())(ev, ast, ctx);
+        node.last = value;
+        if (macro) {
+          // the accumulator and result; all/exists read their loop condition once more when they stop early
+          let cost = MACRO_FIXED[macro.name]!;
+          if (macro.name === 'all' && value === false) cost += 2;
+          if (macro.name === 'exists' && value === true) cost += 3;
+          charge(cost);
+        } else {
+          charge(nodeCost(node, value));
+        }
+        if (step) charge(step(value));
+        return value;
+      };
+    }
     visit(node.args);
     visit(node.meta.alternate, true);
   };
