@@ -10,6 +10,7 @@
 //   LimitRanger         container defaults (pods)   min / max / ratio (pods, PVCs)
 //   TaintNodesByCondition  not-ready taint on new nodes  —
 //   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
+//   StorageObjectInUseProtection  pvc-/pv-protection finalizer on new claims and volumes  —
 //   ResourceQuota       —                           charge quotas (CAS on status.used)
 //   extra (tests)       as given                    as given
 //
@@ -24,6 +25,7 @@ import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
+import { STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN, StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import type { ResourceQuotaConfiguration } from './resource-quota-config.js';
 
 /** What the chain needs of the registry: its stores, looked up when a request runs. */
@@ -32,7 +34,7 @@ export interface StoreLookup {
 }
 
 export interface AdmissionChainOptions {
-  /** Turn plugins off by name (tests, benchmarks): `LimitRanger`, `ResourceQuota`. */
+  /** Turn plugins off by name (tests, benchmarks): `LimitRanger`, `StorageObjectInUseProtection`, `ResourceQuota`. */
   disable?: readonly string[];
   resourceQuota?: ResourceQuotaConfiguration;
   /** Appended after the built-in plugins. */
@@ -63,9 +65,10 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
       }),
     );
   }
-  // Upstream's order: … LimitRanger, ServiceAccount, TaintNodesByCondition, …, DefaultTolerationSeconds, …, ResourceQuota.
+  // Upstream's order: … LimitRanger, ServiceAccount, TaintNodesByCondition, …, DefaultTolerationSeconds, …, StorageObjectInUseProtection, …, ResourceQuota.
   if (!disabled.has('TaintNodesByCondition')) chain.push(new TaintNodesByCondition());
   if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());
+  if (!disabled.has(STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN)) chain.push(new StorageObjectInUseProtection());
   if (!disabled.has('ResourceQuota')) {
     chain.push(
       new ResourceQuotaAdmission({

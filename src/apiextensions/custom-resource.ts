@@ -58,6 +58,20 @@ function content(obj: KubeObject, withoutStatus: boolean): Record<string, unknow
   return rest;
 }
 
+/**
+ * The CEL rules run unless schema validation found an error that means the object lacks the
+ * shape the rules were written for (a wrong type, a missing required field, a value outside its
+ * enum, too long, too many items); then one error says they did not run (upstream's
+ * hasBlockingErr). A failed pattern, minimum or format does not stop them.
+ */
+function rulesUnlessBlocked(schemaErrors: FieldError[], run: () => FieldError[]): FieldError[] {
+  if (schemaErrors.some((e) => BLOCKING.has(e.type))) {
+    return [fieldErrors.invalid('<nil>', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation')];
+  }
+  return run();
+}
+const BLOCKING = new Set(['NotSupported', 'Required', 'TooLong', 'TooMany', 'TypeInvalid']);
+
 export function customResourceStrategy(crd: CustomResourceDefinition, version: CustomResourceDefinitionVersion, rules?: CompiledValidationRules): Strategy {
   const schema = schemaOf(version);
   const statusEnabled = version.subresources?.status !== undefined;
@@ -73,23 +87,24 @@ export function customResourceStrategy(crd: CustomResourceDefinition, version: C
   };
   const validateAll = (obj: KubeObject, old: KubeObject | undefined, warnings?: string[]): FieldError[] => {
     const errors = validateValue(schema, obj);
-    if (errors.length === 0) errors.push(...runRules(obj, old, warnings));
     if (scale !== undefined) {
       errors.push(...replicasErrors(obj, scale.specReplicasPath ?? ''));
       errors.push(...replicasErrors(obj, scale.statusReplicasPath ?? ''));
       errors.push(...selectorErrors(obj, scale.labelSelectorPath));
     }
+    // the rules last, as upstream (after the scale paths' checks)
+    if (rules !== undefined) errors.push(...rulesUnlessBlocked(errors, () => runRules(obj, old, warnings)));
     return errors;
   };
   // A /status write validates status alone (upstream's statusSchemaValidator).
   const statusSchema = (schema['properties'] as Record<string, JSONSchemaProps> | undefined)?.['status'];
   const validateStatus = (obj: KubeObject, old: KubeObject, warnings?: string[]): FieldError[] => {
     const errors = statusSchema !== undefined && obj['status'] !== undefined ? validateValue(statusSchema, obj['status'], 'status') : [];
-    if (errors.length === 0) errors.push(...runRules(obj, old, warnings));
     if (scale !== undefined) {
       errors.push(...replicasErrors(obj, scale.statusReplicasPath ?? ''));
       errors.push(...selectorErrors(obj, scale.labelSelectorPath));
     }
+    if (rules !== undefined) errors.push(...rulesUnlessBlocked(errors, () => runRules(obj, old, warnings)));
     return errors;
   };
   const subresources: Record<string, SubresourceStrategy> = {};

@@ -103,7 +103,13 @@ export function startLeaderElectedControllers(
   const identity = election.identity || defaultIdentity();
   const always = startControllerManager({
     ...options,
-    controllers: { namespace: false, systemNamespaces: true, resourceQuota: false, namespaceDefaults: options.controllers?.namespaceDefaults === true },
+    controllers: {
+      namespace: false,
+      systemNamespaces: true,
+      resourceQuota: false,
+      pvcProtection: false,
+      namespaceDefaults: options.controllers?.namespaceDefaults === true,
+    },
   });
   const abort = new AbortController();
   let leading = false;

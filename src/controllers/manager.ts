@@ -5,8 +5,8 @@
 // factory, so the namespace informer is listed and watched once.
 //
 // startControllerManager() starts the informers, the namespace controller,
-// the resource quota controller, the system namespaces controller and the CRD
-// cleanup (finalizer) controller and returns at once; `systemNamespacesSynced`
+// the resource quota controller, the system namespaces controller, the CRD
+// cleanup (finalizer) controller and the pvc-protection controller and returns at once; `systemNamespacesSynced`
 // resolves after the first pass that found or created every system namespace;
 // stop() stops them all and resolves when every loop has finished.
 
@@ -25,6 +25,7 @@ import {
   ResourceQuotaController,
 } from './resourcequota/controller.js';
 import { CRDCleanupController } from './crd-cleanup.js';
+import { PVCProtectionController } from './pvc-protection.js';
 import { NamespaceDefaultsController } from './namespace-defaults.js';
 
 export interface ControllerManagerOptions {
@@ -44,7 +45,14 @@ export interface ControllerManagerOptions {
   /** --resource-quota-sync-period: every quota is recalculated this often (default 5 min). */
   resourceQuotaSyncPeriodMs?: number;
   /** Which controllers to run (default all but namespaceDefaults, which runs when asked for). */
-  controllers?: { namespace?: boolean; systemNamespaces?: boolean; resourceQuota?: boolean; crdCleanup?: boolean; namespaceDefaults?: boolean };
+  controllers?: {
+    namespace?: boolean;
+    systemNamespaces?: boolean;
+    resourceQuota?: boolean;
+    crdCleanup?: boolean;
+    pvcProtection?: boolean;
+    namespaceDefaults?: boolean;
+  };
   /** The CA bundle the namespace defaults controller publishes as kube-root-ca.crt. */
   rootCaData?: string;
   logger?: ClientLogger;
@@ -116,6 +124,10 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   if (options.controllers?.crdCleanup !== false) {
     const cleanup = new CRDCleanupController({ client: options.client, informers, logger: log });
     loops.push(cleanup.run(abort.signal));
+  }
+  if (options.controllers?.pvcProtection !== false) {
+    const protection = new PVCProtectionController({ client: options.client, informers, logger: log });
+    loops.push(protection.run(abort.signal));
   }
   if (options.controllers?.namespaceDefaults === true) {
     const defaults: ConstructorParameters<typeof NamespaceDefaultsController>[0] = { client: options.client, informers, logger: log };

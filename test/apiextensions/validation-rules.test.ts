@@ -76,3 +76,34 @@ test('compiled rules run on create and update of custom resources, after schema 
   assert.equal(typed.status, 422);
   assert.doesNotMatch(typed.json.message, /maxReplicas/);
 });
+
+test('rules inside allOf/anyOf/oneOf/not are refused as non-structural, as kube-apiserver 1.32 does', async () => {
+  const body = crd('true') as { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } } }[] } };
+  const spec = body.spec.versions[0]!.schema.openAPIV3Schema.properties.spec;
+  spec.allOf = [{ 'x-kubernetes-validations': [{ rule: 'self.replicas > 0' }] }];
+  spec.anyOf = [{ properties: { replicas: { 'x-kubernetes-validations': [{ rule: 'self > 1' }] } } }];
+  spec.not = { 'x-kubernetes-validations': [{ rule: 'self.replicas > 9' }] };
+  const reply = await request(server.url, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body });
+  assert.equal(reply.status, 422, reply.text);
+  const p = 'spec.validation.openAPIV3Schema.properties[spec]';
+  assert.deepEqual(
+    reply.json.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message}`),
+    [
+      `${p}.allOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${p}.anyOf[0].properties[replicas].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${p}.not.x-kubernetes-validations: Forbidden: must be empty to be structural`,
+    ],
+  );
+});
+
+test("a schema pattern is a Go regexp: refused at CRD create with Go's message, matched with RE2 semantics", async () => {
+  const bad = crd('true') as { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] } };
+  bad.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties.name = { type: 'string', pattern: '^(?!x)' };
+  const refused = await request(server.url, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: bad });
+  assert.equal(refused.status, 422, refused.text);
+  assert.equal(
+    refused.json.details.causes[0].message,
+    "Invalid value: \"^(?!x)\": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: `(?!`",
+  );
+  assert.equal(refused.json.details.causes[0].field, 'spec.validation.openAPIV3Schema.properties[spec].properties[name].pattern');
+});

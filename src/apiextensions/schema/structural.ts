@@ -9,6 +9,7 @@
 
 import { type FieldError, fieldErrors } from '../../machinery/field-errors.js';
 import type { JSONSchemaProps } from '../types.js';
+import { goRegexpError } from '../../machinery/re2.js';
 
 type Level = 'root' | 'item' | 'field';
 
@@ -207,6 +208,7 @@ function invariants(s: JSONSchemaProps, lvl: Level, path: string, errors: FieldE
       valueValidationStructure(sub, Array.isArray(v) ? `${path}.${k}[${i}]` : `${path}.${k}`, lvl, errors);
     });
   }
+  patternCompiles(s, path, errors);
   const checkMetadata = lvl === 'root' || embedded;
   if (embedded && type !== 'object') {
     if (type === '') errors.push(fieldErrors.required(`${path}.type`, 'must be object if x-kubernetes-embedded-resource is true'));
@@ -291,6 +293,15 @@ function valueValidationStructure(s: JSONSchemaProps, path: string, lvl: Level, 
     const list = Array.isArray(v) ? v : isObject(v) ? [v] : [];
     list.forEach((sub, i) => isObject(sub) && valueValidationStructure(sub, Array.isArray(v) ? `${path}.${k}[${i}]` : `${path}.${k}`, lvl, errors));
   }
+  patternCompiles(s, path, errors);
+}
+
+/** A `pattern` must be a Go regexp (upstream compiles it with regexp.Compile in validateValueValidation). */
+function patternCompiles(s: JSONSchemaProps, path: string, errors: FieldError[]): void {
+  const pattern = s['pattern'];
+  if (typeof pattern !== 'string' || pattern === '') return;
+  const error = goRegexpError(pattern);
+  if (error !== undefined) errors.push(fieldErrors.invalid(`${path}.pattern`, pattern, `must be a valid regular expression, but isn't: ${error}`));
 }
 
 /** validateStructuralCompleteness: every field named in value validations is specified outside of them. */

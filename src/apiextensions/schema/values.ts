@@ -13,6 +13,7 @@
 //   (`spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`).
 
 import { type FieldError, fieldErrors } from '../../machinery/field-errors.js';
+import { compileGoRegexp, type GoRegexp } from '../../machinery/re2.js';
 import { isDNS1035Label } from '../../machinery/validation.js';
 import type { JSONSchemaProps } from '../types.js';
 import { additionalPropertiesOf, isObject, itemsOf, propertiesOf } from './structural.js';
@@ -192,11 +193,11 @@ function stringChecks(s: JSONSchemaProps, v: string, path: string, errors: Field
   }
   const pattern = s['pattern'];
   if (typeof pattern === 'string') {
-    let re: RegExp | undefined;
+    let re: GoRegexp | undefined;
     try {
-      re = new RegExp(pattern, 'u');
+      re = compileGoRegexp(pattern);
     } catch {
-      re = undefined;
+      re = undefined; // refused when the CRD was created
     }
     if (re !== undefined && !re.test(v)) errors.push(fieldErrors.invalid(errPath(path), v, `${name} in body should match '${pattern}'`));
   }

@@ -5,6 +5,7 @@
 
 import { EvaluationError, type ASTNode } from '@marcbachmann/cel-js';
 import { compileRegex, FormatError, formatString } from './library.js';
+import { goRegexpError } from '../re2.js';
 import { celGoOffset, celGoTypeName, type Issue } from './messages.js';
 
 /** has(x.f) where x is an object type without field f: cel-go's checker refuses it, the library does not. */
@@ -155,8 +156,13 @@ export function findInvalidFormatCall(source: string, node: unknown): Issue | un
   return findInvalidFormatCall(source, n.args);
 }
 
-/** A string literal given to matches() that is no valid pattern: upstream compiles such patterns at compile time. */
-export function findInvalidRegexLiteral(node: unknown): ASTNode | undefined {
+/**
+ * A string literal given as a pattern that Go's regexp refuses, as upstream finds it before
+ * evaluation: for matches() the checker's "invalid matches argument"; for the Kubernetes regex
+ * library's find()/findAll(), whose constant patterns cel-go compiles when the program is
+ * planned, the regexp error (upstream: "program instantiation failed: <error>").
+ */
+export function findInvalidRegexLiteral(node: unknown): { node: ASTNode; function: string; error: string } | undefined {
   if (!node || typeof node !== 'object') return undefined;
   if (Array.isArray(node)) {
     for (const n of node) {
@@ -167,14 +173,11 @@ export function findInvalidRegexLiteral(node: unknown): ASTNode | undefined {
   }
   const n = node as ASTNode;
   if (!('op' in n)) return undefined;
-  if (n.op === 'rcall' && n.args[0] === 'matches' && n.args[2].length === 1) {
+  if (n.op === 'rcall' && (n.args[0] === 'matches' || n.args[0] === 'find' || n.args[0] === 'findAll') && n.args[2].length >= 1) {
     const arg = n.args[2][0]!;
     if (arg.op === 'value' && typeof arg.args === 'string') {
-      try {
-        compileRegex(arg.args);
-      } catch {
-        return arg;
-      }
+      const error = goRegexpError(arg.args);
+      if (error !== undefined) return { node: arg, function: n.args[0], error };
     }
   }
   return findInvalidRegexLiteral(n.args);

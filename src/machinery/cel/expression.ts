@@ -78,7 +78,19 @@ export class ExpressionEnvironment {
 }
 
 /** A compile error: cel-go's issues text ("ERROR: <input>:L:C: msg\n | src\n | ...^"). */
-export class CelCompileError extends Error {}
+export class CelCompileError extends Error {
+  /**
+   * 'program' for what cel-go reports when it plans the program rather than when it checks the
+   * expression (a constant find()/findAll() pattern Go's regexp refuses): upstream's callers
+   * prefix it "program instantiation failed: " instead of "compilation failed: ".
+   */
+  constructor(
+    message: string,
+    readonly stage: 'compile' | 'program' = 'compile',
+  ) {
+    super(message);
+  }
+}
 
 /** A runtime error, with cel-go's text ("no such key: foo", "division by zero"). */
 export class CelEvaluationError extends Error {}
@@ -140,7 +152,8 @@ export function compileExpression(expr: string, environment: ExpressionEnvironme
   if (badFormat) return { error: new CelCompileError(displayIssue(text, badFormat)) };
   patchHandles(parsed.ast);
   const badRegex = findInvalidRegexLiteral(parsed.ast);
-  if (badRegex) return { error: new CelCompileError(displayIssue(text, { offset: badRegex.range.start, message: 'invalid matches argument' })) };
+  if (badRegex?.function === 'matches') return { error: new CelCompileError(displayIssue(text, { offset: badRegex.node.range.start, message: 'invalid matches argument' })) };
+  if (badRegex) return { error: new CelCompileError(badRegex.error, 'program') };
   const references = new Set<string>();
   collectReferences(parsed.ast, environment.variables, new Set(), references);
   instrument(parsed.ast);

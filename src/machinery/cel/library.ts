@@ -9,11 +9,11 @@
 // Also: format (format.named, format.dns1123Label() …, <Format>.validate), ip and cidr, the
 // strings extension's `format`. Not covered: authz (ValidatingAdmissionPolicy only), ip.isCanonical.
 //
-// Regular expressions run on JavaScript's engine, not RE2: the common subset behaves the same,
-// `(?i)`/`(?s)` prefixes are translated to flags here (the built-in `matches` does not).
+// Regular expressions are Go's (RE2 syntax and semantics, machinery/re2.ts), as cel-go's.
 
 import { Environment, EvaluationError, Optional } from '@marcbachmann/cel-js';
 import { parseQuantity, Quantity, quantityFromInt } from '../quantity.js';
+import { compileGoRegexp, RegexpSyntaxError, type GoRegexp } from '../re2.js';
 import {
   isQualifiedName,
   isValidLabelValue,
@@ -186,34 +186,17 @@ function celError(message: string): EvaluationError {
   return new EvaluationError(message);
 }
 
-const regexCache = new Map<string, RegExp>();
-/** Compiles an RE2-style pattern for JavaScript, cached (rules reuse a handful of patterns). */
-export function compileRegex(pattern: string, global = false): RegExp {
-  const key = (global ? 'g' : '-') + pattern;
-  let re = regexCache.get(key);
-  if (re) return re;
-  let flags = global ? 'gu' : 'u';
-  // RE2 flag groups: "(?i)" anywhere and "(?i:…)"; JavaScript has only whole-pattern flags, so
-  // they apply to the whole pattern here (exact for the usual leading "(?i)").
-  const source = pattern
-    .replace(/\(\?([imsU]+)(\)|:)/g, (_m, f: string, end: string) => {
-      for (const c of f) if ((c === 'i' || c === 'm' || c === 's') && !flags.includes(c)) flags += c;
-      return end === ':' ? '(?:' : '';
-    })
-    .replace(/\\z/g, '$')
-    .replace(/\\A/g, '^');
+/**
+ * Go's regexp.Compile for CEL: the compiled pattern, or a CEL error with Go's message (the
+ * Kubernetes regex library's find/findAll prefix it "Illegal regex: ", matches() does not).
+ */
+export function compileRegex(pattern: string, errorPrefix = ''): GoRegexp {
   try {
-    re = new RegExp(source, flags);
-  } catch {
-    try {
-      re = new RegExp(source, flags.replace('u', ''));
-    } catch (e) {
-      throw celError(`error parsing regexp: ${(e as Error).message}`);
-    }
+    return compileGoRegexp(pattern);
+  } catch (e) {
+    if (e instanceof RegexpSyntaxError) throw celError(errorPrefix + e.message);
+    throw e;
   }
-  if (regexCache.size > 1000) regexCache.clear();
-  regexCache.set(key, re);
-  return re;
 }
 
 /** Go's url.ParseRequestURI, the parts CEL reads; undefined when Go would refuse it. */
@@ -394,12 +377,12 @@ function registerLibraries(env: Environment): void {
   });
 
   // regex (library/regex.go)
-  register(env, 'string.find(string): string', (s: string, p: string) => compileRegex(p).exec(s)?.[0] ?? '');
-  register(env, 'string.findAll(string): list<string>', (s: string, p: string) => [...s.matchAll(compileRegex(p, true))].map((m) => m[0]));
-  register(env, 'string.findAll(string, int): list<string>', (s: string, p: string, n: bigint) => {
-    const all = [...s.matchAll(compileRegex(p, true))].map((m) => m[0]);
-    return n < 0n ? all : all.slice(0, Number(n));
-  });
+  const ILLEGAL_REGEX = 'Illegal regex: ';
+  register(env, 'string.find(string): string', (s: string, p: string) => compileRegex(p, ILLEGAL_REGEX).find(s));
+  register(env, 'string.findAll(string): list<string>', (s: string, p: string) => compileRegex(p, ILLEGAL_REGEX).findAll(s, -1));
+  register(env, 'string.findAll(string, int): list<string>', (s: string, p: string, n: bigint) =>
+    compileRegex(p, ILLEGAL_REGEX).findAll(s, n < 0n ? -1 : n > BigInt(s.length + 1) ? s.length + 1 : Number(n)),
+  );
 
   // urls (library/urls.go)
   env.registerType('kubernetes.URL', { ctor: CelURL, fields: {} });

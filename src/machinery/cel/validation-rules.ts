@@ -22,8 +22,9 @@
 // Runtime cost as upstream's shape: a per-call limit (1,000,000) that stops validation with
 // "operation cancelled: actual cost limit exceeded", and a budget per object (10,000,000) whose
 // exhaustion stops it with "validation failed due to running out of cost budget"; the units are
-// runtime-cost.ts's node count, close to but not exactly cel-go's.
-// Not done: rules nested in allOf/anyOf/oneOf/not.
+// cel-go's (runtime-cost.ts).
+// Rules inside allOf/anyOf/oneOf/not never reach this module: kube-apiserver 1.32 refuses them as
+// non-structural ("must be empty to be structural", apiextensions/schema/structural.ts).
 
 import { Optional } from '@marcbachmann/cel-js';
 import { FieldError, fieldErrors, GoValue } from '../field-errors.js';
@@ -311,7 +312,8 @@ function compileRule(
   const result = compileExpression(r.rule ?? '', env);
   let program: CompiledExpression | undefined;
   let error: string | undefined;
-  if (result.error) error = `compilation failed: ${scopeTypeNames(result.error.message, node.decl)}`;
+  if (result.error?.stage === 'program') error = `program instantiation failed: ${result.error.message}`;
+  else if (result.error) error = `compilation failed: ${scopeTypeNames(result.error.message, node.decl)}`;
   else if (result.expression.outputType !== 'bool') error = 'cel expression must evaluate to a bool';
   else program = result.expression;
 

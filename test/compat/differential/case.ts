@@ -39,9 +39,11 @@ export interface DiffRequest {
    */
   select?: string;
   /**
-   * Setup only: repeat the request (up to 20 s) until the value at this
-   * dotted path of its JSON answer equals `equals`, on each server — for
-   * state a controller writes (a namespace's deletion conditions).
+   * Repeat the request (up to 20 s) until the value at this dotted path of
+   * its JSON answer equals `equals`, on each server — for state a controller
+   * writes (a namespace's deletion conditions, a finalizer it removes). In
+   * setup, a condition still false after that fails the case; in steps, the
+   * last answers are compared.
    */
   until?: { path: string; equals: unknown };
 }

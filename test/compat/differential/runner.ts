@@ -242,7 +242,18 @@ async function runCase(
       );
     }
     for (const [i, request] of c.steps.entries()) {
-      const [a, r] = await Promise.all(sides.map((side) => perform(side, request, ns, options.watchTimeoutMs)));
+      const [a, r] = await Promise.all(
+        sides.map(async (side) => {
+          // a step with `until` is repeated (up to 20 s) until its condition holds; the last answers are compared
+          let result = await perform(side, request, ns, options.watchTimeoutMs);
+          const deadline = Date.now() + 20_000;
+          while (request.until !== undefined && !isDeepStrictEqual(pick(result.json, request.until.path), request.until.equals) && Date.now() < deadline) {
+            await new Promise((res) => setTimeout(res, 100));
+            result = await perform(side, request, ns, options.watchTimeoutMs);
+          }
+          return result;
+        }),
+      );
       capture(sides[0], request, a!.json);
       capture(sides[1], request, r!.json);
       results.push({

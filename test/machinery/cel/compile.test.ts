@@ -191,6 +191,51 @@ test('estimated cost: per rule (times the cardinality of enclosing lists) and fo
   }
 });
 
+test('estimated cost at the acceptance boundary: the exact factors kube-apiserver printed', () => {
+  // Each rule runs over a list of maxItems N whose items are `items`; N was chosen so that
+  // kube-apiserver 1.32 printed a factor between 1 and 1.5, which it shows to six decimals: the
+  // estimate equals upstream's to the unit (a rule one unit per item cheaper would be accepted).
+  const str = (maxLength: number) => ({ type: 'string', maxLength });
+  const cases: [string, unknown, number, string][] = [
+    ["self.l.all(x, isIP(x))", str(40), 625000, '1.250000x'],
+    ["self.l.all(x, isCIDR(x))", str(40), 625000, '1.250000x'],
+    ['self.l.all(x, ip(x).family() == 4)', str(40), 568181, '1.249999x'],
+    ['self.l.all(x, cidr(x).ip().family() == 4)', str(40), 543478, '1.250000x'],
+    ["self.l.all(x, cidr(x).containsIP('10.0.0.1'))", str(40), 500000, '1.250000x'],
+    ["self.l.all(x, cidr('10.0.0.0/8').containsCIDR(x))", str(40), 446428, '1.249999x'],
+    ['self.l.all(x, isURL(x))', str(40), 2500000, '1.250000x'],
+    ['self.l.all(x, format.dns1123Label().validate(x).hasValue())', str(40), 24131, '1.249986x'],
+    ['self.l.all(x, format.dns1123Label().validate(x).hasValue())', str(10), 93283, '1.249993x'],
+    ["self.l.all(x, format.named('dns1123Label').hasValue())", str(40), 2500000, '1.250000x'],
+    ['self.l.all(x, x > 1)', { type: 'integer' }, 2500000, '1.250000x'],
+    ['self.l.all(x, x > -5)', { type: 'integer' }, 2500000, '1.250000x'],
+    ['self.l.all(x, x > 1 ? x < 10 : x > -5)', { type: 'integer' }, 1785714, '1.250000x'],
+    ['self.l.map(x, x > 1, x * 2).size() > 0', { type: 'integer' }, 781250, '1.250001x'],
+    ['self.l.all(x, x in self.m)', str(40), 1785714, '1.250000x'],
+    ['self.l.all(x, has(x.n))', { type: 'object', properties: { n: str(20) } }, 3125000, '1.250000x'],
+    ["self.l.all(x, x.matches('^(([a-z0-9][-a-z0-9]*)?[a-z0-9]\\\\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))", str(253), 7192, '1.249970x'],
+    ["self.l.all(x, x.split('/').size() == 2)", str(253), 59808, '1.249988x'],
+    ["self.l.all(x, !x.contains('..'))", str(253), 116822, '1.249996x'],
+    ["self.l.filter(f, f.type == 'RequestRedirect').size() <= 1", { type: 'object', properties: { type: str(40) } }, 735294, '1.250001x'],
+    ['self.l.all(x, self.l.exists(y, y == x))', str(10), 1000, '1.000600x'],
+  ];
+  for (const [rule, items, n, factor] of cases) {
+    const schema = {
+      type: 'object',
+      properties: {
+        l: { type: 'array', maxItems: n, items },
+        m: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string' } },
+      },
+      'x-kubernetes-validations': [{ rule }],
+    };
+    const texts = compileValidationRules(schema, BASE).errors.map((e) => e.detail);
+    assert.deepEqual(texts, [`estimated rule cost exceeds budget by factor of ${factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`], rule);
+    // and one item fewer per 1.25 units over is accepted, as upstream (the same rule just under the limit)
+    schema.properties.l.maxItems = Math.floor(n / parseFloat(factor)) - 1;
+    assert.deepEqual(compileValidationRules(schema, BASE).errors.map((e) => e.detail), [], `${rule} under the limit`);
+  }
+});
+
 test('the schema-wide total names the expensive rules, then the total', () => {
   const schema = specSchema([{ rule: 'self.tags.all(a, self.tags.all(b, a == b))' }, { rule: 'self.tags.all(t, t.size() > 1)' }]);
   assert.deepEqual(compileValidationRules(schema, BASE).errors.map((e) => e.toString()), [

@@ -203,3 +203,56 @@ test('the general layer with a schema-typed variable, as ValidatingAdmissionPoli
     "ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica > 1\n | ...........^",
   );
 });
+
+test("regular expressions are Go's (RE2), as cel-go's: semantics at run time", () => {
+  // each answer is what kube-apiserver 1.32 printed; JavaScript's RegExp answers several differently
+  const cases: [string, string][] = [
+    ["'a\u2028b'.matches('a.b')", 'true'], // JS: '.' stops at U+2028
+    ["'\u00a0'.matches('^\\\\s$')", 'false'], // JS: \s includes NBSP
+    ["'abc'.matches('abc\\\\z')", 'true'],
+    ["'aaa'.findAll('a*').size()", '1'], // Go drops the empty match abutting the previous one
+    ["'baaab'.findAll('a*').size()", '3'],
+    ["'ab'.findAll('').size()", '3'],
+    ["'abc'.findAll('[a-c]', 2).size()", '2'],
+    ["'abc'.findAll('[a-c]', 0).size()", '0'],
+    ["'\u017f'.matches('(?i)s')", 'true'],
+    ["'\u212a'.matches('(?i)k')", 'true'],
+    ["'é'.matches('^\\\\w$')", 'false'],
+    ["'x'.matches('^\\\\pL$')", 'true'],
+    ["'ab'.matches('(?U)a+?')", 'true'],
+    ["self.s.find('b|bc')", 'b'],
+    ["self.s.matches('^(a|ab)(c|bcd)(d*)$')", 'false'],
+    ["self.s.matches('^(a|ab)(c|bcb)(d*)$')", 'true'],
+  ];
+  for (const [expr, want] of cases) assert.equal(answer(expr), want, expr);
+});
+
+test('regular expressions: patterns Go refuses are refused when the CRD is created, with upstream texts', () => {
+  const errs = (rule: string) =>
+    compileValidationRules(
+      { type: 'object', properties: { a: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': [{ rule }] },
+      'spec.validation.openAPIV3Schema',
+    ).errors.map((e) => e.detail.split('\n')[0]);
+  // matches(): the checker's error; find()/findAll(): the regexp error when the program is planned
+  assert.deepEqual(errs("self.a.matches('(?=a)b')"), ['compilation failed: ERROR: <input>:1:16: invalid matches argument']);
+  assert.deepEqual(errs("self.a.matches('(a)\\\\1')"), ['compilation failed: ERROR: <input>:1:16: invalid matches argument']);
+  assert.deepEqual(errs("self.a.find('(?<=a)b') == ''"), ['program instantiation failed: error parsing regexp: invalid named capture: `(?<=a)b`']);
+  assert.deepEqual(errs("self.a.findAll('[[:alpha:]') == []"), ['program instantiation failed: error parsing regexp: missing closing ]: `[[:alpha:]`']);
+  // accepted by Go (JavaScript's RegExp refuses or misreads some of them)
+  assert.deepEqual(errs("self.a.matches('a\\\\z')"), []);
+  assert.deepEqual(errs("self.a.matches('(?P<n>a)\\\\pL')"), []);
+  assert.deepEqual(errs('self.a.matches(self.a)'), []);
+  // a pattern known only at run time fails when evaluated, with Go's message
+  const { rules } = compileValidationRules(
+    {
+      type: 'object',
+      properties: { a: { type: 'string', maxLength: 10 } },
+      'x-kubernetes-validations': [{ rule: "'x'.matches(self.a)" }, { rule: "self.a.find(self.a) == ''" }],
+    },
+    'spec.validation.openAPIV3Schema',
+  );
+  assert.deepEqual(rules!.validate({ a: 'a++' }, undefined).map((e) => e.toString()), [
+    '<nil>: Invalid value: "object": error parsing regexp: invalid nested repetition operator: `++` evaluating rule: \'x\'.matches(self.a)',
+    '<nil>: Invalid value: "object": Illegal regex: error parsing regexp: invalid nested repetition operator: `++` evaluating rule: self.a.find(self.a) == \'\'',
+  ]);
+});

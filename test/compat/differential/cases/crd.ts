@@ -69,6 +69,26 @@ export const cases: DiffCase[] = [
       invalid('a root that is not an object', (c) => (c.spec.versions[0].schema.openAPIV3Schema.type = 'string')),
       invalid('no schema', (c) => delete c.spec.versions[0].schema.openAPIV3Schema),
       invalid('scale paths', (c) => (c.spec.versions[0].subresources = { scale: { specReplicasPath: 'spec.r', statusReplicasPath: '.spec.r' } })),
+      invalid('rules inside allOf, anyOf, oneOf and not', (c) =>
+        Object.assign(c.spec.versions[0].schema.openAPIV3Schema.properties.spec, {
+          allOf: [{ 'x-kubernetes-validations': [{ rule: "self.a == 'x'" }] }],
+          anyOf: [{ properties: { a: { 'x-kubernetes-validations': [{ rule: 'self.size() > 1' }] } } }],
+          oneOf: [{ 'x-kubernetes-validations': [{ rule: 'has(self.a)' }] }],
+          not: { 'x-kubernetes-validations': [{ rule: "self.a == 'y'" }] },
+        }),
+      ),
+      invalid('a pattern Go refuses (lookahead)', (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.a.pattern = '^(?!x)a')),
+      invalid('rules with patterns Go refuses: matches (checker), find and findAll (program)', (c) => {
+        const spec = c.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+        spec.properties.a.maxLength = 10;
+        spec['x-kubernetes-validations'] = [
+          { rule: "self.a.matches('(?=a)b')" },
+          { rule: "self.a.matches('(a)\\\\1')" },
+          { rule: "self.a.find('(?<=a)b') == ''" },
+          { rule: "self.a.findAll('[[:alpha:]').size() == 0" },
+          { rule: "self.a.matches('^a\\\\z') && self.a.matches('(?P<n>a)\\\\pL') && self.a.matches('(?i)A')" },
+        ];
+      }),
       { title: 'unknown fields, Strict', method: 'POST', path: `${CRDS}?fieldValidation=Strict&dryRun=All`, body: typos(true) },
       { title: 'unknown fields, Warn: dropped with a Warning each', method: 'POST', path: `${CRDS}?dryRun=All`, body: typos(false) },
     ],
@@ -244,4 +264,95 @@ cases.push({
     { method: 'DELETE', path: '/apis/{ns}.example.com/v1/embs/ok' },
     { method: 'DELETE', path: `${CRDS}/embs.{ns}.example.com` },
   ],
+});
+
+const regexes = widgets((c) => {
+  c.metadata.name = 'regexes.{ns}.example.com';
+  c.spec.names = { plural: 'regexes', singular: 'regex', kind: 'Regex' };
+  const spec = c.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+  spec.properties = {
+    a: { type: 'string', maxLength: 20, pattern: '^[^\\s]*\\z' },
+    b: { type: 'string', maxLength: 20 },
+  };
+  spec['x-kubernetes-validations'] = [
+    { rule: "!has(self.b) || self.b.matches('^a.b$')", message: 'b: a, one character, b' },
+    { rule: "!has(self.b) || self.b.findAll('a*').size() <= 2", message: 'b: at most two runs of a' },
+  ];
+});
+const RX = '/apis/{ns}.example.com/v1/namespaces/{ns}/regexes';
+const rx = (name: string, spec: unknown): unknown => ({ apiVersion: '{ns}.example.com/v1', kind: 'Regex', metadata: { name }, spec });
+
+cases.push({
+  name: "crd: schema patterns and CEL regexes run with Go's RE2 semantics",
+  setup: [
+    { method: 'POST', path: CRDS, body: regexes },
+    { method: 'GET', path: `${CRDS}/regexes.{ns}.example.com`, until: { path: 'status.conditions.1.status', equals: 'True' } },
+  ],
+  steps: [
+    // Go's '.' matches U+2028 and '\s' is ASCII only; JavaScript's differ on both
+    { title: "'.' matches U+2028, NBSP is no \\s", method: 'POST', path: `${RX}?dryRun=All`, body: rx('a', { a: 'x\u00a0y', b: 'a\u2028b' }) },
+    { title: 'a space fails the pattern, a newline fails the rule', method: 'POST', path: `${RX}?dryRun=All`, body: rx('b', { a: 'x y', b: 'a\nb' }) },
+    // 'aaa' has one match of a* for Go (no empty match after it), two for JavaScript
+    { title: "findAll drops an empty match that abuts the previous one", method: 'POST', path: `${RX}?dryRun=All`, body: rx('c', { b: 'aab' }) },
+    { title: 'three runs', method: 'POST', path: `${RX}?dryRun=All`, body: rx('d', { b: 'acaca' }) },
+    // a type error blocks the rules (one error says so); a failed pattern did not (above).
+    // (One schema error per step: upstream reports several in Go's random map order.)
+    { title: 'a type error: the rules do not run', method: 'POST', path: `${RX}?dryRun=All`, body: rx('e', { b: 7 }) },
+    { title: 'too long: the rules do not run', method: 'POST', path: `${RX}?dryRun=All`, body: rx('e', { b: 'a'.repeat(21) }) },
+  ],
+  cleanup: [{ method: 'DELETE', path: `${CRDS}/regexes.{ns}.example.com` }],
+});
+
+/** A CRD (dry run) whose spec has a list `l` of maxItems `maxItems` (none when undefined) of `items`, and `rules` on spec. */
+function costly(rules: string[], items: unknown, maxItems: number | undefined): unknown {
+  return widgets((c) => {
+    const spec = c.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+    spec.properties.l = { type: 'array', items, ...(maxItems === undefined ? {} : { maxItems }) };
+    spec['x-kubernetes-validations'] = rules.map((rule) => ({ rule }));
+  });
+}
+const CRDS_DRY = `${CRDS}?dryRun=All`;
+const str = (maxLength?: number): unknown => ({ type: 'string', ...(maxLength === undefined ? {} : { maxLength }) });
+
+cases.push({
+  name: 'crd: estimated CEL cost: unbounded lists refused, maxItems/maxLength bound them, the boundary to the unit',
+  steps: [
+    { title: 'a rule over an unbounded list of unbounded strings', method: 'POST', path: CRDS_DRY, body: costly(["self.l.all(x, x.matches('^[a-z]+$'))"], str(), undefined) },
+    { title: 'maxLength alone', method: 'POST', path: CRDS_DRY, body: costly(["self.l.all(x, x.matches('^[a-z]+$'))"], str(64), undefined) },
+    { title: 'maxItems and maxLength: accepted', method: 'POST', path: CRDS_DRY, body: costly(["self.l.all(x, x.matches('^[a-z]+$'))"], str(64), 1000) },
+    { title: 'a quadratic rule just over the limit', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, self.l.exists(y, y == x))'], str(10), 1000) },
+    { title: 'the same rule just under it', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, self.l.exists(y, y == x))'], str(10), 999) },
+    { title: 'ip parsing costs a traversal of the string', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, isIP(x))'], str(40), 625000) },
+    { title: 'a named format validation', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, format.dns1123Label().validate(x).hasValue())'], str(40), 24131) },
+    { title: 'presence tests and integer comparisons', method: 'POST', path: CRDS_DRY, body: costly(['self.l.all(x, has(x.n) && x.v > 1)'], { type: 'object', properties: { n: str(20), v: { type: 'integer' } } }, 1785714) },
+    { title: 'a rule on items of an unbounded list', method: 'POST', path: CRDS_DRY, body: costly([], { type: 'object', properties: { n: str() }, 'x-kubernetes-validations': [{ rule: "self.n.matches('^a')" }] }, undefined) },
+    {
+      title: 'the total for the schema over its budget names the expensive rules',
+      method: 'POST',
+      path: CRDS_DRY,
+      body: costly(['self.l.all(x, self.l.exists(y, y == x))', "self.l.all(x, self.l.all(y, x != y || x == 'a'))", 'self.l.all(x, x.size() < 5)'], str(10), 900),
+    },
+  ],
+});
+
+const quadratic = costly(['self.l.all(x, self.l.all(y, x != y || x == y))'], { type: 'integer' }, 700) as { metadata: { name: string }; spec: { names: unknown } };
+quadratic.metadata.name = 'quadratics.{ns}.example.com';
+quadratic.spec.names = { plural: 'quadratics', singular: 'quadratic', kind: 'Quadratic' };
+const QD = '/apis/{ns}.example.com/v1/namespaces/{ns}/quadratics';
+const qd = (name: string, n: number): unknown => ({ apiVersion: '{ns}.example.com/v1', kind: 'Quadratic', metadata: { name }, spec: { l: Array.from({ length: n }, (_, i) => i + 1) } });
+
+cases.push({
+  name: 'crd: runtime CEL cost: a rule over its per-call limit stops validation',
+  setup: [
+    { method: 'POST', path: CRDS, body: quadratic },
+    { method: 'GET', path: `${CRDS}/quadratics.{ns}.example.com`, until: { path: 'status.conditions.1.status', equals: 'True' } },
+  ],
+  steps: [
+    { title: 'a small list: accepted', method: 'POST', path: `${QD}?dryRun=All`, body: qd('a', 50) },
+    // cel-go's units: 407 items cost just under the per-call limit, 408 just over
+    { title: 'the longest list under the per-call limit', method: 'POST', path: `${QD}?dryRun=All`, body: qd('b', 407) },
+    { title: 'one item more: over the per-call limit', method: 'POST', path: `${QD}?dryRun=All`, body: qd('c', 408) },
+    { title: 'a large list', method: 'POST', path: `${QD}?dryRun=All`, body: qd('d', 700) },
+  ],
+  cleanup: [{ method: 'DELETE', path: `${CRDS}/quadratics.{ns}.example.com` }],
 });

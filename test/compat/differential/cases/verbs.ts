@@ -29,6 +29,8 @@ interface Resource {
    * time of its choosing, so their case deletes in the background.
    */
   deleteQuery?: string;
+  /** Deleted objects wait for a controller to remove its finalizer: the reads after a delete wait for it (up to 20 s). */
+  finalizedByController?: boolean;
 }
 
 const CONTAINER = { name: 'main', image: 'registry.example/app:1' };
@@ -114,6 +116,8 @@ const RESOURCES: Resource[] = [
     kind: 'PersistentVolumeClaim',
     content: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'standard' } },
     keep: ['spec'],
+    // the kubernetes.io/pvc-protection finalizer: a deleted claim goes when the pvc-protection controller removes it
+    finalizedByController: true,
   },
   {
     collection: '/api/v1/namespaces/{ns}/replicationcontrollers',
@@ -222,9 +226,14 @@ function resourceCase(r: Resource): DiffCase {
     },
     { title: 'watch from the first resourceVersion: the writes since, in order', method: 'GET', path: `${r.collection}?watch=true&resourceVersion={rv0}&${select}`, watchEvents: 5 },
     { title: 'delete', method: 'DELETE', path: `${item}${r.deleteQuery ?? ''}` },
-    { title: 'get the deleted object', method: 'GET', path: item },
+    { title: 'get the deleted object', method: 'GET', path: item, ...(r.finalizedByController ? { until: { path: 'code', equals: 404 } } : {}) },
     { title: 'deletecollection', method: 'DELETE', path: `${r.collection}?${select}${(r.deleteQuery ?? '').replace('?', '&')}` },
-    { title: 'list after deletecollection', method: 'GET', path: `${r.collection}?${select}` },
+    {
+      title: 'list after deletecollection',
+      method: 'GET',
+      path: `${r.collection}?${select}`,
+      ...(r.finalizedByController ? { until: { path: 'items.0', equals: undefined } } : {}),
+    },
   ];
   return { name: `${group}/${plural}: every verb`, steps };
 }
