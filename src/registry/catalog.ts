@@ -26,6 +26,7 @@ import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, r
 import { ingressClassStrategy, ingressStrategy, networkPolicyStrategy } from './strategies/networking.js';
 import { persistentVolumeStrategy, podTemplateStrategy } from './strategies/persistentvolumes.js';
 import { endpointSliceStrategy } from './strategies/endpointslices.js';
+import { csiDriverStrategy, csiNodeStrategy, csiStorageCapacityStrategy, storageClassStrategy, volumeAttachmentStrategy } from './strategies/storage.js';
 import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
 import type { Conversion } from './converting-store.js';
 import type { KubeObject } from '../machinery/meta.js';
@@ -109,6 +110,11 @@ const entries: CatalogEntry[] = [
   entry({ group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', kind: 'Ingress', singular: 'ingress', short: ['ing'], strategy: ingressStrategy }),
   entry({ group: 'networking.k8s.io', version: 'v1', resource: 'ingressclasses', kind: 'IngressClass', singular: 'ingressclass', strategy: ingressClassStrategy }),
   entry({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', singular: 'endpointslice', strategy: endpointSliceStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', kind: 'StorageClass', singular: 'storageclass', short: ['sc'], strategy: storageClassStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'csidrivers', kind: 'CSIDriver', singular: 'csidriver', strategy: csiDriverStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'csinodes', kind: 'CSINode', singular: 'csinode', strategy: csiNodeStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'volumeattachments', kind: 'VolumeAttachment', singular: 'volumeattachment', strategy: volumeAttachmentStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'csistoragecapacities', kind: 'CSIStorageCapacity', singular: 'csistoragecapacity', strategy: csiStorageCapacityStrategy }),
 ];
 
 // An entry stored as another one's objects is stored in that one's group, version and kind.

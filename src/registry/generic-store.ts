@@ -24,7 +24,7 @@ import {
   staleResourceVersion,
   type Status,
 } from '../machinery/errors.js';
-import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
+import { type FieldError, fieldErrors, GoValue } from '../machinery/field-errors.js';
 import { parseLabelSelector } from '../machinery/labels.js';
 import { DEFAULT_FIELD_LABELS, parseFieldSelector, unknownFieldSelectorError, unsupportedFieldError } from '../machinery/fields.js';
 import { validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate } from '../machinery/validation.js';
@@ -403,8 +403,10 @@ export class GenericStore implements RESTStore {
         }
         if (wantedRV === '') {
           if (!this.strategy.allowUnconditionalUpdate) {
-            throw invalid(this.strategy.invalidGroup ?? this.gr.group, this.type.kind, name, [
-              fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
+            // Upstream names the resource here (qualifiedKindFromObject falls back to it) and
+            // prints the uint64 resourceVersion as Go's %#v does.
+            throw invalid(this.strategy.invalidGroup ?? this.gr.group, this.type.resource, name, [
+              fieldErrors.invalid('metadata.resourceVersion', new GoValue('0x0'), 'must be specified for an update'),
             ]);
           }
         } else if (wantedRV !== current.metadata.resourceVersion) {

@@ -40,7 +40,6 @@ import { roleBindingPrinter } from './rbac.js';
 import {
   csiDriverPrinter,
   csiNodePrinter,
-  csiStorageCapacityPrinter,
   persistentVolumePrinter,
   storageClassPrinter,
   volumeAttachmentPrinter,
@@ -80,7 +79,6 @@ const printers = new Map<string, Printer>([
   ['storage.k8s.io/CSIDriver', csiDriverPrinter],
   ['storage.k8s.io/CSINode', csiNodePrinter],
   ['storage.k8s.io/VolumeAttachment', volumeAttachmentPrinter],
-  ['storage.k8s.io/CSIStorageCapacity', csiStorageCapacityPrinter],
   ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
   ['node.k8s.io/RuntimeClass', runtimeClassPrinter],
   ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],

@@ -135,7 +135,5 @@ export const volumeAttachmentPrinter: Printer = {
   }),
 };
 
-export const csiStorageCapacityPrinter: Printer = {
-  columns: [NAME_COLUMN, column('StorageClassName', 'string', 'The storage class the capacity is for.'), column('Capacity', 'string', 'The capacity available.')],
-  print: (o) => ({ cells: [name(o), str(o.storageClassName), o.capacity === undefined || o.capacity === null ? '<unset>' : String(o.capacity)] }),
-};
+// CSIStorageCapacity has a printer upstream, but its REST storage serves the
+// default Name / Created At table; so does apiary.
