@@ -27,6 +27,7 @@ import { ingressClassStrategy, ingressStrategy, networkPolicyStrategy } from './
 import { persistentVolumeStrategy, podTemplateStrategy } from './strategies/persistentvolumes.js';
 import { endpointSliceStrategy } from './strategies/endpointslices.js';
 import { csiDriverStrategy, csiNodeStrategy, csiStorageCapacityStrategy, storageClassStrategy, volumeAttachmentStrategy } from './strategies/storage.js';
+import { certificateSigningRequestStrategy, priorityClassStrategy, runtimeClassStrategy } from './strategies/cluster-policy.js';
 import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
 import type { Conversion } from './converting-store.js';
 import type { KubeObject } from '../machinery/meta.js';
@@ -115,6 +116,9 @@ const entries: CatalogEntry[] = [
   entry({ group: 'storage.k8s.io', version: 'v1', resource: 'csinodes', kind: 'CSINode', singular: 'csinode', strategy: csiNodeStrategy }),
   entry({ group: 'storage.k8s.io', version: 'v1', resource: 'volumeattachments', kind: 'VolumeAttachment', singular: 'volumeattachment', strategy: volumeAttachmentStrategy }),
   entry({ group: 'storage.k8s.io', version: 'v1', resource: 'csistoragecapacities', kind: 'CSIStorageCapacity', singular: 'csistoragecapacity', strategy: csiStorageCapacityStrategy }),
+  entry({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', kind: 'PriorityClass', singular: 'priorityclass', short: ['pc'], strategy: priorityClassStrategy }),
+  entry({ group: 'node.k8s.io', version: 'v1', resource: 'runtimeclasses', kind: 'RuntimeClass', singular: 'runtimeclass', strategy: runtimeClassStrategy }),
+  entry({ group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest', singular: 'certificatesigningrequest', short: ['csr'], strategy: certificateSigningRequestStrategy }),
 ];
 
 // An entry stored as another one's objects is stored in that one's group, version and kind.

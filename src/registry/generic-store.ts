@@ -340,7 +340,7 @@ export class GenericStore implements RESTStore {
     const generated = (meta.name === undefined || meta.name === '') && (meta.generateName ?? '') !== '';
     if (generated) meta.name = generateName(meta.generateName!);
     this.trackUpdate(null, obj, '', options.fieldManager);
-    this.strategy.prepareForCreate?.(obj);
+    this.strategy.prepareForCreate?.(obj, options.user);
     managedFieldsLast(obj);
 
     await this.admit('CREATE', obj, undefined, '', options.dryRun === true);
@@ -362,7 +362,7 @@ export class GenericStore implements RESTStore {
       } catch (err) {
         if (generated && isAlreadyExists(err) && attempt < GENERATE_NAME_ATTEMPTS) {
           meta.name = generateName(meta.generateName!);
-          this.strategy.prepareForCreate?.(obj);
+          this.strategy.prepareForCreate?.(obj, options.user);
           continue;
         }
         if (isAlreadyExists(err)) throw await this.whileDeleting(ns, meta.name!, err as StatusError);
@@ -758,7 +758,13 @@ export class GenericStore implements RESTStore {
 
   // ---- delete --------------------------------------------------------------
 
-  async delete(namespace: string, name: string, options: DeleteOptions): Promise<{ result: KubeObject | Status; gone: boolean }> {
+  async delete(namespace: string, name: string, options: DeleteOptions, inCollection = false): Promise<{ result: KubeObject | Status; gone: boolean }> {
+    // A kind's REST may refuse to delete some names (system priority classes); upstream's
+    // deletecollection goes around that REST, so it does here too.
+    if (!inCollection) {
+      const refused = this.strategy.refuseDelete?.(name);
+      if (refused !== undefined) throw refused;
+    }
     const ns = this.ns(namespace);
     const dryRun = options.dryRun === true;
     for (let attempt = 0; ; attempt++) {
@@ -835,7 +841,7 @@ export class GenericStore implements RESTStore {
       while (next < list.items.length) {
         const item = list.items[next++]!;
         try {
-          await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options);
+          await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, true);
         } catch (err) {
           if (err instanceof StatusError && err.reason === 'NotFound') continue;
           throw err;
