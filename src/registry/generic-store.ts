@@ -175,6 +175,10 @@ export class GenericStore implements RESTStore {
   private trackUpdate(live: KubeObject | null, next: KubeObject, subresource: string, manager: string | undefined): void {
     const fm = this.fieldManager(subresource);
     if (fm === undefined) return;
+    if (this.strategy.tracksManagedFields === false) {
+      delete next.metadata.managedFields;
+      return;
+    }
     try {
       fm.update(live, next, manager ?? '');
     } catch {

@@ -81,6 +81,11 @@ export interface Strategy {
    * the generic store's rest.BeforeDelete wording.
    */
   deletePreconditionMessage?(field: 'UID' | 'ResourceVersion', wanted: string, actual: string): string;
+  /**
+   * false: writes keep no metadata.managedFields (certificate signing requests: kube-apiserver
+   * 1.32's field manager fails on them and drops the entries, as its UpdateNoErrors does).
+   */
+  tracksManagedFields?: boolean;
   /** A DELETE of this name is refused with the returned error (system priority classes); deletecollection is not asked. */
   refuseDelete?(name: string): StatusError | undefined;
   /** Set deletionGracePeriodSeconds: 0 when marking a finalized object deleted (default true). */

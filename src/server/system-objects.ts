@@ -33,6 +33,8 @@ export const DEFAULT_MASTER_LEASE_TTL_SECONDS = 15;
 const SERVICE_NAME = 'kubernetes';
 const NAMESPACE = 'default';
 const SYSTEM_USER = { name: 'system:apiserver', groups: ['system:masters'] };
+/** The field manager upstream's loopback client records (its user agent's program name). */
+const WRITE = { user: SYSTEM_USER, fieldManager: 'kube-apiserver' };
 
 export interface EndpointReconcilerOptions {
   /** The address other clients reach this server at (--advertise-address). */
@@ -145,7 +147,7 @@ export class SystemObjects {
       if (!isNotFound(err)) throw err;
     }
     try {
-      const created = await store.create(namespace, structuredClone(object), { user: SYSTEM_USER });
+      const created = await store.create(namespace, structuredClone(object), WRITE);
       this.options.logger.info({ resource, namespace, name: object.metadata.name }, 'created system object');
       return created;
     } catch (err) {
@@ -220,7 +222,7 @@ export class SystemObjects {
     if (!sameJSON(current, ports) || spec['type'] !== 'ClusterIP') {
       const next = structuredClone(svc);
       next['spec'] = { ...spec, type: 'ClusterIP', ports };
-      await this.store('', 'services').update(NAMESPACE, SERVICE_NAME, next, { user: SYSTEM_USER });
+      await this.store('', 'services').update(NAMESPACE, SERVICE_NAME, next, WRITE);
     }
   }
 
@@ -280,7 +282,7 @@ export class SystemObjects {
     }
     if (current === undefined) {
       try {
-        await store.create(NAMESPACE, structuredClone(desired), { user: SYSTEM_USER });
+        await store.create(NAMESPACE, structuredClone(desired), WRITE);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
       }
@@ -288,6 +290,6 @@ export class SystemObjects {
     }
     if (sameJSON(view(current), view(desired))) return;
     const next: KubeObject = { ...structuredClone(desired), metadata: { ...current.metadata, labels: desired.metadata.labels ?? {} } };
-    await store.update(NAMESPACE, name, next, { user: SYSTEM_USER });
+    await store.update(NAMESPACE, name, next, WRITE);
   }
 }

@@ -139,6 +139,8 @@ export const certificateSigningRequestStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
+  // kube-apiserver 1.32 answers every CSR write without managedFields (its field manager fails on the kind).
+  tracksManagedFields: false,
   fields: { 'spec.signerName': (obj) => String((obj as Loose).spec?.signerName ?? '') },
   fieldLabels: ['metadata.name', 'spec.signerName'],
   subresources: { approval: csrApproval, status: csrStatus },
