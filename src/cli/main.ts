@@ -190,6 +190,8 @@ async function serve(argv: string[]): Promise<void> {
   const reconciler = values['endpoint-reconciler-type'];
   if (reconciler !== 'lease' && reconciler !== 'none') fail(`invalid --endpoint-reconciler-type ${JSON.stringify(reconciler)}: want lease or none`);
   options.endpointReconcilerType = reconciler;
+  // The kube-system objects a control plane keeps (identity lease, token tracking).
+  options.controlPlaneObjects = true;
   if (values['advertise-address'] !== undefined) options.advertiseAddress = values['advertise-address'];
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (values['admission-control-config-file'] !== '') options.admissionControlConfigFile = path.resolve(values['admission-control-config-file']);

@@ -76,6 +76,12 @@ export interface ServerOptions {
    * library's default, so embedded servers start empty) leaves them out. `apiary serve` uses lease.
    */
   endpointReconcilerType?: 'lease' | 'none';
+  /**
+   * The kube-system objects a kube-apiserver keeps: its identity Lease (APIServerIdentity)
+   * and the legacy service-account token tracking ConfigMap. Default false in the library
+   * (embedded servers start empty); `apiary serve` turns it on.
+   */
+  controlPlaneObjects?: boolean;
   /** --advertise-address: the address the `kubernetes` endpoints list for this server (default: see advertiseAddressFor). */
   advertiseAddress?: string;
   /** The lease reconciler's interval and lease TTL (default 10 s and 15 s, as upstream); tests shorten them. */
@@ -344,6 +350,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     backend: rawBackend,
     prefix,
     logger,
+    identity: options.controlPlaneObjects === true,
     ...(endpoints !== undefined ? { endpoints } : {}),
     ...(options.endpointReconcileIntervalMs !== undefined ? { intervalMs: options.endpointReconcileIntervalMs } : {}),
   });

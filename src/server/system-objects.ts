@@ -16,9 +16,18 @@
 // (etcd's lease, or the local backends' TTL sweep; a lease whose renew time is
 // older than the TTL is ignored meanwhile). All servers agree on the same
 // sorted list, so concurrent writers converge instead of fighting.
+// - with `identity` (kube-apiserver's APIServerIdentity, on by default in 1.32): the
+//   identity Lease `apiserver-<hash of the host name>` in kube-system, renewed every
+//   interval (duration 3600 s), and the collection of such leases expired for an hour
+//   (checked hourly, as upstream's lease GC); and the legacy service-account token
+//   tracking ConfigMap `kube-apiserver-legacy-service-account-token-tracking` with the
+//   date tracking started. Both wait for kube-system to exist (the system namespaces
+//   controller makes it), as upstream's controllers retry.
 // Objects are written through the registry (validation, admission) as the
 // system, in-process.
 
+import crypto from 'node:crypto';
+import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Registry } from '../registry/index.js';
 import type { Backend } from '../storage/interface.js';
@@ -52,6 +61,10 @@ export interface SystemObjectsOptions {
   backend: Backend;
   prefix: string;
   logger: Logger;
+  /** Keep the identity lease and the legacy token tracking ConfigMap in kube-system. */
+  identity?: boolean;
+  /** The host name the identity is derived from (default os.hostname()). */
+  hostname?: string;
   /** Absent: no kubernetes Service or endpoints (--endpoint-reconciler-type=none). */
   endpoints?: EndpointReconcilerOptions;
   intervalMs?: number;
@@ -72,16 +85,62 @@ function isAlreadyExists(err: unknown): boolean {
   return isStatusError(err) && err.reason === 'AlreadyExists';
 }
 
+export const IDENTITY_LEASE_DURATION_SECONDS = 3600;
+const IDENTITY_LEASE_GC_PERIOD_MS = 3600_000;
+const IDENTITY_LABEL = 'apiserver.kubernetes.io/identity';
+const TOKEN_TRACKING_CONFIGMAP = 'kube-apiserver-legacy-service-account-token-tracking';
+
+/**
+ * The server's identity as upstream derives it: "apiserver-" and the lower-case, unpadded
+ * base32 of the first 16 bytes of SHA-256 over the host name and "kube-apiserver", each
+ * with a two-byte length prefix (cryptobyte's AddUint16LengthPrefixed).
+ */
+export function apiserverIdentity(hostname: string): string {
+  const part = (text: string): Buffer => {
+    const bytes = Buffer.from(text);
+    const len = Buffer.alloc(2);
+    len.writeUInt16BE(bytes.length);
+    return Buffer.concat([len, bytes]);
+  };
+  const hash = crypto.createHash('sha256').update(Buffer.concat([part(hostname), part('kube-apiserver')])).digest().subarray(0, 16);
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of hash) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
+  return `apiserver-${out}`;
+}
+
+/** A MicroTime as the API prints it: RFC 3339 with six fractional digits. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, (_m, millis: string) => `.${millis}000Z`);
+}
+
 export class SystemObjects {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
   private readonly now: () => number;
   private readonly intervalMs: number;
+  private readonly hostname: string;
+  private readonly identity: string;
+  private readonly holderIdentity: string;
+  private lastLeaseGC = 0;
 
   constructor(private readonly options: SystemObjectsOptions) {
     this.now = options.now ?? Date.now;
     this.intervalMs = options.intervalMs ?? DEFAULT_ENDPOINT_RECONCILE_INTERVAL_MS;
+    this.hostname = options.hostname ?? os.hostname();
+    this.identity = apiserverIdentity(this.hostname);
+    this.holderIdentity = `${this.identity}_${crypto.randomUUID()}`;
   }
 
   /** Runs one pass now (errors logged, not thrown), then one every interval. */
@@ -116,6 +175,7 @@ export class SystemObjects {
     this.running = (async () => {
       try {
         await this.ensurePriorityClasses();
+        if (this.options.identity === true) await this.kubeSystemObjects();
         const ep = this.options.endpoints;
         if (ep !== undefined) {
           await this.renewLease(ep);
@@ -165,6 +225,62 @@ export class SystemObjects {
         value: pc.value,
         description: pc.description,
       });
+    }
+  }
+
+  // ---- kube-system: identity lease, token tracking ----------------------------
+
+  private async kubeSystemObjects(): Promise<void> {
+    try {
+      await this.store('', 'namespaces').get('', 'kube-system', {});
+    } catch (err) {
+      if (isNotFound(err)) return; // not made yet: the next pass tries again
+      throw err;
+    }
+    await this.renewIdentityLease();
+    await this.ensure('', 'configmaps', 'kube-system', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: TOKEN_TRACKING_CONFIGMAP, namespace: 'kube-system' },
+      data: { since: new Date(this.now()).toISOString().slice(0, 10) },
+    });
+    if (this.now() - this.lastLeaseGC >= IDENTITY_LEASE_GC_PERIOD_MS) {
+      this.lastLeaseGC = this.now();
+      await this.collectExpiredIdentityLeases();
+    }
+  }
+
+  private async renewIdentityLease(): Promise<void> {
+    const store = this.store('coordination.k8s.io', 'leases');
+    const spec = { holderIdentity: this.holderIdentity, leaseDurationSeconds: IDENTITY_LEASE_DURATION_SECONDS, renewTime: microTime(this.now()) };
+    const labels = { [IDENTITY_LABEL]: 'kube-apiserver', 'kubernetes.io/hostname': this.hostname };
+    let current: KubeObject | undefined;
+    try {
+      current = await store.get('kube-system', this.identity, {});
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (current === undefined) {
+      await store.create('kube-system', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.identity, namespace: 'kube-system', labels }, spec }, WRITE);
+      return;
+    }
+    const next = structuredClone(current);
+    next.metadata.labels = { ...(next.metadata.labels ?? {}), ...labels };
+    next['spec'] = { ...((next['spec'] ?? {}) as Record<string, unknown>), ...spec };
+    await store.update('kube-system', this.identity, next, WRITE);
+  }
+
+  /** Deletes identity leases not renewed within their duration (another server that is gone). */
+  private async collectExpiredIdentityLeases(): Promise<void> {
+    const store = this.store('coordination.k8s.io', 'leases');
+    const list = await store.list('kube-system', { labelSelector: `${IDENTITY_LABEL}=kube-apiserver` });
+    for (const lease of list.items) {
+      const spec = (lease['spec'] ?? {}) as { renewTime?: string; leaseDurationSeconds?: number };
+      const renewed = Date.parse(spec.renewTime ?? '');
+      const duration = (spec.leaseDurationSeconds ?? 0) * 1000;
+      if (Number.isNaN(renewed) || renewed + duration < this.now()) {
+        await store.delete('kube-system', lease.metadata.name ?? '', { preconditions: { resourceVersion: lease.metadata.resourceVersion ?? '' } }).catch(() => undefined);
+      }
     }
   }
 

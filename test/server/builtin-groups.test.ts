@@ -183,3 +183,31 @@ describe('the built-in groups of issue 21', { timeout: 90_000 }, () => {
     assert.deepEqual(rows(svc.stdout)[1]!.slice(0, 5), ['kubernetes', 'ClusterIP', '10.0.0.1', '<none>', '443/TCP']);
   });
 });
+
+describe('the kube-system objects of a control plane', { timeout: 30_000 }, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ storage: 'memory', controlPlaneObjects: true, endpointReconcileIntervalMs: 200 });
+  });
+  after(async () => server?.stop());
+
+  test('the identity lease and the token tracking ConfigMap appear once kube-system exists', async () => {
+    const { apiserverIdentity } = await import('../../src/server/system-objects.js');
+    const os = await import('node:os');
+    const name = apiserverIdentity(os.hostname());
+    assert.match(name, /^apiserver-[a-z2-7]{26}$/);
+    const created = await request(server.url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } } });
+    assert.equal(created.status, 201, created.text);
+    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`;
+    await until('the identity lease', async () => (await get(server.url, leasePath)).status === 200, 5000, 100);
+    const lease = (await get(server.url, leasePath)).json;
+    assert.deepEqual(lease.metadata.labels, { 'apiserver.kubernetes.io/identity': 'kube-apiserver', 'kubernetes.io/hostname': os.hostname() });
+    assert.equal(lease.spec.leaseDurationSeconds, 3600);
+    assert.match(lease.spec.holderIdentity, new RegExp(`^${name}_[0-9a-f-]{36}$`));
+    assert.match(lease.spec.renewTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    await until('the lease is renewed', async () => (await get(server.url, leasePath)).json.spec.renewTime !== lease.spec.renewTime, 5000, 100);
+    const cm = await get(server.url, '/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking');
+    assert.equal(cm.status, 200, cm.text);
+    assert.match(cm.json.data.since, /^\d{4}-\d\d-\d\d$/);
+  });
+});
