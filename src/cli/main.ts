@@ -4,6 +4,7 @@
 //   apiary serve [--data-dir DIR] [--bind-address ADDR] [--secure-port N] [--storage sqlite|memory|etcd]
 //                [--etcd-servers URL,...] [--etcd-prefix PREFIX] [--etcd-compaction-interval DUR]
 //                [--event-ttl DUR] [--service-cluster-ip-range CIDR] [--service-node-port-range RANGE]
+//                [--endpoint-reconciler-type lease|none] [--advertise-address IP]
 //                [--log-level LEVEL] [TLS, authentication and authorization flags]
 //                [controller and --leader-elect* flags]
 //
@@ -52,6 +53,11 @@ Flags:
                           the IPv4 range services' cluster IPs come from (default 10.0.0.0/24)
   --service-node-port-range RANGE
                           the ports NodePort services get (default 30000-32767)
+  --endpoint-reconciler-type TYPE
+                          lease: keep the kubernetes Service and its endpoints listing every running
+                          server (default); none: leave them out
+  --advertise-address IP  the address the kubernetes endpoints list for this server (default: the
+                          bind address, or the host's first non-loopback IPv4 address)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
   --admission-control-config-file FILE
                           an AdmissionConfiguration (ResourceQuota's limitedResources)
@@ -113,6 +119,8 @@ async function serve(argv: string[]): Promise<void> {
         'event-ttl': { type: 'string', default: '1h' },
         'service-cluster-ip-range': { type: 'string', default: DEFAULT_SERVICE_CLUSTER_IP_RANGE },
         'service-node-port-range': { type: 'string', default: DEFAULT_SERVICE_NODE_PORT_RANGE },
+        'endpoint-reconciler-type': { type: 'string', default: 'lease' },
+        'advertise-address': { type: 'string' },
         'log-level': { type: 'string', default: 'info' },
         'admission-control-config-file': { type: 'string', default: '' },
         'disable-admission-plugins': { type: 'string', default: '' },
@@ -179,6 +187,12 @@ async function serve(argv: string[]): Promise<void> {
     serviceClusterIpRange: values['service-cluster-ip-range'],
     serviceNodePortRange: values['service-node-port-range'],
   };
+  const reconciler = values['endpoint-reconciler-type'];
+  if (reconciler !== 'lease' && reconciler !== 'none') fail(`invalid --endpoint-reconciler-type ${JSON.stringify(reconciler)}: want lease or none`);
+  options.endpointReconcilerType = reconciler;
+  // The kube-system objects a control plane keeps (identity lease, token tracking).
+  options.controlPlaneObjects = true;
+  if (values['advertise-address'] !== undefined) options.advertiseAddress = values['advertise-address'];
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (values['admission-control-config-file'] !== '') options.admissionControlConfigFile = path.resolve(values['admission-control-config-file']);
   const disabled = values['disable-admission-plugins'].split(',').map((s) => s.trim()).filter((s) => s !== '');

@@ -23,6 +23,11 @@ import { leaseStrategy } from './strategies/leases.js';
 import { deploymentStrategy } from './strategies/deployments.js';
 import { eventsV1Strategy } from './strategies/events-v1.js';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './strategies/rbac.js';
+import { ingressClassStrategy, ingressStrategy, networkPolicyStrategy } from './strategies/networking.js';
+import { persistentVolumeStrategy, podTemplateStrategy } from './strategies/persistentvolumes.js';
+import { endpointSliceStrategy } from './strategies/endpointslices.js';
+import { csiDriverStrategy, csiNodeStrategy, csiStorageCapacityStrategy, storageClassStrategy, volumeAttachmentStrategy } from './strategies/storage.js';
+import { certificateSigningRequestStrategy, priorityClassStrategy, runtimeClassStrategy } from './strategies/cluster-policy.js';
 import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
 import type { Conversion } from './converting-store.js';
 import type { KubeObject } from '../machinery/meta.js';
@@ -92,6 +97,8 @@ const entries: CatalogEntry[] = [
   entry({ group: '', version: 'v1', resource: 'resourcequotas', kind: 'ResourceQuota', singular: 'resourcequota', short: ['quota'], strategy: resourceQuotaStrategy }),
   entry({ group: '', version: 'v1', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', singular: 'persistentvolumeclaim', short: ['pvc'], strategy: persistentVolumeClaimStrategy }),
   entry({ group: '', version: 'v1', resource: 'replicationcontrollers', kind: 'ReplicationController', singular: 'replicationcontroller', short: ['rc'], categories: ['all'], strategy: replicationControllerStrategy }),
+  entry({ group: '', version: 'v1', resource: 'persistentvolumes', kind: 'PersistentVolume', singular: 'persistentvolume', short: ['pv'], strategy: persistentVolumeStrategy }),
+  entry({ group: '', version: 'v1', resource: 'podtemplates', kind: 'PodTemplate', singular: 'podtemplate', strategy: podTemplateStrategy }),
   entry({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', singular: 'deployment', short: ['deploy'], categories: ['all'], strategy: deploymentStrategy }),
   entry({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', singular: 'lease', strategy: leaseStrategy }),
   entry({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', short: ['ev'], strategy: eventsV1Strategy,
@@ -100,6 +107,18 @@ const entries: CatalogEntry[] = [
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', singular: 'clusterrole', strategy: clusterRoleStrategy }),
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', singular: 'rolebinding', strategy: roleBindingStrategy }),
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', singular: 'role', strategy: roleStrategy }),
+  entry({ group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', kind: 'NetworkPolicy', singular: 'networkpolicy', short: ['netpol'], strategy: networkPolicyStrategy }),
+  entry({ group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', kind: 'Ingress', singular: 'ingress', short: ['ing'], strategy: ingressStrategy }),
+  entry({ group: 'networking.k8s.io', version: 'v1', resource: 'ingressclasses', kind: 'IngressClass', singular: 'ingressclass', strategy: ingressClassStrategy }),
+  entry({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', singular: 'endpointslice', strategy: endpointSliceStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', kind: 'StorageClass', singular: 'storageclass', short: ['sc'], strategy: storageClassStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'csidrivers', kind: 'CSIDriver', singular: 'csidriver', strategy: csiDriverStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'csinodes', kind: 'CSINode', singular: 'csinode', strategy: csiNodeStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'volumeattachments', kind: 'VolumeAttachment', singular: 'volumeattachment', strategy: volumeAttachmentStrategy }),
+  entry({ group: 'storage.k8s.io', version: 'v1', resource: 'csistoragecapacities', kind: 'CSIStorageCapacity', singular: 'csistoragecapacity', strategy: csiStorageCapacityStrategy }),
+  entry({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', kind: 'PriorityClass', singular: 'priorityclass', short: ['pc'], strategy: priorityClassStrategy }),
+  entry({ group: 'node.k8s.io', version: 'v1', resource: 'runtimeclasses', kind: 'RuntimeClass', singular: 'runtimeclass', strategy: runtimeClassStrategy }),
+  entry({ group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest', singular: 'certificatesigningrequest', short: ['csr'], strategy: certificateSigningRequestStrategy }),
 ];
 
 // An entry stored as another one's objects is stored in that one's group, version and kind.

@@ -24,7 +24,7 @@ import {
   staleResourceVersion,
   type Status,
 } from '../machinery/errors.js';
-import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
+import { type FieldError, fieldErrors, GoValue } from '../machinery/field-errors.js';
 import { parseLabelSelector } from '../machinery/labels.js';
 import { DEFAULT_FIELD_LABELS, parseFieldSelector, unknownFieldSelectorError, unsupportedFieldError } from '../machinery/fields.js';
 import { validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate } from '../machinery/validation.js';
@@ -194,6 +194,10 @@ export class GenericStore implements RESTStore {
   private trackUpdate(live: KubeObject | null, next: KubeObject, subresource: string, manager: string | undefined): void {
     const fm = this.fieldManager(subresource);
     if (fm === undefined) return;
+    if (this.strategy.tracksManagedFields === false) {
+      delete next.metadata.managedFields;
+      return;
+    }
     try {
       fm.update(live, next, manager ?? '');
     } catch {
@@ -359,7 +363,7 @@ export class GenericStore implements RESTStore {
     const generated = (meta.name === undefined || meta.name === '') && (meta.generateName ?? '') !== '';
     if (generated) meta.name = generateName(meta.generateName!);
     this.trackUpdate(null, obj, '', options.fieldManager);
-    this.strategy.prepareForCreate?.(obj);
+    this.strategy.prepareForCreate?.(obj, options.user);
     managedFieldsLast(obj);
 
     await this.admit('CREATE', obj, undefined, '', options.dryRun === true);
@@ -381,7 +385,7 @@ export class GenericStore implements RESTStore {
       } catch (err) {
         if (generated && isAlreadyExists(err) && attempt < GENERATE_NAME_ATTEMPTS) {
           meta.name = generateName(meta.generateName!);
-          this.strategy.prepareForCreate?.(obj);
+          this.strategy.prepareForCreate?.(obj, options.user);
           continue;
         }
         if (isAlreadyExists(err)) throw await this.whileDeleting(ns, meta.name!, err as StatusError);
@@ -422,8 +426,10 @@ export class GenericStore implements RESTStore {
         }
         if (wantedRV === '') {
           if (!this.strategy.allowUnconditionalUpdate) {
-            throw invalid(this.strategy.invalidGroup ?? this.gr.group, this.type.kind, name, [
-              fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
+            // Upstream names the resource here (qualifiedKindFromObject falls back to it) and
+            // prints the uint64 resourceVersion as Go's %#v does.
+            throw invalid(this.strategy.invalidGroup ?? this.gr.group, this.type.resource, name, [
+              fieldErrors.invalid('metadata.resourceVersion', new GoValue('0x0'), 'must be specified for an update'),
             ]);
           }
         } else if (wantedRV !== current.metadata.resourceVersion) {
@@ -814,7 +820,13 @@ export class GenericStore implements RESTStore {
 
   // ---- delete --------------------------------------------------------------
 
-  async delete(namespace: string, name: string, options: DeleteOptions): Promise<{ result: KubeObject | Status; gone: boolean }> {
+  async delete(namespace: string, name: string, options: DeleteOptions, inCollection = false): Promise<{ result: KubeObject | Status; gone: boolean }> {
+    // A kind's REST may refuse to delete some names (system priority classes); upstream's
+    // deletecollection goes around that REST, so it does here too.
+    if (!inCollection) {
+      const refused = this.strategy.refuseDelete?.(name);
+      if (refused !== undefined) throw refused;
+    }
     const ns = this.ns(namespace);
     const dryRun = options.dryRun === true;
     for (let attempt = 0; ; attempt++) {
@@ -891,7 +903,7 @@ export class GenericStore implements RESTStore {
       while (next < list.items.length) {
         const item = list.items[next++]!;
         try {
-          await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options);
+          await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, true);
         } catch (err) {
           if (err instanceof StatusError && err.reason === 'NotFound') continue;
           throw err;

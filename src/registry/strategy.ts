@@ -8,6 +8,8 @@ import type { KubeObject } from '../machinery/meta.js';
 import type { FieldError } from '../machinery/field-errors.js';
 
 import type { NameValidator } from '../machinery/validation.js';
+import type { UserInfo } from '../machinery/user.js';
+import type { StatusError } from '../machinery/errors.js';
 
 export type { NameValidator };
 
@@ -27,8 +29,8 @@ export interface Strategy {
   nameValidator: NameValidator;
   /** Fills defaults (upstream's defaults.go); runs on every write's body. */
   defaults?(obj: KubeObject): void;
-  /** Clears what a client may not set on create (often status). */
-  prepareForCreate?(obj: KubeObject): void;
+  /** Clears what a client may not set on create (often status); `user` is who creates it, when the server authenticates. */
+  prepareForCreate?(obj: KubeObject, user?: UserInfo): void;
   /** Main-resource PUT/PATCH: keeps what it may not change (status) and bumps generation. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validate?(obj: KubeObject): FieldError[];
@@ -79,6 +81,13 @@ export interface Strategy {
    * the generic store's rest.BeforeDelete wording.
    */
   deletePreconditionMessage?(field: 'UID' | 'ResourceVersion', wanted: string, actual: string): string;
+  /**
+   * false: writes keep no metadata.managedFields (certificate signing requests: kube-apiserver
+   * 1.32's field manager fails on them and drops the entries, as its UpdateNoErrors does).
+   */
+  tracksManagedFields?: boolean;
+  /** A DELETE of this name is refused with the returned error (system priority classes); deletecollection is not asked. */
+  refuseDelete?(name: string): StatusError | undefined;
   /** Set deletionGracePeriodSeconds: 0 when marking a finalized object deleted (default true). */
   zeroGracePeriodOnFinalize?: boolean;
   /** Bump metadata.generation when the deletionTimestamp is first set (default true). */

@@ -27,6 +27,8 @@ import { createApiHandler } from './routes.js';
 import { WatchTracker, type WatchLimits } from './watch.js';
 import { CustomResourceServing, crdCatalogEntry, type ValidationRuleCompiler } from '../apiextensions/index.js';
 import { setupSecurity, type SecurityOptions, type SecuritySetup } from './secure-serving.js';
+import { SystemObjects, type EndpointReconcilerOptions } from './system-objects.js';
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE } from '../registry/service-ip-allocator.js';
 
 export type { SecurityOptions };
 
@@ -68,6 +70,23 @@ export interface ServerOptions {
   maxWatchBufferedBytes?: number;
   /** --service-cluster-ip-range: the IPv4 CIDR services' cluster IPs come from (default 10.0.0.0/24). */
   serviceClusterIpRange?: string;
+  /**
+   * --endpoint-reconciler-type: 'lease' keeps the `kubernetes` Service in `default` and its
+   * Endpoints/EndpointSlice listing every running server (upstream's default); 'none' (the
+   * library's default, so embedded servers start empty) leaves them out. `apiary serve` uses lease.
+   */
+  endpointReconcilerType?: 'lease' | 'none';
+  /**
+   * The kube-system objects a kube-apiserver keeps: its identity Lease (APIServerIdentity)
+   * and the legacy service-account token tracking ConfigMap. Default false in the library
+   * (embedded servers start empty); `apiary serve` turns it on.
+   */
+  controlPlaneObjects?: boolean;
+  /** --advertise-address: the address the `kubernetes` endpoints list for this server (default: see advertiseAddressFor). */
+  advertiseAddress?: string;
+  /** The lease reconciler's interval and lease TTL (default 10 s and 15 s, as upstream); tests shorten them. */
+  endpointReconcileIntervalMs?: number;
+  masterLeaseTtlSeconds?: number;
   /** --service-node-port-range: where NodePort and LoadBalancer services' node ports come from (default 30000-32767). */
   serviceNodePortRange?: string;
   /**
@@ -146,6 +165,22 @@ export function kubeconfigYaml(serverUrl: string, credentials: Omit<AdminCredent
     'preferences: {}',
     '',
   ].join('\n');
+}
+
+/**
+ * The address the `kubernetes` endpoints list for this server: --advertise-address,
+ * else the bind address when it is a specific non-loopback one, else the host's first
+ * non-internal IPv4 address (upstream's ChooseHostInterface, simplified). Undefined when
+ * there is none: endpoints may not hold loopback addresses.
+ */
+export function advertiseAddressFor(bindAddress: string, advertise?: string): string | undefined {
+  if (advertise !== undefined && advertise !== '') return advertise;
+  const special = bindAddress === '0.0.0.0' || bindAddress === '::' || bindAddress === '' || bindAddress.startsWith('127.') || bindAddress === '::1';
+  if (!special) return bindAddress;
+  for (const infos of Object.values(os.networkInterfaces())) {
+    for (const info of infos ?? []) if (info.family === 'IPv4' && !info.internal) return info.address;
+  }
+  return undefined;
 }
 
 function urlHost(address: string): string {
@@ -299,6 +334,28 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     kubeconfigPath = path.join(dataDir, 'kubeconfig');
     fs.writeFileSync(kubeconfigPath, kubeconfigYaml(url, tls !== undefined ? admin : {}), { mode: 0o600 });
   }
+  // What a kube-apiserver keeps in place itself: the system priority classes and, with the
+  // lease reconciler, the kubernetes Service and its endpoints.
+  let endpoints: EndpointReconcilerOptions | undefined;
+  if ((options.endpointReconcilerType ?? 'none') === 'lease') {
+    const advertised = advertiseAddressFor(bindAddress, options.advertiseAddress);
+    if (advertised === undefined) logger.warn({ bindAddress }, 'no address to advertise: the kubernetes service gets no endpoints (set --advertise-address)');
+    else {
+      endpoints = { advertiseAddress: advertised, port, serviceClusterIpRange: options.serviceClusterIpRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE };
+      if (options.masterLeaseTtlSeconds !== undefined) endpoints.leaseTtlSeconds = options.masterLeaseTtlSeconds;
+    }
+  }
+  const systemObjects = new SystemObjects({
+    registry,
+    backend: rawBackend,
+    prefix,
+    logger,
+    identity: options.controlPlaneObjects === true,
+    ...(endpoints !== undefined ? { endpoints } : {}),
+    ...(options.endpointReconcileIntervalMs !== undefined ? { intervalMs: options.endpointReconcileIntervalMs } : {}),
+  });
+  await systemObjects.start();
+
   ready = true;
   logger.info({ url, storage, dataDir }, 'apiserver listening');
 
@@ -314,6 +371,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       grace.unref();
       await closed;
       clearTimeout(grace);
+      await systemObjects.stop();
       security?.stop();
       compactor?.stop();
       customResources.stop();

@@ -59,7 +59,7 @@ test('/api and /api/v1', async () => {
   );
   assert.deepEqual(hashes, {
     configmaps: 'qFsyl6wFWjQ=', endpoints: 'fWeeMqaN/OA=', events: 'r2yiGXH7wu8=', limitranges: 'EBKMFVe6cwo=', namespaces: 'Q3oi5N2YM8M=',
-    nodes: 'XwShjMxG9Fs=', persistentvolumeclaims: 'QWTyNDq0dC4=', pods: 'xPOwRZ+Yhw8=', replicationcontrollers: 'Jond2If31h0=', resourcequotas: '8uhSgffRX6w=',
+    nodes: 'XwShjMxG9Fs=', persistentvolumeclaims: 'QWTyNDq0dC4=', persistentvolumes: 'HN/zwEC+JgM=', pods: 'xPOwRZ+Yhw8=', podtemplates: 'LIXB2x4IFpk=', replicationcontrollers: 'Jond2If31h0=', resourcequotas: '8uhSgffRX6w=',
     secrets: 'S6u1pOWzb84=', serviceaccounts: 'pbx9ZvyFpBE=', services: '0/CO1lhkEBI=',
   });
   assert.equal((byName.get('pods/status') as { storageVersionHash?: string }).storageVersionHash, undefined);

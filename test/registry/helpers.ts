@@ -59,6 +59,10 @@ export async function statusOf(p: Promise<unknown>): Promise<StatusError['status
   throw new Error('expected a StatusError, the call succeeded');
 }
 
+/** An ECDSA P-256 certificate request (CN=apis-diff), PEM then base64. */
+const SAMPLE_CSR =
+  'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlITk1IWUNBUUF3RkRFU01CQUdBMVVFQXd3SllYQnBjeTFrYVdabU1Ga3dFd1lIS29aSXpqMENBUVlJS29aSQp6ajBEQVFjRFFnQUVLcEJVS3ZydUhXdStVMU9oSTRRL2VxOXVyVnB4R2ZvcENkWit1aExiSExIZzFXaE0xSUVYCkZxdDFJQjkzcnoyUzJXVU9BUDRUUEx1cWcwNVQwRzEwTTZBQU1Bb0dDQ3FHU000OUJBTUNBMGNBTUVRQ0lCYmYKNjRPOFFtNEYxV3NibWJJb2xlUFlqVmliQzJ0SnRWME9LdHlsUzBvVUFpQndRZ2FhdG96NEdoWEY1bmR3cVpmYwp1T0FsZzc3NDJrSjQ5UmpUQmJ1Wk13PT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==';
+
 const podSpec = { containers: [{ name: 'app', image: 'nginx:1.25' }] };
 
 /** A minimal valid object per resource ("group/resource"), named `name`. */
@@ -126,6 +130,34 @@ export function sample(group: string, resource: string, name: string, namespace 
         type: 'Normal',
         regarding: { kind: 'Pod', namespace, name: 'p' },
       };
+    case '/persistentvolumes':
+      return { metadata: meta, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/data' } } };
+    case '/podtemplates':
+      return { metadata: meta, template: { metadata: { labels: { app: name } }, spec: structuredClone(podSpec) } };
+    case 'networking.k8s.io/networkpolicies':
+      return { metadata: meta, spec: { podSelector: { matchLabels: { app: name } } } };
+    case 'networking.k8s.io/ingresses':
+      return { metadata: meta, spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } } };
+    case 'networking.k8s.io/ingressclasses':
+      return { metadata: meta, spec: { controller: 'example.com/ingress' } };
+    case 'discovery.k8s.io/endpointslices':
+      return { metadata: meta, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.0.1'] }], ports: [{ port: 80 }] };
+    case 'storage.k8s.io/storageclasses':
+      return { metadata: meta, provisioner: 'example.com/disk' };
+    case 'storage.k8s.io/csidrivers':
+      return { metadata: meta, spec: {} };
+    case 'storage.k8s.io/csinodes':
+      return { metadata: meta, spec: { drivers: [{ name: 'disk.example.com', nodeID: 'n1' }] } };
+    case 'storage.k8s.io/volumeattachments':
+      return { metadata: meta, spec: { attacher: 'disk.example.com', nodeName: 'node-a', source: { persistentVolumeName: 'pv' } } };
+    case 'storage.k8s.io/csistoragecapacities':
+      return { metadata: meta, storageClassName: 'fast', capacity: '1Gi' };
+    case 'scheduling.k8s.io/priorityclasses':
+      return { metadata: meta, value: 100 };
+    case 'node.k8s.io/runtimeclasses':
+      return { metadata: meta, handler: 'runc' };
+    case 'certificates.k8s.io/certificatesigningrequests':
+      return { metadata: meta, spec: { request: SAMPLE_CSR, signerName: 'example.com/signer', usages: ['client auth'] } };
     default:
       throw new Error(`no sample for ${group}/${resource}`);
   }

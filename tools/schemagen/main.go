@@ -33,10 +33,16 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	// Imported only so that go.mod pins client-go, whose SMD schema file is read from disk.
@@ -77,7 +83,21 @@ func roots() []root {
 		corev1.ResourceQuota{}, corev1.ResourceQuotaList{},
 		corev1.PersistentVolumeClaim{}, corev1.PersistentVolumeClaimList{},
 		corev1.ReplicationController{}, corev1.ReplicationControllerList{},
+		corev1.PersistentVolume{}, corev1.PersistentVolumeList{},
+		corev1.PodTemplate{}, corev1.PodTemplateList{},
 		metav1.Status{})...)
+	rs = append(rs, kinds("networking.k8s.io", "v1",
+		networkingv1.NetworkPolicy{}, networkingv1.NetworkPolicyList{}, networkingv1.Ingress{}, networkingv1.IngressList{},
+		networkingv1.IngressClass{}, networkingv1.IngressClassList{})...)
+	rs = append(rs, kinds("discovery.k8s.io", "v1", discoveryv1.EndpointSlice{}, discoveryv1.EndpointSliceList{})...)
+	rs = append(rs, kinds("storage.k8s.io", "v1",
+		storagev1.StorageClass{}, storagev1.StorageClassList{}, storagev1.CSIDriver{}, storagev1.CSIDriverList{},
+		storagev1.CSINode{}, storagev1.CSINodeList{}, storagev1.VolumeAttachment{}, storagev1.VolumeAttachmentList{},
+		storagev1.CSIStorageCapacity{}, storagev1.CSIStorageCapacityList{})...)
+	rs = append(rs, kinds("scheduling.k8s.io", "v1", schedulingv1.PriorityClass{}, schedulingv1.PriorityClassList{})...)
+	rs = append(rs, kinds("node.k8s.io", "v1", nodev1.RuntimeClass{}, nodev1.RuntimeClassList{})...)
+	rs = append(rs, kinds("certificates.k8s.io", "v1",
+		certificatesv1.CertificateSigningRequest{}, certificatesv1.CertificateSigningRequestList{})...)
 	rs = append(rs, kinds("coordination.k8s.io", "v1", coordinationv1.Lease{}, coordinationv1.LeaseList{})...)
 	rs = append(rs, kinds("apps", "v1", appsv1.Deployment{}, appsv1.DeploymentList{})...)
 	rs = append(rs, kinds("events.k8s.io", "v1", eventsv1.Event{}, eventsv1.EventList{})...)
@@ -98,7 +118,9 @@ func roots() []root {
 		rs = append(rs, root{o, []gvk{{"meta.k8s.io", "v1", name}, {"meta.k8s.io", "v1beta1", name}}})
 	}
 	// WatchEvent and DeleteOptions are registered in every group-version we serve.
-	gvs := [][2]string{{"", "v1"}, {"apps", "v1"}, {"coordination.k8s.io", "v1"}, {"events.k8s.io", "v1"}, {"autoscaling", "v1"}, {"apiextensions.k8s.io", "v1"}, {"rbac.authorization.k8s.io", "v1"}, {"authorization.k8s.io", "v1"}, {"authentication.k8s.io", "v1"}, {"meta.k8s.io", "v1"}}
+	gvs := [][2]string{{"", "v1"}, {"apps", "v1"}, {"coordination.k8s.io", "v1"}, {"events.k8s.io", "v1"}, {"autoscaling", "v1"}, {"apiextensions.k8s.io", "v1"}, {"rbac.authorization.k8s.io", "v1"}, {"authorization.k8s.io", "v1"}, {"authentication.k8s.io", "v1"}, {"meta.k8s.io", "v1"},
+		{"networking.k8s.io", "v1"}, {"discovery.k8s.io", "v1"}, {"storage.k8s.io", "v1"}, {"scheduling.k8s.io", "v1"},
+		{"node.k8s.io", "v1"}, {"certificates.k8s.io", "v1"}}
 	for _, o := range []any{metav1.WatchEvent{}, metav1.DeleteOptions{}} {
 		var list []gvk
 		for _, gv := range gvs {

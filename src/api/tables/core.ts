@@ -286,7 +286,7 @@ export const persistentVolumeClaimPrinter: Printer = {
 };
 
 /** helper.GetAccessModesAsString: RWO,ROX,RWX,RWOP in that order, each once. */
-function accessModesString(modes: string[]): string {
+export function accessModesString(modes: string[]): string {
   const short: [string, string][] = [
     ['ReadWriteOnce', 'RWO'],
     ['ReadOnlyMany', 'ROX'],

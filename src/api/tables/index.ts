@@ -37,6 +37,15 @@ import { podPrinter } from './pod.js';
 import { eventPrinter, eventsV1Printer } from './events.js';
 import { deploymentPrinter, leasePrinter } from './apps.js';
 import { roleBindingPrinter } from './rbac.js';
+import {
+  csiDriverPrinter,
+  csiNodePrinter,
+  persistentVolumePrinter,
+  storageClassPrinter,
+  volumeAttachmentPrinter,
+} from './storage.js';
+import { endpointSlicePrinter, ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './networking.js';
+import { certificateSigningRequestPrinter, podTemplatePrinter, priorityClassPrinter, runtimeClassPrinter } from './cluster.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -60,6 +69,19 @@ const printers = new Map<string, Printer>([
   ['events.k8s.io/Event', eventsV1Printer],
   ['rbac.authorization.k8s.io/RoleBinding', roleBindingPrinter],
   ['rbac.authorization.k8s.io/ClusterRoleBinding', roleBindingPrinter],
+  ['/PersistentVolume', persistentVolumePrinter],
+  ['/PodTemplate', podTemplatePrinter],
+  ['networking.k8s.io/NetworkPolicy', networkPolicyPrinter],
+  ['networking.k8s.io/Ingress', ingressPrinter],
+  ['networking.k8s.io/IngressClass', ingressClassPrinter],
+  ['discovery.k8s.io/EndpointSlice', endpointSlicePrinter],
+  ['storage.k8s.io/StorageClass', storageClassPrinter],
+  ['storage.k8s.io/CSIDriver', csiDriverPrinter],
+  ['storage.k8s.io/CSINode', csiNodePrinter],
+  ['storage.k8s.io/VolumeAttachment', volumeAttachmentPrinter],
+  ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
+  ['node.k8s.io/RuntimeClass', runtimeClassPrinter],
+  ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
 ]);
 
 /** Go's time.RFC3339 in UTC without fractions: "2024-05-01T10:00:00Z". */

@@ -482,8 +482,9 @@ export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldE
     }
   });
   const seen = new Set<string>();
-  errs.push(...validateContainers(s.initContainers, `${path}.initContainers`, volumes, false, seen));
-  errs.push(...validateContainers(s.containers, `${path}.containers`, volumes, true, seen));
+  // A decoded template may carry null lists (Go's nil slices).
+  errs.push(...validateContainers(s.initContainers ?? undefined, `${path}.initContainers`, volumes, false, seen));
+  errs.push(...validateContainers(s.containers ?? undefined, `${path}.containers`, volumes, true, seen));
   const restart = s.restartPolicy ?? '';
   if (restart === '') errs.push(fieldErrors.required(`${path}.restartPolicy`));
   else if (!RESTART_POLICIES.includes(restart)) errs.push(fieldErrors.notSupported(`${path}.restartPolicy`, restart, RESTART_POLICIES));

@@ -33,6 +33,25 @@ const SERVED: [string, string, string][] = [
   ['apps', 'v1', 'deployments/status'],
   ['coordination.k8s.io', 'v1', 'leases'],
   ['events.k8s.io', 'v1', 'events'],
+  ['', 'v1', 'persistentvolumes'],
+  ['', 'v1', 'persistentvolumes/status'],
+  ['', 'v1', 'podtemplates'],
+  ['networking.k8s.io', 'v1', 'networkpolicies'],
+  ['networking.k8s.io', 'v1', 'ingresses'],
+  ['networking.k8s.io', 'v1', 'ingresses/status'],
+  ['networking.k8s.io', 'v1', 'ingressclasses'],
+  ['discovery.k8s.io', 'v1', 'endpointslices'],
+  ['storage.k8s.io', 'v1', 'storageclasses'],
+  ['storage.k8s.io', 'v1', 'csidrivers'],
+  ['storage.k8s.io', 'v1', 'csinodes'],
+  ['storage.k8s.io', 'v1', 'volumeattachments'],
+  ['storage.k8s.io', 'v1', 'volumeattachments/status'],
+  ['storage.k8s.io', 'v1', 'csistoragecapacities'],
+  ['scheduling.k8s.io', 'v1', 'priorityclasses'],
+  ['node.k8s.io', 'v1', 'runtimeclasses'],
+  ['certificates.k8s.io', 'v1', 'certificatesigningrequests'],
+  ['certificates.k8s.io', 'v1', 'certificatesigningrequests/approval'],
+  ['certificates.k8s.io', 'v1', 'certificatesigningrequests/status'],
 ];
 
 function legacySteps(): DiffRequest[] {
@@ -60,7 +79,7 @@ export const cases: DiffCase[] = [
     steps: [
       { title: '/api versions', method: 'GET', path: '/api', select: 'versions' },
       { title: '/api/v1 group version', method: 'GET', path: '/api/v1', select: 'groupVersion' },
-      ...['apps', 'coordination.k8s.io', 'events.k8s.io'].map((group) => ({
+      ...['apps', 'coordination.k8s.io', 'events.k8s.io', 'networking.k8s.io', 'discovery.k8s.io', 'storage.k8s.io', 'scheduling.k8s.io', 'node.k8s.io', 'certificates.k8s.io'].map((group) => ({
         title: `/apis group ${group}`,
         method: 'GET' as const,
         path: '/apis',

@@ -1,0 +1,147 @@
+// scheduling.k8s.io/v1 priority classes (the system ones may not be deleted),
+// node.k8s.io/v1 runtime classes and certificates.k8s.io/v1 certificate
+// signing requests (the requester recorded from the authenticated user; spec
+// fixed after create; conditions written through /approval, the certificate
+// through /status, each stamping condition times as upstream does).
+import { nameIsDNSSubdomain, pathSegmentName } from '../../machinery/validation.js';
+import { formatTimestamp } from '../../machinery/names.js';
+import type { KubeObject } from '../../machinery/meta.js';
+import { forbidden } from '../../machinery/errors.js';
+import {
+  defaultPriorityClass,
+  isSystemPriorityClass,
+  validatePriorityClass,
+  validatePriorityClassUpdate,
+} from '../../api/scheduling/v1/priority-classes.js';
+import { validateRuntimeClass, validateRuntimeClassUpdate } from '../../api/node/v1/runtime-classes.js';
+import {
+  validateCertificateSigningRequest,
+  validateCertificateSigningRequestApprovalUpdate,
+  validateCertificateSigningRequestStatusUpdate,
+  validateCertificateSigningRequestUpdate,
+} from '../../api/certificates/v1/validation.js';
+import type { Loose } from '../../api/loose.js';
+import type { Strategy, SubresourceStrategy } from '../strategy.js';
+
+export const priorityClassStrategy: Strategy = {
+  namespaced: false,
+  nameValidator: nameIsDNSSubdomain,
+  defaults: defaultPriorityClass,
+  prepareForCreate(obj) {
+    obj.metadata.generation = 1;
+  },
+  validate: validatePriorityClass,
+  validateUpdate: validatePriorityClassUpdate,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: false,
+  refuseDelete(name) {
+    return isSystemPriorityClass(name)
+      ? forbidden({ group: 'scheduling.k8s.io', resource: 'priorityclasses' }, name, 'this is a system priority class and cannot be deleted')
+      : undefined;
+  },
+};
+
+export const runtimeClassStrategy: Strategy = {
+  namespaced: false,
+  nameValidator: nameIsDNSSubdomain,
+  validate: validateRuntimeClass,
+  validateUpdate: (obj, old) => [...validateRuntimeClass(obj), ...validateRuntimeClassUpdate(obj, old)],
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: false,
+};
+
+/** Conditions without times get the current time; a transition keeps the old time when type and status are unchanged. */
+function stampConditions(obj: KubeObject, old: KubeObject): void {
+  const now = formatTimestamp(new Date());
+  const before: Loose[] = (old as Loose).status?.conditions ?? [];
+  for (const c of ((obj as Loose).status?.conditions ?? []) as Loose[]) {
+    if (c.lastUpdateTime == null) c.lastUpdateTime = now;
+    if (c.lastTransitionTime == null) {
+      const same = before.find((o) => o.type === c.type && o.status === c.status && o.lastTransitionTime != null);
+      c.lastTransitionTime = same?.lastTransitionTime ?? now;
+    }
+  }
+}
+
+/** Replaces the new object's conditions of a type by the old ones, when there are as many (preserveConditionInstances). */
+function preserveConditions(obj: KubeObject, old: KubeObject, type: string): void {
+  const next: Loose[] = (obj as Loose).status?.conditions ?? [];
+  const prev: Loose[] = (old as Loose).status?.conditions ?? [];
+  const newIdx = next.flatMap((c, i) => (c.type === type ? [i] : []));
+  const oldIdx = prev.flatMap((c, i) => (c.type === type ? [i] : []));
+  if (newIdx.length !== oldIdx.length) return;
+  newIdx.forEach((n, i) => (next[n] = structuredClone(prev[oldIdx[i]!]!)));
+}
+
+function keepFromOld(obj: KubeObject, old: KubeObject, keep: (o: Loose, prev: Loose) => void): void {
+  const status = obj.status;
+  const rv = obj.metadata.resourceVersion;
+  for (const key of Object.keys(obj)) if (key !== 'status') delete obj[key];
+  for (const [key, value] of Object.entries(structuredClone(old))) if (key !== 'status') obj[key] = value;
+  obj.metadata.resourceVersion = rv;
+  if (status === undefined) delete obj.status;
+  else obj.status = status;
+  keep(obj as Loose, old as Loose);
+}
+
+const csrStatus: SubresourceStrategy = {
+  prepareForUpdate(obj, old) {
+    keepFromOld(obj, old, () => undefined);
+    preserveConditions(obj, old, 'Approved');
+    preserveConditions(obj, old, 'Denied');
+    stampConditions(obj, old);
+  },
+  validateUpdate: validateCertificateSigningRequestStatusUpdate,
+  resetFields: [['spec'], ['status', 'conditions']],
+};
+
+const csrApproval: SubresourceStrategy = {
+  prepareForUpdate(obj, old) {
+    stampConditions(obj, old);
+    keepFromOld(obj, old, (o, prev) => {
+      const conditions = o.status?.conditions;
+      o.status = structuredClone(prev.status ?? {});
+      if (conditions === undefined) delete o.status.conditions;
+      else o.status.conditions = conditions;
+    });
+  },
+  validateUpdate: validateCertificateSigningRequestApprovalUpdate,
+  resetFields: [['spec'], ['status', 'certificate']],
+};
+
+export const certificateSigningRequestStrategy: Strategy = {
+  namespaced: false,
+  // ValidateCertificateRequestName accepts any name a path can carry.
+  nameValidator: pathSegmentName,
+  prepareForCreate(obj, user) {
+    const spec: Loose = ((obj as Loose).spec ??= {});
+    delete spec.username;
+    delete spec.uid;
+    delete spec.groups;
+    delete spec.extra;
+    if (user !== undefined) {
+      spec.username = user.name;
+      if (user.uid !== undefined && user.uid !== '') spec.uid = user.uid;
+      spec.groups = [...user.groups];
+      if (user.extra !== undefined && Object.keys(user.extra).length > 0) spec.extra = structuredClone(user.extra);
+    }
+    obj.status = {};
+  },
+  prepareForUpdate(obj, old) {
+    obj['spec'] = structuredClone(old['spec']);
+    if (old.status === undefined) delete obj.status;
+    else obj.status = structuredClone(old.status);
+  },
+  validate: validateCertificateSigningRequest,
+  validateUpdate: validateCertificateSigningRequestUpdate,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: false,
+  // kube-apiserver 1.32 answers every CSR write without managedFields (its field manager fails on the kind).
+  tracksManagedFields: false,
+  fields: { 'spec.signerName': (obj) => String((obj as Loose).spec?.signerName ?? '') },
+  fieldLabels: ['metadata.name', 'spec.signerName'],
+  subresources: { approval: csrApproval, status: csrStatus },
+};
