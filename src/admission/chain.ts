@@ -10,6 +10,8 @@
 //   LimitRanger         container defaults (pods)   min / max / ratio (pods, PVCs)
 //   TaintNodesByCondition  not-ready taint on new nodes  —
 //   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
+//   MutatingAdmissionWebhook   call mutating webhooks   —
+//   ValidatingAdmissionWebhook —                        call validating webhooks (in parallel)
 //   ResourceQuota       —                           charge quotas (CAS on status.used)
 //   extra (tests)       as given                    as given
 //
@@ -25,6 +27,9 @@ import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import type { ResourceQuotaConfiguration } from './resource-quota-config.js';
+import type { ServiceResolver } from './webhook/client.js';
+import { MutatingWebhookAdmission, ValidatingWebhookAdmission } from './webhook/dispatcher.js';
+import { endpointsServiceResolver } from './webhook/service-resolver.js';
 
 /** What the chain needs of the registry: its stores, looked up when a request runs. */
 export interface StoreLookup {
@@ -32,8 +37,10 @@ export interface StoreLookup {
 }
 
 export interface AdmissionChainOptions {
-  /** Turn plugins off by name (tests, benchmarks): `LimitRanger`, `ResourceQuota`. */
+  /** Turn plugins off by name (--disable-admission-plugins; see admission-plugins.ts for the names). */
   disable?: readonly string[];
+  /** Where webhooks' service references go (default: the Service's Endpoints). */
+  webhookServiceResolver?: ServiceResolver;
   resourceQuota?: ResourceQuotaConfiguration;
   /** Appended after the built-in plugins. */
   extra?: readonly AdmissionPlugin[];
@@ -48,7 +55,7 @@ function store(lookup: StoreLookup, resource: string): RESTStore {
 export function buildAdmissionChain(lookup: () => StoreLookup, options: AdmissionChainOptions = {}): AdmissionPlugin[] {
   const disabled = new Set(options.disable ?? []);
   const chain: AdmissionPlugin[] = [];
-  chain.push(
+  if (!disabled.has('NamespaceLifecycle')) chain.push(
     new NamespaceLifecycle({
       getNamespace: async (name) => (await store(lookup(), 'namespaces').get('', name, {})) as Namespace,
       getCachedNamespace: (name) => store(lookup(), 'namespaces').getCached('', name) as Readonly<Namespace> | undefined,
@@ -66,6 +73,24 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
   // Upstream's order: … LimitRanger, ServiceAccount, TaintNodesByCondition, …, DefaultTolerationSeconds, …, ResourceQuota.
   if (!disabled.has('TaintNodesByCondition')) chain.push(new TaintNodesByCondition());
   if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());
+  const namespaceLabels = async (name: string): Promise<Record<string, string> | undefined> => {
+    const namespaces = store(lookup(), 'namespaces');
+    const cached = namespaces.getCached('', name);
+    if (cached !== undefined) return cached.metadata.labels;
+    try {
+      return (await namespaces.get('', name, {})).metadata.labels;
+    } catch {
+      return undefined;
+    }
+  };
+  const resolveService = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => lookup().storeFor('', resource));
+  const registration = (resource: string) => () => lookup().storeFor('admissionregistration.k8s.io', resource);
+  if (!disabled.has('MutatingAdmissionWebhook')) {
+    chain.push(new MutatingWebhookAdmission({ store: registration('mutatingwebhookconfigurations'), namespaceLabels, resolveService }));
+  }
+  if (!disabled.has('ValidatingAdmissionWebhook')) {
+    chain.push(new ValidatingWebhookAdmission({ store: registration('validatingwebhookconfigurations'), namespaceLabels, resolveService }));
+  }
   if (!disabled.has('ResourceQuota')) {
     chain.push(
       new ResourceQuotaAdmission({

@@ -23,6 +23,7 @@ import { leaseStrategy } from './strategies/leases.js';
 import { deploymentStrategy } from './strategies/deployments.js';
 import { eventsV1Strategy } from './strategies/events-v1.js';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './strategies/rbac.js';
+import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from './strategies/webhookconfigurations.js';
 import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
 import type { Conversion } from './converting-store.js';
 import type { KubeObject } from '../machinery/meta.js';
@@ -100,6 +101,8 @@ const entries: CatalogEntry[] = [
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', singular: 'clusterrole', strategy: clusterRoleStrategy }),
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', singular: 'rolebinding', strategy: roleBindingStrategy }),
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', singular: 'role', strategy: roleStrategy }),
+  entry({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', singular: 'mutatingwebhookconfiguration', categories: ['api-extensions'], strategy: mutatingWebhookConfigurationStrategy }),
+  entry({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', singular: 'validatingwebhookconfiguration', categories: ['api-extensions'], strategy: validatingWebhookConfigurationStrategy }),
 ];
 
 // An entry stored as another one's objects is stored in that one's group, version and kind.

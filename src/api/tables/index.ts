@@ -37,6 +37,7 @@ import { podPrinter } from './pod.js';
 import { eventPrinter, eventsV1Printer } from './events.js';
 import { deploymentPrinter, leasePrinter } from './apps.js';
 import { roleBindingPrinter } from './rbac.js';
+import { webhookConfigurationPrinter } from './admissionregistration.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -60,6 +61,8 @@ const printers = new Map<string, Printer>([
   ['events.k8s.io/Event', eventsV1Printer],
   ['rbac.authorization.k8s.io/RoleBinding', roleBindingPrinter],
   ['rbac.authorization.k8s.io/ClusterRoleBinding', roleBindingPrinter],
+  ['admissionregistration.k8s.io/MutatingWebhookConfiguration', webhookConfigurationPrinter],
+  ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationPrinter],
 ]);
 
 /** Go's time.RFC3339 in UTC without fractions: "2024-05-01T10:00:00Z". */
