@@ -36,6 +36,8 @@ export interface WebhookServer {
   caBundle: string;
   received: Map<string, Review[]>;
   on(p: string, handler: Handler): void;
+  /** Lets the process exit while the server listens (a server shared by a whole run). */
+  unref(): void;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export function addLabel(review: Review, key: string, value: string): ReviewResp
 export async function startWebhookServer(extraSans: string[] = []): Promise<WebhookServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-webhook-'));
   const pki = await ensureClusterPki(dir, { extraSans });
+  fs.rmSync(dir, { recursive: true, force: true });
   const handlers = new Map<string, Handler>();
   const received = new Map<string, Review[]>();
   const hanging = new Set<ServerResponse>();
@@ -98,11 +101,11 @@ export async function startWebhookServer(extraSans: string[] = []): Promise<Webh
     caBundle: Buffer.from(pki.caCertPem).toString('base64'),
     received,
     on: (p, h) => handlers.set(p, h),
+    unref: () => server.unref(),
     stop: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }

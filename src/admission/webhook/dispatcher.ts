@@ -80,6 +80,50 @@ function withTypeMeta(obj: KubeObject | undefined, a: AdmissionAttributes): Kube
   return { apiVersion, kind: a.kind.kind, ...rest } as KubeObject;
 }
 
+/**
+ * The object a webhook sees. On CREATE, upstream admits the decoded body
+ * before the store fills system fields: no uid, creationTimestamp null, no
+ * managedFields yet (apiary's store set them already; the view leaves them out
+ * and restoreSystemFields puts them back after a patch).
+ */
+function reviewObject(obj: KubeObject | undefined, a: AdmissionAttributes): KubeObject | null {
+  const out = withTypeMeta(obj, a);
+  if (out === null || a.operation !== 'CREATE') return out;
+  const { uid: _u, creationTimestamp: _c, managedFields: _m, generation: _g, resourceVersion: _r, ...meta } = out.metadata ?? {};
+  out.metadata = { ...meta, creationTimestamp: null } as unknown as KubeObject['metadata'];
+  return out;
+}
+
+function restoreSystemFields(patched: KubeObject, original: KubeObject, a: AdmissionAttributes): void {
+  if (a.operation !== 'CREATE') return;
+  const meta = patched.metadata as Record<string, unknown>;
+  for (const key of ['uid', 'creationTimestamp', 'managedFields', 'generation', 'resourceVersion'] as const) {
+    const value = (original.metadata as Record<string, unknown>)[key];
+    if (value === undefined) delete meta[key];
+    else meta[key] = value;
+  }
+}
+
+/** Go's encoding/json syntax error text for what JSON.parse refused. */
+function goJsonSyntaxError(err: Error): string {
+  if (/end of (JSON|data)/i.test(err.message)) return 'unexpected end of JSON input';
+  const m = /Unexpected token '?(.)'?/.exec(err.message);
+  if (m) return `invalid character '${m[1]}' looking for beginning of value`;
+  return err.message;
+}
+
+/** evanphx/json-patch's words for the common failures (a path that is not there). */
+function jsonPatchError(err: unknown, ops: Operation[]): string {
+  const e = err as { name?: string; index?: number; operation?: Operation; message?: string };
+  const op = e.operation ?? (e.index !== undefined ? ops[e.index] : undefined);
+  if (op !== undefined && (e.name === 'OPERATION_PATH_UNRESOLVABLE' || /cannot perform|does not exist|unresolvable/i.test(e.message ?? ''))) {
+    if (op.op === 'replace' || op.op === 'remove') return `${op.op} operation does not apply: doc is missing path: ${op.path}: missing value`;
+    if (op.op === 'add') return `add operation does not apply: doc is missing path: ${JSON.stringify(op.path)}: missing value`;
+  }
+  if (op !== undefined && op.op === 'test') return `testing value ${op.path} failed: test failed`;
+  return e.message ?? String(err);
+}
+
 /** The AdmissionRequest of `a`, in Go's field order. */
 export function admissionRequest(a: AdmissionAttributes, uid: string): Record<string, unknown> {
   const r: Record<string, unknown> = { uid, kind: { ...a.kind }, resource: { ...a.resource } };
@@ -98,7 +142,7 @@ export function admissionRequest(a: AdmissionAttributes, uid: string): Record<st
     if (a.userInfo.extra !== undefined && Object.keys(a.userInfo.extra).length > 0) user['extra'] = a.userInfo.extra;
   }
   r['userInfo'] = user;
-  r['object'] = withTypeMeta(a.object, a);
+  r['object'] = reviewObject(a.object, a);
   r['oldObject'] = withTypeMeta(a.oldObject, a);
   r['dryRun'] = a.dryRun;
   const optionsKind = a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : a.operation === 'DELETE' ? 'DeleteOptions' : undefined;
@@ -256,26 +300,31 @@ export class MutatingWebhookAdmission extends WebhookDispatcher implements Admis
       let ops: unknown;
       try {
         ops = JSON.parse(Buffer.from(patchText, 'base64').toString('utf8'));
-        if (!Array.isArray(ops)) throw new Error(`json: cannot unmarshal ${typeof ops === 'object' ? 'object' : typeof ops} into Go value of type jsonpatch.Patch`);
       } catch (err) {
-        throw new CallingWebhookError(hook.name, `received undecodable patch in webhook response: ${(err as Error).message}`);
+        // What kube-apiserver answers for a patch that is no JSON: Go's decode error, whatever the failure policy.
+        throw internalError(new Error(goJsonSyntaxError(err as Error)));
+      }
+      if (!Array.isArray(ops)) {
+        const kind = ops === null ? 'null' : typeof ops === 'object' ? 'object' : typeof ops === 'boolean' ? 'bool' : typeof ops;
+        throw new CallingWebhookError(hook.name, `received undecodable patch in webhook response: json: cannot unmarshal ${kind} into Go value of type jsonpatch.Patch`);
       }
       if (ops.length === 0) return false;
       if (a.object === undefined) {
         throw internalError(new Error(`admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`));
       }
       if (response.patchType !== 'JSONPatch') throw new CallingWebhookError(hook.name, `unsupported patch type ${JSON.stringify(response.patchType)}`);
-      const before = withTypeMeta(a.object, a)!;
+      const before = reviewObject(a.object, a)!;
       let patched: KubeObject;
       try {
         patched = jsonpatch.applyPatch(structuredClone(before), ops as Operation[], true, false).newDocument;
       } catch (err) {
-        throw internalError(err);
+        throw internalError(new Error(jsonPatchError(err, ops as Operation[])));
       }
       if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) throw internalError(new Error('the patched object is not an object'));
       patched.metadata ??= {};
+      restoreSystemFields(patched, a.object, a);
       a.applyDefaults?.(patched);
-      changed = !isDeepStrictEqual(before, patched);
+      changed = !isDeepStrictEqual(withTypeMeta(a.object, a), patched);
       if (changed) replaceContents(a.object, patched);
       return changed;
     } catch (err) {

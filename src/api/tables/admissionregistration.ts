@@ -6,7 +6,7 @@ import { at, str } from './fields.js';
 import { timeSince } from './duration.js';
 
 export const webhookConfigurationPrinter: Printer = {
-  columns: [NAME_COLUMN, column('Webhooks', 'integer', 'Webhooks indicates the number of webhooks registered in this configuration'), AGE_COLUMN],
+  columns: [NAME_COLUMN, column('Webhooks', 'integer', 'How many webhooks the configuration holds.'), AGE_COLUMN],
   print: (o, now) => {
     const hooks = at(o, 'webhooks');
     return { cells: [str(at(o, 'metadata', 'name')), Array.isArray(hooks) ? hooks.length : 0, timeSince(at(o, 'metadata', 'creationTimestamp'), now)] };

@@ -41,7 +41,8 @@ export interface DiffRequest {
   /**
    * Setup only: repeat the request (up to 20 s) until the value at this
    * dotted path of its JSON answer equals `equals`, on each server — for
-   * state a controller writes (a namespace's deletion conditions).
+   * state a controller writes (a namespace's deletion conditions). The
+   * answer it waits for may be an error (a webhook configuration in effect).
    */
   until?: { path: string; equals: unknown };
 }

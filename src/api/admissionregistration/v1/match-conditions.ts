@@ -23,7 +23,7 @@ export function compileMatchCondition(expression: string): CompiledExpression | 
   const result = compileExpression(expression, env());
   let out: CompiledExpression | string;
   if (result.error) out = `compilation failed: ${result.error.message}`;
-  else if (result.expression.outputType !== 'bool') out = 'must evaluate to bool';
+  else if (result.expression.outputType !== 'bool') out = `must evaluate to bool but got ${result.expression.outputType}`;
   else out = result.expression;
   if (cache.size > 1000) cache.clear();
   cache.set(expression, out);

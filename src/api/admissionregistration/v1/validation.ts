@@ -176,7 +176,7 @@ export function validateWebhookURL(path: string, url: string): FieldError[] {
   if (typeof u === 'string') return [fieldErrors.required(path, `url must be a valid URL: ${u}${form}`)];
   const errs: FieldError[] = [];
   if (u.scheme !== 'https') errs.push(fieldErrors.invalid(path, u.scheme, `'https' is the only allowed URL scheme${form}`));
-  if (u.host === '') errs.push(fieldErrors.invalid(path, u.host, `host must be provided${form}`));
+  if (u.host === '') errs.push(fieldErrors.invalid(path, u.host, `host must be specified${form}`));
   if (u.user !== undefined) errs.push(fieldErrors.invalid(path, u.user, 'user information is not permitted in the URL'));
   if (u.fragment !== '') errs.push(fieldErrors.invalid(path, u.fragment, 'fragments are not permitted in the URL'));
   if (u.query !== '') errs.push(fieldErrors.invalid(path, u.query, 'query parameters are not permitted in the URL'));
