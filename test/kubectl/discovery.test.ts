@@ -23,7 +23,7 @@ test('kubectl version reports the server as 1.32', async () => {
 
 test('kubectl api-versions lists the served group/versions, sorted', async () => {
   const out = await k.ok(['api-versions']);
-  assert.deepEqual(out.trim().split('\n'), ['apiextensions.k8s.io/v1', 'apps/v1', 'coordination.k8s.io/v1', 'events.k8s.io/v1', 'rbac.authorization.k8s.io/v1', 'v1']);
+  assert.deepEqual(out.trim().split('\n'), ['admissionregistration.k8s.io/v1', 'apiextensions.k8s.io/v1', 'apps/v1', 'coordination.k8s.io/v1', 'events.k8s.io/v1', 'rbac.authorization.k8s.io/v1', 'v1']);
 });
 
 test('kubectl api-resources: columns and rows as a cluster prints them', async () => {
@@ -36,7 +36,7 @@ test('kubectl api-resources: columns and rows as a cluster prints them', async (
   // Secrets have no short name: the empty cell collapses in this split.
   assert.deepEqual(byName.get('secrets'), ['secrets', 'v1', 'true', 'Secret']);
   const namespaced = await k.ok(['api-resources', '--namespaced=false', '-o', 'name']);
-  assert.deepEqual(namespaced.trim().split('\n'), ['namespaces', 'nodes', 'customresourcedefinitions.apiextensions.k8s.io', 'clusterrolebindings.rbac.authorization.k8s.io', 'clusterroles.rbac.authorization.k8s.io']);
+  assert.deepEqual(namespaced.trim().split('\n'), ['namespaces', 'nodes', 'mutatingwebhookconfigurations.admissionregistration.k8s.io', 'validatingwebhookconfigurations.admissionregistration.k8s.io', 'customresourcedefinitions.apiextensions.k8s.io', 'clusterrolebindings.rbac.authorization.k8s.io', 'clusterroles.rbac.authorization.k8s.io']);
 });
 
 test('kubectl explain configmap.data reads the OpenAPI v3 schema', async () => {
