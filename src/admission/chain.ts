@@ -11,6 +11,8 @@
 //   TaintNodesByCondition  not-ready taint on new nodes  —
 //   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
 //   StorageObjectInUseProtection  pvc-/pv-protection finalizer on new claims and volumes  —
+//   MutatingAdmissionWebhook   call mutating webhooks   —
+//   ValidatingAdmissionWebhook —                        call validating webhooks (in parallel)
 //   ResourceQuota       —                           charge quotas (CAS on status.used)
 //   extra (tests)       as given                    as given
 //
@@ -27,6 +29,9 @@ import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import { STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN, StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import type { ResourceQuotaConfiguration } from './resource-quota-config.js';
+import type { ServiceResolver } from './webhook/client.js';
+import { MutatingWebhookAdmission, ValidatingWebhookAdmission } from './webhook/dispatcher.js';
+import { endpointsServiceResolver } from './webhook/service-resolver.js';
 
 /** What the chain needs of the registry: its stores, looked up when a request runs. */
 export interface StoreLookup {
@@ -34,8 +39,10 @@ export interface StoreLookup {
 }
 
 export interface AdmissionChainOptions {
-  /** Turn plugins off by name (tests, benchmarks): `LimitRanger`, `StorageObjectInUseProtection`, `ResourceQuota`. */
+  /** Turn plugins off by name (--disable-admission-plugins; see admission-plugins.ts for the names). */
   disable?: readonly string[];
+  /** Where webhooks' service references go (default: the Service's Endpoints). */
+  webhookServiceResolver?: ServiceResolver;
   resourceQuota?: ResourceQuotaConfiguration;
   /** Appended after the built-in plugins. */
   extra?: readonly AdmissionPlugin[];
@@ -50,7 +57,7 @@ function store(lookup: StoreLookup, resource: string): RESTStore {
 export function buildAdmissionChain(lookup: () => StoreLookup, options: AdmissionChainOptions = {}): AdmissionPlugin[] {
   const disabled = new Set(options.disable ?? []);
   const chain: AdmissionPlugin[] = [];
-  chain.push(
+  if (!disabled.has('NamespaceLifecycle')) chain.push(
     new NamespaceLifecycle({
       getNamespace: async (name) => (await store(lookup(), 'namespaces').get('', name, {})) as Namespace,
       getCachedNamespace: (name) => store(lookup(), 'namespaces').getCached('', name) as Readonly<Namespace> | undefined,
@@ -69,6 +76,24 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
   if (!disabled.has('TaintNodesByCondition')) chain.push(new TaintNodesByCondition());
   if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());
   if (!disabled.has(STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN)) chain.push(new StorageObjectInUseProtection());
+  const namespaceLabels = async (name: string): Promise<Record<string, string> | undefined> => {
+    const namespaces = store(lookup(), 'namespaces');
+    const cached = namespaces.getCached('', name);
+    if (cached !== undefined) return cached.metadata.labels;
+    try {
+      return (await namespaces.get('', name, {})).metadata.labels;
+    } catch {
+      return undefined;
+    }
+  };
+  const resolveService = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => lookup().storeFor('', resource));
+  const registration = (resource: string) => () => lookup().storeFor('admissionregistration.k8s.io', resource);
+  if (!disabled.has('MutatingAdmissionWebhook')) {
+    chain.push(new MutatingWebhookAdmission({ store: registration('mutatingwebhookconfigurations'), namespaceLabels, resolveService }));
+  }
+  if (!disabled.has('ValidatingAdmissionWebhook')) {
+    chain.push(new ValidatingWebhookAdmission({ store: registration('validatingwebhookconfigurations'), namespaceLabels, resolveService }));
+  }
   if (!disabled.has('ResourceQuota')) {
     chain.push(
       new ResourceQuotaAdmission({

@@ -27,6 +27,7 @@ import { exitOnSignals, waitAtMost } from './lifecycle.js';
 import { RestClient } from '../client/index.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
 import { CONTROLLER_FLAGS_USAGE, controllerFlagOptions, controllerManagerCommand, controllerOptionsFromFlags } from './controller-manager.js';
+import { parseAdmissionPluginFlags } from '../admission/admission-plugins.js';
 import {
   LEADER_ELECTION_FLAGS_USAGE,
   type LeaderElectionSettings,
@@ -61,8 +62,13 @@ Flags:
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
   --admission-control-config-file FILE
                           an AdmissionConfiguration (ResourceQuota's limitedResources)
+  --enable-admission-plugins NAMES
+                          admission plugins to enable besides the default ones (all of apiary's
+                          are on by default: NamespaceLifecycle, LimitRanger, TaintNodesByCondition,
+                          DefaultTolerationSeconds,
+                          MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota)
   --disable-admission-plugins NAMES
-                          built-in admission plugins to turn off: LimitRanger, ResourceQuota
+                          admission plugins to turn off (any name kube-apiserver knows)
   --controllers BOOL      run the namespace, resource quota and system namespaces controllers in-process (default true)
 
 Security (kube-apiserver's flags):
@@ -124,6 +130,7 @@ async function serve(argv: string[]): Promise<void> {
         'log-level': { type: 'string', default: 'info' },
         'admission-control-config-file': { type: 'string', default: '' },
         'disable-admission-plugins': { type: 'string', default: '' },
+        'enable-admission-plugins': { type: 'string', default: '' },
         controllers: { type: 'string', default: 'true' },
         ...controllerFlagOptions,
         ...leaderElectionFlagOptions,
@@ -195,9 +202,11 @@ async function serve(argv: string[]): Promise<void> {
   if (values['advertise-address'] !== undefined) options.advertiseAddress = values['advertise-address'];
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
   if (values['admission-control-config-file'] !== '') options.admissionControlConfigFile = path.resolve(values['admission-control-config-file']);
-  const disabled = values['disable-admission-plugins'].split(',').map((s) => s.trim()).filter((s) => s !== '');
-  for (const name of disabled) {
-    if (name !== 'LimitRanger' && name !== 'ResourceQuota') fail(`invalid --disable-admission-plugins: ${JSON.stringify(name)} (apiary can disable LimitRanger, ResourceQuota)`);
+  let disabled: string[] = [];
+  try {
+    disabled = parseAdmissionPluginFlags(values['enable-admission-plugins'], values['disable-admission-plugins']).disabled;
+  } catch (err) {
+    fail((err as Error).message);
   }
   if (disabled.length > 0) options.disableAdmissionPlugins = disabled;
   if (!values['insecure-serving']) {

@@ -9,7 +9,27 @@
 // Order, as upstream: every plugin's admit() runs first (in chain order), then
 // the strategy's validation, then every plugin's validate().
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { GroupVersionKind, GroupVersionResource, KubeObject } from '../machinery/meta.js';
+import type { UserInfo } from '../machinery/user.js';
+
+/**
+ * What the HTTP layer knows of the request a write serves, for admission
+ * plugins that report back to the client (webhooks' warnings, audit
+ * annotations) or tell a webhook who asks. The server runs each write handler
+ * inside requestContext.run(); the store reads it when it builds attributes.
+ */
+export interface AdmissionRequestContext {
+  user?: UserInfo;
+  /** Adds a Warning header to the response (at once: a denied request carries it too). */
+  addWarning(text: string): void;
+  /** The request's audit annotations (the audit log records them). */
+  auditAnnotations: Record<string, string>;
+  /** The request's fieldManager, for the AdmissionRequest's options. */
+  fieldManager?: string;
+}
+
+export const admissionRequestContext = new AsyncLocalStorage<AdmissionRequestContext>();
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -17,6 +37,7 @@ export interface AdmissionUserInfo {
   username: string;
   uid?: string;
   groups?: string[];
+  extra?: Record<string, string[]>;
 }
 
 export interface AdmissionAttributes {
@@ -34,6 +55,10 @@ export interface AdmissionAttributes {
   oldObject?: KubeObject;
   dryRun: boolean;
   userInfo?: AdmissionUserInfo;
+  /** The HTTP request's context, when the write came through the server. */
+  request?: AdmissionRequestContext;
+  /** Re-runs the kind's defaults on the object (after a webhook patched it, as upstream re-defaults). */
+  applyDefaults?: (obj: KubeObject) => void;
 }
 
 export interface AdmissionPlugin {

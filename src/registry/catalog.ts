@@ -28,6 +28,7 @@ import { persistentVolumeStrategy, podTemplateStrategy } from './strategies/pers
 import { endpointSliceStrategy } from './strategies/endpointslices.js';
 import { csiDriverStrategy, csiNodeStrategy, csiStorageCapacityStrategy, storageClassStrategy, volumeAttachmentStrategy } from './strategies/storage.js';
 import { certificateSigningRequestStrategy, priorityClassStrategy, runtimeClassStrategy } from './strategies/cluster-policy.js';
+import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from './strategies/webhookconfigurations.js';
 import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
 import type { Conversion } from './converting-store.js';
 import type { KubeObject } from '../machinery/meta.js';
@@ -119,6 +120,8 @@ const entries: CatalogEntry[] = [
   entry({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', kind: 'PriorityClass', singular: 'priorityclass', short: ['pc'], strategy: priorityClassStrategy }),
   entry({ group: 'node.k8s.io', version: 'v1', resource: 'runtimeclasses', kind: 'RuntimeClass', singular: 'runtimeclass', strategy: runtimeClassStrategy }),
   entry({ group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest', singular: 'certificatesigningrequest', short: ['csr'], strategy: certificateSigningRequestStrategy }),
+  entry({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', singular: 'mutatingwebhookconfiguration', categories: ['api-extensions'], strategy: mutatingWebhookConfigurationStrategy }),
+  entry({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', singular: 'validatingwebhookconfiguration', categories: ['api-extensions'], strategy: validatingWebhookConfigurationStrategy }),
 ];
 
 // An entry stored as another one's objects is stored in that one's group, version and kind.

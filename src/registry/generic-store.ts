@@ -36,6 +36,7 @@ import {
   type AdmissionAttributes,
   type AdmissionOperation,
   type AdmissionPlugin,
+  admissionRequestContext,
   runMutatingAdmission,
   runValidatingAdmission,
 } from './admission.js';
@@ -1148,6 +1149,18 @@ export class GenericStore implements RESTStore {
     };
     if (obj !== undefined) a.object = obj;
     if (old !== undefined) a.oldObject = old;
+    const request = admissionRequestContext.getStore();
+    if (request !== undefined) {
+      a.request = request;
+      const user = request.user;
+      if (user !== undefined) {
+        a.userInfo = { username: user.name, groups: [...user.groups] };
+        if (user.uid !== undefined) a.userInfo.uid = user.uid;
+        if (user.extra !== undefined) a.userInfo.extra = user.extra;
+      }
+    }
+    const defaults = this.strategy.defaults;
+    if (defaults !== undefined) a.applyDefaults = (o) => defaults.call(this.strategy, o);
     return a;
   }
 

@@ -107,6 +107,8 @@ export function createRegistry(options: RegistryOptions): Registry {
       keyResource: type.group === '' || type.group === 'apps' || type.group === 'coordination.k8s.io' || type.group === 'rbac.authorization.k8s.io' ? type.resource : `${type.group}/${type.resource}`,
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
+    // Stored under the bare resource name, as upstream keys them (/registry/mutatingwebhookconfigurations/NAME).
+    if (type.group === 'admissionregistration.k8s.io') storageOptions.keyResource = type.resource;
     let storage: ObjectStore;
     if (storedAs !== undefined) {
       const stored = storages.get(`${storedAs.group}/${storedAs.resource}`);

@@ -24,6 +24,18 @@ function micro(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+const annotationsByResponse = new WeakMap<ServerResponse, Record<string, string>>();
+
+/** The audit annotations admission adds while serving the request of `res` (recorded with its event). */
+export function auditAnnotationsOf(res: ServerResponse): Record<string, string> {
+  let annotations = annotationsByResponse.get(res);
+  if (annotations === undefined) {
+    annotations = {};
+    annotationsByResponse.set(res, annotations);
+  }
+  return annotations;
+}
+
 export class AuditLog {
   private readonly stream: fs.WriteStream;
 
@@ -59,6 +71,8 @@ export class AuditLog {
       event['responseStatus'] = { metadata: {}, code: res.statusCode };
       event['requestReceivedTimestamp'] = micro(received);
       event['stageTimestamp'] = micro(new Date());
+      const annotations = annotationsByResponse.get(res);
+      if (annotations !== undefined && Object.keys(annotations).length > 0) event['annotations'] = annotations;
       this.stream.write(`${JSON.stringify(event)}\n`);
     });
   }

@@ -50,6 +50,8 @@ const RESOURCE_PRODUCES_WITH_STREAMS = [...SERVED_MEDIA_TYPES, ...SERVED_STREAM_
 const VERSION_PRODUCES = ['application/json'];
 import type { WatchTracker } from './watch.js';
 import { setWarningHeaders } from './field-validation.js';
+import { auditAnnotationsOf } from './audit.js';
+import { admissionRequestContext, type AdmissionRequestContext } from '../registry/admission.js';
 import { requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
@@ -357,5 +359,19 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   };
   const user = ctx.security !== undefined ? requestUser(req) : undefined;
   if (user !== undefined) scope.user = user;
-  await VERB_HANDLERS[verb]!(scope);
+  if (!WRITE_VERBS.has(verb)) {
+    await VERB_HANDLERS[verb]!(scope);
+    return;
+  }
+  // Writes run with the request's context, which admission (webhooks) reads and reports through.
+  const request: AdmissionRequestContext = {
+    addWarning: (text) => setWarningHeaders(res, [text]),
+    auditAnnotations: auditAnnotationsOf(res),
+  };
+  if (user !== undefined) request.user = user;
+  const manager = scope.query.get('fieldManager');
+  if (manager !== null && manager !== '') request.fieldManager = manager;
+  await admissionRequestContext.run(request, () => VERB_HANDLERS[verb]!(scope));
 }
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);

@@ -17,6 +17,7 @@ import { createRegistry, type Registry } from '../registry/index.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
 import { buildAdmissionChain } from '../admission/chain.js';
+import type { ServiceResolver } from '../admission/webhook/client.js';
 import { loadResourceQuotaConfiguration } from '../admission/resource-quota-config.js';
 import type { Backend } from '../storage/interface.js';
 import { openBackend, type OpenBackendOptions } from '../storage/open.js';
@@ -56,10 +57,12 @@ export interface ServerOptions {
   clock?: Clock;
   /** Admission plugins run after the built-in chain (tests use this to make writes fail). */
   admission?: AdmissionPlugin[];
-  /** --disable-admission-plugins: built-in plugins to leave out (LimitRanger, ResourceQuota). */
+  /** --disable-admission-plugins: built-in plugins to leave out (src/admission/admission-plugins.ts). */
   disableAdmissionPlugins?: string[];
   /** --admission-control-config-file: an AdmissionConfiguration (the ResourceQuota entry's limitedResources are read). */
   admissionControlConfigFile?: string;
+  /** Where admission webhooks' service references go (default: the Service's Endpoints addresses). */
+  webhookServiceResolver?: ServiceResolver;
   /** Watch cache settings (history size, wait timeout), or false to serve every read from storage (default: on). */
   watchCache?: WatchCacheOptions | false;
   /** Interval of watch BOOKMARK events in ms (default 60 s, as upstream). */
@@ -227,6 +230,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.disableAdmissionPlugins !== undefined ? { disable: options.disableAdmissionPlugins } : {}),
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
     ...(options.admission !== undefined ? { extra: options.admission } : {}),
+    ...(options.webhookServiceResolver !== undefined ? { webhookServiceResolver: options.webhookServiceResolver } : {}),
   });
   const crdOptions = {
     compiler: options.validationRuleCompiler,
@@ -375,6 +379,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       security?.stop();
       compactor?.stop();
       customResources.stop();
+      // Plugins with work of their own (the webhook configuration watches).
+      for (const plugin of admission) (plugin as { stop?: () => void }).stop?.();
       await registry.close();
       await rawBackend.close();
       logger.info('apiserver stopped');

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -112,6 +113,9 @@ func roots() []root {
 		authorizationv1.LocalSubjectAccessReview{}, authorizationv1.SelfSubjectRulesReview{})...)
 	rs = append(rs, kinds("authentication.k8s.io", "v1",
 		authenticationv1.TokenReview{}, authenticationv1.SelfSubjectReview{}, authenticationv1.TokenRequest{})...)
+	rs = append(rs, kinds("admissionregistration.k8s.io", "v1",
+		admissionregistrationv1.MutatingWebhookConfiguration{}, admissionregistrationv1.MutatingWebhookConfigurationList{},
+		admissionregistrationv1.ValidatingWebhookConfiguration{}, admissionregistrationv1.ValidatingWebhookConfigurationList{})...)
 	// meta.k8s.io types served under two versions, as upstream registers them.
 	for _, o := range []any{metav1.Table{}, metav1.PartialObjectMetadata{}, metav1.PartialObjectMetadataList{}} {
 		name := reflect.TypeOf(o).Name()
@@ -121,6 +125,7 @@ func roots() []root {
 	gvs := [][2]string{{"", "v1"}, {"apps", "v1"}, {"coordination.k8s.io", "v1"}, {"events.k8s.io", "v1"}, {"autoscaling", "v1"}, {"apiextensions.k8s.io", "v1"}, {"rbac.authorization.k8s.io", "v1"}, {"authorization.k8s.io", "v1"}, {"authentication.k8s.io", "v1"}, {"meta.k8s.io", "v1"},
 		{"networking.k8s.io", "v1"}, {"discovery.k8s.io", "v1"}, {"storage.k8s.io", "v1"}, {"scheduling.k8s.io", "v1"},
 		{"node.k8s.io", "v1"}, {"certificates.k8s.io", "v1"}}
+	gvs = append(gvs, [2]string{"admissionregistration.k8s.io", "v1"})
 	for _, o := range []any{metav1.WatchEvent{}, metav1.DeleteOptions{}} {
 		var list []gvk
 		for _, gv := range gvs {

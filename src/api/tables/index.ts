@@ -46,6 +46,7 @@ import {
 } from './storage.js';
 import { endpointSlicePrinter, ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './networking.js';
 import { certificateSigningRequestPrinter, podTemplatePrinter, priorityClassPrinter, runtimeClassPrinter } from './cluster.js';
+import { webhookConfigurationPrinter } from './admissionregistration.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -82,6 +83,8 @@ const printers = new Map<string, Printer>([
   ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
   ['node.k8s.io/RuntimeClass', runtimeClassPrinter],
   ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
+  ['admissionregistration.k8s.io/MutatingWebhookConfiguration', webhookConfigurationPrinter],
+  ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationPrinter],
 ]);
 
 /** Go's time.RFC3339 in UTC without fractions: "2024-05-01T10:00:00Z". */

@@ -41,7 +41,8 @@ export interface DiffRequest {
   /**
    * Repeat the request (up to 20 s) until the value at this dotted path of
    * its JSON answer equals `equals`, on each server — for state a controller
-   * writes (a namespace's deletion conditions, a finalizer it removes). In
+   * writes (a namespace's deletion conditions, a finalizer it removes, a
+   * webhook configuration in effect; the answer waited for may be an error). In
    * setup, a condition still false after that fails the case; in steps, the
    * last answers are compared.
    */
