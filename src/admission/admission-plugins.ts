@@ -17,7 +17,8 @@ export const UPSTREAM_ADMISSION_PLUGINS: readonly string[] = [
 
 /** The plugins apiary implements, all on by default (as upstream's default set has them). */
 export const IMPLEMENTED_ADMISSION_PLUGINS: readonly string[] = [
-  'NamespaceLifecycle', 'LimitRanger', 'TaintNodesByCondition', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
+  'NamespaceLifecycle', 'LimitRanger', 'TaintNodesByCondition', 'DefaultTolerationSeconds', 'StorageObjectInUseProtection', 'Priority',
+  'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
 ];
 
 function names(flag: string): string[] {

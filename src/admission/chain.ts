@@ -11,6 +11,7 @@
 //   TaintNodesByCondition  not-ready taint on new nodes  —
 //   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
 //   StorageObjectInUseProtection  pvc-/pv-protection finalizer on new claims and volumes  —
+//   Priority            pods' priority from their class   one default PriorityClass
 //   MutatingAdmissionWebhook   call mutating webhooks   —
 //   ValidatingAdmissionWebhook —                        call validating webhooks (in parallel)
 //   ResourceQuota       —                           charge quotas (CAS on status.used)
@@ -24,6 +25,7 @@ import type { RESTStore } from '../registry/rest.js';
 import type { AdmissionPlugin } from './interface.js';
 import { LimitRanger } from './limit-ranger.js';
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
+import { PRIORITY_PLUGIN, PriorityAdmission } from './priority.js';
 import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
@@ -72,10 +74,12 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
       }),
     );
   }
-  // Upstream's order: … LimitRanger, ServiceAccount, TaintNodesByCondition, …, DefaultTolerationSeconds, …, StorageObjectInUseProtection, …, ResourceQuota.
+  // Upstream's order: … LimitRanger, ServiceAccount, TaintNodesByCondition, …, StorageObjectInUseProtection, …,
+  // DefaultTolerationSeconds, PodSecurity, Priority, …, webhooks, ResourceQuota.
   if (!disabled.has('TaintNodesByCondition')) chain.push(new TaintNodesByCondition());
-  if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());
   if (!disabled.has(STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN)) chain.push(new StorageObjectInUseProtection());
+  if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());
+  if (!disabled.has(PRIORITY_PLUGIN)) chain.push(new PriorityAdmission(() => lookup().storeFor('scheduling.k8s.io', 'priorityclasses')));
   const namespaceLabels = async (name: string): Promise<Record<string, string> | undefined> => {
     const namespaces = store(lookup(), 'namespaces');
     const cached = namespaces.getCached('', name);

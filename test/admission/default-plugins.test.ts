@@ -61,3 +61,31 @@ test('--disable-admission-plugins DefaultTolerationSeconds,TaintNodesByCondition
   const node = await request(server.url, 'POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } } });
   assert.equal(node.json.spec?.taints, undefined);
 });
+
+test('Priority: a global default class is given to pods without one; a second default is refused', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.stop());
+  const base = server.url;
+  await request(base, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } } });
+  const PCS = '/apis/scheduling.k8s.io/v1/priorityclasses';
+  const plain = await request(base, 'POST', '/api/v1/namespaces/a/pods', { body: pod('before') });
+  assert.deepEqual([plain.json.spec.priority, plain.json.spec.preemptionPolicy, plain.json.spec.priorityClassName], [0, 'PreemptLowerPriority', undefined]);
+  const def = await request(base, 'POST', PCS, {
+    body: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'low' }, value: 7, globalDefault: true, preemptionPolicy: 'Never' },
+  });
+  assert.equal(def.status, 201, def.text);
+  const second = await request(base, 'POST', PCS, { body: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'other' }, value: 8, globalDefault: true } });
+  assert.equal(second.status, 403);
+  assert.equal(second.json.message, 'priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass low is already marked as default. Only one default can exist');
+  // The plugin reads the watch cache: the new class shows within moments.
+  let after: Awaited<ReturnType<typeof request>> | undefined;
+  for (let i = 0; i < 50; i++) {
+    after = await request(base, 'POST', '/api/v1/namespaces/a/pods?dryRun=All', { body: pod('after') });
+    if (after.json.spec?.priorityClassName === 'low') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual([after!.json.spec.priority, after!.json.spec.preemptionPolicy, after!.json.spec.priorityClassName], [7, 'Never', 'low']);
+  const unknown = await request(base, 'POST', '/api/v1/namespaces/a/pods', { body: { ...pod('x'), spec: { ...pod('x').spec, priorityClassName: 'nope' } } });
+  assert.equal(unknown.status, 403);
+  assert.equal(unknown.json.message, 'pods "x" is forbidden: no PriorityClass with name nope was found');
+});

@@ -1,8 +1,18 @@
 // Differential cases for the small mutating plugins of kube-apiserver's
 // default set: DefaultTolerationSeconds (pods) and TaintNodesByCondition
-// (nodes). Verified against kube-apiserver v1.32.4.
+// (nodes), Priority (pods, priority classes). Verified against kube-apiserver v1.32.4.
 
 import type { DiffCase } from '../case.js';
+
+const withSpec = (name: string, extra: Record<string, unknown>) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'c', image: 'busybox' }], ...extra },
+});
+const PODS = '/api/v1/namespaces/{ns}/pods';
+// A global default class would change every other case's pods (the cases run in parallel):
+// that part is in test/admission/default-plugins.test.ts.
 
 const pod = (name: string, tolerations?: unknown[]) => ({
   apiVersion: 'v1',
@@ -58,6 +68,17 @@ export const cases: DiffCase[] = [
         },
       },
       { title: 'an update does not add it back', method: 'PATCH', path: '/api/v1/nodes/{ns}-n1', headers: { 'Content-Type': 'application/merge-patch+json' }, body: { spec: { taints: null } } },
+    ],
+  },
+  {
+    name: 'admission: Priority resolves a pod priority from its class',
+    steps: [
+      { title: 'no class: priority 0, PreemptLowerPriority', method: 'POST', path: `${PODS}?dryRun=All`, body: withSpec('p1', {}) },
+      { title: 'a system class', method: 'POST', path: `${PODS}?dryRun=All`, body: withSpec('p2', { priorityClassName: 'system-node-critical' }) },
+      { title: 'an unknown class is 403', method: 'POST', path: `${PODS}?dryRun=All`, body: withSpec('p3', { priorityClassName: 'nope' }) },
+      { title: 'a priority of its own is 403', method: 'POST', path: `${PODS}?dryRun=All`, body: withSpec('p4', { priority: 5 }) },
+      { title: 'a preemption policy of its own is 403', method: 'POST', path: `${PODS}?dryRun=All`, body: withSpec('p5', { priority: 0, preemptionPolicy: 'Never' }) },
+      { title: 'the same values as the class are accepted', method: 'POST', path: `${PODS}?dryRun=All`, body: withSpec('p6', { priorityClassName: 'system-cluster-critical', priority: 2000000000 }) },
     ],
   },
 ];
