@@ -23,6 +23,16 @@ after(async () => {
 const post = (ns: string, resource: string, body: unknown, query = '') =>
   request(c.server.url, 'POST', `/api/v1/namespaces/${ns}/${resource}${query}`, { body });
 
+/** Pods may name only classes that exist (Priority admission, as upstream). */
+async function createPriorityClasses(base: string, ...names: string[]): Promise<void> {
+  for (const name of names) {
+    const reply = await request(base, 'POST', '/apis/scheduling.k8s.io/v1/priorityclasses', {
+      body: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value: 1000 },
+    });
+    assert.equal(reply.status, 201, reply.text);
+  }
+}
+
 function forbidden(reply: { status: number; json: { message?: string; reason?: string } }, message: string): void {
   assert.equal(reply.status, 403, JSON.stringify(reply.json));
   assert.equal(reply.json.reason, 'Forbidden');
@@ -32,6 +42,7 @@ function forbidden(reply: { status: number; json: { message?: string; reason?: s
 describe('scopes', () => {
   test('BestEffort, Terminating and PriorityClass quotas charge only the pods in their scope', async () => {
     await createNamespace(c.server.url, 's1');
+    await createPriorityClasses(c.server.url, 'high', 'low');
     await createQuota(c.server.url, 's1', 'besteffort', { hard: { pods: '1' }, scopes: ['BestEffort'] });
     await createQuota(c.server.url, 's1', 'terminating', { hard: { pods: '1', 'limits.memory': '1Gi' }, scopes: ['Terminating'] });
     await createQuota(c.server.url, 's1', 'high', {
@@ -267,6 +278,7 @@ describe('--admission-control-config-file', () => {
     const limited = await startQuotaCluster({ server: { admissionControlConfigFile: file } });
     try {
       await createNamespace(limited.server.url, 'l');
+      await createPriorityClasses(limited.server.url, 'high');
       const p = (name: string) => request(limited.server.url, 'POST', '/api/v1/namespaces/l/pods', { body: pod(name, [container('c', { cpu: '100m' })]) });
       forbidden(await p('a'), 'pods "a" is forbidden: insufficient quota to consume: requests.cpu');
       // A pod that does not consume cpu is not limited.

@@ -158,6 +158,21 @@ export function sample(group: string, resource: string, name: string, namespace 
       return { metadata: meta, handler: 'runc' };
     case 'certificates.k8s.io/certificatesigningrequests':
       return { metadata: meta, spec: { request: SAMPLE_CSR, signerName: 'example.com/signer', usages: ['client auth'] } };
+    case 'admissionregistration.k8s.io/mutatingwebhookconfigurations':
+    case 'admissionregistration.k8s.io/validatingwebhookconfigurations':
+      // Scoped to a namespace label nothing carries, so the sample changes no other request.
+      return {
+        metadata: meta,
+        webhooks: [
+          {
+            name: 'sample.example.com',
+            clientConfig: { url: 'https://127.0.0.1:1/sample' },
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+            namespaceSelector: { matchLabels: { 'sample.example.com/never': 'true' } },
+          },
+        ],
+      };
     default:
       throw new Error(`no sample for ${group}/${resource}`);
   }
