@@ -271,7 +271,8 @@ function encodeFields(fields: unknown, node: Node, indexes: IndexCache): string 
   let out = '';
   for (const raw of Object.keys(fields)) {
     const sub = fields[raw];
-    if (!isPlainObject(sub)) return undefined;
+    // A key the decoder could not set as a plain property: stored as plain JSON.
+    if (!isPlainObject(sub) || raw === '__proto__') return undefined;
     if (raw === '.') {
       if (hasKeys(sub)) return undefined;
       out += '.';

@@ -141,6 +141,7 @@ describe('the stored form of managedFields', () => {
       ['a fieldsV1 leaf that is not {}', (o) => (o.metadata.managedFields![1]!.fieldsV1 = { 'f:spec': { 'f:replicas': 1 } })],
       ['a "." with children', (o) => (o.metadata.managedFields![1]!.fieldsV1 = { 'f:spec': { '.': { x: {} } } })],
       ['entries that are not objects', (o) => ((o.metadata as Record<string, unknown>)['managedFields'] = ['x'])],
+      ['a __proto__ key in fieldsV1', (o) => (o.metadata.managedFields![1]!.fieldsV1 = JSON.parse('{"f:spec":{"__proto__":{}}}'))],
     ];
     for (const [what, change] of cases) {
       const obj = deployment();
