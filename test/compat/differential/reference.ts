@@ -11,7 +11,9 @@
 //   controllers that keep the reference a plain cluster without racing the
 //   cases: namespace (deletion), serviceaccount and serviceaccount-token (the
 //   `default` account the ServiceAccount admission plugin needs for pods),
-//   garbage-collector. The workload controllers (deployment, replicaset,
+//   garbage-collector, and pvc-protection (it only removes the
+//   kubernetes.io/pvc-protection finalizer from deleted claims no pod uses, and
+//   adds it to claims without it; the cases wait for it, as apiary runs its own). The workload controllers (deployment, replicaset,
 //   replication controller, endpoints, resource quota, root-CA publisher…)
 //   are left out: they would write into the objects the cases make, at times
 //   no case can predict.
@@ -39,7 +41,13 @@ export const REFERENCE_BINARIES = {
 };
 
 /** The controllers the reference's kube-controller-manager runs (see above for why only these). */
-export const REFERENCE_CONTROLLERS = ['namespace-controller', 'serviceaccount-controller', 'serviceaccount-token-controller', 'garbage-collector-controller'];
+export const REFERENCE_CONTROLLERS = [
+  'namespace-controller',
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  'garbage-collector-controller',
+  'persistentvolumeclaim-protection-controller',
+];
 
 export interface ReferenceCluster {
   target: Target;

@@ -31,6 +31,11 @@ interface Resource {
   deleteQuery?: string;
   /** Deleted objects wait for a controller to remove its finalizer: the reads after a delete wait for it (up to 20 s). */
   finalizedByController?: boolean;
+  /**
+   * Finalizers the server adds on create, sent back by the update as a client sends what it read
+   * (else the update removes them and a controller adds them back at a time no case can predict).
+   */
+  finalizers?: string[];
 }
 
 const CONTAINER = { name: 'main', image: 'registry.example/app:1' };
@@ -118,6 +123,7 @@ const RESOURCES: Resource[] = [
     keep: ['spec'],
     // the kubernetes.io/pvc-protection finalizer: a deleted claim goes when the pvc-protection controller removes it
     finalizedByController: true,
+    finalizers: ['kubernetes.io/pvc-protection'],
   },
   {
     collection: '/api/v1/namespaces/{ns}/replicationcontrollers',
@@ -192,7 +198,7 @@ function resourceCase(r: Resource): DiffCase {
       title: 'update',
       method: 'PUT',
       path: item,
-      body: { ...object('one', { tier: 'a', updated: 'yes' }, { resourceVersion: '{rv1}' }), ...kept },
+      body: { ...object('one', { tier: 'a', updated: 'yes' }, { resourceVersion: '{rv1}', ...(r.finalizers ? { finalizers: r.finalizers } : {}) }), ...kept },
     },
     {
       title: 'update with a stale resourceVersion',
