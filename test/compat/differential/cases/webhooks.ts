@@ -139,4 +139,29 @@ export const cases: DiffCase[] = [
     ],
     cleanup: [deleteOf('validating', '{ns}-validate')],
   },
+  {
+    name: 'webhooks: bad patches and a dead webhook',
+    setup: [
+      configuration('mutating', '{ns}-patches', [webhook('patch.example.com', '/faulty-patch'), webhook('dead.example.com', '/x', { clientConfig: { url: 'https://127.0.0.1:1/dead', caBundle: hook.caBundle }, failurePolicy: 'Ignore' })]),
+      waitFor('undecodable-probe', 'code', 500),
+    ],
+    steps: [
+      { title: 'a patch that is no JSON', method: 'POST', path: '/api/v1/namespaces/{ns}/configmaps', body: cm('undecodable') },
+      { title: 'a patch that does not apply', method: 'POST', path: '/api/v1/namespaces/{ns}/configmaps', body: cm('unappliable') },
+      { title: 'a patch without patchType', method: 'POST', path: '/api/v1/namespaces/{ns}/configmaps', body: cm('notype') },
+      { title: 'a dead webhook with failurePolicy Ignore is skipped', method: 'POST', path: '/api/v1/namespaces/{ns}/configmaps', body: cm('fine') },
+      { title: 'a dead webhook with failurePolicy Fail fails the request', method: 'PATCH', path: `${REG}/mutatingwebhookconfigurations/{ns}-patches`,
+        headers: { 'Content-Type': 'application/json-patch+json' }, body: [{ op: 'replace', path: '/webhooks/1/failurePolicy', value: 'Fail' }] },
+    ],
+    cleanup: [deleteOf('mutating', '{ns}-patches')],
+  },
+  {
+    name: 'webhooks: a dead webhook with failurePolicy Fail',
+    setup: [
+      configuration('mutating', '{ns}-dead', [webhook('dead.example.com', '/x', { clientConfig: { url: 'https://127.0.0.1:1/dead', caBundle: hook.caBundle } })]),
+      waitFor('probe', 'code', 500),
+    ],
+    steps: [{ title: 'connection refused', method: 'POST', path: '/api/v1/namespaces/{ns}/configmaps', body: cm('refused') }],
+    cleanup: [deleteOf('mutating', '{ns}-dead')],
+  },
 ];
