@@ -103,7 +103,9 @@ export const cases: DiffCase[] = [
           ],
         },
       },
-      { title: 'as a Table', method: 'GET', path: `${REG}/mutatingwebhookconfigurations/{ns}-defaults`, headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } },
+      // Only the WEBHOOKS cell: the AGE cell rounds differently on the two servers across a second boundary,
+      // and column descriptions are apiary's own words (test/admission/webhooks.test.ts checks kubectl's columns).
+      { title: 'as a Table: the WEBHOOKS cell', method: 'GET', path: `${REG}/mutatingwebhookconfigurations/{ns}-defaults`, headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, select: 'rows[0].cells[1]' },
       {
         title: 'an update bumps the generation',
         method: 'PATCH',
