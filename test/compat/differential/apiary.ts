@@ -19,7 +19,12 @@ export async function startApiary(): Promise<{ target: Target; stop(): Promise<v
   const token = randomBytes(24).toString('hex');
   const tokenDir = mkdtempSync(join(tmpdir(), 'apiary-diff-tokens-'));
   writeFileSync(join(tokenDir, 'tokens.csv'), `${token},differential,differential-uid,"system:masters"\n`, { mode: 0o600 });
-  const server = await startTestServer({ security: { tls: false, tokenAuthFile: join(tokenDir, 'tokens.csv') } });
+  // The kubernetes Service, its endpoints and the kube-system objects, as `apiary serve` keeps them.
+  const server = await startTestServer({
+    security: { tls: false, tokenAuthFile: join(tokenDir, 'tokens.csv') },
+    endpointReconcilerType: 'lease',
+    controlPlaneObjects: true,
+  });
   rmSync(tokenDir, { recursive: true, force: true });
   const client = new RestClient({ server: server.url, bearerToken: token });
   // The reference runs no resource quota controller (reference.ts says why); neither does apiary here.
