@@ -47,6 +47,16 @@ import {
 import { endpointSlicePrinter, ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './networking.js';
 import { certificateSigningRequestPrinter, podTemplatePrinter, priorityClassPrinter, runtimeClassPrinter } from './cluster.js';
 import { webhookConfigurationPrinter } from './admissionregistration.js';
+import {
+  controllerRevisionPrinter,
+  cronJobPrinter,
+  daemonSetPrinter,
+  horizontalPodAutoscalerPrinter,
+  jobPrinter,
+  podDisruptionBudgetPrinter,
+  replicaSetPrinter,
+  statefulSetPrinter,
+} from './workloads.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -66,6 +76,14 @@ const printers = new Map<string, Printer>([
   ['/PersistentVolumeClaim', persistentVolumeClaimPrinter],
   ['/ReplicationController', replicationControllerPrinter],
   ['apps/Deployment', deploymentPrinter],
+  ['apps/ReplicaSet', replicaSetPrinter],
+  ['apps/StatefulSet', statefulSetPrinter],
+  ['apps/DaemonSet', daemonSetPrinter],
+  ['apps/ControllerRevision', controllerRevisionPrinter],
+  ['batch/Job', jobPrinter],
+  ['batch/CronJob', cronJobPrinter],
+  ['policy/PodDisruptionBudget', podDisruptionBudgetPrinter],
+  ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerPrinter],
   ['coordination.k8s.io/Lease', leasePrinter],
   ['events.k8s.io/Event', eventsV1Printer],
   ['rbac.authorization.k8s.io/RoleBinding', roleBindingPrinter],
