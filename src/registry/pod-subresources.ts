@@ -150,8 +150,10 @@ async function evict(deps: PodSubresourceDeps, namespace: string, name: string, 
           if (policy === 'AlwaysAllow' || healthyEnough) return pdb;
         }
         checkBudget(pdb);
+        const now = formatTimestamp(deps.clock());
         status.disruptionsAllowed = (status.disruptionsAllowed ?? 0) - 1;
-        status.disruptedPods = { ...(status.disruptedPods ?? {}), [name]: formatTimestamp(deps.clock()) };
+        status.disruptedPods = { ...(status.disruptedPods ?? {}), [name]: now };
+        if (status.disruptionsAllowed === 0) setDisruptionAllowedCondition(status, now);
         pdb.status = status;
         return pdb;
       },
@@ -169,7 +171,7 @@ function checkBudget(pdb: PodDisruptionBudget): void {
   const status = pdb.status ?? {};
   const name = pdb.metadata.name ?? '';
   if ((status.observedGeneration ?? 0) < (pdb.metadata.generation ?? 0)) {
-    const err = tooManyRequests(BUDGET_VIOLATION, 0);
+    const err = tooManyRequests(BUDGET_VIOLATION, 10);
     err.status.details = { ...err.status.details, causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${name} is still being processed by the server.` }] };
     throw err;
   }
@@ -179,10 +181,33 @@ function checkBudget(pdb: PodDisruptionBudget): void {
   }
   if ((status.disruptionsAllowed ?? 0) === 0) {
     const err = tooManyRequests(BUDGET_VIOLATION, 0);
+    // No retry hint here: upstream's zero leaves the field out.
     err.status.details = {
-      ...err.status.details,
       causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${name} needs ${status.desiredHealthy ?? 0} healthy pods and has ${status.currentHealthy ?? 0} currently` }],
     };
     throw err;
   }
+}
+
+/**
+ * Upstream's UpdateDisruptionAllowedCondition after the last allowed
+ * disruption is taken: DisruptionAllowed False (InsufficientPods), its
+ * transition time moved only when the status changes.
+ */
+function setDisruptionAllowedCondition(status: NonNullable<PodDisruptionBudget['status']>, now: string): void {
+  const wanted = (status.disruptionsAllowed ?? 0) > 0 ? { status: 'True', reason: 'SufficientPods' } : { status: 'False', reason: 'InsufficientPods' };
+  const conditions = [...((status.conditions ?? []) as Record<string, unknown>[])];
+  const i = conditions.findIndex((c) => c['type'] === 'DisruptionAllowed');
+  const previous = i >= 0 ? conditions[i]! : undefined;
+  const condition: Record<string, unknown> = {
+    type: 'DisruptionAllowed',
+    status: wanted.status,
+    observedGeneration: status.observedGeneration ?? 0,
+    lastTransitionTime: previous !== undefined && previous['status'] === wanted.status ? previous['lastTransitionTime'] : now,
+    reason: wanted.reason,
+    message: '',
+  };
+  if (i >= 0) conditions[i] = condition;
+  else conditions.push(condition);
+  status.conditions = conditions as NonNullable<PodDisruptionBudget['status']>['conditions'];
 }

@@ -155,7 +155,7 @@ export function buildTable(group: string, kind: string, objects: KubeObject[], o
     const row: TableRow = { cells: printed.cells };
     if (printed.conditions !== undefined) row.conditions = printed.conditions.map((c) => ({ ...c }));
     if (include === 'Object') row.object = object;
-    else if (include === 'Metadata') row.object = partialObjectMetadata(object, apiVersion);
+    else if (include === 'Metadata') row.object = partialObjectMetadata(object, apiVersion, printer);
     // A RawExtension struct is never omitted by Go's encode: an empty one prints null.
     else row.object = null;
     return row;
@@ -169,8 +169,9 @@ export function buildTable(group: string, kind: string, objects: KubeObject[], o
   };
 }
 
-function partialObjectMetadata(object: KubeObject, apiVersion: TableApiVersion): PartialObjectMetadata {
-  return { kind: 'PartialObjectMetadata', apiVersion, metadata: object.metadata ?? {} };
+function partialObjectMetadata(object: KubeObject, apiVersion: TableApiVersion, printer: Printer): PartialObjectMetadata {
+  const metadata = object.metadata ?? {};
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: printer.rowMetadata !== undefined ? (printer.rowMetadata(metadata as Record<string, unknown>) as typeof metadata) : metadata };
 }
 
 function tableListMeta(objects: KubeObject[], listMeta: ListMeta | undefined): ListMeta {

@@ -40,6 +40,17 @@ export const statefulSetPrinter: Printer = {
 };
 
 export const daemonSetPrinter: Printer = {
+  // The template generation is the internal type's field, an annotation only in v1.
+  rowMetadata: (metadata) => {
+    const annotations = metadata['annotations'] as Record<string, string> | undefined;
+    if (annotations?.['deprecated.daemonset.template.generation'] === undefined) return metadata;
+    const rest = { ...annotations };
+    delete rest['deprecated.daemonset.template.generation'];
+    const out = { ...metadata };
+    if (Object.keys(rest).length === 0) delete out['annotations'];
+    else out['annotations'] = rest;
+    return out;
+  },
   columns: [
     NAME_COLUMN,
     column('Desired', 'integer', 'Nodes that should run the daemon pod.'),
@@ -165,7 +176,8 @@ export const cronJobPrinter: Printer = {
         name(o),
         str(at(o, 'spec', 'schedule')),
         typeof timeZone === 'string' ? timeZone : '<none>',
-        at(o, 'spec', 'suspend') === true,
+        // Declared boolean, printed as Go prints a *bool's value: "True" / "False".
+        at(o, 'spec', 'suspend') === true ? 'True' : 'False',
         arr(at(o, 'status', 'active')).length,
         last === undefined ? '<none>' : humanDuration(now.getTime() - last),
         age(o, now),

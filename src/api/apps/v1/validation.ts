@@ -115,7 +115,10 @@ function validateSelectorForTemplate(selector: LabelSelector | undefined, templa
   }
   let matches = true;
   try {
-    matches = selector !== undefined && selector !== null && !isEmptySelector(selector) && labelSelectorFromMeta(selector).matches(template?.metadata?.labels ?? {});
+    // An absent selector matches nothing; an empty one everything (its own error says it is invalid).
+    if (selector === undefined || selector === null) matches = false;
+    else if (isEmptySelector(selector)) return errs;
+    else matches = labelSelectorFromMeta(selector).matches(template?.metadata?.labels ?? {});
   } catch (err) {
     if (!(err instanceof StatusError)) throw err;
     errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(selector), err.message));

@@ -9,12 +9,19 @@ import type { PodDisruptionBudget } from './types.js';
 
 const EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget'];
 
+/** An intstr.IntOrString as %#v prints it (the policy validation quotes the struct, not its value). */
+function goIntOrString(value: number | string): GoValue {
+  return typeof value === 'number'
+    ? new GoValue(`intstr.IntOrString{Type:0, IntVal:${value}, StrVal:""}`)
+    : new GoValue(`intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(value)}}`);
+}
+
 function intOrPercent(value: number | string | undefined, path: string): FieldError[] {
   if (value === undefined || value === null) return [];
-  if (typeof value === 'number') return value < 0 ? [fieldErrors.invalid(path, value, IS_NEGATIVE_ERROR_MSG)] : [];
+  if (typeof value === 'number') return value < 0 ? [fieldErrors.invalid(path, goIntOrString(value), IS_NEGATIVE_ERROR_MSG)] : [];
   const m = /^(\d+)%$/.exec(value);
-  if (m === null) return [fieldErrors.invalid(path, value, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
-  if (Number(m[1]) > 100) return [fieldErrors.invalid(path, value, 'must not be greater than 100%')];
+  if (m === null) return [fieldErrors.invalid(path, goIntOrString(value), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
+  if (Number(m[1]) > 100) return [fieldErrors.invalid(path, goIntOrString(value), 'must not be greater than 100%')];
   return [];
 }
 
