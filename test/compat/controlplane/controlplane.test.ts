@@ -7,7 +7,9 @@
 // What it proves, in order: a kwok node becomes Ready; a Deployment of 3
 // replicas gets its ReplicaSet and 3 pods, which the scheduler binds through
 // pods/binding and kwok runs; `kubectl rollout status` succeeds; scaling to 5
-// and a rolling update (new image) converge; a Job completes; a CronJob fires
+// and a rolling update (new image) converge; an eviction under a
+// PodDisruptionBudget the disruption controller keeps is allowed once, then
+// refused (429) until the replacement runs; a Job completes; a CronJob fires
 // and its Job completes; deleting the namespace empties it. Then the three
 // programs' logs must show no failed list or watch against apiary.
 //
@@ -47,7 +49,10 @@ test('kube-controller-manager, kube-scheduler and kwok run a simulated cluster o
   const dir = mkdtempSync(join(tmpdir(), 'apiary-controlplane-'));
   const dataDir = join(dir, 'data');
   const apiary = spawnApiary(['serve', '--data-dir', dataDir, '--bind-address', '127.0.0.1', '--secure-port', String(await freePort())], { secure: true });
+  // One teardown, in order: the programs (their logs are read), the server, the directory.
+  let stopUpstream: () => Promise<unknown> = async () => {};
   t.after(async () => {
+    await stopUpstream();
     await apiary.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -78,9 +83,9 @@ test('kube-controller-manager, kube-scheduler and kwok run a simulated cluster o
     );
   }
   const upstream = startUpstreamControllers(kubeconfig, dir, schedulerConfig !== undefined ? { schedulerConfig } : {});
-  let logs: Record<string, string> | undefined;
-  const stopUpstream = async (): Promise<Record<string, string>> => (logs ??= await upstream.stop());
-  t.after(stopUpstream);
+  let logs: Promise<Record<string, string>> | undefined;
+  const collectLogs = (): Promise<Record<string, string>> => (logs ??= upstream.stop());
+  stopUpstream = collectLogs;
   const alive = (): void => {
     const early = upstream.exitedEarly();
     if (early !== undefined) throw new Error(early);
@@ -146,6 +151,34 @@ test('kube-controller-manager, kube-scheduler and kwok run a simulated cluster o
     );
   });
 
+  await step("evictions honour a budget kept by kube-controller-manager's disruption controller", async () => {
+    const budget = async (): Promise<{ disruptionsAllowed?: number; currentHealthy?: number; observedGeneration?: number }> =>
+      (await json(['-n', NS, 'get', 'pdb', 'web']))['status'] as never;
+    const evict = (pod: string): Promise<{ code: number; stderr: string }> =>
+      runKubectl(kubeconfig, ['create', '--raw', `/api/v1/namespaces/${NS}/pods/${pod}/eviction`, '-f', '-'], {
+        stdin: JSON.stringify({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod, namespace: NS } }),
+      });
+    await kubectl(['-n', NS, 'create', 'poddisruptionbudget', 'web', '--selector=app=web', '--min-available=5']);
+    await until('the disruption controller sees 5 healthy pods and allows no disruption', async () => {
+      const s = await budget();
+      return s.observedGeneration === 1 && s.currentHealthy === 5 && s.disruptionsAllowed === 0;
+    }, 30_000, 200);
+    const pods = (await json(['-n', NS, 'get', 'pods', '-l', 'app=web'])).items.map((p) => p['metadata']['name'] as string);
+    const refused = await evict(pods[0]!);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /Cannot evict pod as it would violate the pod's disruption budget/);
+    await kubectl(['-n', NS, 'patch', 'pdb', 'web', '--type=merge', '-p', '{"spec":{"minAvailable":4}}']);
+    await until('the budget allows one disruption', async () => {
+      const s = await budget();
+      return s.observedGeneration === 2 && s.disruptionsAllowed === 1;
+    }, 30_000, 200);
+    const allowed = await evict(pods[0]!);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    // kwok completes the eviction's graceful deletion; the ReplicaSet replaces the pod.
+    await until('the evicted pod is gone', async () => (await runKubectl(kubeconfig, ['-n', NS, 'get', 'pod', pods[0]!])).code !== 0, 30_000, 200);
+    await kubectl(['-n', NS, 'rollout', 'status', 'deployment/web', '--timeout=60s']);
+  });
+
   await step('a Job completes', async () => {
     await kubectl(['-n', NS, 'create', 'job', 'once', '--image=busybox', '--', 'true']);
     await kubectl(['-n', NS, 'wait', '--for=condition=Complete', 'job/once', '--timeout=60s']);
@@ -183,7 +216,7 @@ test('kube-controller-manager, kube-scheduler and kwok run a simulated cluster o
   });
 
   await step('their logs show the bindings and no failed list or watch', async () => {
-    const all = await stopUpstream();
+    const all = await collectLogs();
     assert.match(all['kube-scheduler']!, /Successfully bound pod to node/);
     for (const [name, log] of Object.entries(all)) {
       assert.deepEqual(listWatchErrors(log), [], `${name} reported list/watch errors`);
