@@ -124,7 +124,8 @@ export function createRegistry(options: RegistryOptions): Registry {
       caches.push(cached);
       storage = cached;
     }
-    storages.set(`${type.group}/${type.resource}`, storage);
+    // The first entry of a group/resource owns its storage (a later version converts it).
+    if (!storages.has(`${type.group}/${type.resource}`)) storages.set(`${type.group}/${type.resource}`, storage);
     if (type.group === '' && type.resource === 'services') storage = new AllocatingServiceStore(storage, serviceIPs, serviceNodePorts);
     const storeOptions: ConstructorParameters<typeof GenericStore>[0] = {
       type,

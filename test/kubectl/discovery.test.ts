@@ -40,6 +40,7 @@ test('kubectl api-resources: columns and rows as a cluster prints them', async (
   assert.deepEqual(byName.get('statefulsets'), ['statefulsets', 'sts', 'apps/v1', 'true', 'StatefulSet']);
   assert.deepEqual(byName.get('cronjobs'), ['cronjobs', 'cj', 'batch/v1', 'true', 'CronJob']);
   assert.deepEqual(byName.get('jobs'), ['jobs', 'batch/v1', 'true', 'Job']);
+  assert.deepEqual(byName.get('horizontalpodautoscalers'), ['horizontalpodautoscalers', 'hpa', 'autoscaling/v2', 'true', 'HorizontalPodAutoscaler']);
   assert.deepEqual(byName.get('poddisruptionbudgets'), ['poddisruptionbudgets', 'pdb', 'policy/v1', 'true', 'PodDisruptionBudget']);
   // Secrets have no short name: the empty cell collapses in this split.
   assert.deepEqual(byName.get('secrets'), ['secrets', 'v1', 'true', 'Secret']);

@@ -7,6 +7,8 @@ import { AGE_COLUMN, CONTAINERS_COLUMN, IMAGES_COLUMN, NAME_COLUMN, column, cont
 import { arr, at, int, rec, str, type Obj } from './fields.js';
 import { formatLabelSelector, formatLabels } from './labels.js';
 import { humanDuration, parseTimestamp, timeSince } from './duration.js';
+import { hpaToV2 } from '../autoscaling/v1/conversion.js';
+import type { KubeObject } from '../../machinery/meta.js';
 
 const name = (o: Obj): string => str(at(o, 'metadata', 'name'));
 const age = (o: Obj, now: Date): string => timeSince(at(o, 'metadata', 'creationTimestamp'), now);
@@ -241,12 +243,6 @@ function formatMetric(spec: Obj, statuses: Obj[], index: number): string {
 }
 
 function hpaTargets(o: Obj): string {
-  // autoscaling/v1's one CPU target reads as v2's Resource metric.
-  const cpu = at(o, 'spec', 'targetCPUUtilizationPercentage');
-  if (typeof cpu === 'number') {
-    const current = at(o, 'status', 'currentCPUUtilizationPercentage');
-    return `cpu: ${typeof current === 'number' ? `${current}%` : '<unknown>'}/${cpu}%`;
-  }
   const metrics = arr(at(o, 'spec', 'metrics')).map(rec);
   if (metrics.length === 0) return '<none>';
   const statuses = arr(at(o, 'status', 'currentMetrics')).map(rec);
@@ -255,7 +251,22 @@ function hpaTargets(o: Obj): string {
   return `${shown.join(', ')}${more}`;
 }
 
+const HPA_V1_ANNOTATIONS = ['metrics', 'current-metrics', 'conditions', 'behavior'].map((k) => `autoscaling.alpha.kubernetes.io/${k}`);
+
+/** Upstream prints the internal (v2) object: a v1 one is seen as v2 first. */
+const asV2 = (o: Obj): Obj => (o['apiVersion'] === 'autoscaling/v1' ? (hpaToV2(o as KubeObject) as Obj) : o);
+
 export const horizontalPodAutoscalerPrinter: Printer = {
+  // A v1 object's annotations that carry v2 fields are not metadata of the internal object.
+  rowMetadata: (metadata) => {
+    const annotations = metadata['annotations'] as Record<string, string> | undefined;
+    if (annotations === undefined || !HPA_V1_ANNOTATIONS.some((k) => k in annotations)) return metadata;
+    const rest = Object.fromEntries(Object.entries(annotations).filter(([k]) => !HPA_V1_ANNOTATIONS.includes(k)));
+    const out = { ...metadata };
+    if (Object.keys(rest).length === 0) delete out['annotations'];
+    else out['annotations'] = rest;
+    return out;
+  },
   columns: [
     NAME_COLUMN,
     column('Reference', 'string', 'The scaled resource.'),
@@ -265,7 +276,8 @@ export const horizontalPodAutoscalerPrinter: Printer = {
     column('Replicas', 'string', 'Current replicas.'),
     AGE_COLUMN,
   ],
-  print: (o, now) => {
+  print: (served, now) => {
+    const o = asV2(served);
     const min = at(o, 'spec', 'minReplicas');
     return {
       cells: [

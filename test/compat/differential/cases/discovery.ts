@@ -47,6 +47,10 @@ const SERVED: [string, string, string][] = [
   ['batch', 'v1', 'jobs/status'],
   ['batch', 'v1', 'cronjobs'],
   ['batch', 'v1', 'cronjobs/status'],
+  ['autoscaling', 'v2', 'horizontalpodautoscalers'],
+  ['autoscaling', 'v2', 'horizontalpodautoscalers/status'],
+  ['autoscaling', 'v1', 'horizontalpodautoscalers'],
+  ['autoscaling', 'v1', 'horizontalpodautoscalers/status'],
   ['policy', 'v1', 'poddisruptionbudgets'],
   ['policy', 'v1', 'poddisruptionbudgets/status'],
   ['coordination.k8s.io', 'v1', 'leases'],
@@ -97,7 +101,7 @@ export const cases: DiffCase[] = [
     steps: [
       { title: '/api versions', method: 'GET', path: '/api', select: 'versions' },
       { title: '/api/v1 group version', method: 'GET', path: '/api/v1', select: 'groupVersion' },
-      ...['apps', 'batch', 'policy', 'coordination.k8s.io', 'events.k8s.io', 'networking.k8s.io', 'discovery.k8s.io', 'storage.k8s.io', 'scheduling.k8s.io', 'node.k8s.io', 'certificates.k8s.io'].map((group) => ({
+      ...['apps', 'batch', 'autoscaling', 'policy', 'coordination.k8s.io', 'events.k8s.io', 'networking.k8s.io', 'discovery.k8s.io', 'storage.k8s.io', 'scheduling.k8s.io', 'node.k8s.io', 'certificates.k8s.io'].map((group) => ({
         title: `/apis group ${group}`,
         method: 'GET' as const,
         path: '/apis',

@@ -11,6 +11,9 @@ import type { DiffCase, DiffRequest } from '../case.js';
 const APPS = '/apis/apps/v1/namespaces/{ns}';
 const BATCH = '/apis/batch/v1/namespaces/{ns}';
 const POLICY = '/apis/policy/v1/namespaces/{ns}';
+const HPA2 = '/apis/autoscaling/v2/namespaces/{ns}';
+const HPA1 = '/apis/autoscaling/v1/namespaces/{ns}';
+const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
 const PODS = '/api/v1/namespaces/{ns}/pods';
 const TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -149,6 +152,46 @@ export const cases: DiffCase[] = [
       { title: 'an ephemeral container changed', method: 'PATCH', path: `${PODS}/p/ephemeralcontainers`, headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'replace', path: '/spec/ephemeralContainers/0/image', value: 'alpine' }], mask: ['may not be changed[\\s\\S]*'] },
       { title: 'an ephemeral container without an image', method: 'PATCH', path: `${PODS}/p/ephemeralcontainers`, headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'x2' } }] },
       { title: 'get ephemeralcontainers', method: 'GET', path: `${PODS}/p/ephemeralcontainers` },
+    ],
+  },
+
+  {
+    name: 'workloads: horizontalpodautoscalers v2 and v1',
+    steps: [
+      ...basics('HorizontalPodAutoscaler', HPA2, 'horizontalpodautoscalers', { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'plain' }, spec: { scaleTargetRef: target, maxReplicas: 5 } }),
+      {
+        title: 'v2 with two metrics and a behavior',
+        method: 'POST',
+        path: `${HPA2}/horizontalpodautoscalers`,
+        body: {
+          apiVersion: 'autoscaling/v2',
+          kind: 'HorizontalPodAutoscaler',
+          metadata: { name: 'multi' },
+          spec: {
+            scaleTargetRef: target,
+            maxReplicas: 5,
+            metrics: [
+              { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
+              { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '100Mi' } } },
+            ],
+            behavior: { scaleDown: { stabilizationWindowSeconds: 60 } },
+          },
+        },
+      },
+      { title: 'the same read as v1: CPU target and annotations', method: 'GET', path: `${HPA1}/horizontalpodautoscalers/multi` },
+      { title: 'v1 list', method: 'GET', path: `${HPA1}/horizontalpodautoscalers` },
+      { title: 'a v1 create with no target', method: 'POST', path: `${HPA1}/horizontalpodautoscalers`, body: { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'v1' }, spec: { scaleTargetRef: target, maxReplicas: 3 } } },
+      { title: 'read as v2', method: 'GET', path: `${HPA2}/horizontalpodautoscalers/v1` },
+      { title: 'a v1 update keeps the v2-only metric', method: 'PATCH', path: `${HPA1}/horizontalpodautoscalers/multi`, headers: MERGE, body: { spec: { maxReplicas: 7 } } },
+      { title: 'read back as v2', method: 'GET', path: `${HPA2}/horizontalpodautoscalers/multi` },
+      {
+        title: 'an invalid v2',
+        method: 'POST',
+        path: `${HPA2}/horizontalpodautoscalers`,
+        body: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'bad' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: '', name: '' }, minReplicas: 0, maxReplicas: 0, metrics: [{ type: 'Foo' }, { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization' } } }] } },
+      },
+      { title: 'an invalid v1', method: 'POST', path: `${HPA1}/horizontalpodautoscalers`, body: { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'bad1' }, spec: { scaleTargetRef: target, minReplicas: 3, maxReplicas: 2, targetCPUUtilizationPercentage: -1 } } },
+      { title: 'v1 as a Table', method: 'GET', path: `${HPA1}/horizontalpodautoscalers`, headers: TABLE, mask: AGE },
     ],
   },
 ];
