@@ -100,6 +100,8 @@ export interface StartOptions {
   schedulerConfig?: string;
   /** kube-controller-manager's client QPS/burst (its defaults are 20/30). */
   kcmQps?: number;
+  /** More kube-controller-manager controllers (node-lifecycle-controller lifts kube-apiserver's not-ready taint). */
+  extraControllers?: string[];
   /** klog verbosity of the two kube programs (default 2: bindings and syncs are logged). */
   verbosity?: number;
 }
@@ -108,7 +110,7 @@ export function startUpstreamControllers(kubeconfig: string, dir: string, option
   const v = String(options.verbosity ?? 2);
   const kcmArgs = [
     `--kubeconfig=${kubeconfig}`,
-    `--controllers=${WORKLOAD_CONTROLLERS.join(',')}`,
+    `--controllers=${[...WORKLOAD_CONTROLLERS, ...(options.extraControllers ?? [])].join(',')}`,
     '--leader-elect=false',
     '--secure-port=0',
     '--use-service-account-credentials=false',
