@@ -86,9 +86,7 @@ interface Result {
 
 async function runOn(name: string, kubeconfig: string, pids: Record<string, number>): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), `apiary-cluster-bench-${name}-`));
-  const upstream = startUpstreamControllers(kubeconfig, dir, { schedulerConfig: schedulerConfig(dir, kubeconfig), kcmQps: CLIENT_QPS, verbosity: 0,
-    // kube-apiserver's TaintNodesByCondition admission taints new nodes not-ready until this controller sees them Ready.
-    extraControllers: ['node-lifecycle-controller'] });
+  const upstream = startUpstreamControllers(kubeconfig, dir, { schedulerConfig: schedulerConfig(dir, kubeconfig), kcmQps: CLIENT_QPS, verbosity: 0 });
   try {
     for (let i = 0; i < NODES; i++) kubectl(kubeconfig, ['apply', '-f', '-'], JSON.stringify(kwokNode(`kwok-node-${i}`, PODS_PER_NODE)));
     kubectl(kubeconfig, ['wait', '--for=condition=Ready', 'node', '-l', 'type=kwok', '--timeout=60s']);

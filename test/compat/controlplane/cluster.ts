@@ -33,7 +33,7 @@ export function missingBinaries(): string[] {
 }
 
 /**
- * kube-controller-manager's workload controllers. The namespace, garbage
+ * kube-controller-manager's workload controllers and its node lifecycle controller. The namespace, garbage
  * collector, service account and quota controllers are apiary's own
  * (`apiary serve` runs them), so kube-controller-manager leaves them alone.
  */
@@ -47,6 +47,8 @@ export const WORKLOAD_CONTROLLERS = [
   'disruption-controller',
   'ttl-after-finished-controller',
   'pod-garbage-collector-controller',
+  // Lifts the node.kubernetes.io/not-ready taint TaintNodesByCondition admission puts on new nodes, once kwok reports them Ready.
+  'node-lifecycle-controller',
 ];
 
 export const KWOK_ANNOTATION = 'kwok.x-k8s.io/node';
