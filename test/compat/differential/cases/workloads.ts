@@ -153,6 +153,8 @@ export const cases: DiffCase[] = [
       { title: 'an ephemeral container without an image', method: 'PATCH', path: `${PODS}/p/ephemeralcontainers`, headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'x2' } }] },
       { title: 'get ephemeralcontainers', method: 'GET', path: `${PODS}/p/ephemeralcontainers` },
     ],
+    // A bound pod is deleted gracefully (30 s, no kubelet here to finish it): gone at once, the namespace is not held up.
+    cleanup: [{ method: 'DELETE', path: `${PODS}/p?gracePeriodSeconds=0` }],
   },
 
   {
