@@ -35,7 +35,10 @@ const runFiles = (list, env = process.env) =>
 // The differential test needs binaries built by Go: it runs in a pass of its own.
 const DIFFERENTIAL_DIR = join('test', 'compat', 'differential');
 const DIFFERENTIAL_FILES = files.filter((f) => f.startsWith(DIFFERENTIAL_DIR + '/'));
-const firstPass = files.filter((f) => !DIFFERENTIAL_FILES.includes(f));
+// So does the control-plane test (upstream's controllers, scheduler and kwok on apiary).
+const CONTROLPLANE_DIR = join('test', 'compat', 'controlplane');
+const CONTROLPLANE_FILES = files.filter((f) => f.startsWith(CONTROLPLANE_DIR + '/'));
+const firstPass = files.filter((f) => !DIFFERENTIAL_FILES.includes(f) && !CONTROLPLANE_FILES.includes(f));
 
 let status = firstPass.length > 0 ? runFiles(firstPass) : 0;
 
@@ -104,16 +107,18 @@ if (status === 0 && filters.length === 0) {
 // Third pass (full runs, and filtered runs that name it): the differential
 // test against kube-apiserver and kube-controller-manager 1.32.4 (built from
 // test/compat/kubernetes; the first build takes minutes) on etcd 3.5.
-if (status === 0 && DIFFERENTIAL_FILES.length > 0) {
-  const etcd = buildEtcd35();
-  const kubernetesDir = join('test', 'compat', 'kubernetes');
-  const [apiserver, controllerManager] = goBuild(
+const kubernetesDir = join('test', 'compat', 'kubernetes');
+const buildKubernetes = () =>
+  goBuild(
     'kube-apiserver 1.32',
     kubernetesDir,
-    ['./kube-apiserver', './kube-controller-manager'],
-    ['kube-apiserver', 'kube-controller-manager'],
+    ['./kube-apiserver', './kube-controller-manager', './kube-scheduler'],
+    ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'],
     kubernetesVersionFlags(kubernetesDir),
   );
+if (status === 0 && DIFFERENTIAL_FILES.length > 0) {
+  const etcd = buildEtcd35();
+  const [apiserver, controllerManager] = buildKubernetes();
   console.log(`# differential: ${DIFFERENTIAL_FILES.join(', ')}`);
   status = runFiles(DIFFERENTIAL_FILES, {
     ...process.env,
@@ -121,5 +126,24 @@ if (status === 0 && DIFFERENTIAL_FILES.length > 0) {
     KUBE_APISERVER_BIN: apiserver,
     KUBE_CONTROLLER_MANAGER_BIN: controllerManager,
   });
+}
+// Fourth pass (full runs, and filtered runs that name it): kube-controller-manager,
+// kube-scheduler (test/compat/kubernetes) and kwok (test/compat/kwok) run a
+// simulated cluster on apiary. Without Go it is skipped, saying so.
+const goAvailable = () => spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0;
+if (status === 0 && CONTROLPLANE_FILES.length > 0) {
+  if (!goAvailable()) {
+    console.log('\n# control plane: skipped: `go` is not on PATH (it builds kube-controller-manager, kube-scheduler and kwok)');
+  } else {
+    const [, controllerManager, scheduler] = buildKubernetes();
+    const [kwok] = goBuild('kwok', join('test', 'compat', 'kwok'), ['sigs.k8s.io/kwok/cmd/kwok'], ['kwok']);
+    console.log(`# control plane: ${CONTROLPLANE_FILES.join(', ')}`);
+    status = runFiles(CONTROLPLANE_FILES, {
+      ...process.env,
+      KUBE_CONTROLLER_MANAGER_BIN: controllerManager,
+      KUBE_SCHEDULER_BIN: scheduler,
+      KWOK_BIN: kwok,
+    });
+  }
 }
 process.exit(status);

@@ -22,6 +22,10 @@ import { replicationControllerStrategy } from './strategies/replicationcontrolle
 import { leaseStrategy } from './strategies/leases.js';
 import { deploymentStrategy } from './strategies/deployments.js';
 import { eventsV1Strategy } from './strategies/events-v1.js';
+import { controllerRevisionStrategy, daemonSetStrategy, replicaSetStrategy, statefulSetStrategy } from './strategies/workloads-apps.js';
+import { cronJobStrategy, jobStrategy, podDisruptionBudgetStrategy } from './strategies/workloads-batch.js';
+import { horizontalPodAutoscalerV1Strategy, horizontalPodAutoscalerV2Strategy } from './strategies/horizontalpodautoscalers.js';
+import { hpaToV1, hpaToV2 } from '../api/autoscaling/v1/conversion.js';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './strategies/rbac.js';
 import { ingressClassStrategy, ingressStrategy, networkPolicyStrategy } from './strategies/networking.js';
 import { persistentVolumeStrategy, podTemplateStrategy } from './strategies/persistentvolumes.js';
@@ -101,6 +105,17 @@ const entries: CatalogEntry[] = [
   entry({ group: '', version: 'v1', resource: 'persistentvolumes', kind: 'PersistentVolume', singular: 'persistentvolume', short: ['pv'], strategy: persistentVolumeStrategy }),
   entry({ group: '', version: 'v1', resource: 'podtemplates', kind: 'PodTemplate', singular: 'podtemplate', strategy: podTemplateStrategy }),
   entry({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', singular: 'deployment', short: ['deploy'], categories: ['all'], strategy: deploymentStrategy }),
+  entry({ group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet', singular: 'replicaset', short: ['rs'], categories: ['all'], strategy: replicaSetStrategy }),
+  entry({ group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet', singular: 'statefulset', short: ['sts'], categories: ['all'], strategy: statefulSetStrategy }),
+  entry({ group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', singular: 'daemonset', short: ['ds'], categories: ['all'], strategy: daemonSetStrategy }),
+  entry({ group: 'apps', version: 'v1', resource: 'controllerrevisions', kind: 'ControllerRevision', singular: 'controllerrevision', strategy: controllerRevisionStrategy }),
+  entry({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', singular: 'job', categories: ['all'], strategy: jobStrategy }),
+  entry({ group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob', singular: 'cronjob', short: ['cj'], categories: ['all'], strategy: cronJobStrategy }),
+  // autoscaling: v2 is stored and preferred (listed first); v1 is the same objects converted.
+  entry({ group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', singular: 'horizontalpodautoscaler', short: ['hpa'], categories: ['all'], strategy: horizontalPodAutoscalerV2Strategy }),
+  entry({ group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', singular: 'horizontalpodautoscaler', short: ['hpa'], categories: ['all'], strategy: horizontalPodAutoscalerV1Strategy,
+    storedAs: { group: 'autoscaling', resource: 'horizontalpodautoscalers', conversion: { toStored: hpaToV2, fromStored: hpaToV1 } } }),
+  entry({ group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', singular: 'poddisruptionbudget', short: ['pdb'], strategy: podDisruptionBudgetStrategy }),
   entry({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', singular: 'lease', strategy: leaseStrategy }),
   entry({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', short: ['ev'], strategy: eventsV1Strategy,
     storedAs: { group: '', resource: 'events', conversion: { toStored: eventToCore, fromStored: eventFromCore } } }),

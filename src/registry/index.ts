@@ -27,6 +27,10 @@ import { hasStatus, specFieldNames } from '../api/schema/index.js';
 import { ServiceIPAllocator } from './service-ip-allocator.js';
 import { AllocatingServiceStore } from './service-store.js';
 import { ServiceNodePortAllocator } from './service-node-port-allocator.js';
+import { podSubresources } from './pod-subresources.js';
+
+/** Built-in groups whose keys are /registry/{resource}/… as upstream's (no two of them share a resource name). */
+const PLAIN_KEY_GROUPS = new Set(['', 'apps', 'batch', 'policy', 'autoscaling', 'coordination.k8s.io', 'rbac.authorization.k8s.io']);
 
 export interface RegistryOptions {
   backend: Backend;
@@ -104,7 +108,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       namespaced: type.namespaced,
       // Two groups serving one resource name keep their keys apart (events.k8s.io
       // events are not two: they are stored as core events, see storedAs).
-      keyResource: type.group === '' || type.group === 'apps' || type.group === 'coordination.k8s.io' || type.group === 'rbac.authorization.k8s.io' ? type.resource : `${type.group}/${type.resource}`,
+      keyResource: PLAIN_KEY_GROUPS.has(type.group) ? type.resource : `${type.group}/${type.resource}`,
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
     // Stored under the bare resource name, as upstream keys them (/registry/mutatingwebhookconfigurations/NAME).
@@ -120,7 +124,8 @@ export function createRegistry(options: RegistryOptions): Registry {
       caches.push(cached);
       storage = cached;
     }
-    storages.set(`${type.group}/${type.resource}`, storage);
+    // The first entry of a group/resource owns its storage (a later version converts it).
+    if (!storages.has(`${type.group}/${type.resource}`)) storages.set(`${type.group}/${type.resource}`, storage);
     if (type.group === '' && type.resource === 'services') storage = new AllocatingServiceStore(storage, serviceIPs, serviceNodePorts);
     const storeOptions: ConstructorParameters<typeof GenericStore>[0] = {
       type,
@@ -140,7 +145,17 @@ export function createRegistry(options: RegistryOptions): Registry {
     if (options.bookmarkIntervalMs !== undefined) storeOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
     const store = new GenericStore(storeOptions);
     stores.push(store);
-    byKey.set(`${type.group}/${type.resource}`, store);
+    // One resource served in several versions (autoscaling v2 and v1): the first listed answers version-less lookups.
+    if (!byKey.has(`${type.group}/${type.resource}`)) byKey.set(`${type.group}/${type.resource}`, store);
+  }
+  // pods/binding and pods/eviction act on pods (and, for eviction, on the budgets that select them).
+  const pods = byKey.get('/pods');
+  if (pods !== undefined) {
+    pods.createSubresource = podSubresources({
+      pods,
+      budgets: () => byKey.get('policy/poddisruptionbudgets'),
+      clock: options.clock ?? (() => new Date()),
+    });
   }
   // A cache that fails to list retries on its own; reads fall back to the backend meanwhile.
   const ready = Promise.all(caches.map((c) => c.start().catch(() => c.restartLater()))).then(() => undefined);

@@ -156,6 +156,12 @@ export interface RESTStore {
     config: Record<string, unknown>,
     options: WriteOptions & { subresource?: string; force?: boolean; afterMerge?: () => void },
   ): Promise<{ object: KubeObject; created: boolean }>;
+  /**
+   * POST of a subresource (pods/binding, pods/eviction): `body` is the decoded
+   * request object (Binding, Eviction); the answer is a Status, sent with 201.
+   * Absent: the resource has no POST subresource.
+   */
+  createSubresource?(namespace: string, name: string, subresource: string, body: KubeObject, options: WriteOptions): Promise<Status>;
   /** GET of the scale subresource (kinds that have one): an autoscaling/v1 Scale. */
   getScale?(namespace: string, name: string): Promise<KubeObject>;
   /** PUT/PATCH of the scale subresource: `change` maps the current Scale to the wanted one. */

@@ -48,6 +48,9 @@ const SUBRESOURCES: Record<string, SubresourceFacts> = {
   finalize: { verbs: ['update'] },
   scale: { verbs: ['get', 'patch', 'update'], responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } },
   token: { verbs: ['create'], responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' } },
+  // Binding is the core group's own kind: group and version stay empty, as for a resource's own kind.
+  binding: { verbs: ['create'], responseKind: { group: '', version: '', kind: 'Binding' } },
+  eviction: { verbs: ['create'], responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
 };
 
 function subresourceFacts(name: string): SubresourceFacts {
@@ -139,8 +142,10 @@ export function apiResourceList(types: ResourceType[], group: string, version: s
       const facts = subresourceFacts(sub);
       const subEntry: Record<string, unknown> = { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced };
       if (facts.responseKind !== undefined) {
-        subEntry['group'] = facts.responseKind.group;
-        subEntry['version'] = facts.responseKind.version;
+        if (facts.responseKind.version !== '') {
+          subEntry['group'] = facts.responseKind.group;
+          subEntry['version'] = facts.responseKind.version;
+        }
         subEntry['kind'] = facts.responseKind.kind;
       } else {
         subEntry['kind'] = t.kind;

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TypedDecodeError, decodeTyped } from '../api/schema/typed-decode.js';
 import { hasProtobuf } from '../api/schema/index.js';
 import { smpSchemaFor } from '../api/strategic-merge-schema.js';
-import { badRequest, invalid, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
+import { badRequest, invalid, methodNotSupported, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
 import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
 import { goValue } from '../machinery/smp/go-format.js';
 import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
@@ -355,7 +355,32 @@ function withListBlueprint(format: WatchStreamFormat, scope: ResourceScope, medi
   };
 }
 
+/** The kinds POST subresources take (pods/binding, pods/eviction); policy/v1beta1 Eviction decodes too, as upstream. */
+const SUBRESOURCE_BODY_KINDS: Record<string, { expected: ExpectedKind; accepts: (apiVersion: string, kind: string) => boolean }> = {
+  binding: { expected: { group: '', version: 'v1', kind: 'Binding' }, accepts: (a, k) => a === 'v1' && k === 'Binding' },
+  eviction: {
+    expected: { group: 'policy', version: 'v1', kind: 'Eviction' },
+    accepts: (a, k) => (a === 'policy/v1' || a === 'policy/v1beta1') && k === 'Eviction',
+  },
+};
+
+/** POST of a subresource: decode its kind, let the store act, answer its Status with 201. */
+async function handleCreateSubresource(scope: ResourceScope): Promise<void> {
+  const out = output(scope);
+  const kinds = SUBRESOURCE_BODY_KINDS[scope.info.subresource];
+  if (kinds === undefined || scope.store.createSubresource === undefined) throw methodNotSupported({ group: scope.type.group, resource: `${scope.type.resource}/${scope.info.subresource}` }, 'create');
+  const mediaType = negotiateInput(scope.req.headers['content-type']);
+  const body = await readBody(scope.req);
+  const options = writeOptionsFrom(scope.query, 'CreateOptions');
+  if (scope.user !== undefined) options.user = scope.user;
+  const object = decodeObject(body, mediaType, kinds.expected, kinds.accepts);
+  object.metadata ??= {};
+  const status = await scope.store.createSubresource(scope.namespace, scope.info.name, scope.info.subresource, object, options);
+  write(scope, 201, status, out);
+}
+
 export async function handleCreate(scope: ResourceScope): Promise<void> {
+  if (scope.info.subresource !== '') return handleCreateSubresource(scope);
   const out = output(scope);
   const mediaType = inputMediaType(scope);
   const body = await readBody(scope.req);

@@ -252,6 +252,7 @@ function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean)
     if (!type.subresources.includes(info.subresource) || legacyWatch) return routes;
     const verbs = subresourceVerbs(info.subresource);
     if (verbs.includes('get')) routes.set('GET', 'get');
+    if (verbs.includes('create')) routes.set('POST', 'create');
     if (verbs.includes('update')) routes.set('PUT', 'update');
     if (verbs.includes('patch')) routes.set('PATCH', 'patch');
     return routes;

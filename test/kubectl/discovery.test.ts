@@ -24,8 +24,8 @@ test('kubectl version reports the server as 1.32', async () => {
 test('kubectl api-versions lists the served group/versions, sorted', async () => {
   const out = await k.ok(['api-versions']);
   assert.deepEqual(out.trim().split('\n'), [
-    'admissionregistration.k8s.io/v1', 'apiextensions.k8s.io/v1', 'apps/v1', 'certificates.k8s.io/v1', 'coordination.k8s.io/v1', 'discovery.k8s.io/v1', 'events.k8s.io/v1',
-    'networking.k8s.io/v1', 'node.k8s.io/v1', 'rbac.authorization.k8s.io/v1', 'scheduling.k8s.io/v1', 'storage.k8s.io/v1', 'v1',
+    'admissionregistration.k8s.io/v1', 'apiextensions.k8s.io/v1', 'apps/v1', 'autoscaling/v1', 'autoscaling/v2', 'batch/v1', 'certificates.k8s.io/v1', 'coordination.k8s.io/v1', 'discovery.k8s.io/v1', 'events.k8s.io/v1',
+    'networking.k8s.io/v1', 'node.k8s.io/v1', 'policy/v1', 'rbac.authorization.k8s.io/v1', 'scheduling.k8s.io/v1', 'storage.k8s.io/v1', 'v1',
   ]);
 });
 
@@ -36,6 +36,12 @@ test('kubectl api-resources: columns and rows as a cluster prints them', async (
   assert.deepEqual(byName.get('namespaces'), ['namespaces', 'ns', 'v1', 'false', 'Namespace']);
   assert.deepEqual(byName.get('deployments'), ['deployments', 'deploy', 'apps/v1', 'true', 'Deployment']);
   assert.deepEqual(byName.get('leases'), ['leases', 'coordination.k8s.io/v1', 'true', 'Lease']);
+  assert.deepEqual(byName.get('replicasets'), ['replicasets', 'rs', 'apps/v1', 'true', 'ReplicaSet']);
+  assert.deepEqual(byName.get('statefulsets'), ['statefulsets', 'sts', 'apps/v1', 'true', 'StatefulSet']);
+  assert.deepEqual(byName.get('cronjobs'), ['cronjobs', 'cj', 'batch/v1', 'true', 'CronJob']);
+  assert.deepEqual(byName.get('jobs'), ['jobs', 'batch/v1', 'true', 'Job']);
+  assert.deepEqual(byName.get('horizontalpodautoscalers'), ['horizontalpodautoscalers', 'hpa', 'autoscaling/v2', 'true', 'HorizontalPodAutoscaler']);
+  assert.deepEqual(byName.get('poddisruptionbudgets'), ['poddisruptionbudgets', 'pdb', 'policy/v1', 'true', 'PodDisruptionBudget']);
   // Secrets have no short name: the empty cell collapses in this split.
   assert.deepEqual(byName.get('secrets'), ['secrets', 'v1', 'true', 'Secret']);
   const namespaced = await k.ok(['api-resources', '--namespaced=false', '-o', 'name']);

@@ -107,6 +107,23 @@ export function sample(group: string, resource: string, name: string, namespace 
         metadata: meta,
         spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: structuredClone(podSpec) } },
       };
+    case 'apps/replicasets':
+    case 'apps/statefulsets':
+    case 'apps/daemonsets':
+      return {
+        metadata: meta,
+        spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: structuredClone(podSpec) } },
+      };
+    case 'apps/controllerrevisions':
+      return { metadata: meta, revision: 1, data: { spec: {} } };
+    case 'batch/jobs':
+      return { metadata: meta, spec: { template: { spec: { ...structuredClone(podSpec), restartPolicy: 'Never' } } } };
+    case 'batch/cronjobs':
+      return { metadata: meta, spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { ...structuredClone(podSpec), restartPolicy: 'Never' } } } } } };
+    case 'policy/poddisruptionbudgets':
+      return { metadata: meta, spec: { minAvailable: 1, selector: { matchLabels: { app: name } } } };
+    case 'autoscaling/horizontalpodautoscalers':
+      return { metadata: meta, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, maxReplicas: 3 } };
     case 'coordination.k8s.io/leases':
       return { metadata: meta, spec: { holderIdentity: 'me', leaseDurationSeconds: 15 } };
     case 'rbac.authorization.k8s.io/roles':

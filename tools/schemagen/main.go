@@ -34,6 +34,8 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -41,6 +43,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -86,6 +89,7 @@ func roots() []root {
 		corev1.ReplicationController{}, corev1.ReplicationControllerList{},
 		corev1.PersistentVolume{}, corev1.PersistentVolumeList{},
 		corev1.PodTemplate{}, corev1.PodTemplateList{},
+		corev1.Binding{},
 		metav1.Status{})...)
 	rs = append(rs, kinds("networking.k8s.io", "v1",
 		networkingv1.NetworkPolicy{}, networkingv1.NetworkPolicyList{}, networkingv1.Ingress{}, networkingv1.IngressList{},
@@ -100,9 +104,15 @@ func roots() []root {
 	rs = append(rs, kinds("certificates.k8s.io", "v1",
 		certificatesv1.CertificateSigningRequest{}, certificatesv1.CertificateSigningRequestList{})...)
 	rs = append(rs, kinds("coordination.k8s.io", "v1", coordinationv1.Lease{}, coordinationv1.LeaseList{})...)
-	rs = append(rs, kinds("apps", "v1", appsv1.Deployment{}, appsv1.DeploymentList{})...)
+	rs = append(rs, kinds("apps", "v1", appsv1.Deployment{}, appsv1.DeploymentList{},
+		appsv1.ReplicaSet{}, appsv1.ReplicaSetList{}, appsv1.StatefulSet{}, appsv1.StatefulSetList{},
+		appsv1.DaemonSet{}, appsv1.DaemonSetList{}, appsv1.ControllerRevision{}, appsv1.ControllerRevisionList{})...)
+	rs = append(rs, kinds("batch", "v1", batchv1.Job{}, batchv1.JobList{}, batchv1.CronJob{}, batchv1.CronJobList{})...)
+	rs = append(rs, kinds("policy", "v1", policyv1.PodDisruptionBudget{}, policyv1.PodDisruptionBudgetList{}, policyv1.Eviction{})...)
 	rs = append(rs, kinds("events.k8s.io", "v1", eventsv1.Event{}, eventsv1.EventList{})...)
-	rs = append(rs, kinds("autoscaling", "v1", autoscalingv1.Scale{})...)
+	rs = append(rs, kinds("autoscaling", "v1", autoscalingv1.Scale{},
+		autoscalingv1.HorizontalPodAutoscaler{}, autoscalingv1.HorizontalPodAutoscalerList{})...)
+	rs = append(rs, kinds("autoscaling", "v2", autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{})...)
 	rs = append(rs, kinds("apiextensions.k8s.io", "v1",
 		apiextensionsv1.CustomResourceDefinition{}, apiextensionsv1.CustomResourceDefinitionList{})...)
 	rs = append(rs, kinds("rbac.authorization.k8s.io", "v1",
@@ -124,7 +134,8 @@ func roots() []root {
 	// WatchEvent and DeleteOptions are registered in every group-version we serve.
 	gvs := [][2]string{{"", "v1"}, {"apps", "v1"}, {"coordination.k8s.io", "v1"}, {"events.k8s.io", "v1"}, {"autoscaling", "v1"}, {"apiextensions.k8s.io", "v1"}, {"rbac.authorization.k8s.io", "v1"}, {"authorization.k8s.io", "v1"}, {"authentication.k8s.io", "v1"}, {"meta.k8s.io", "v1"},
 		{"networking.k8s.io", "v1"}, {"discovery.k8s.io", "v1"}, {"storage.k8s.io", "v1"}, {"scheduling.k8s.io", "v1"},
-		{"node.k8s.io", "v1"}, {"certificates.k8s.io", "v1"}}
+		{"node.k8s.io", "v1"}, {"certificates.k8s.io", "v1"},
+		{"autoscaling", "v2"}, {"batch", "v1"}, {"policy", "v1"}}
 	gvs = append(gvs, [2]string{"admissionregistration.k8s.io", "v1"})
 	for _, o := range []any{metav1.WatchEvent{}, metav1.DeleteOptions{}} {
 		var list []gvk

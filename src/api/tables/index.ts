@@ -47,6 +47,16 @@ import {
 import { endpointSlicePrinter, ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './networking.js';
 import { certificateSigningRequestPrinter, podTemplatePrinter, priorityClassPrinter, runtimeClassPrinter } from './cluster.js';
 import { webhookConfigurationPrinter } from './admissionregistration.js';
+import {
+  controllerRevisionPrinter,
+  cronJobPrinter,
+  daemonSetPrinter,
+  horizontalPodAutoscalerPrinter,
+  jobPrinter,
+  podDisruptionBudgetPrinter,
+  replicaSetPrinter,
+  statefulSetPrinter,
+} from './workloads.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -66,6 +76,14 @@ const printers = new Map<string, Printer>([
   ['/PersistentVolumeClaim', persistentVolumeClaimPrinter],
   ['/ReplicationController', replicationControllerPrinter],
   ['apps/Deployment', deploymentPrinter],
+  ['apps/ReplicaSet', replicaSetPrinter],
+  ['apps/StatefulSet', statefulSetPrinter],
+  ['apps/DaemonSet', daemonSetPrinter],
+  ['apps/ControllerRevision', controllerRevisionPrinter],
+  ['batch/Job', jobPrinter],
+  ['batch/CronJob', cronJobPrinter],
+  ['policy/PodDisruptionBudget', podDisruptionBudgetPrinter],
+  ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerPrinter],
   ['coordination.k8s.io/Lease', leasePrinter],
   ['events.k8s.io/Event', eventsV1Printer],
   ['rbac.authorization.k8s.io/RoleBinding', roleBindingPrinter],
@@ -137,7 +155,7 @@ export function buildTable(group: string, kind: string, objects: KubeObject[], o
     const row: TableRow = { cells: printed.cells };
     if (printed.conditions !== undefined) row.conditions = printed.conditions.map((c) => ({ ...c }));
     if (include === 'Object') row.object = object;
-    else if (include === 'Metadata') row.object = partialObjectMetadata(object, apiVersion);
+    else if (include === 'Metadata') row.object = partialObjectMetadata(object, apiVersion, printer);
     // A RawExtension struct is never omitted by Go's encode: an empty one prints null.
     else row.object = null;
     return row;
@@ -151,8 +169,9 @@ export function buildTable(group: string, kind: string, objects: KubeObject[], o
   };
 }
 
-function partialObjectMetadata(object: KubeObject, apiVersion: TableApiVersion): PartialObjectMetadata {
-  return { kind: 'PartialObjectMetadata', apiVersion, metadata: object.metadata ?? {} };
+function partialObjectMetadata(object: KubeObject, apiVersion: TableApiVersion, printer: Printer): PartialObjectMetadata {
+  const metadata = object.metadata ?? {};
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: printer.rowMetadata !== undefined ? (printer.rowMetadata(metadata as Record<string, unknown>) as typeof metadata) : metadata };
 }
 
 function tableListMeta(objects: KubeObject[], listMeta: ListMeta | undefined): ListMeta {

@@ -14,6 +14,12 @@ export interface PrintedRow {
 export interface Printer {
   columns: readonly TableColumnDefinition[];
   print(object: Obj, now: Date): PrintedRow;
+  /**
+   * The metadata of an includeObject=Metadata row, when it differs from the
+   * object's: upstream cuts it from the internal object, before the v1
+   * conversion adds what v1 alone carries (a DaemonSet's template-generation annotation).
+   */
+  rowMetadata?(metadata: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** A column definition; descriptions are our own words (kubectl never shows them). */

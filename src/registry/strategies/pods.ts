@@ -5,6 +5,7 @@ import type { KubeObject } from '../../machinery/meta.js';
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultPod } from '../../api/core/v1/defaults.js';
 import { validatePod, validatePodUpdate } from '../../api/core/v1/validation.js';
+import { validateEphemeralContainersUpdate } from '../../api/core/v1/ephemeral-containers.js';
 import type { Pod } from '../../api/core/v1/types.js';
 import { computePodQOS } from '../../api/core/v1/resource-helpers.js';
 import type { Strategy } from '../strategy.js';
@@ -58,7 +59,31 @@ export const podStrategy: Strategy = {
     'status.nominatedNodeName',
   ],
   fieldLabelAliases: { 'spec.host': 'spec.nodeName' },
-  subresources: { status: statusSubresource() },
+  subresources: {
+    status: statusSubresource(),
+    // POST pods/{name}/binding and /eviction are served by registry/pod-subresources.ts; listed here for discovery
+    // (binding's write is the pod's own guarded update, which keeps what the binding function set).
+    binding: { prepareForUpdate: () => {}, resetFields: [] },
+    eviction: {
+      prepareForUpdate: () => {
+        throw new Error('pods/eviction takes no updates');
+      },
+    },
+    ephemeralcontainers: {
+      prepareForUpdate(obj, old) {
+        const containers = (obj.spec as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
+        const rv = obj.metadata.resourceVersion;
+        for (const key of Object.keys(obj)) delete obj[key];
+        Object.assign(obj, structuredClone(old));
+        obj.metadata.resourceVersion = rv;
+        const spec = (obj.spec ??= {}) as { ephemeralContainers?: unknown };
+        if (containers === undefined || containers === null) delete spec.ephemeralContainers;
+        else spec.ephemeralContainers = containers;
+      },
+      validateUpdate: (obj, old) => validateEphemeralContainersUpdate(obj as Pod, old as Pod),
+      resetFields: [['metadata'], ['status'], ...['activeDeadlineSeconds', 'affinity', 'containers', 'initContainers', 'nodeName', 'tolerations', 'volumes'].map((f) => ['spec', f])],
+    },
+  },
   gracePeriodSeconds(obj, requested) {
     const pod = obj as Pod;
     let period = requested ?? pod.spec?.terminationGracePeriodSeconds ?? 30;

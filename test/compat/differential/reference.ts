@@ -52,6 +52,11 @@ export const REFERENCE_CONTROLLERS = [
 export interface ReferenceCluster {
   target: Target;
   stop(): Promise<void>;
+  /** The kube-apiserver's process id and etcd's data directories (benchmarks read their CPU and memory). */
+  apiserverPid?: number;
+  etcdDataDirs?: string[];
+  /** A kubeconfig for the admin token (system:masters). */
+  kubeconfig?: string;
 }
 
 interface Child {
@@ -230,7 +235,9 @@ export async function startReference(options: { startTimeoutMs?: number } = {}):
       if (Date.now() > deadline) throw new Error(`kube-controller-manager did not create the default service account:\n${controllers.logTail}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    return { target, stop };
+    const cluster: ReferenceCluster = { target, stop, kubeconfig, etcdDataDirs: etcd.dataDirs };
+    if (apiserver.process.pid !== undefined) cluster.apiserverPid = apiserver.process.pid;
+    return cluster;
   } catch (err) {
     await stop();
     throw err;

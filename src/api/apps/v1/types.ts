@@ -38,3 +38,52 @@ export interface Deployment extends KubeObject {
   spec?: DeploymentSpec;
   status?: DeploymentStatus;
 }
+
+export interface ReplicaSetSpec {
+  replicas?: number;
+  minReadySeconds?: number;
+  selector?: LabelSelector;
+  template?: PodTemplateSpec;
+}
+
+export interface ReplicaSet extends KubeObject {
+  spec?: ReplicaSetSpec;
+  status?: Record<string, number | unknown[] | undefined>;
+}
+
+export interface StatefulSetSpec {
+  replicas?: number;
+  selector?: LabelSelector;
+  template?: PodTemplateSpec;
+  volumeClaimTemplates?: KubeObject[];
+  serviceName?: string;
+  podManagementPolicy?: string;
+  updateStrategy?: { type?: string; rollingUpdate?: { partition?: number; maxUnavailable?: number | string } };
+  revisionHistoryLimit?: number;
+  minReadySeconds?: number;
+  persistentVolumeClaimRetentionPolicy?: { whenDeleted?: string; whenScaled?: string };
+  ordinals?: { start?: number };
+}
+
+export interface StatefulSet extends KubeObject {
+  spec?: StatefulSetSpec;
+  status?: Record<string, unknown>;
+}
+
+export interface DaemonSetSpec {
+  selector?: LabelSelector;
+  template?: PodTemplateSpec;
+  updateStrategy?: { type?: string; rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string } };
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+}
+
+export interface DaemonSet extends KubeObject {
+  spec?: DaemonSetSpec;
+  status?: Record<string, unknown>;
+}
+
+export interface ControllerRevision extends KubeObject {
+  data?: unknown;
+  revision?: number;
+}

@@ -6,7 +6,9 @@ import { labelSelectorFromMeta } from '../../../machinery/labels.js';
 import { StatusError } from '../../../machinery/errors.js';
 import { goLabelSelector, goStringMap } from '../../../machinery/go-syntax.js';
 import { sameJSON, validatePodTemplateSpec, validateRestartAlways } from '../../core/v1/validation.js';
-import type { Deployment, LabelSelector } from './types.js';
+import { GoValue } from '../../../machinery/field-errors.js';
+import type { ControllerRevision, DaemonSet, Deployment, LabelSelector, ReplicaSet, StatefulSet } from './types.js';
+import type { PodTemplateSpec } from '../../core/v1/types.js';
 
 const STRATEGY_TYPES = ['Recreate', 'RollingUpdate'];
 
@@ -93,6 +95,221 @@ export function validateDeploymentStatus(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   for (const f of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'] as const) {
     errs.push(...nonNegative(status[f], `status.${f}`));
+  }
+  return errs;
+}
+
+// ---- ReplicaSet, StatefulSet, DaemonSet, ControllerRevision ------------------------
+
+/**
+ * A selector that is required, not empty, valid, and matches the template's
+ * labels (upstream's ValidateReplicaSetSpec / StatefulSet / DaemonSet share it;
+ * "for deployment" is upstream's word in every one of them).
+ */
+function validateSelectorForTemplate(selector: LabelSelector | undefined, template: PodTemplateSpec | undefined, emptyError = true): FieldError[] {
+  const errs: FieldError[] = [];
+  if (selector === undefined || selector === null) {
+    errs.push(fieldErrors.required('spec.selector'));
+  } else if (isEmptySelector(selector)) {
+    if (emptyError) errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(selector), 'empty selector is invalid for deployment'));
+  }
+  let matches = true;
+  try {
+    // An absent selector matches nothing; an empty one everything (its own error says it is invalid).
+    if (selector === undefined || selector === null) matches = false;
+    else if (isEmptySelector(selector)) return errs;
+    else matches = labelSelectorFromMeta(selector).matches(template?.metadata?.labels ?? {});
+  } catch (err) {
+    if (!(err instanceof StatusError)) throw err;
+    errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(selector), err.message));
+    return errs;
+  }
+  if (!matches && template !== undefined) {
+    errs.push(fieldErrors.invalid('spec.template.metadata.labels', goStringMap(template.metadata?.labels), '`selector` does not match template `labels`'));
+  }
+  return errs;
+}
+
+function activeDeadlineForbidden(template: PodTemplateSpec | undefined, kind: string): FieldError[] {
+  const ads = (template?.spec as { activeDeadlineSeconds?: number } | undefined)?.activeDeadlineSeconds;
+  return ads !== undefined && ads !== null ? [fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', `activeDeadlineSeconds in ${kind} is not Supported`)] : [];
+}
+
+function restartAlwaysRequired(template: PodTemplateSpec | undefined): FieldError[] {
+  const policy = template?.spec?.restartPolicy ?? '';
+  return policy !== 'Always' ? [fieldErrors.notSupported('spec.template.spec.restartPolicy', policy, ['Always'])] : [];
+}
+
+function selectorImmutable(a: LabelSelector | undefined, b: LabelSelector | undefined): FieldError[] {
+  return sameJSON(a ?? null, b ?? null) ? [] : [fieldErrors.invalid('spec.selector', goLabelSelector(a), FIELD_IMMUTABLE_ERROR_MSG)];
+}
+
+function nonNegativeStatus(status: Record<string, unknown> | undefined, fields: readonly string[]): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const f of fields) {
+    const v = status?.[f];
+    if (typeof v === 'number') errs.push(...nonNegative(v, `status.${f}`));
+  }
+  return errs;
+}
+
+export function validateReplicaSet(obj: KubeObject): FieldError[] {
+  const spec = (obj as ReplicaSet).spec ?? {};
+  const errs: FieldError[] = [];
+  errs.push(...nonNegative(spec.replicas, 'spec.replicas'));
+  errs.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  errs.push(...validateSelectorForTemplate(spec.selector, spec.template));
+  if (spec.template === undefined) errs.push(fieldErrors.required('spec.template'));
+  else {
+    errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
+    errs.push(...restartAlwaysRequired(spec.template));
+    errs.push(...activeDeadlineForbidden(spec.template, 'ReplicaSet'));
+  }
+  return errs;
+}
+
+export function validateReplicaSetUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  return [...validateReplicaSet(obj), ...selectorImmutable((obj as ReplicaSet).spec?.selector, (old as ReplicaSet).spec?.selector)];
+}
+
+export function validateReplicaSetStatus(obj: KubeObject): FieldError[] {
+  const status = (obj as ReplicaSet).status as Record<string, unknown> | undefined;
+  const errs = nonNegativeStatus(status, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration']);
+  const n = (f: string): number => (typeof status?.[f] === 'number' ? (status[f] as number) : 0);
+  if (n('fullyLabeledReplicas') > n('replicas')) errs.push(fieldErrors.invalid('status.fullyLabeledReplicas', n('fullyLabeledReplicas'), 'cannot be greater than status.replicas'));
+  if (n('readyReplicas') > n('replicas')) errs.push(fieldErrors.invalid('status.readyReplicas', n('readyReplicas'), 'cannot be greater than status.replicas'));
+  if (n('availableReplicas') > n('replicas')) errs.push(fieldErrors.invalid('status.availableReplicas', n('availableReplicas'), 'cannot be greater than status.replicas'));
+  if (n('availableReplicas') > n('readyReplicas')) errs.push(fieldErrors.invalid('status.availableReplicas', n('availableReplicas'), 'cannot be greater than readyReplicas'));
+  return errs;
+}
+
+function statefulSetUpdateStrategyValue(s: { type?: string; rollingUpdate?: unknown } | undefined): GoValue {
+  const ru = s?.rollingUpdate === undefined || s.rollingUpdate === null ? '(*apps.RollingUpdateStatefulSetStrategy)(nil)' : '(*apps.RollingUpdateStatefulSetStrategy)(0x0)';
+  return new GoValue(`apps.StatefulSetUpdateStrategy{Type:${JSON.stringify(s?.type ?? '')}, RollingUpdate:${ru}}`);
+}
+
+export function validateStatefulSet(obj: KubeObject): FieldError[] {
+  const spec = (obj as StatefulSet).spec ?? {};
+  const errs: FieldError[] = [];
+  const policy = spec.podManagementPolicy ?? '';
+  if (policy === '') errs.push(fieldErrors.required('spec.podManagementPolicy', ''));
+  else if (policy !== 'OrderedReady' && policy !== 'Parallel') {
+    errs.push(fieldErrors.invalid('spec.podManagementPolicy', policy, "must be 'OrderedReady' or 'Parallel'"));
+  }
+  const strategy = spec.updateStrategy;
+  const type = strategy?.type ?? '';
+  if (type === 'RollingUpdate') {
+    const partition = strategy?.rollingUpdate?.partition;
+    if (partition !== undefined) errs.push(...nonNegative(partition, 'spec.updateStrategy.rollingUpdate.partition'));
+  } else if (type === 'OnDelete') {
+    if (strategy?.rollingUpdate !== undefined && strategy.rollingUpdate !== null) {
+      errs.push(fieldErrors.invalid('spec.updateStrategy.rollingUpdate', new GoValue('(*apps.RollingUpdateStatefulSetStrategy)(0x0)'), "only allowed for updateStrategy 'RollingUpdate'"));
+    }
+  } else if (type === '') errs.push(fieldErrors.required('spec.updateStrategy', ''));
+  else errs.push(fieldErrors.invalid('spec.updateStrategy', statefulSetUpdateStrategyValue(strategy), "must be 'RollingUpdate' or 'OnDelete'"));
+  const retention = spec.persistentVolumeClaimRetentionPolicy;
+  for (const f of ['whenDeleted', 'whenScaled'] as const) {
+    const v = retention?.[f] ?? '';
+    if (v !== 'Retain' && v !== 'Delete') errs.push(fieldErrors.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${f}`, v, ['Retain', 'Delete']));
+  }
+  errs.push(...nonNegative(spec.replicas, 'spec.replicas'));
+  errs.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  if (spec.ordinals?.start !== undefined) errs.push(...nonNegative(spec.ordinals.start, 'spec.ordinals.start'));
+  errs.push(...validateSelectorForTemplate(spec.selector, spec.template));
+  if (spec.template === undefined) errs.push(fieldErrors.required('spec.template'));
+  else {
+    errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
+    errs.push(...restartAlwaysRequired(spec.template));
+    errs.push(...activeDeadlineForbidden(spec.template, 'StatefulSet'));
+  }
+  return errs;
+}
+
+/** Upstream lets an update change replicas, ordinals, template, updateStrategy, retention policy and minReadySeconds only. */
+export function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateStatefulSet(obj);
+  const strip = (s: StatefulSet['spec']): Record<string, unknown> => {
+    const c: Record<string, unknown> = { ...(s ?? {}) };
+    for (const f of ['replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds']) delete c[f];
+    return c;
+  };
+  if (!sameJSON(strip((obj as StatefulSet).spec), strip((old as StatefulSet).spec))) {
+    errs.push(
+      fieldErrors.forbidden(
+        'spec',
+        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+      ),
+    );
+  }
+  return errs;
+}
+
+export function validateStatefulSetStatus(obj: KubeObject): FieldError[] {
+  return nonNegativeStatus((obj as StatefulSet).status, ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount']);
+}
+
+function daemonSetUpdateStrategyValue(s: { type?: string; rollingUpdate?: unknown } | undefined): GoValue {
+  const ru = s?.rollingUpdate === undefined || s.rollingUpdate === null ? '(*apps.RollingUpdateDaemonSet)(nil)' : '(*apps.RollingUpdateDaemonSet)(0x0)';
+  return new GoValue(`apps.DaemonSetUpdateStrategy{Type:${JSON.stringify(s?.type ?? '')}, RollingUpdate:${ru}}`);
+}
+
+export function validateDaemonSet(obj: KubeObject): FieldError[] {
+  const spec = (obj as DaemonSet).spec ?? {};
+  const errs: FieldError[] = [];
+  errs.push(...validateSelectorForTemplate(spec.selector, spec.template, false));
+  if (spec.selector !== undefined && isEmptySelector(spec.selector)) {
+    errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(spec.selector), 'empty selector is invalid for daemonset'));
+  }
+  if (spec.template === undefined) errs.push(fieldErrors.required('spec.template'));
+  else {
+    errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
+    errs.push(...restartAlwaysRequired(spec.template));
+    errs.push(...activeDeadlineForbidden(spec.template, 'DaemonSet'));
+  }
+  errs.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  const strategy = spec.updateStrategy;
+  const type = strategy?.type ?? '';
+  if (type === 'RollingUpdate') {
+    const ru = strategy?.rollingUpdate;
+    if (ru === undefined || ru === null) errs.push(fieldErrors.required('spec.updateStrategy.rollingUpdate'));
+    else {
+      errs.push(...validateIntOrPercent(ru.maxUnavailable, 'spec.updateStrategy.rollingUpdate.maxUnavailable'));
+      errs.push(...validateIntOrPercent(ru.maxSurge, 'spec.updateStrategy.rollingUpdate.maxSurge'));
+      const zero = (v: number | string | undefined): boolean => v === undefined || v === 0 || v === '0%';
+      if (zero(ru.maxUnavailable) && zero(ru.maxSurge)) {
+        errs.push(fieldErrors.invalid('spec.updateStrategy.rollingUpdate.maxUnavailable', ru.maxUnavailable ?? 0, 'may not be 0 when `maxSurge` is 0'));
+      }
+    }
+  } else if (type !== 'OnDelete') {
+    errs.push(fieldErrors.notSupported('spec.updateStrategy', daemonSetUpdateStrategyValue(strategy), ['RollingUpdate', 'OnDelete']));
+  }
+  errs.push(...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
+  return errs;
+}
+
+export function validateDaemonSetUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  return [...validateDaemonSet(obj), ...selectorImmutable((obj as DaemonSet).spec?.selector, (old as DaemonSet).spec?.selector)];
+}
+
+export function validateDaemonSetStatus(obj: KubeObject): FieldError[] {
+  return nonNegativeStatus((obj as DaemonSet).status, [
+    'currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady', 'observedGeneration',
+    'updatedNumberScheduled', 'numberAvailable', 'numberUnavailable', 'collisionCount',
+  ]);
+}
+
+export function validateControllerRevision(obj: KubeObject): FieldError[] {
+  const cr = obj as ControllerRevision;
+  const errs: FieldError[] = [];
+  errs.push(...nonNegative(cr.revision, 'revision'));
+  if (cr.data === undefined || cr.data === null) errs.push(fieldErrors.required('data', 'data is mandatory'));
+  return errs;
+}
+
+export function validateControllerRevisionUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateControllerRevision(obj);
+  if (!sameJSON((obj as ControllerRevision).data ?? null, (old as ControllerRevision).data ?? null)) {
+    errs.push(fieldErrors.invalid('data', new GoValue('runtime.RawExtension{}'), FIELD_IMMUTABLE_ERROR_MSG));
   }
   return errs;
 }

@@ -1,0 +1,42 @@
+// Writes through pods/ephemeralcontainers (upstream ValidatePodEphemeralContainersUpdate):
+// ephemeral containers may be added, never changed or removed; a new one needs
+// a unique name and an image, and may not set what only regular containers have.
+import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
+import { defaultContainer } from './defaults.js';
+import type { Container, Pod } from './types.js';
+import { sameJSON } from './validation.js';
+
+type Ephemeral = Container & Record<string, unknown>;
+
+const FORBIDDEN_FIELDS = ['ports', 'lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe', 'resizePolicy'];
+
+function ephemeralOf(pod: Pod): Ephemeral[] {
+  return ((pod.spec as { ephemeralContainers?: Ephemeral[] } | undefined)?.ephemeralContainers ?? []) as Ephemeral[];
+}
+
+export function validateEphemeralContainersUpdate(pod: Pod, old: Pod): FieldError[] {
+  const errs: FieldError[] = [];
+  const next = ephemeralOf(pod);
+  for (const c of next) defaultContainer(c);
+  const before = new Map(ephemeralOf(old).map((c) => [c.name, c]));
+  const seen = new Set([...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].map((c) => c.name));
+  next.forEach((c, i) => {
+    const path = `spec.ephemeralContainers[${i}]`;
+    const previous = before.get(c.name);
+    if (previous !== undefined) {
+      if (!sameJSON(previous, c)) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(c.name)} may not be changed`));
+      seen.add(c.name);
+      return;
+    }
+    if ((c.name ?? '') === '') errs.push(fieldErrors.required(`${path}.name`));
+    else if (seen.has(c.name)) errs.push(fieldErrors.duplicate(`${path}.name`, c.name));
+    seen.add(c.name);
+    if ((c.image ?? '') === '') errs.push(fieldErrors.required(`${path}.image`));
+    for (const f of FORBIDDEN_FIELDS) if (c[f] !== undefined && c[f] !== null) errs.push(fieldErrors.forbidden(`${path}.${f}`, 'cannot be set for an Ephemeral Container'));
+  });
+  const names = new Set(next.map((c) => c.name));
+  for (const name of before.keys()) {
+    if (!names.has(name)) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(name)} may not be removed`));
+  }
+  return errs;
+}
