@@ -198,9 +198,6 @@ export function sample(group: string, resource: string, name: string, namespace 
           validations: [{ expression: 'true' }],
         },
       };
-    case 'admissionregistration.k8s.io/mutatingwebhookconfigurations':
-    case 'admissionregistration.k8s.io/validatingwebhookconfigurations':
-      return { metadata: meta, webhooks: [] };
     case 'admissionregistration.k8s.io/validatingadmissionpolicybindings':
       return { metadata: meta, spec: { policyName: 'p', validationActions: ['Deny'] } };
     default:
