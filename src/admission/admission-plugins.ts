@@ -19,6 +19,7 @@ export const UPSTREAM_ADMISSION_PLUGINS: readonly string[] = [
 export const IMPLEMENTED_ADMISSION_PLUGINS: readonly string[] = [
   'NamespaceLifecycle', 'LimitRanger', 'TaintNodesByCondition', 'DefaultTolerationSeconds', 'StorageObjectInUseProtection', 'Priority',
   'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
+  'PodSecurity', 'ValidatingAdmissionPolicy',
 ];
 
 function names(flag: string): string[] {

@@ -9,10 +9,12 @@
 //   NamespaceLifecycle  namespace exists / active   —
 //   LimitRanger         container defaults (pods)   min / max / ratio (pods, PVCs)
 //   TaintNodesByCondition  not-ready taint on new nodes  —
-//   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
 //   StorageObjectInUseProtection  pvc-/pv-protection finalizer on new claims and volumes  —
+//   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
+//   PodSecurity         —                           pod-security.kubernetes.io namespace labels (pods; templates warn)
 //   Priority            pods' priority from their class   one default PriorityClass
 //   MutatingAdmissionWebhook   call mutating webhooks   —
+//   ValidatingAdmissionPolicy —                     CEL policies and their bindings (policy/)
 //   ValidatingAdmissionWebhook —                        call validating webhooks (in parallel)
 //   ResourceQuota       —                           charge quotas (CAS on status.used)
 //   extra (tests)       as given                    as given
@@ -34,10 +36,15 @@ import type { ResourceQuotaConfiguration } from './resource-quota-config.js';
 import type { ServiceResolver } from './webhook/client.js';
 import { MutatingWebhookAdmission, ValidatingWebhookAdmission } from './webhook/dispatcher.js';
 import { endpointsServiceResolver } from './webhook/service-resolver.js';
+import { ValidatingAdmissionPolicyPlugin } from './policy/validating.js';
+import type { AuthorizeFunction } from '../machinery/cel/library-authz.js';
+import { PodSecurityAdmission } from './pod-security/plugin.js';
 
 /** What the chain needs of the registry: its stores, looked up when a request runs. */
 export interface StoreLookup {
   storeFor(group: string, resource: string): RESTStore | undefined;
+  /** Every served store (policy params of any kind, custom resources included). */
+  readonly stores?: readonly RESTStore[];
 }
 
 export interface AdmissionChainOptions {
@@ -46,6 +53,8 @@ export interface AdmissionChainOptions {
   /** Where webhooks' service references go (default: the Service's Endpoints). */
   webhookServiceResolver?: ServiceResolver;
   resourceQuota?: ResourceQuotaConfiguration;
+  /** The server's authorizer, for ValidatingAdmissionPolicy's CEL `authorizer` (absent: everything allowed). */
+  authorize?: () => AuthorizeFunction | undefined;
   /** Appended after the built-in plugins. */
   extra?: readonly AdmissionPlugin[];
 }
@@ -79,6 +88,9 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
   if (!disabled.has('TaintNodesByCondition')) chain.push(new TaintNodesByCondition());
   if (!disabled.has(STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN)) chain.push(new StorageObjectInUseProtection());
   if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());
+  if (!disabled.has('PodSecurity')) {
+    chain.push(new PodSecurityAdmission({ namespaces: () => lookup().storeFor('', 'namespaces'), pods: () => lookup().storeFor('', 'pods') }));
+  }
   if (!disabled.has(PRIORITY_PLUGIN)) chain.push(new PriorityAdmission(() => lookup().storeFor('scheduling.k8s.io', 'priorityclasses')));
   const namespaceLabels = async (name: string): Promise<Record<string, string> | undefined> => {
     const namespaces = store(lookup(), 'namespaces');
@@ -95,6 +107,7 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
   if (!disabled.has('MutatingAdmissionWebhook')) {
     chain.push(new MutatingWebhookAdmission({ store: registration('mutatingwebhookconfigurations'), namespaceLabels, resolveService }));
   }
+  if (!disabled.has('ValidatingAdmissionPolicy')) chain.push(new ValidatingAdmissionPolicyPlugin(lookup, options.authorize));
   if (!disabled.has('ValidatingAdmissionWebhook')) {
     chain.push(new ValidatingWebhookAdmission({ store: registration('validatingwebhookconfigurations'), namespaceLabels, resolveService }));
   }

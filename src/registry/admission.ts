@@ -63,6 +63,9 @@ export interface AdmissionAttributes {
 
 export interface AdmissionPlugin {
   name: string;
+  /** Starts the plugin's background work (informers), once the registry serves; stop() ends it. */
+  start?(): void;
+  stop?(): void;
   admit?(a: AdmissionAttributes): Promise<void>;
   validate?(a: AdmissionAttributes): Promise<void>;
 }

@@ -33,6 +33,7 @@ import { endpointSliceStrategy } from './strategies/endpointslices.js';
 import { csiDriverStrategy, csiNodeStrategy, csiStorageCapacityStrategy, storageClassStrategy, volumeAttachmentStrategy } from './strategies/storage.js';
 import { certificateSigningRequestStrategy, priorityClassStrategy, runtimeClassStrategy } from './strategies/cluster-policy.js';
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from './strategies/webhookconfigurations.js';
+import { validatingAdmissionPolicyBindingStrategy, validatingAdmissionPolicyStrategy } from './strategies/validatingadmissionpolicies.js';
 import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
 import type { Conversion } from './converting-store.js';
 import type { KubeObject } from '../machinery/meta.js';
@@ -122,6 +123,8 @@ const entries: CatalogEntry[] = [
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', singular: 'clusterrolebinding', strategy: clusterRoleBindingStrategy }),
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', singular: 'clusterrole', strategy: clusterRoleStrategy }),
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', singular: 'rolebinding', strategy: roleBindingStrategy }),
+  entry({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', singular: 'validatingadmissionpolicy', categories: ['api-extensions'], strategy: validatingAdmissionPolicyStrategy }),
+  entry({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicybindings', kind: 'ValidatingAdmissionPolicyBinding', singular: 'validatingadmissionpolicybinding', categories: ['api-extensions'], strategy: validatingAdmissionPolicyBindingStrategy }),
   entry({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', singular: 'role', strategy: roleStrategy }),
   entry({ group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', kind: 'NetworkPolicy', singular: 'networkpolicy', short: ['netpol'], strategy: networkPolicyStrategy }),
   entry({ group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', kind: 'Ingress', singular: 'ingress', short: ['ing'], strategy: ingressStrategy }),

@@ -18,6 +18,7 @@ import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
 import { buildAdmissionChain } from '../admission/chain.js';
 import type { ServiceResolver } from '../admission/webhook/client.js';
+import type { AuthorizeFunction } from '../machinery/cel/library-authz.js';
 import { loadResourceQuotaConfiguration } from '../admission/resource-quota-config.js';
 import type { Backend } from '../storage/interface.js';
 import { openBackend, type OpenBackendOptions } from '../storage/open.js';
@@ -226,7 +227,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       : undefined;
   const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
   // The admission chain (src/admission/chain.ts) reads through the registry it guards (in-process).
+  // The authorizer exists once security is set up (below); policies ask it through this reference.
+  let authorizeRef: AuthorizeFunction | undefined;
   const admission = buildAdmissionChain(() => registry, {
+    authorize: () => authorizeRef,
     ...(options.disableAdmissionPlugins !== undefined ? { disable: options.disableAdmissionPlugins } : {}),
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
     ...(options.admission !== undefined ? { extra: options.admission } : {}),
@@ -260,6 +264,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
   });
   await customResources.start();
+  // Admission plugins' informers (policies and their bindings) start once the registry serves.
+  for (const p of admission) p.start?.();
 
   let security: SecuritySetup | undefined;
   if (options.security !== undefined) {
@@ -268,10 +274,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     try {
       security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()));
       await security.start();
+      const authorizer = security.filters.authorizer;
+      authorizeRef = (a) => authorizer.authorize(a);
     } catch (err) {
       security?.stop();
       compactor?.stop();
       customResources.stop();
+      for (const p of admission) p.stop?.();
       await registry.close();
       await rawBackend.close();
       throw err;
@@ -318,6 +327,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     security?.stop();
     compactor?.stop();
     customResources.stop();
+    for (const p of admission) p.stop?.();
     await registry.close();
     await rawBackend.close();
     throw err;

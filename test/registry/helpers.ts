@@ -190,6 +190,16 @@ export function sample(group: string, resource: string, name: string, namespace 
           },
         ],
       };
+    case 'admissionregistration.k8s.io/validatingadmissionpolicies':
+      return {
+        metadata: meta,
+        spec: {
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+          validations: [{ expression: 'true' }],
+        },
+      };
+    case 'admissionregistration.k8s.io/validatingadmissionpolicybindings':
+      return { metadata: meta, spec: { policyName: 'p', validationActions: ['Deny'] } };
     default:
       throw new Error(`no sample for ${group}/${resource}`);
   }

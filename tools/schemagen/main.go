@@ -125,7 +125,9 @@ func roots() []root {
 		authenticationv1.TokenReview{}, authenticationv1.SelfSubjectReview{}, authenticationv1.TokenRequest{})...)
 	rs = append(rs, kinds("admissionregistration.k8s.io", "v1",
 		admissionregistrationv1.MutatingWebhookConfiguration{}, admissionregistrationv1.MutatingWebhookConfigurationList{},
-		admissionregistrationv1.ValidatingWebhookConfiguration{}, admissionregistrationv1.ValidatingWebhookConfigurationList{})...)
+		admissionregistrationv1.ValidatingWebhookConfiguration{}, admissionregistrationv1.ValidatingWebhookConfigurationList{},
+		admissionregistrationv1.ValidatingAdmissionPolicy{}, admissionregistrationv1.ValidatingAdmissionPolicyList{},
+		admissionregistrationv1.ValidatingAdmissionPolicyBinding{}, admissionregistrationv1.ValidatingAdmissionPolicyBindingList{})...)
 	// meta.k8s.io types served under two versions, as upstream registers them.
 	for _, o := range []any{metav1.Table{}, metav1.PartialObjectMetadata{}, metav1.PartialObjectMetadataList{}} {
 		name := reflect.TypeOf(o).Name()

@@ -57,6 +57,7 @@ import {
   replicaSetPrinter,
   statefulSetPrinter,
 } from './workloads.js';
+import { validatingAdmissionPolicyBindingPrinter, validatingAdmissionPolicyPrinter } from './admissionregistration.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -103,6 +104,8 @@ const printers = new Map<string, Printer>([
   ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
   ['admissionregistration.k8s.io/MutatingWebhookConfiguration', webhookConfigurationPrinter],
   ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationPrinter],
+  ['admissionregistration.k8s.io/ValidatingAdmissionPolicy', validatingAdmissionPolicyPrinter],
+  ['admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding', validatingAdmissionPolicyBindingPrinter],
 ]);
 
 /** Go's time.RFC3339 in UTC without fractions: "2024-05-01T10:00:00Z". */

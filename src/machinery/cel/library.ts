@@ -11,6 +11,7 @@
 //
 // Regular expressions are Go's (RE2 syntax and semantics, machinery/re2.ts), as cel-go's.
 
+import { registerAuthorizerLibrary } from './library-authz.js';
 import { Environment, EvaluationError, Optional } from '@marcbachmann/cel-js';
 import { parseQuantity, Quantity, quantityFromInt } from '../quantity.js';
 import { compileGoRegexp, RegexpSyntaxError, type GoRegexp } from '../re2.js';
@@ -327,6 +328,7 @@ function register(env: Environment, signature: string, handler: Handler): void {
 }
 
 function registerLibraries(env: Environment): void {
+  registerAuthorizerLibrary(env);
   // strings ext (cel-go ext.Strings, version 2)
   register(env, 'string.charAt(int): string', (s: string, i: bigint) => {
     const chars = [...s];

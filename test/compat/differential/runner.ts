@@ -193,7 +193,7 @@ export interface RunOptions {
 
 /** Waits (up to 20 s) until the reference's service account controller has made `default` in ns: pods need it. */
 async function waitForDefaultServiceAccount(target: Target, ns: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const reply = await send(target, 'GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`);
     if (reply.status === 200) return;
@@ -226,7 +226,7 @@ async function runCase(
       await Promise.all(
         sides.map(async (side) => {
           let { observation, json } = await perform(side, request, ns, options.watchTimeoutMs);
-          const deadline = Date.now() + 20_000;
+          const deadline = Date.now() + 60_000;
           while (request.until !== undefined && !isDeepStrictEqual(pick(json, request.until.path), request.until.equals)) {
             if (Date.now() > deadline) {
               throw new Error(`case ${c.name}: setup ${request.method} ${request.path} on ${side.target.name}: ${request.until.path} is still ${JSON.stringify(pick(json, request.until.path))}`);

@@ -74,6 +74,9 @@ const SERVED: [string, string, string][] = [
   ['certificates.k8s.io', 'v1', 'certificatesigningrequests'],
   ['certificates.k8s.io', 'v1', 'certificatesigningrequests/approval'],
   ['certificates.k8s.io', 'v1', 'certificatesigningrequests/status'],
+  ['admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies'],
+  ['admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies/status'],
+  ['admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings'],
 ];
 
 function legacySteps(): DiffRequest[] {

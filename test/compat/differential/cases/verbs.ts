@@ -150,6 +150,17 @@ const RESOURCES: Resource[] = [
     strategic: { spec: { holderIdentity: 'node-b', leaseTransitions: 1 } },
     keep: ['spec'],
   },
+  // ValidatingAdmissionPolicies get a status from a controller (kube-controller-manager upstream) at a time of
+  // its choosing, which a watch replay cannot compare: their case is in admission-policy.ts. Bindings have none.
+  {
+    collection: '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings',
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    clusterScoped: true,
+    content: { spec: { policyName: '{ns}-no-such-policy', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { never: '{ns}' } } } } },
+    strategic: { spec: { validationActions: ['Warn'] } },
+    keep: ['spec'],
+  },
   {
     collection: '/apis/events.k8s.io/v1/namespaces/{ns}/events',
     apiVersion: 'events.k8s.io/v1',
