@@ -306,7 +306,8 @@ export class GarbageCollector {
     }
     const outcome = await this.collectIfOrphaned(item, latest);
     // A virtual node is looked at again until an informer reports the object.
-    return outcome === 'forget' && !this.graph.get(uid)?.observed ? 'requeue' : outcome;
+    const now = this.graph.get(uid);
+    return outcome === 'forget' && now !== undefined && !now.observed ? 'requeue' : outcome;
   }
 
   private async collectIfOrphaned(item: GraphNode, latest: KubeObject): Promise<Outcome> {
