@@ -27,6 +27,8 @@ export const CONTROLLER_FLAGS_USAGE = `Controller flags:
   --system-namespaces-interval DUR    how often system namespaces are re-created (default 1m)
   --concurrent-resource-quota-syncs N quotas recalculated at once (default 5)
   --resource-quota-sync-period DUR    every quota is recalculated this often (default 5m)
+  --concurrent-gc-syncs N             garbage collector workers (default 20)
+  --enable-garbage-collector BOOL     run the garbage collector (default true)
 `;
 
 export const CONTROLLER_MANAGER_USAGE = `Usage: apiary controller-manager --kubeconfig FILE [flags]
@@ -44,6 +46,8 @@ export const controllerFlagOptions = {
   'system-namespaces-interval': { type: 'string', default: '1m' },
   'concurrent-resource-quota-syncs': { type: 'string', default: '5' },
   'resource-quota-sync-period': { type: 'string', default: '5m' },
+  'concurrent-gc-syncs': { type: 'string', default: '20' },
+  'enable-garbage-collector': { type: 'string', default: 'true' },
 } as const;
 
 export type ControllerFlagValues = { [K in keyof typeof controllerFlagOptions]: string };
@@ -59,6 +63,14 @@ export function controllerOptionsFromFlags(values: ControllerFlagValues): Omit<C
   if (!Number.isInteger(quotaWorkers) || quotaWorkers < 1) {
     throw new Error(`invalid --concurrent-resource-quota-syncs ${JSON.stringify(values['concurrent-resource-quota-syncs'])}: want a positive integer`);
   }
+  const gcWorkers = Number(values['concurrent-gc-syncs']);
+  if (!Number.isInteger(gcWorkers) || gcWorkers < 1) {
+    throw new Error(`invalid --concurrent-gc-syncs ${JSON.stringify(values['concurrent-gc-syncs'])}: want a positive integer`);
+  }
+  const gcEnabled = values['enable-garbage-collector'];
+  if (gcEnabled !== 'true' && gcEnabled !== 'false') {
+    throw new Error(`invalid --enable-garbage-collector ${JSON.stringify(gcEnabled)}: want true or false`);
+  }
   const quotaPeriod = duration('resource-quota-sync-period');
   if (quotaPeriod <= 0) throw new Error('invalid --resource-quota-sync-period: must be positive');
   const interval = duration('system-namespaces-interval');
@@ -70,6 +82,8 @@ export function controllerOptionsFromFlags(values: ControllerFlagValues): Omit<C
     systemNamespacesIntervalMs: interval,
     concurrentResourceQuotaSyncs: quotaWorkers,
     resourceQuotaSyncPeriodMs: quotaPeriod,
+    concurrentGcSyncs: gcWorkers,
+    ...(gcEnabled === 'false' ? { controllers: { garbageCollector: false } } : {}),
   };
 }
 

@@ -108,6 +108,7 @@ export function startLeaderElectedControllers(
       systemNamespaces: true,
       resourceQuota: false,
       pvcProtection: false,
+      garbageCollector: false,
       namespaceDefaults: options.controllers?.namespaceDefaults === true,
     },
   });
@@ -128,7 +129,7 @@ export function startLeaderElectedControllers(
     async (signal) => {
       leading = true;
       log?.info({ identity, lease: `${election.namespace}/${election.name}` }, 'started leading: running the namespace controller');
-      const manager = startControllerManager({ ...options, controllers: { namespace: true, systemNamespaces: false, resourceQuota: true } });
+      const manager = startControllerManager({ ...options, controllers: { namespace: true, systemNamespaces: false, resourceQuota: true, garbageCollector: options.controllers?.garbageCollector !== false } });
       try {
         await new Promise<void>((resolve) => {
           if (signal.aborted) resolve();

@@ -245,7 +245,7 @@ async function serve(argv: string[]): Promise<void> {
     const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) };
     // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap.
     if (server.admin.caData !== undefined) {
-      managerOptions.controllers = { namespace: true, systemNamespaces: true, namespaceDefaults: true };
+      managerOptions.controllers = { ...managerOptions.controllers, namespace: true, systemNamespaces: true, namespaceDefaults: true };
       managerOptions.rootCaData = server.admin.caData;
     }
     const manager = startLeaderElectedControllers(managerOptions, election);

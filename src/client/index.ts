@@ -19,6 +19,7 @@ export {
   type PatchType,
   type Query,
   type RequestOptions,
+  type WatchRequestOptions,
   type WriteOptions,
 } from './rest-client.js';
 export { NetworkError, isNetworkError, isConnectionRefused } from './errors.js';

@@ -72,6 +72,15 @@ export interface HttpRequest extends RequestOptions {
   query?: Query;
   body?: unknown;
   contentType?: string;
+  /** Accept header instead of application/json (`as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`, aggregated discovery). */
+  accept?: string;
+}
+
+export interface WatchRequestOptions<T> {
+  /** Accept header instead of application/json. */
+  accept?: string;
+  /** Applied to each event's object as it is decoded (metadata-only informers keep less). */
+  transform?: (object: T) => T;
 }
 
 export class RestClient {
@@ -161,6 +170,7 @@ export class RestClient {
   async request<R>(req: HttpRequest): Promise<R> {
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = { ...this.headers };
+    if (req.accept !== undefined) headers.accept = req.accept;
     let body: string | undefined;
     if (req.body !== undefined) {
       body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
@@ -183,14 +193,15 @@ export class RestClient {
   }
 
   /** Starts a watch (GET with watch=true); resolves once the server accepted it. */
-  async watch<T>(path: string, query: Query, signal?: AbortSignal): Promise<Watch<T>> {
+  async watch<T>(path: string, query: Query, signal?: AbortSignal, options: WatchRequestOptions<T> = {}): Promise<Watch<T>> {
     const url = this.url(path, { ...query, watch: true });
     const controller = new AbortController();
     const combined = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     let res;
     try {
       // A watch may be quiet for minutes: no body timeout.
-      res = await request(url, { method: 'GET', headers: this.headers, dispatcher: this.agent, signal: combined, bodyTimeout: 0 });
+      const headers = options.accept === undefined ? this.headers : { ...this.headers, accept: options.accept };
+      res = await request(url, { method: 'GET', headers, dispatcher: this.agent, signal: combined, bodyTimeout: 0 });
     } catch (err) {
       throw this.transportError('GET', url, err, combined);
     }
@@ -199,10 +210,14 @@ export class RestClient {
       throw errorFromResponse(res.statusCode, text);
     }
     const body = res.body;
-    return new Watch<T>(body, () => {
-      controller.abort();
-      body.destroy();
-    });
+    return new Watch<T>(
+      body,
+      () => {
+        controller.abort();
+        body.destroy();
+      },
+      options.transform,
+    );
   }
 
   private url(path: string, query?: Query): string {

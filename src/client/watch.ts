@@ -28,6 +28,8 @@ export class Watch<T = KubeObject> implements AsyncIterable<WatchEvent<T>> {
   constructor(
     private readonly body: AsyncIterable<Buffer | string>,
     private readonly abort: () => void,
+    /** Applied to every non-ERROR event's object. */
+    private readonly transform?: (object: T) => T,
   ) {}
 
   /** Ends the watch and closes its connection. */
@@ -52,6 +54,11 @@ export class Watch<T = KubeObject> implements AsyncIterable<WatchEvent<T>> {
     return this.events();
   }
 
+  private transformed(event: WatchEvent<T>): WatchEvent<T> {
+    if (this.transform === undefined || event.type === 'ERROR') return event;
+    return { type: event.type, object: this.transform(event.object) };
+  }
+
   private async *events(): AsyncGenerator<WatchEvent<T>> {
     const decoder = new StringDecoder('utf8');
     let pending = '';
@@ -63,12 +70,12 @@ export class Watch<T = KubeObject> implements AsyncIterable<WatchEvent<T>> {
           const line = pending.slice(0, newline);
           pending = pending.slice(newline + 1);
           const event = parseEvent<T>(line);
-          if (event !== undefined) yield event;
+          if (event !== undefined) yield this.transformed(event);
         }
         if (this.stopped) return;
       }
       const event = parseEvent<T>(pending + decoder.end());
-      if (event !== undefined) yield event;
+      if (event !== undefined) yield this.transformed(event);
     } catch (err) {
       if (!this.stopped) this.failure = err;
     } finally {

@@ -27,6 +27,7 @@ import {
 import { CRDCleanupController } from './crd-cleanup.js';
 import { PVCProtectionController } from './pvc-protection.js';
 import { NamespaceDefaultsController } from './namespace-defaults.js';
+import { DEFAULT_CONCURRENT_GC_SYNCS, GarbageCollector } from './garbagecollector/controller.js';
 
 export interface ControllerManagerOptions {
   client: RestClient;
@@ -52,7 +53,12 @@ export interface ControllerManagerOptions {
     crdCleanup?: boolean;
     pvcProtection?: boolean;
     namespaceDefaults?: boolean;
+    garbageCollector?: boolean;
   };
+  /** --concurrent-gc-syncs (default 20). */
+  concurrentGcSyncs?: number;
+  /** How often the garbage collector re-reads discovery (default 30 s; CRD changes trigger it at once). */
+  gcDiscoveryPeriodMs?: number;
   /** The CA bundle the namespace defaults controller publishes as kube-root-ca.crt. */
   rootCaData?: string;
   logger?: ClientLogger;
@@ -63,12 +69,14 @@ export interface RunningControllerManager {
   systemNamespacesSynced: Promise<void>;
   namespaceController?: NamespaceController;
   resourceQuotaController?: ResourceQuotaController;
+  garbageCollector?: GarbageCollector;
   stop(): Promise<void>;
 }
 
 export {
   DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS,
   DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS,
+  DEFAULT_CONCURRENT_GC_SYNCS,
   DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
   DEFAULT_NAMESPACE_DELETION_GRACE_PERIOD_MS,
   DEFAULT_NAMESPACE_SYNC_PERIOD_MS,
@@ -128,6 +136,20 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   if (options.controllers?.pvcProtection !== false) {
     const protection = new PVCProtectionController({ client: options.client, informers, logger: log });
     loops.push(protection.run(abort.signal));
+  }
+  if (options.controllers?.garbageCollector !== false) {
+    const gcOptions: ConstructorParameters<typeof GarbageCollector>[0] = {
+      client: options.client,
+      workers: options.concurrentGcSyncs ?? DEFAULT_CONCURRENT_GC_SYNCS,
+      logger: log,
+    };
+    if (options.gcDiscoveryPeriodMs !== undefined) gcOptions.discoveryPeriodMs = options.gcDiscoveryPeriodMs;
+    const gc = new GarbageCollector(gcOptions);
+    running.garbageCollector = gc;
+    // A new or changed CRD may serve a new resource: read discovery again soon.
+    const crds = informers.forResource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, { namespaced: false });
+    crds.addEventHandler({ onAdd: () => gc.requestResync(), onUpdate: () => gc.requestResync(), onDelete: () => gc.requestResync() });
+    loops.push(gc.run(abort.signal));
   }
   if (options.controllers?.namespaceDefaults === true) {
     const defaults: ConstructorParameters<typeof NamespaceDefaultsController>[0] = { client: options.client, informers, logger: log };

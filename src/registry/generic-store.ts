@@ -52,6 +52,7 @@ import type {
   WriteOptions,
 } from './rest.js';
 import type { Strategy } from './strategy.js';
+import { deletionFinalizers } from './gc-finalizers.js';
 import { FieldManager, managedFieldsLast, managerKey, parseManagerKey } from '../machinery/apply/field-manager.js';
 import { ConflictsError } from '../machinery/apply/updater.js';
 import { conflictsStatusError } from '../machinery/apply/conflicts.js';
@@ -840,7 +841,9 @@ export class GenericStore implements RESTStore {
         return { result: this.withTypeMeta(current), gone: false };
       }
       const grace = this.gracePeriod(current, options);
-      const mustWait = grace > 0 || this.hasFinalizers(current);
+      // The GC finalizers this DELETE asks for (orphan / foregroundDeletion), or null to keep them.
+      const gcFinalizers = deletionFinalizers(current, options, this.strategy);
+      const mustWait = grace > 0 || this.hasFinalizers(current, gcFinalizers ?? undefined);
       // A graceful kind deleted at once (an unscheduled pod, a grace period cut to
       // 0) is first written with its deletion fields, then deleted, as upstream's
       // two-phase delete does: watchers see MODIFIED then DELETED, and the answer
@@ -851,6 +854,7 @@ export class GenericStore implements RESTStore {
         !mustWait && this.strategy.gracePeriodSeconds !== undefined && (meta.deletionTimestamp === undefined || (pending ?? 0) > 0);
       if (mustWait || twoPhase) {
         const marked = this.markDeleting(structuredClone(current), grace);
+        if (gcFinalizers !== null) setFinalizers(marked, gcFinalizers);
         await this.admit('DELETE', undefined, current, '', dryRun);
         await this.validateAdmission('DELETE', undefined, current, '', dryRun);
         if (dryRun) return twoPhase ? { result: this.deleteResult(marked), gone: true } : { result: this.withTypeMeta(marked), gone: false };
@@ -970,8 +974,9 @@ export class GenericStore implements RESTStore {
     return obj;
   }
 
-  private hasFinalizers(obj: KubeObject): boolean {
-    return (obj.metadata.finalizers?.length ?? 0) > 0 || this.strategy.holdsDeletion?.(obj) === true;
+  /** Whether `obj` is held once deleted; `finalizers` stands for its metadata.finalizers when given. */
+  private hasFinalizers(obj: KubeObject, finalizers = obj.metadata.finalizers): boolean {
+    return (finalizers?.length ?? 0) > 0 || this.strategy.holdsDeletion?.(obj) === true;
   }
 
   private deleteResult(obj: KubeObject): KubeObject | Status {
@@ -1250,6 +1255,11 @@ function setPath(obj: Record<string, unknown>, path: readonly string[], value: u
 function scaleReplicas(scale: KubeObject): number {
   const replicas = ((scale['spec'] ?? {}) as { replicas?: unknown }).replicas;
   return typeof replicas === 'number' ? replicas : 0;
+}
+
+function setFinalizers(obj: KubeObject, finalizers: string[]): void {
+  if (finalizers.length > 0) obj.metadata.finalizers = finalizers;
+  else delete obj.metadata.finalizers;
 }
 
 /** Thrown inside a delete attempt when the object changed under it: read again. */

@@ -88,6 +88,14 @@ export interface Strategy {
   tracksManagedFields?: boolean;
   /** A DELETE of this name is refused with the returned error (system priority classes); deletecollection is not asked. */
   refuseDelete?(name: string): StatusError | undefined;
+  /**
+   * What a DELETE without a propagation policy does to dependents (upstream's
+   * DefaultGarbageCollectionPolicy for the served version): 'DeleteDependents'
+   * (the default: background collection), 'OrphanDependents' (the store adds
+   * the `orphan` finalizer: core/v1 replication controllers, batch/v1 jobs) or
+   * 'Unsupported' (events: the GC finalizers are never added nor removed).
+   */
+  defaultGarbageCollectionPolicy?: 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
   /** Set deletionGracePeriodSeconds: 0 when marking a finalized object deleted (default true). */
   zeroGracePeriodOnFinalize?: boolean;
   /** Bump metadata.generation when the deletionTimestamp is first set (default true). */

@@ -699,7 +699,8 @@ async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: Delet
   errors.push(...dryRunErrors(dryRun));
   if (errors.length > 0) throw invalid('meta.k8s.io', 'DeleteOptions', '', errors);
   if (dryRun.length > 0) options.dryRun = true;
-  if (orphanDependents === true && options.propagationPolicy === undefined) options.propagationPolicy = 'Orphan';
+  // The deprecated boolean decides as the policy it stands for (true: Orphan, false: Background).
+  if (orphanDependents !== undefined && options.propagationPolicy === undefined) options.propagationPolicy = orphanDependents ? 'Orphan' : 'Background';
   return orphanDependents === undefined ? { options } : { options, orphanDependents };
 }
 

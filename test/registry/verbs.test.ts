@@ -49,7 +49,7 @@ test('every resource serves get, list, create, update, patch, delete, deletecoll
       assert.deepEqual(list.items.map((i) => i.metadata.name).sort(), ['one', 'two'], label);
       assert.equal(list.items[0]!.kind, undefined, `${label}: list items carry no kind`);
 
-      const { result, gone } = await store.delete(ns, 'one', {});
+      const { result, gone } = await store.delete(ns, 'one', { propagationPolicy: 'Background' }); // replication controllers orphan by default
       assert.equal(gone, true, label);
       await statusOf(store.get(ns, 'one', {})).then((s) => assert.equal(s.code, 404, label));
       if ((result as { kind?: string }).kind === 'Status') {
@@ -65,7 +65,7 @@ test('every resource serves get, list, create, update, patch, delete, deletecoll
       }
 
       if (store.type.verbs.includes('deletecollection')) {
-        const deleted = await store.deleteCollection(ns, {}, {});
+        const deleted = await store.deleteCollection(ns, {}, { propagationPolicy: 'Background' });
         assert.deepEqual(deleted.items.map((i) => i.metadata.name), ['two'], label);
         assert.equal((await store.list(ns, {})).items.length, 0, label);
       }

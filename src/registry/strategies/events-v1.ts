@@ -29,6 +29,8 @@ export const eventsV1Strategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
   ttlSeconds: EVENT_TTL_SECONDS,
+  // Events are never owners nor collected: DELETE ignores propagation policies.
+  defaultGarbageCollectionPolicy: 'Unsupported',
   invalidGroup: '',
   fields: {
     'regarding.kind': fieldAt('regarding.kind'),

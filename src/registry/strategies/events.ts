@@ -26,6 +26,8 @@ export const eventStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
   ttlSeconds: EVENT_TTL_SECONDS,
+  // Events are never owners nor collected: DELETE ignores propagation policies.
+  defaultGarbageCollectionPolicy: 'Unsupported',
   fields: {
     'involvedObject.kind': fieldAt('involvedObject.kind'),
     'involvedObject.namespace': fieldAt('involvedObject.namespace'),

@@ -24,6 +24,8 @@ export const replicationControllerStrategy: Strategy = {
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
+  // core/v1 keeps its pre-GC default: a DELETE without a policy orphans the pods.
+  defaultGarbageCollectionPolicy: 'OrphanDependents',
   fields: { 'status.replicas': fieldAt('status.replicas') },
   fieldLabels: ['metadata.name', 'metadata.namespace', 'status.replicas'],
   scale: { selector: (obj) => formatLabelSelector({ matchLabels: (obj['spec'] as { selector?: unknown } | undefined)?.selector }) },

@@ -61,6 +61,8 @@ export const jobStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
+  // batch/v1 keeps its pre-GC default: a DELETE without a policy orphans the pods.
+  defaultGarbageCollectionPolicy: 'OrphanDependents',
   fields: { 'status.successful': (obj) => String((obj.status as { succeeded?: number } | undefined)?.succeeded ?? 0) },
   fieldLabels: ['metadata.name', 'metadata.namespace', 'status.successful'],
   subresources: { status: statusSubresource((obj) => validateJobStatus(obj)) },
