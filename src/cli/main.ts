@@ -64,7 +64,7 @@ Flags:
                           an AdmissionConfiguration (ResourceQuota's limitedResources)
   --enable-admission-plugins NAMES
                           admission plugins to enable besides the default ones (all of apiary's
-                          are on by default: NamespaceLifecycle, LimitRanger, TaintNodesByCondition,
+                          are on by default: NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition,
                           DefaultTolerationSeconds,
                           MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota)
   --disable-admission-plugins NAMES

@@ -226,8 +226,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       : undefined;
   const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
   // The admission chain (src/admission/chain.ts) reads through the registry it guards (in-process).
+  // ServiceAccount admission needs what security brings (the `default` accounts its
+  // controller makes, the token volume's kube-root-ca.crt): without security it is off.
+  const disabledPlugins = [...(options.disableAdmissionPlugins ?? []), ...(options.security === undefined ? ['ServiceAccount'] : [])];
   const admission = buildAdmissionChain(() => registry, {
-    ...(options.disableAdmissionPlugins !== undefined ? { disable: options.disableAdmissionPlugins } : {}),
+    disable: disabledPlugins,
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
     ...(options.admission !== undefined ? { extra: options.admission } : {}),
     ...(options.webhookServiceResolver !== undefined ? { webhookServiceResolver: options.webhookServiceResolver } : {}),
