@@ -109,6 +109,7 @@ export function startLeaderElectedControllers(
       resourceQuota: false,
       pvcProtection: false,
       namespaceDefaults: options.controllers?.namespaceDefaults === true,
+      clusterInfo: options.controllers?.clusterInfo === true,
     },
   });
   const abort = new AbortController();

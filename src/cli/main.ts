@@ -243,10 +243,12 @@ async function serve(argv: string[]): Promise<void> {
     const client = new RestClient({ ...server.admin, userAgent: 'apiary-controller-manager' });
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
     const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) };
-    // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap.
+    // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap,
+    // and kube-public the cluster-info ConfigMap anyone may read.
     if (server.admin.caData !== undefined) {
-      managerOptions.controllers = { namespace: true, systemNamespaces: true, namespaceDefaults: true };
+      managerOptions.controllers = { namespace: true, systemNamespaces: true, namespaceDefaults: true, clusterInfo: true };
       managerOptions.rootCaData = server.admin.caData;
+      managerOptions.clusterInfo = { server: server.url, caData: server.admin.caData };
     }
     const manager = startLeaderElectedControllers(managerOptions, election);
     controllers = { manager, client };

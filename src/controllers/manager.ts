@@ -27,6 +27,7 @@ import {
 import { CRDCleanupController } from './crd-cleanup.js';
 import { PVCProtectionController } from './pvc-protection.js';
 import { NamespaceDefaultsController } from './namespace-defaults.js';
+import { ClusterInfoPublisher } from './cluster-info.js';
 
 export interface ControllerManagerOptions {
   client: RestClient;
@@ -44,7 +45,7 @@ export interface ControllerManagerOptions {
   concurrentResourceQuotaSyncs?: number;
   /** --resource-quota-sync-period: every quota is recalculated this often (default 5 min). */
   resourceQuotaSyncPeriodMs?: number;
-  /** Which controllers to run (default all but namespaceDefaults, which runs when asked for). */
+  /** Which controllers to run (default all but namespaceDefaults and clusterInfo, which run when asked for). */
   controllers?: {
     namespace?: boolean;
     systemNamespaces?: boolean;
@@ -52,9 +53,12 @@ export interface ControllerManagerOptions {
     crdCleanup?: boolean;
     pvcProtection?: boolean;
     namespaceDefaults?: boolean;
+    clusterInfo?: boolean;
   };
   /** The CA bundle the namespace defaults controller publishes as kube-root-ca.crt. */
   rootCaData?: string;
+  /** What the cluster-info publisher puts in kube-public/cluster-info: the server URL and its CA. */
+  clusterInfo?: { server: string; caData: string };
   logger?: ClientLogger;
 }
 
@@ -133,6 +137,9 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     const defaults: ConstructorParameters<typeof NamespaceDefaultsController>[0] = { client: options.client, informers, logger: log };
     if (options.rootCaData !== undefined) defaults.rootCaData = options.rootCaData;
     new NamespaceDefaultsController(defaults);
+  }
+  if (options.controllers?.clusterInfo === true && options.clusterInfo !== undefined) {
+    new ClusterInfoPublisher({ client: options.client, informers, logger: log, ...options.clusterInfo });
   }
   informers.start(abort.signal);
 
