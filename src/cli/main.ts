@@ -82,6 +82,9 @@ Security (kube-apiserver's flags):
   --anonymous-auth BOOL   requests without credentials are system:anonymous (default true)
   --authorization-mode M  RBAC | AlwaysAllow (default RBAC)
   --audit-log-path FILE   append an audit.k8s.io/v1 event (level Metadata) per write, one JSON line each
+  --token TOKEN           the cluster token: servers on one store share one identity (CA, service-account
+                          keys) sealed with it; the first server makes it and keeps it in DATA_DIR/token,
+                          the others need it (a missing or wrong token stops the start)
   --insecure-serving      plain HTTP, no authentication, every request allowed: for tests only, never in production
 ${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
 
@@ -118,6 +121,7 @@ async function serve(argv: string[]): Promise<void> {
         'authorization-mode': { type: 'string', default: 'RBAC' },
         'insecure-serving': { type: 'boolean', default: false },
         'audit-log-path': { type: 'string' },
+        token: { type: 'string' },
         storage: { type: 'string', default: 'sqlite' },
         'etcd-servers': { type: 'string', default: '' },
         'etcd-prefix': { type: 'string', default: '/registry' },
@@ -223,6 +227,7 @@ async function serve(argv: string[]): Promise<void> {
     if (values['token-auth-file'] !== undefined) security.tokenAuthFile = values['token-auth-file'];
     if (values['service-account-issuer'] !== undefined) security.serviceAccountIssuer = values['service-account-issuer'];
     if (values['audit-log-path'] !== undefined) security.auditLogPath = path.resolve(values['audit-log-path']);
+    if (values.token !== undefined) security.token = values.token;
     options.security = security;
   }
   if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);
@@ -288,6 +293,11 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  // A refusal the operator must fix (cluster token) is one clear line.
+  if (err instanceof Error && err.name === 'ClusterIdentityError') {
+    process.stderr.write(`apiary: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`apiary: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -19,7 +19,8 @@ import type { AdmissionPlugin } from '../admission/interface.js';
 import { buildAdmissionChain } from '../admission/chain.js';
 import type { ServiceResolver } from '../admission/webhook/client.js';
 import { loadResourceQuotaConfiguration } from '../admission/resource-quota-config.js';
-import type { Backend } from '../storage/interface.js';
+import { StorageError, type Backend } from '../storage/interface.js';
+import type { IdentityStore } from '../auth/pki/cluster-identity.js';
 import { openBackend, type OpenBackendOptions } from '../storage/open.js';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compactor.js';
 import { withEventTtl } from '../storage/event-ttl.js';
@@ -269,7 +270,21 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const clock = options.clock;
     const securityDataDir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-pki-'));
     try {
-      security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()));
+      // The cluster identity is shared through the store, beside (not under) the resources' prefix.
+      const identityKey = `/apiary-bootstrap${prefix}/identity`;
+      const identityStore: IdentityStore = {
+        read: async () => (await rawBackend.get(identityKey)).kv?.value,
+        create: async (sealed) => {
+          try {
+            await rawBackend.create(identityKey, sealed);
+            return true;
+          } catch (err) {
+            if (err instanceof StorageError && err.code === 'KeyExists') return false;
+            throw err;
+          }
+        },
+      };
+      security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()), identityStore);
       await security.start();
     } catch (err) {
       security?.stop();
