@@ -116,7 +116,8 @@ export function startLeaderElectedControllers(
   let leading = false;
   const campaign = runWhileLeader(
     {
-      client: options.client,
+      // The Lease is apiary's own (not kube-controller-manager's, which its role names): kept through the loopback.
+      client: options.clients?.apiserver ?? options.client,
       name: election.name,
       namespace: election.namespace,
       identity,

@@ -25,6 +25,7 @@ import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseIPv4CIDR } from '../registry/ser
 import { DEFAULT_SERVICE_NODE_PORT_RANGE, parsePortRange } from '../registry/service-node-port-allocator.js';
 import { exitOnSignals, waitAtMost } from './lifecycle.js';
 import { RestClient } from '../client/index.js';
+import { controllerIdentities } from './controller-identities.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
 import { CONTROLLER_FLAGS_USAGE, controllerFlagOptions, controllerManagerCommand, controllerOptionsFromFlags } from './controller-manager.js';
 import { parseAdmissionPluginFlags } from '../admission/admission-plugins.js';
@@ -243,11 +244,15 @@ async function serve(argv: string[]): Promise<void> {
   }
   const server = await startServer(options);
   // The controllers reach the server over loopback HTTP, as kube-controller-manager does.
-  let controllers: { manager: RunningControllerManager; client: RestClient } | undefined;
+  let controllers: { manager: RunningControllerManager; close(): Promise<void> } | undefined;
   if (controllerOptions !== undefined && election !== undefined) {
-    const client = new RestClient({ ...server.admin, userAgent: 'apiary-controller-manager' });
+    const userAgent = 'apiary-controller-manager';
+    // With security on, each controller acts as its own least-privilege identity (controller-identities.ts).
+    const identities = server.clientCredentials !== undefined ? await controllerIdentities(server.admin, server.clientCredentials, userAgent) : undefined;
+    const client = identities?.client ?? new RestClient({ ...server.admin, userAgent });
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
     const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) };
+    if (identities !== undefined) managerOptions.clients = identities.clients;
     // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap,
     // and kube-public the cluster-info ConfigMap anyone may read.
     if (server.admin.caData !== undefined) {
@@ -256,7 +261,7 @@ async function serve(argv: string[]): Promise<void> {
       managerOptions.clusterInfo = { server: server.url, caData: server.admin.caData };
     }
     const manager = startLeaderElectedControllers(managerOptions, election);
-    controllers = { manager, client };
+    controllers = { manager, close: async () => (identities !== undefined ? identities.close() : client.close()) };
     // Serve once the system namespaces exist (or after 10 s).
     await waitAtMost(manager.systemNamespacesSynced, 10_000);
   }
@@ -266,7 +271,7 @@ async function serve(argv: string[]): Promise<void> {
   exitOnSignals(async () => {
     if (controllers !== undefined) {
       await controllers.manager.stop();
-      await controllers.client.close();
+      await controllers.close();
     }
     await server.stop();
   });

@@ -30,7 +30,15 @@ import { NamespaceDefaultsController } from './namespace-defaults.js';
 import { ClusterInfoPublisher } from './cluster-info.js';
 
 export interface ControllerManagerOptions {
+  /** The controller manager's own client: the shared informers list and watch through it. */
   client: RestClient;
+  /**
+   * Each controller's own client (its identity and least-privilege role, as
+   * kube-controller-manager's --use-service-account-credentials); default: client.
+   * `apiserver` is the API server's loopback, for what upstream runs inside
+   * kube-apiserver (system namespaces, CRD cleanup) or kubeadm does (cluster-info).
+   */
+  clients?: { namespace?: RestClient; resourceQuota?: RestClient; serviceAccount?: RestClient; rootCaPublisher?: RestClient; apiserver?: RestClient };
   /** --concurrent-namespace-syncs (default 10). */
   concurrentNamespaceSyncs?: number;
   /** --namespace-sync-period: informer resync (default 5 min). */
@@ -93,7 +101,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
 
   if (options.controllers?.namespace !== false) {
     const controllerOptions: ConstructorParameters<typeof NamespaceController>[0] = {
-      client: options.client,
+      client: options.clients?.namespace ?? options.client,
       informers,
       workers: options.concurrentNamespaceSyncs ?? DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
       deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? DEFAULT_NAMESPACE_DELETION_GRACE_PERIOD_MS,
@@ -106,7 +114,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   }
   if (options.controllers?.systemNamespaces !== false) {
     const system = new SystemNamespacesController({
-      client: options.client,
+      client: options.clients?.apiserver ?? options.client,
       informers,
       intervalMs: options.systemNamespacesIntervalMs ?? DEFAULT_SYSTEM_NAMESPACES_INTERVAL_MS,
       logger: log,
@@ -116,7 +124,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   }
   if (options.controllers?.resourceQuota !== false) {
     const quota = new ResourceQuotaController({
-      client: options.client,
+      client: options.clients?.resourceQuota ?? options.client,
       informers,
       workers: options.concurrentResourceQuotaSyncs ?? DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS,
       resyncPeriodMs: options.resourceQuotaSyncPeriodMs ?? DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS,
@@ -126,7 +134,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     loops.push(quota.run(abort.signal));
   }
   if (options.controllers?.crdCleanup !== false) {
-    const cleanup = new CRDCleanupController({ client: options.client, informers, logger: log });
+    const cleanup = new CRDCleanupController({ client: options.clients?.apiserver ?? options.client, informers, logger: log });
     loops.push(cleanup.run(abort.signal));
   }
   if (options.controllers?.pvcProtection !== false) {
@@ -135,11 +143,13 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   }
   if (options.controllers?.namespaceDefaults === true) {
     const defaults: ConstructorParameters<typeof NamespaceDefaultsController>[0] = { client: options.client, informers, logger: log };
+    if (options.clients?.serviceAccount !== undefined) defaults.serviceAccountClient = options.clients.serviceAccount;
+    if (options.clients?.rootCaPublisher !== undefined) defaults.rootCaClient = options.clients.rootCaPublisher;
     if (options.rootCaData !== undefined) defaults.rootCaData = options.rootCaData;
     new NamespaceDefaultsController(defaults);
   }
   if (options.controllers?.clusterInfo === true && options.clusterInfo !== undefined) {
-    new ClusterInfoPublisher({ client: options.client, informers, logger: log, ...options.clusterInfo });
+    new ClusterInfoPublisher({ client: options.clients?.apiserver ?? options.client, informers, logger: log, ...options.clusterInfo });
   }
   informers.start(abort.signal);
 

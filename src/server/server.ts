@@ -21,6 +21,7 @@ import type { ServiceResolver } from '../admission/webhook/client.js';
 import { loadResourceQuotaConfiguration } from '../admission/resource-quota-config.js';
 import { StorageError, type Backend } from '../storage/interface.js';
 import type { IdentityStore } from '../auth/pki/cluster-identity.js';
+import { issueClientCertificate } from '../auth/pki/pki.js';
 import { openBackend, type OpenBackendOptions } from '../storage/open.js';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compactor.js';
 import { withEventTtl } from '../storage/event-ttl.js';
@@ -122,6 +123,11 @@ export interface RunningServer {
   /** The admin's connection settings (CA and client certificate when security is on). */
   admin: AdminCredentials;
   registry: Registry;
+  /**
+   * Client credentials for another identity (CN = user, O = groups), issued by
+   * the cluster CA; only with security on. apiary's controllers use them.
+   */
+  clientCredentials?(user: string, groups: string[]): Promise<AdminCredentials>;
   stop(): Promise<void>;
 }
 
@@ -405,6 +411,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     })());
 
   const running: RunningServer = { url, port, registry, admin, stop };
+  if (security !== undefined) {
+    const pki = security.pki;
+    running.clientCredentials = async (user, groups) => {
+      const issued = await issueClientCertificate({ certPem: pki.caCertPem, keyPem: pki.caKeyPem }, user, groups);
+      return { server: url, caData: pki.caCertPem, certData: issued.certPem, keyData: issued.keyPem };
+    };
+  }
   if (dataDir !== undefined) running.dataDir = dataDir;
   if (kubeconfigPath !== undefined) running.kubeconfigPath = kubeconfigPath;
   return running;
