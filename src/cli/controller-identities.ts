@@ -41,6 +41,7 @@ export async function controllerIdentities(
     clients: {
       namespace: await as('namespace-controller'),
       resourceQuota: await as('resourcequota-controller'),
+      pvcProtection: await as('pvc-protection-controller'),
       serviceAccount: await as('service-account-controller'),
       rootCaPublisher: await as('root-ca-cert-publisher'),
       apiserver: await client(admin, `${userAgent}/loopback`),

@@ -38,7 +38,14 @@ export interface ControllerManagerOptions {
    * `apiserver` is the API server's loopback, for what upstream runs inside
    * kube-apiserver (system namespaces, CRD cleanup) or kubeadm does (cluster-info).
    */
-  clients?: { namespace?: RestClient; resourceQuota?: RestClient; serviceAccount?: RestClient; rootCaPublisher?: RestClient; apiserver?: RestClient };
+  clients?: {
+    namespace?: RestClient;
+    resourceQuota?: RestClient;
+    pvcProtection?: RestClient;
+    serviceAccount?: RestClient;
+    rootCaPublisher?: RestClient;
+    apiserver?: RestClient;
+  };
   /** --concurrent-namespace-syncs (default 10). */
   concurrentNamespaceSyncs?: number;
   /** --namespace-sync-period: informer resync (default 5 min). */
@@ -138,7 +145,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     loops.push(cleanup.run(abort.signal));
   }
   if (options.controllers?.pvcProtection !== false) {
-    const protection = new PVCProtectionController({ client: options.client, informers, logger: log });
+    const protection = new PVCProtectionController({ client: options.clients?.pvcProtection ?? options.client, informers, logger: log });
     loops.push(protection.run(abort.signal));
   }
   if (options.controllers?.namespaceDefaults === true) {

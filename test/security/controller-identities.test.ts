@@ -2,7 +2,8 @@
 // least-privilege roles, not as system:masters (issue 19): `apiary serve` with
 // RBAC on and an audit log; the namespace controller still empties and
 // finalizes a namespace, the service-account controller and the root-CA
-// publisher fill a new one, the quota controller writes quota status, and the
+// publisher fill a new one, the quota controller writes quota status, the
+// pvc-protection controller releases a deleted claim, and the
 // audit log shows each write made by that controller's service-account user;
 // those identities are refused what their roles do not grant.
 
@@ -45,6 +46,11 @@ test('controllers run as their own service accounts with least privilege, and st
   await kubectl('create', 'configmap', 'settings', '-n', 'team-z', '--from-literal=a=b');
   await kubectl('create', 'secret', 'generic', 'password', '-n', 'team-z', '--from-literal=p=q');
   await kubectl('create', 'quota', 'q', '-n', 'team-z', '--hard=configmaps=10');
+  // A claim gets the pvc-protection finalizer; the namespace's deletion waits for that controller to release it.
+  const claim = await runKubectl(admin, ['create', '-f', '-'], {
+    stdin: JSON.stringify({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'team-z' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }),
+  });
+  assert.equal(claim.code, 0, claim.stderr);
   await until('quota status', async () => (await runKubectl(admin, ['get', 'quota', 'q', '-n', 'team-z', '-o', 'jsonpath={.status.used.configmaps}'])).stdout === '2', 15_000, 100);
 
   // With RBAC on, the namespace controller (its own identity) still empties and removes the namespace.
@@ -60,6 +66,7 @@ test('controllers run as their own service accounts with least privilege, and st
   assert.deepEqual(writer((e) => e.verb === 'create' && e.objectRef.resource === 'configmaps' && e.user.username !== 'kubernetes-admin'), [sa('root-ca-cert-publisher')]);
   assert.deepEqual(writer((e) => e.objectRef.resource === 'resourcequotas' && e.objectRef.subresource === 'status'), [sa('resourcequota-controller')]);
   assert.deepEqual(writer((e) => e.objectRef.subresource === 'finalize' || e.verb === 'deletecollection'), [sa('namespace-controller')]);
+  assert.deepEqual(writer((e) => e.verb === 'update' && e.objectRef.resource === 'persistentvolumeclaims'), [sa('pvc-protection-controller')]);
   const controllerGroups = events.find((e) => e.user.username === sa('namespace-controller'))!.user.groups;
   assert.deepEqual(controllerGroups, ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated']);
   assert.ok(!events.some((e) => e.user.groups.includes('system:masters') && e.user.username !== 'kubernetes-admin'), 'no controller write as system:masters');

@@ -673,6 +673,11 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
     { verbs: ['update'], apiGroups: CORE, resources: ['resourcequotas/status'] },
     EVENTS_RULE,
   ],
+  'pvc-protection-controller': [
+    { verbs: ['get', 'list', 'update', 'watch'], apiGroups: CORE, resources: ['persistentvolumeclaims'] },
+    { verbs: ['get', 'list', 'watch'], apiGroups: CORE, resources: ['pods'] },
+    EVENTS_RULE,
+  ],
   'service-account-controller': [{ verbs: ['create'], apiGroups: CORE, resources: ['serviceaccounts'] }, EVENTS_RULE],
   'root-ca-cert-publisher': [{ verbs: ['create', 'update'], apiGroups: CORE, resources: ['configmaps'] }, EVENTS_RULE],
 };
