@@ -17,6 +17,7 @@
 // Flags mirror kube-apiserver's names where one exists.
 
 import { parseArgs } from 'node:util';
+import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { startServer, type SecurityOptions, type ServerOptions } from '../server/server.js';
@@ -267,6 +268,9 @@ async function serve(argv: string[]): Promise<void> {
   }
   process.stdout.write(`apiary listening on ${server.url}\n`);
   if (server.kubeconfigPath !== undefined) process.stdout.write(`kubeconfig: ${server.kubeconfigPath}\n`);
+  // The cluster token other servers on the same store need (--token); the file, never the secret, is printed.
+  const tokenFile = path.join(options.dataDir!, 'token');
+  if (options.security !== undefined && fs.existsSync(tokenFile)) process.stdout.write(`cluster token: ${tokenFile}\n`);
 
   exitOnSignals(async () => {
     if (controllers !== undefined) {

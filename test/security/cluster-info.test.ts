@@ -27,6 +27,9 @@ test('cluster-info in kube-public: the CA and server, readable anonymously, as k
   const admin = path.join(dataDir, 'kubeconfig');
   const caFile = path.join(dataDir, 'pki/ca.crt');
   const ca = fs.readFileSync(caFile, 'utf8');
+  // The first server's cluster token, for other servers on the same store: its file is named, the secret is not printed.
+  await until('cluster token line', async () => server.output().includes(`cluster token: ${path.join(dataDir, 'token')}`), 5000, 50);
+  assert.ok(!server.output().includes(fs.readFileSync(path.join(dataDir, 'token'), 'utf8').trim()));
   await until('cluster-info', async () => (await runKubectl(admin, ['get', 'cm', 'cluster-info', '-n', 'kube-public', '-o', 'name'])).code === 0, 20_000, 100);
 
   // curl with no credentials, verifying the server with the CA.
