@@ -15,9 +15,12 @@ export const UPSTREAM_ADMISSION_PLUGINS: readonly string[] = [
   'TaintNodesByCondition', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook',
 ];
 
-/** The plugins apiary implements, all on by default (as upstream's default set has them). */
+/**
+ * The plugins apiary implements, all on by default (as upstream's default set
+ * has them; ServiceAccount only with security on, see server.ts).
+ */
 export const IMPLEMENTED_ADMISSION_PLUGINS: readonly string[] = [
-  'NamespaceLifecycle', 'LimitRanger', 'TaintNodesByCondition', 'DefaultTolerationSeconds', 'StorageObjectInUseProtection', 'Priority',
+  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'DefaultTolerationSeconds', 'StorageObjectInUseProtection', 'Priority',
   'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
   'PodSecurity', 'ValidatingAdmissionPolicy',
 ];

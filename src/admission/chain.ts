@@ -8,6 +8,7 @@
 //   plugin              admit (mutating)            validate
 //   NamespaceLifecycle  namespace exists / active   —
 //   LimitRanger         container defaults (pods)   min / max / ratio (pods, PVCs)
+//   ServiceAccount      default SA, token volume    SA exists, mountable secrets (pods)
 //   TaintNodesByCondition  not-ready taint on new nodes  —
 //   StorageObjectInUseProtection  pvc-/pv-protection finalizer on new claims and volumes  —
 //   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
@@ -22,7 +23,8 @@
 // Plugins read through the registry's stores (in-process): watch caches for
 // the lister-like reads, the store itself for live reads and writes.
 
-import type { Namespace, LimitRange, ResourceQuota } from '../api/core/v1/types.js';
+import type { Namespace, LimitRange, ResourceQuota, ServiceAccount } from '../api/core/v1/types.js';
+import { StatusError } from '../machinery/errors.js';
 import type { RESTStore } from '../registry/rest.js';
 import type { AdmissionPlugin } from './interface.js';
 import { LimitRanger } from './limit-ranger.js';
@@ -32,6 +34,7 @@ import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import { STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN, StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
+import { ServiceAccountAdmission } from './service-account.js';
 import type { ResourceQuotaConfiguration } from './resource-quota-config.js';
 import type { ServiceResolver } from './webhook/client.js';
 import { MutatingWebhookAdmission, ValidatingWebhookAdmission } from './webhook/dispatcher.js';
@@ -85,6 +88,21 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
   }
   // Upstream's order: … LimitRanger, ServiceAccount, TaintNodesByCondition, …, StorageObjectInUseProtection, …,
   // DefaultTolerationSeconds, PodSecurity, Priority, …, webhooks, ResourceQuota.
+  if (!disabled.has('ServiceAccount')) {
+    chain.push(
+      new ServiceAccountAdmission({
+        getCached: (ns, name) => store(lookup(), 'serviceaccounts').getCached(ns, name) as Readonly<ServiceAccount> | undefined,
+        getLive: async (ns, name) => {
+          try {
+            return (await store(lookup(), 'serviceaccounts').get(ns, name, {})) as ServiceAccount;
+          } catch (err) {
+            if (err instanceof StatusError && err.code === 404) return undefined;
+            throw err;
+          }
+        },
+      }),
+    );
+  }
   if (!disabled.has('TaintNodesByCondition')) chain.push(new TaintNodesByCondition());
   if (!disabled.has(STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN)) chain.push(new StorageObjectInUseProtection());
   if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());

@@ -110,13 +110,15 @@ export function startLeaderElectedControllers(
       pvcProtection: false,
       garbageCollector: false,
       namespaceDefaults: options.controllers?.namespaceDefaults === true,
+      clusterInfo: options.controllers?.clusterInfo === true,
     },
   });
   const abort = new AbortController();
   let leading = false;
   const campaign = runWhileLeader(
     {
-      client: options.client,
+      // The Lease is apiary's own (not kube-controller-manager's, which its role names): kept through the loopback.
+      client: options.clients?.apiserver ?? options.client,
       name: election.name,
       namespace: election.namespace,
       identity,

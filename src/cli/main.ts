@@ -17,6 +17,7 @@
 // Flags mirror kube-apiserver's names where one exists.
 
 import { parseArgs } from 'node:util';
+import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { startServer, type SecurityOptions, type ServerOptions } from '../server/server.js';
@@ -25,6 +26,7 @@ import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseIPv4CIDR } from '../registry/ser
 import { DEFAULT_SERVICE_NODE_PORT_RANGE, parsePortRange } from '../registry/service-node-port-allocator.js';
 import { exitOnSignals, waitAtMost } from './lifecycle.js';
 import { RestClient } from '../client/index.js';
+import { controllerIdentities } from './controller-identities.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
 import { CONTROLLER_FLAGS_USAGE, controllerFlagOptions, controllerManagerCommand, controllerOptionsFromFlags } from './controller-manager.js';
 import { parseAdmissionPluginFlags } from '../admission/admission-plugins.js';
@@ -64,7 +66,7 @@ Flags:
                           an AdmissionConfiguration (ResourceQuota's limitedResources)
   --enable-admission-plugins NAMES
                           admission plugins to enable besides the default ones (all of apiary's
-                          are on by default: NamespaceLifecycle, LimitRanger, TaintNodesByCondition,
+                          are on by default: NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition,
                           DefaultTolerationSeconds,
                           MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota)
   --disable-admission-plugins NAMES
@@ -82,6 +84,9 @@ Security (kube-apiserver's flags):
   --anonymous-auth BOOL   requests without credentials are system:anonymous (default true)
   --authorization-mode M  RBAC | AlwaysAllow (default RBAC)
   --audit-log-path FILE   append an audit.k8s.io/v1 event (level Metadata) per write, one JSON line each
+  --token TOKEN           the cluster token: servers on one store share one identity (CA, service-account
+                          keys) sealed with it; the first server makes it and keeps it in DATA_DIR/token,
+                          the others need it (a missing or wrong token stops the start)
   --insecure-serving      plain HTTP, no authentication, every request allowed: for tests only, never in production
 ${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
 
@@ -118,6 +123,7 @@ async function serve(argv: string[]): Promise<void> {
         'authorization-mode': { type: 'string', default: 'RBAC' },
         'insecure-serving': { type: 'boolean', default: false },
         'audit-log-path': { type: 'string' },
+        token: { type: 'string' },
         storage: { type: 'string', default: 'sqlite' },
         'etcd-servers': { type: 'string', default: '' },
         'etcd-prefix': { type: 'string', default: '/registry' },
@@ -223,6 +229,7 @@ async function serve(argv: string[]): Promise<void> {
     if (values['token-auth-file'] !== undefined) security.tokenAuthFile = values['token-auth-file'];
     if (values['service-account-issuer'] !== undefined) security.serviceAccountIssuer = values['service-account-issuer'];
     if (values['audit-log-path'] !== undefined) security.auditLogPath = path.resolve(values['audit-log-path']);
+    if (values.token !== undefined) security.token = values.token;
     options.security = security;
   }
   if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);
@@ -238,28 +245,37 @@ async function serve(argv: string[]): Promise<void> {
   }
   const server = await startServer(options);
   // The controllers reach the server over loopback HTTP, as kube-controller-manager does.
-  let controllers: { manager: RunningControllerManager; client: RestClient } | undefined;
+  let controllers: { manager: RunningControllerManager; close(): Promise<void> } | undefined;
   if (controllerOptions !== undefined && election !== undefined) {
-    const client = new RestClient({ ...server.admin, userAgent: 'apiary-controller-manager' });
+    const userAgent = 'apiary-controller-manager';
+    // With security on, each controller acts as its own least-privilege identity (controller-identities.ts).
+    const identities = server.clientCredentials !== undefined ? await controllerIdentities(server.admin, server.clientCredentials, userAgent) : undefined;
+    const client = identities?.client ?? new RestClient({ ...server.admin, userAgent });
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
     const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) };
-    // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap.
+    if (identities !== undefined) managerOptions.clients = identities.clients;
+    // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap,
+    // and kube-public the cluster-info ConfigMap anyone may read.
     if (server.admin.caData !== undefined) {
-      managerOptions.controllers = { ...managerOptions.controllers, namespace: true, systemNamespaces: true, namespaceDefaults: true };
+      managerOptions.controllers = { ...managerOptions.controllers, namespace: true, systemNamespaces: true, namespaceDefaults: true, clusterInfo: true };
       managerOptions.rootCaData = server.admin.caData;
+      managerOptions.clusterInfo = { server: server.url, caData: server.admin.caData };
     }
     const manager = startLeaderElectedControllers(managerOptions, election);
-    controllers = { manager, client };
+    controllers = { manager, close: async () => (identities !== undefined ? identities.close() : client.close()) };
     // Serve once the system namespaces exist (or after 10 s).
     await waitAtMost(manager.systemNamespacesSynced, 10_000);
   }
   process.stdout.write(`apiary listening on ${server.url}\n`);
   if (server.kubeconfigPath !== undefined) process.stdout.write(`kubeconfig: ${server.kubeconfigPath}\n`);
+  // The cluster token other servers on the same store need (--token); the file, never the secret, is printed.
+  const tokenFile = path.join(options.dataDir!, 'token');
+  if (options.security !== undefined && fs.existsSync(tokenFile)) process.stdout.write(`cluster token: ${tokenFile}\n`);
 
   exitOnSignals(async () => {
     if (controllers !== undefined) {
       await controllers.manager.stop();
-      await controllers.client.close();
+      await controllers.close();
     }
     await server.stop();
   });
@@ -286,6 +302,11 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  // A refusal the operator must fix (cluster token) is one clear line.
+  if (err instanceof Error && err.name === 'ClusterIdentityError') {
+    process.stderr.write(`apiary: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`apiary: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -28,9 +28,26 @@ import { CRDCleanupController } from './crd-cleanup.js';
 import { PVCProtectionController } from './pvc-protection.js';
 import { NamespaceDefaultsController } from './namespace-defaults.js';
 import { DEFAULT_CONCURRENT_GC_SYNCS, GarbageCollector } from './garbagecollector/controller.js';
+import { ClusterInfoPublisher } from './cluster-info.js';
 
 export interface ControllerManagerOptions {
+  /** The controller manager's own client: the shared informers list and watch through it. */
   client: RestClient;
+  /**
+   * Each controller's own client (its identity and least-privilege role, as
+   * kube-controller-manager's --use-service-account-credentials); default: client.
+   * `apiserver` is the API server's loopback, for what upstream runs inside
+   * kube-apiserver (system namespaces, CRD cleanup) or kubeadm does (cluster-info).
+   */
+  clients?: {
+    namespace?: RestClient;
+    resourceQuota?: RestClient;
+    pvcProtection?: RestClient;
+    garbageCollector?: RestClient;
+    serviceAccount?: RestClient;
+    rootCaPublisher?: RestClient;
+    apiserver?: RestClient;
+  };
   /** --concurrent-namespace-syncs (default 10). */
   concurrentNamespaceSyncs?: number;
   /** --namespace-sync-period: informer resync (default 5 min). */
@@ -45,7 +62,7 @@ export interface ControllerManagerOptions {
   concurrentResourceQuotaSyncs?: number;
   /** --resource-quota-sync-period: every quota is recalculated this often (default 5 min). */
   resourceQuotaSyncPeriodMs?: number;
-  /** Which controllers to run (default all but namespaceDefaults, which runs when asked for). */
+  /** Which controllers to run (default all but namespaceDefaults and clusterInfo, which run when asked for). */
   controllers?: {
     namespace?: boolean;
     systemNamespaces?: boolean;
@@ -54,6 +71,7 @@ export interface ControllerManagerOptions {
     pvcProtection?: boolean;
     namespaceDefaults?: boolean;
     garbageCollector?: boolean;
+    clusterInfo?: boolean;
   };
   /** --concurrent-gc-syncs (default 20). */
   concurrentGcSyncs?: number;
@@ -61,6 +79,8 @@ export interface ControllerManagerOptions {
   gcDiscoveryPeriodMs?: number;
   /** The CA bundle the namespace defaults controller publishes as kube-root-ca.crt. */
   rootCaData?: string;
+  /** What the cluster-info publisher puts in kube-public/cluster-info: the server URL and its CA. */
+  clusterInfo?: { server: string; caData: string };
   logger?: ClientLogger;
 }
 
@@ -97,7 +117,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
 
   if (options.controllers?.namespace !== false) {
     const controllerOptions: ConstructorParameters<typeof NamespaceController>[0] = {
-      client: options.client,
+      client: options.clients?.namespace ?? options.client,
       informers,
       workers: options.concurrentNamespaceSyncs ?? DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
       deletionGracePeriodMs: options.namespaceDeletionGracePeriodMs ?? DEFAULT_NAMESPACE_DELETION_GRACE_PERIOD_MS,
@@ -110,7 +130,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   }
   if (options.controllers?.systemNamespaces !== false) {
     const system = new SystemNamespacesController({
-      client: options.client,
+      client: options.clients?.apiserver ?? options.client,
       informers,
       intervalMs: options.systemNamespacesIntervalMs ?? DEFAULT_SYSTEM_NAMESPACES_INTERVAL_MS,
       logger: log,
@@ -120,7 +140,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   }
   if (options.controllers?.resourceQuota !== false) {
     const quota = new ResourceQuotaController({
-      client: options.client,
+      client: options.clients?.resourceQuota ?? options.client,
       informers,
       workers: options.concurrentResourceQuotaSyncs ?? DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS,
       resyncPeriodMs: options.resourceQuotaSyncPeriodMs ?? DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS,
@@ -130,16 +150,16 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     loops.push(quota.run(abort.signal));
   }
   if (options.controllers?.crdCleanup !== false) {
-    const cleanup = new CRDCleanupController({ client: options.client, informers, logger: log });
+    const cleanup = new CRDCleanupController({ client: options.clients?.apiserver ?? options.client, informers, logger: log });
     loops.push(cleanup.run(abort.signal));
   }
   if (options.controllers?.pvcProtection !== false) {
-    const protection = new PVCProtectionController({ client: options.client, informers, logger: log });
+    const protection = new PVCProtectionController({ client: options.clients?.pvcProtection ?? options.client, informers, logger: log });
     loops.push(protection.run(abort.signal));
   }
   if (options.controllers?.garbageCollector !== false) {
     const gcOptions: ConstructorParameters<typeof GarbageCollector>[0] = {
-      client: options.client,
+      client: options.clients?.garbageCollector ?? options.client,
       workers: options.concurrentGcSyncs ?? DEFAULT_CONCURRENT_GC_SYNCS,
       logger: log,
     };
@@ -153,8 +173,13 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   }
   if (options.controllers?.namespaceDefaults === true) {
     const defaults: ConstructorParameters<typeof NamespaceDefaultsController>[0] = { client: options.client, informers, logger: log };
+    if (options.clients?.serviceAccount !== undefined) defaults.serviceAccountClient = options.clients.serviceAccount;
+    if (options.clients?.rootCaPublisher !== undefined) defaults.rootCaClient = options.clients.rootCaPublisher;
     if (options.rootCaData !== undefined) defaults.rootCaData = options.rootCaData;
     new NamespaceDefaultsController(defaults);
+  }
+  if (options.controllers?.clusterInfo === true && options.clusterInfo !== undefined) {
+    new ClusterInfoPublisher({ client: options.clients?.apiserver ?? options.client, informers, logger: log, ...options.clusterInfo });
   }
   informers.start(abort.signal);
 

@@ -4,7 +4,9 @@
 //   - the `kube-root-ca.crt` ConfigMap with the cluster CA under `ca.crt`
 //     (upstream's root-ca-cert-publisher), made again when deleted and put
 //     back when its data drifts.
-// Driven by informers: a namespace added or updated (Active), or one of these
+// Each part writes with its own client (upstream's service-account
+// controller and root-ca-cert-publisher identities); reads come from the
+// informers. Driven by informers: a namespace added or updated (Active), or one of these
 // objects deleted or changed, makes the controller ensure that namespace's
 // objects; the informers' resync repeats it, which also retries failures.
 // Clients of the API only.
@@ -25,6 +27,10 @@ export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 export interface NamespaceDefaultsOptions {
   client: RestClient;
   informers: SharedInformerFactory;
+  /** Writes as the service-account controller (default: client). */
+  serviceAccountClient?: RestClient;
+  /** Writes as the root-CA publisher (default: client). */
+  rootCaClient?: RestClient;
   /** The CA bundle to publish; absent: no root-CA ConfigMaps. */
   rootCaData?: string;
   logger?: ClientLogger;
@@ -74,9 +80,15 @@ export class NamespaceDefaultsController {
       .finally(() => this.inFlight.delete(namespace));
   }
 
-  /** Creates what is missing in one namespace (and fixes the CA bundle). */
+  /**
+   * Creates what is missing in one namespace (and fixes the CA bundle). Reads
+   * come from the informers' caches (the controllers' roles grant no `get`);
+   * a create that finds the object made meanwhile is fine.
+   */
   async ensure(namespace: string): Promise<void> {
-    const { client } = this.options;
+    const { informers } = this.options;
+    const serviceAccountClient = this.options.serviceAccountClient ?? this.options.client;
+    const rootCaClient = this.options.rootCaClient ?? this.options.client;
     const create = async (make: () => Promise<unknown>): Promise<void> => {
       try {
         await make();
@@ -85,24 +97,16 @@ export class NamespaceDefaultsController {
         if (!isAlreadyExists(err) && !isNotFound(err) && !(err instanceof Error && /being terminated/.test(err.message))) throw err;
       }
     };
-    try {
-      await client.serviceAccounts(namespace).get('default');
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      await create(() => client.serviceAccounts(namespace).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }));
+    if (informers.forBuiltin('serviceaccounts').lister().namespace(namespace).get('default') === undefined) {
+      await create(() => serviceAccountClient.serviceAccounts(namespace).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }));
     }
     const ca = this.options.rootCaData;
     if (ca === undefined) return;
-    let current: KubeObject | undefined;
-    try {
-      current = await client.configMaps(namespace).get(ROOT_CA_CONFIGMAP);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    const current = informers.forBuiltin('configmaps').lister().namespace(namespace).get(ROOT_CA_CONFIGMAP);
     if (current === undefined) {
-      await create(() => client.configMaps(namespace).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA_CONFIGMAP }, data: { 'ca.crt': ca } }));
+      await create(() => rootCaClient.configMaps(namespace).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA_CONFIGMAP }, data: { 'ca.crt': ca } }));
     } else if ((current['data'] as Record<string, string> | undefined)?.['ca.crt'] !== ca) {
-      await client.configMaps(namespace).update({ ...current, data: { 'ca.crt': ca } });
+      await rootCaClient.configMaps(namespace).update({ ...structuredClone(current), data: { 'ca.crt': ca } });
     }
   }
 }

@@ -55,6 +55,11 @@ function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   return subNames.length > 0 && subNames.every((n) => ownerNames.includes(n));
 }
 
+/** The broken-down rules of `servant` that no rule of `owner` covers (upstream's validation.Covers). */
+export function uncoveredRules(owner: readonly PolicyRule[], servant: readonly PolicyRule[]): PolicyRule[] {
+  return servant.flatMap(breakdown).filter((sub) => !owner.some((o) => ruleCovers(o, sub)));
+}
+
 /** Go's %q of a []string: ["a" "b"]. */
 function goQuoteList(list: string[]): string {
   return `[${list.map((s) => JSON.stringify(s)).join(' ')}]`;

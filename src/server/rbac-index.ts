@@ -10,11 +10,18 @@ import type { Logger } from 'pino';
 import { labelSelectorFromMeta } from '../machinery/labels.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { isStatusError } from '../machinery/errors.js';
-import type { ClusterRole, PolicyRule, Role, RoleBinding } from '../api/rbac/v1/types.js';
+import type { ClusterRole, PolicyRule, Role, RoleBinding, Subject } from '../api/rbac/v1/types.js';
 import type { RESTStore, Watcher } from '../registry/rest.js';
 import type { RbacSource } from '../auth/authz/rbac.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../auth/authz/bootstrap-policy.js';
 import type { RegistryView } from './routes.js';
+import { uncoveredRules } from './rbac-escalation.js';
+
+const AUTOUPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
+
+function sameSubject(a: Subject, b: Subject): boolean {
+  return a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '') && (a.apiGroup ?? '') === (b.apiGroup ?? '');
+}
 
 const GROUP = 'rbac.authorization.k8s.io';
 const RESOURCES = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'] as const;
@@ -119,16 +126,88 @@ export class RbacIndex implements RbacSource {
 
   /** Creates the bootstrap roles and bindings that are missing. */
   async reconcileBootstrapPolicy(): Promise<void> {
-    const create = async (resource: RbacResource, obj: KubeObject): Promise<void> => {
-      if (this.maps[resource].has(key(undefined, obj.metadata.name!))) return;
+    for (const role of bootstrapClusterRoles()) await this.reconcileObject('clusterroles', role);
+    for (const binding of bootstrapClusterRoleBindings()) await this.reconcileObject('clusterrolebindings', binding);
+  }
+
+  /**
+   * Upstream's bootstrap reconciliation (pkg/registry/rbac/reconciliation, in
+   * union mode as kube-apiserver runs it on start): a missing object is
+   * created; an existing one annotated rbac.authorization.kubernetes.io/autoupdate
+   * "false" is left as it is; otherwise it gets the expected labels and
+   * annotations it lacks (its own values win), the expected rules it does not
+   * cover (broken down, appended), the aggregation selectors it lacks, the
+   * subjects it lacks; a binding whose roleRef differs is deleted and made again.
+   */
+  private async reconcileObject(resource: 'clusterroles' | 'clusterrolebindings', expected: KubeObject): Promise<void> {
+    const name = expected.metadata.name!;
+    const existing = this.maps[resource].get(key(undefined, name)) ?? (await this.readLive(resource, name));
+    if (existing === undefined) {
       try {
-        await this.store(resource).create('', obj, {});
+        await this.store(resource).create('', expected, {});
       } catch (err) {
         if (!(isStatusError(err) && err.code === 409)) throw err;
       }
-    };
-    for (const role of bootstrapClusterRoles()) await create('clusterroles', role);
-    for (const binding of bootstrapClusterRoleBindings()) await create('clusterrolebindings', binding);
+      return;
+    }
+    if (existing.metadata.annotations?.[AUTOUPDATE] === 'false') return;
+    const next = structuredClone(existing) as KubeObject & Partial<ClusterRole> & Partial<RoleBinding>;
+    let changed = false;
+    for (const field of ['labels', 'annotations'] as const) {
+      const merged = { ...(expected.metadata[field] ?? {}), ...(existing.metadata[field] ?? {}) };
+      if (Object.keys(merged).length !== Object.keys(existing.metadata[field] ?? {}).length) {
+        next.metadata[field] = merged;
+        changed = true;
+      }
+    }
+    if (resource === 'clusterroles') {
+      const want = expected as ClusterRole;
+      const missing = uncoveredRules(next.rules ?? [], want.rules ?? []);
+      if (missing.length > 0) {
+        next.rules = [...(next.rules ?? []), ...missing];
+        changed = true;
+      }
+      const wantSelectors = want.aggregationRule?.clusterRoleSelectors ?? [];
+      const haveSelectors = next.aggregationRule?.clusterRoleSelectors ?? [];
+      const lacking = wantSelectors.filter((w) => !haveSelectors.some((h) => JSON.stringify(h) === JSON.stringify(w)));
+      if (lacking.length > 0) {
+        next.aggregationRule = { clusterRoleSelectors: [...haveSelectors, ...lacking] };
+        changed = true;
+      }
+    } else {
+      const want = expected as RoleBinding;
+      if (JSON.stringify(next.roleRef) !== JSON.stringify(want.roleRef)) {
+        // roleRef is immutable: upstream deletes the binding and creates it again.
+        await this.store(resource).delete('', name, {});
+        const recreated = structuredClone(want) as RoleBinding;
+        recreated.metadata = { ...recreated.metadata, labels: next.metadata.labels, annotations: next.metadata.annotations };
+        recreated.subjects = [...(next.subjects ?? []), ...(want.subjects ?? []).filter((w) => !(next.subjects ?? []).some((h) => sameSubject(h, w)))];
+        await this.store(resource).create('', recreated, {});
+        return;
+      }
+      const lacking = (want.subjects ?? []).filter((w) => !(next.subjects ?? []).some((h) => sameSubject(h, w)));
+      if (lacking.length > 0) {
+        next.subjects = [...(next.subjects ?? []), ...lacking];
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    try {
+      await this.store(resource).update('', name, next, {});
+      this.logger.info({ resource, name }, 'reconciled bootstrap RBAC object');
+    } catch (err) {
+      // Another server reconciled it first; its next start looks again.
+      if (!(isStatusError(err) && err.code === 409)) throw err;
+    }
+  }
+
+  private async readLive(resource: RbacResource, name: string): Promise<KubeObject | undefined> {
+    try {
+      return await this.store(resource).get('', name, {});
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return undefined;
+      throw err;
+    }
   }
 
   /**

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { ensureClusterPki, type ClusterPki } from '../auth/pki/pki.js';
+import { ensureSharedClusterPki, type IdentityStore } from '../auth/pki/cluster-identity.js';
 import { Authenticator, type AuthenticatorOptions } from '../auth/authn/authenticator.js';
 import { ServiceAccountTokens, type ServiceAccountLookups } from '../auth/authn/serviceaccount.js';
 import { loadTokenFile } from '../auth/authn/token-file.js';
@@ -45,10 +46,17 @@ export interface SecurityOptions {
   serviceIp?: string;
   /** --audit-log-path: a JSON-lines audit log of writes (level Metadata). */
   auditLogPath?: string;
+  /**
+   * --token: the cluster token that seals the shared identity in the store
+   * (default: DATA_DIR/token, made by the first server). See cluster-identity.ts.
+   */
+  token?: string;
 }
 
 export interface SecuritySetup {
   pki: ClusterPki;
+  /** The cluster token (when the identity is shared through the store). */
+  token?: string;
   filters: SecurityFilters;
   registryView: RegistryView;
   extraRoutes: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
@@ -64,10 +72,17 @@ export async function setupSecurity(
   dataDir: string,
   logger: Logger,
   now: () => number,
+  identityStore?: IdentityStore,
 ): Promise<SecuritySetup> {
   const pkiOptions: Parameters<typeof ensureClusterPki>[1] = { extraSans: options.tlsSans ?? [] };
   if (options.serviceIp !== undefined) pkiOptions.serviceIp = options.serviceIp;
-  const pki = await ensureClusterPki(dataDir, pkiOptions);
+  let pki: ClusterPki;
+  let clusterToken: string | undefined;
+  if (identityStore !== undefined) {
+    ({ pki, token: clusterToken } = await ensureSharedClusterPki(dataDir, identityStore, options.token, pkiOptions));
+  } else {
+    pki = await ensureClusterPki(dataDir, pkiOptions);
+  }
   const tokens = new ServiceAccountTokens({
     privateKeyPem: pki.serviceAccountKeyPem,
     publicKeyPem: pki.serviceAccountPublicKeyPem,
@@ -124,6 +139,7 @@ export async function setupSecurity(
   const audit = options.auditLogPath !== undefined ? new AuditLog(options.auditLogPath) : undefined;
   const setup: SecuritySetup = {
     pki,
+    ...(clusterToken !== undefined ? { token: clusterToken } : {}),
     filters: { authenticator, authorizer, ...(audit !== undefined ? { audit } : {}) },
     registryView,
     extraRoutes: authRoutes(registry, tokens, now),

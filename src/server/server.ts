@@ -20,7 +20,9 @@ import { buildAdmissionChain } from '../admission/chain.js';
 import type { ServiceResolver } from '../admission/webhook/client.js';
 import type { AuthorizeFunction } from '../machinery/cel/library-authz.js';
 import { loadResourceQuotaConfiguration } from '../admission/resource-quota-config.js';
-import type { Backend } from '../storage/interface.js';
+import { StorageError, type Backend } from '../storage/interface.js';
+import type { IdentityStore } from '../auth/pki/cluster-identity.js';
+import { issueClientCertificate } from '../auth/pki/pki.js';
 import { openBackend, type OpenBackendOptions } from '../storage/open.js';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compactor.js';
 import { withEventTtl } from '../storage/event-ttl.js';
@@ -122,6 +124,11 @@ export interface RunningServer {
   /** The admin's connection settings (CA and client certificate when security is on). */
   admin: AdminCredentials;
   registry: Registry;
+  /**
+   * Client credentials for another identity (CN = user, O = groups), issued by
+   * the cluster CA; only with security on. apiary's controllers use them.
+   */
+  clientCredentials?(user: string, groups: string[]): Promise<AdminCredentials>;
   stop(): Promise<void>;
 }
 
@@ -227,11 +234,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       : undefined;
   const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
   // The admission chain (src/admission/chain.ts) reads through the registry it guards (in-process).
+  // ServiceAccount admission needs what security brings (the `default` accounts its
+  // controller makes, the token volume's kube-root-ca.crt): without security it is off.
+  const disabledPlugins = [...(options.disableAdmissionPlugins ?? []), ...(options.security === undefined ? ['ServiceAccount'] : [])];
   // The authorizer exists once security is set up (below); policies ask it through this reference.
   let authorizeRef: AuthorizeFunction | undefined;
   const admission = buildAdmissionChain(() => registry, {
     authorize: () => authorizeRef,
-    ...(options.disableAdmissionPlugins !== undefined ? { disable: options.disableAdmissionPlugins } : {}),
+    disable: disabledPlugins,
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
     ...(options.admission !== undefined ? { extra: options.admission } : {}),
     ...(options.webhookServiceResolver !== undefined ? { webhookServiceResolver: options.webhookServiceResolver } : {}),
@@ -272,7 +282,21 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const clock = options.clock;
     const securityDataDir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-pki-'));
     try {
-      security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()));
+      // The cluster identity is shared through the store, beside (not under) the resources' prefix.
+      const identityKey = `/apiary-bootstrap${prefix}/identity`;
+      const identityStore: IdentityStore = {
+        read: async () => (await rawBackend.get(identityKey)).kv?.value,
+        create: async (sealed) => {
+          try {
+            await rawBackend.create(identityKey, sealed);
+            return true;
+          } catch (err) {
+            if (err instanceof StorageError && err.code === 'KeyExists') return false;
+            throw err;
+          }
+        },
+      };
+      security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()), identityStore);
       await security.start();
       const authorizer = security.filters.authorizer;
       authorizeRef = (a) => authorizer.authorize(a);
@@ -397,6 +421,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     })());
 
   const running: RunningServer = { url, port, registry, admin, stop };
+  if (security !== undefined) {
+    const pki = security.pki;
+    running.clientCredentials = async (user, groups) => {
+      const issued = await issueClientCertificate({ certPem: pki.caCertPem, keyPem: pki.caKeyPem }, user, groups);
+      return { server: url, caData: pki.caCertPem, certData: issued.certPem, keyData: issued.keyPem };
+    };
+  }
   if (dataDir !== undefined) running.dataDir = dataDir;
   if (kubeconfigPath !== undefined) running.kubeconfigPath = kubeconfigPath;
   return running;

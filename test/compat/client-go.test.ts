@@ -3,7 +3,9 @@
 // against a real apiary. The program runs informers for configmaps and
 // namespaces, changes objects and checks its caches and handlers; halfway it
 // asks for a restart, during which this test changes data on the same data
-// dir behind its back, then brings the server back on the same port.
+// dir behind its back, then brings the server back on the same port. Run on
+// plain HTTP, and over TLS with the generated admin kubeconfig (verification
+// on) and as a bound service-account token.
 // Fails loudly when `go` is missing.
 
 import { after, before, describe, it } from 'node:test';
@@ -90,40 +92,79 @@ describe('client-go witness', { timeout: 400_000 }, () => {
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /**
+   * One run of the witness. `auth`: 'none' is the plain library server; 'admin'
+   * is a secure server (TLS, authentication, RBAC) and the generated admin
+   * kubeconfig, verifying the server with the cluster CA; 'token' the same
+   * server and a bound service-account token from the TokenRequest API (its
+   * account bound to cluster-admin), with the CA and nothing else.
+   */
+  const scenario = (contentType: string, auth: 'none' | 'admin' | 'token') => async (t: { after(fn: () => unknown): void; diagnostic(s: string): void }) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-clientgo-'));
+    dataDirs.push(dataDir);
+    const options = auth === 'none' ? {} : { security: {} };
+    let server: TestServer = await startTestServer({ dataDir, ...options });
+    t.after(() => server.stop());
+    const port = server.port;
+    const setup = RestClient.fromKubeconfig(server.kubeconfigPath);
+    await setup.namespaces().create({ metadata: { name: 'witness' } });
+    await setup.configMaps('witness').create({ metadata: { name: 'pre' }, data: { v: '1' } });
+    // The program keeps this copy: the server rewrites its kubeconfig on every start.
+    const kubeconfig = path.join(dataDir, 'witness.kubeconfig');
+    fs.copyFileSync(server.kubeconfigPath, kubeconfig);
+    if (auth !== 'none') {
+      const text = fs.readFileSync(kubeconfig, 'utf8');
+      assert.match(text, /server: https:/);
+      assert.match(text, /certificate-authority-data: /);
+      assert.doesNotMatch(text, /insecure-skip-tls-verify/);
+    }
+    if (auth === 'token') {
+      await setup.serviceAccounts('witness').create({ metadata: { name: 'witness' } });
+      await setup.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' }).create({
+        metadata: { name: 'witness' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'ServiceAccount', name: 'witness', namespace: 'witness' }],
+      } as never);
+      const issued = await setup.request<{ status: { token: string } }>({
+        method: 'POST',
+        path: '/api/v1/namespaces/witness/serviceaccounts/witness/token',
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+      });
+      const ca = Buffer.from(server.admin.caData!).toString('base64');
+      fs.writeFileSync(kubeconfig, [
+        'apiVersion: v1', 'kind: Config',
+        'clusters:', '- name: apiary', '  cluster:', `    server: ${server.url}`, `    certificate-authority-data: ${ca}`,
+        'contexts:', '- name: witness', '  context: {cluster: apiary, user: witness}', 'current-context: witness',
+        'users:', '- name: witness', `  user: {token: ${issued.status.token}}`, '',
+      ].join('\n'), { mode: 0o600 });
+    }
+    await setup.close();
+
+    const witness = runWitness(kubeconfig, contentType);
+    t.after(() => witness.kill());
+    await witness.waitFor('READY-FOR-RESTART', 30_000);
+
+    await server.stop();
+    // While the witness cannot reach the server, another instance on the same data changes it.
+    const elsewhere = await startTestServer({ dataDir, ...options });
+    const other = RestClient.fromKubeconfig(elsewhere.kubeconfigPath);
+    await other.configMaps('witness').delete('pre');
+    await other.configMaps('witness').create({ metadata: { name: 'offline' }, data: { v: '1' } });
+    await other.close();
+    await elsewhere.stop();
+    server = await startTestServer({ dataDir, port, ...options });
+    witness.send('restarted');
+
+    const code = await witness.exited;
+    assert.equal(code, 0, witness.output());
+    assert.match(witness.output(), /^PASS$/m);
+    t.diagnostic(witness.output().trim().split('\n').filter((l) => l.startsWith('restart:')).join(' '));
+  };
+
   for (const contentType of CONTENT_TYPES) {
-    it(`informers see every change, exactly once, across a server restart (${contentType})`, { timeout: 90_000 }, async (t) => {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-clientgo-'));
-      dataDirs.push(dataDir);
-      let server: TestServer = await startTestServer({ dataDir });
-      t.after(() => server.stop());
-      const port = server.port;
-      const setup = RestClient.fromKubeconfig(server.kubeconfigPath);
-      await setup.namespaces().create({ metadata: { name: 'witness' } });
-      await setup.configMaps('witness').create({ metadata: { name: 'pre' }, data: { v: '1' } });
-      await setup.close();
-      // The program keeps this copy: the server rewrites its kubeconfig on every start.
-      const kubeconfig = path.join(dataDir, 'witness.kubeconfig');
-      fs.copyFileSync(server.kubeconfigPath, kubeconfig);
-
-      const witness = runWitness(kubeconfig, contentType);
-      t.after(() => witness.kill());
-      await witness.waitFor('READY-FOR-RESTART', 30_000);
-
-      await server.stop();
-      // While the witness cannot reach the server, another instance on the same data changes it.
-      const elsewhere = await startTestServer({ dataDir });
-      const other = RestClient.fromKubeconfig(elsewhere.kubeconfigPath);
-      await other.configMaps('witness').delete('pre');
-      await other.configMaps('witness').create({ metadata: { name: 'offline' }, data: { v: '1' } });
-      await other.close();
-      await elsewhere.stop();
-      server = await startTestServer({ dataDir, port });
-      witness.send('restarted');
-
-      const code = await witness.exited;
-      assert.equal(code, 0, witness.output());
-      assert.match(witness.output(), /^PASS$/m);
-      t.diagnostic(witness.output().trim().split('\n').filter((l) => l.startsWith('restart:')).join(' '));
-    });
+    it(`informers see every change, exactly once, across a server restart (${contentType})`, { timeout: 90_000 }, scenario(contentType, 'none'));
   }
+  // Over TLS with verification (issue 19), as components speak (protobuf).
+  it('over TLS with the generated admin kubeconfig (CA verified, client certificate)', { timeout: 90_000 }, scenario(CONTENT_TYPES[0]!, 'admin'));
+  it('over TLS as a bound service-account token', { timeout: 90_000 }, scenario(CONTENT_TYPES[0]!, 'token'));
 });

@@ -633,8 +633,72 @@ const BINDINGS: [name: string, groups: string[]][] = [
 
 const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
 
+const CORE = [''];
+const EVENTS_RULE: PolicyRule = { verbs: ['create', 'patch', 'update'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] };
+
+/**
+ * kube-controller-manager's own role and the roles of the controllers apiary
+ * runs (upstream's bootstrappolicy policy.go and controller_policy.go, same
+ * rules): the controller manager's identity lists and watches for the shared
+ * informers; each controller writes as its service account
+ * system:serviceaccount:kube-system:<name>, bound to system:controller:<name>.
+ */
+const CONTROLLER_MANAGER_ROLE: RoleFacts = {
+  name: 'system:kube-controller-manager',
+  labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' },
+  rules: [
+    EVENTS_RULE,
+    { verbs: ['create'], apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
+    { verbs: ['get', 'update'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['kube-controller-manager'] },
+    { verbs: ['create'], apiGroups: CORE, resources: ['secrets', 'serviceaccounts'] },
+    { verbs: ['delete'], apiGroups: CORE, resources: ['secrets'] },
+    { verbs: ['get'], apiGroups: CORE, resources: ['configmaps', 'namespaces', 'secrets', 'serviceaccounts'] },
+    { verbs: ['update'], apiGroups: CORE, resources: ['secrets', 'serviceaccounts'] },
+    { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'] },
+    { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'] },
+    { verbs: ['list', 'watch'], apiGroups: ['*'], resources: ['*'] },
+    { verbs: ['create'], apiGroups: CORE, resources: ['serviceaccounts/token'] },
+  ],
+};
+
+/** The controllers' roles, by service account name in kube-system. */
+export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
+  'namespace-controller': [
+    { verbs: ['delete', 'get', 'list', 'watch'], apiGroups: CORE, resources: ['namespaces'] },
+    { verbs: ['update'], apiGroups: CORE, resources: ['namespaces/finalize', 'namespaces/status'] },
+    { verbs: ['delete', 'deletecollection', 'get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'] },
+  ],
+  'resourcequota-controller': [
+    { verbs: ['list', 'watch'], apiGroups: ['*'], resources: ['*'] },
+    { verbs: ['update'], apiGroups: CORE, resources: ['resourcequotas/status'] },
+    EVENTS_RULE,
+  ],
+  'generic-garbage-collector': [{ verbs: ['delete', 'get', 'list', 'patch', 'update', 'watch'], apiGroups: ['*'], resources: ['*'] }, EVENTS_RULE],
+  'pvc-protection-controller': [
+    { verbs: ['get', 'list', 'update', 'watch'], apiGroups: CORE, resources: ['persistentvolumeclaims'] },
+    { verbs: ['get', 'list', 'watch'], apiGroups: CORE, resources: ['pods'] },
+    EVENTS_RULE,
+  ],
+  'service-account-controller': [{ verbs: ['create'], apiGroups: CORE, resources: ['serviceaccounts'] }, EVENTS_RULE],
+  'root-ca-cert-publisher': [{ verbs: ['create', 'update'], apiGroups: CORE, resources: ['configmaps'] }, EVENTS_RULE],
+};
+
+/** The user a controller acts as. */
+export function controllerUser(name: string): string {
+  return `system:serviceaccount:kube-system:${name}`;
+}
+
+function allRoles(): RoleFacts[] {
+  const controllers = Object.entries(CONTROLLER_ROLES).map(([name, rules]): RoleFacts => ({
+    name: `system:controller:${name}`,
+    labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' },
+    rules,
+  }));
+  return [...ROLES, CONTROLLER_MANAGER_ROLE, ...controllers];
+}
+
 export function bootstrapClusterRoles(): ClusterRole[] {
-  return ROLES.map((r) => {
+  return allRoles().map((r) => {
     const role: ClusterRole = {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
@@ -647,11 +711,16 @@ export function bootstrapClusterRoles(): ClusterRole[] {
 }
 
 export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
-  return BINDINGS.map(([name, groups]) => ({
+  const binding = (name: string, subjects: ClusterRoleBinding['subjects']): ClusterRoleBinding => ({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
     metadata: { name, labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' }, annotations: { ...AUTOUPDATE } },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-    subjects: groups.map((g) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: g })),
-  }));
+    subjects,
+  });
+  return [
+    ...BINDINGS.map(([name, groups]) => binding(name, groups.map((g) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: g })))),
+    binding('system:kube-controller-manager', [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-controller-manager' }]),
+    ...Object.keys(CONTROLLER_ROLES).map((name) => binding(`system:controller:${name}`, [{ kind: 'ServiceAccount', name, namespace: 'kube-system' }])),
+  ];
 }

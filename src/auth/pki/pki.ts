@@ -34,7 +34,17 @@ export interface ClusterPki {
   serviceAccountPublicKeyPem: string;
 }
 
+/** What every server of one cluster shares: the CA and the service-account signing key pair. */
+export interface ClusterIdentity {
+  caCertPem: string;
+  caKeyPem: string;
+  serviceAccountKeyPem: string;
+  serviceAccountPublicKeyPem: string;
+}
+
 export interface PkiOptions {
+  /** The cluster's identity from the shared store: replaces DATA_DIR's CA and service-account keys. */
+  identity?: ClusterIdentity;
   /** DNS names and IPs the serving certificate must cover besides the defaults. */
   extraSans?: string[];
   /** The first IP of the service range (the `kubernetes` service's). */
@@ -220,6 +230,17 @@ export async function ensureClusterPki(dataDir: string, options: PkiOptions = {}
   const file = (name: keyof typeof FILES): string => path.join(dir, FILES[name]);
   const now = options.clock?.() ?? new Date();
 
+  const identity = options.identity;
+  if (identity !== undefined) {
+    if (readIf(file('caCert')) !== identity.caCertPem || readIf(file('caKey')) !== identity.caKeyPem) {
+      writeSecret(file('caKey'), identity.caKeyPem);
+      writeSecret(file('caCert'), identity.caCertPem);
+      // Certificates from another CA are of no use in this cluster.
+      for (const f of ['servingCert', 'servingKey', 'adminCert', 'adminKey'] as const) fs.rmSync(file(f), { force: true });
+    }
+    if (readIf(file('saKey')) !== identity.serviceAccountKeyPem) writeSecret(file('saKey'), identity.serviceAccountKeyPem);
+    if (readIf(file('saPub')) !== identity.serviceAccountPublicKeyPem) writeSecret(file('saPub'), identity.serviceAccountPublicKeyPem);
+  }
   let caCertPem = readIf(file('caCert'));
   let caKeyPem = readIf(file('caKey'));
   if (caCertPem === undefined || caKeyPem === undefined) {

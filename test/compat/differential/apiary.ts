@@ -28,7 +28,9 @@ export async function startApiary(): Promise<{ target: Target; stop(): Promise<v
   rmSync(tokenDir, { recursive: true, force: true });
   const client = new RestClient({ server: server.url, bearerToken: token });
   // The reference runs no resource quota controller (reference.ts says why); neither does apiary here.
-  const controllers = startControllerManager({ client, controllers: { resourceQuota: false } });
+  // Every namespace gets its `default` service account, as the reference's serviceaccount controller makes
+  // it; no kube-root-ca.crt (the reference runs no root-ca-cert-publisher).
+  const controllers = startControllerManager({ client, controllers: { resourceQuota: false, namespaceDefaults: true } });
   try {
     await controllers.systemNamespacesSynced;
   } catch (err) {

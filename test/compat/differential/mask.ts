@@ -1,6 +1,7 @@
 // Masking: what two servers generate differently by design (uids,
 // resourceVersions, timestamps, names made from generateName, continue tokens,
-// allocated cluster IPs and node ports) is replaced by a placeholder before
+// allocated cluster IPs and node ports, the random suffix of the ServiceAccount
+// admission's kube-api-access-xxxxx token volume) is replaced by a placeholder before
 // the answers are compared. Nothing else is loosened: every other value is
 // compared exactly.
 //
@@ -98,6 +99,7 @@ export class Masker {
     for (const [value, placeholder] of known) {
       if (out.includes(value)) out = out.split(value).join(placeholder);
     }
+    out = out.replace(TOKEN_VOLUME, 'kube-api-access-<random>');
     out = out.replace(TIME, (match, fraction: string | undefined) => (this.isNow(match) ? `<time${fraction === undefined ? '' : '.' + '0'.repeat(fraction.length - 1)}>` : match));
     for (const pattern of this.patterns) out = out.replace(pattern, '<masked>');
     return out;
@@ -110,4 +112,6 @@ export class Masker {
   }
 }
 
+/** ServiceAccount admission names the projected token volume kube-api-access-<5 random characters>. */
+const TOKEN_VOLUME = /\bkube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}\b/g;
 const TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g;

@@ -191,7 +191,7 @@ export interface RunOptions {
   namespacePrefix?: string;
 }
 
-/** Waits (up to 20 s) until the reference's service account controller has made `default` in ns: pods need it. */
+/** Waits (up to 20 s) until a server's service account controller has made `default` in ns: pods need it (ServiceAccount admission on both sides). */
 async function waitForDefaultServiceAccount(target: Target, ns: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -219,7 +219,7 @@ async function runCase(
     const reply = await send(side.target, 'POST', '/api/v1/namespaces', { 'content-type': 'application/json' }, namespace);
     if (reply.status !== 201) throw new Error(`case ${c.name}: creating namespace ${ns} on ${side.target.name}: ${reply.status} ${reply.body.toString()}`);
   }
-  await waitForDefaultServiceAccount(reference, ns);
+  await Promise.all([waitForDefaultServiceAccount(reference, ns), waitForDefaultServiceAccount(apiary, ns)]);
   const results: StepResult[] = [];
   try {
     for (const request of c.setup ?? []) {
