@@ -28,6 +28,7 @@ import { exitOnSignals, waitAtMost } from './lifecycle.js';
 import { RestClient } from '../client/index.js';
 import { controllerIdentities } from './controller-identities.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
+import { applyControllerSelection, parseControllersFlag, type ControllerSelection } from './controller-selection.js';
 import { CONTROLLER_FLAGS_USAGE, controllerFlagOptions, controllerManagerCommand, controllerOptionsFromFlags } from './controller-manager.js';
 import { parseAdmissionPluginFlags } from '../admission/admission-plugins.js';
 import {
@@ -71,7 +72,10 @@ Flags:
                           MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota)
   --disable-admission-plugins NAMES
                           admission plugins to turn off (any name kube-apiserver knows)
-  --controllers BOOL      run the namespace, resource quota and system namespaces controllers in-process (default true)
+  --controllers LIST      true (default), false, or kube-controller-manager's syntax to leave some to it:
+                          '*,-namespace-controller,-garbage-collector-controller' (selectable: namespace,
+                          resourcequota, garbage-collector, persistentvolumeclaim-protection, serviceaccount,
+                          root-ca-certificate-publisher, each with the -controller suffix)
 
 Security (kube-apiserver's flags):
   --tls-cert-file FILE, --tls-private-key-file FILE
@@ -232,11 +236,16 @@ async function serve(argv: string[]): Promise<void> {
     if (values.token !== undefined) security.token = values.token;
     options.security = security;
   }
-  if (values.controllers !== 'true' && values.controllers !== 'false') fail(`invalid --controllers ${JSON.stringify(values.controllers)}: want true or false`);
+  let selection: ControllerSelection = { run: false };
+  try {
+    selection = parseControllersFlag(values.controllers);
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
   let controllerOptions: ReturnType<typeof controllerOptionsFromFlags> | undefined;
   let election: LeaderElectionSettings | undefined;
   try {
-    if (values.controllers === 'true') {
+    if (selection.run) {
       controllerOptions = controllerOptionsFromFlags(values);
       election = leaderElectionFromFlags(values);
     }
@@ -261,6 +270,7 @@ async function serve(argv: string[]): Promise<void> {
       managerOptions.rootCaData = server.admin.caData;
       managerOptions.clusterInfo = { server: server.url, caData: server.admin.caData };
     }
+    if (selection.run) managerOptions.controllers = applyControllerSelection(managerOptions.controllers ?? {}, selection.controllers);
     const manager = startLeaderElectedControllers(managerOptions, election);
     controllers = { manager, close: async () => (identities !== undefined ? identities.close() : client.close()) };
     // Serve once the system namespaces exist (or after 10 s).

@@ -70,6 +70,10 @@ export interface ControllerManagerOptions {
     crdCleanup?: boolean;
     pvcProtection?: boolean;
     namespaceDefaults?: boolean;
+    /** Within namespaceDefaults: the `default` accounts (upstream's serviceaccount-controller; default true). */
+    serviceAccounts?: boolean;
+    /** Within namespaceDefaults: kube-root-ca.crt (upstream's root-ca-cert-publisher; default true). */
+    rootCaPublisher?: boolean;
     garbageCollector?: boolean;
     clusterInfo?: boolean;
   };
@@ -175,7 +179,8 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     const defaults: ConstructorParameters<typeof NamespaceDefaultsController>[0] = { client: options.client, informers, logger: log };
     if (options.clients?.serviceAccount !== undefined) defaults.serviceAccountClient = options.clients.serviceAccount;
     if (options.clients?.rootCaPublisher !== undefined) defaults.rootCaClient = options.clients.rootCaPublisher;
-    if (options.rootCaData !== undefined) defaults.rootCaData = options.rootCaData;
+    if (options.rootCaData !== undefined && options.controllers.rootCaPublisher !== false) defaults.rootCaData = options.rootCaData;
+    if (options.controllers.serviceAccounts === false) defaults.serviceAccounts = false;
     new NamespaceDefaultsController(defaults);
   }
   if (options.controllers?.clusterInfo === true && options.clusterInfo !== undefined) {

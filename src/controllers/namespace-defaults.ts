@@ -33,6 +33,8 @@ export interface NamespaceDefaultsOptions {
   rootCaClient?: RestClient;
   /** The CA bundle to publish; absent: no root-CA ConfigMaps. */
   rootCaData?: string;
+  /** Make the `default` service accounts (default true; off when upstream's serviceaccount-controller does it). */
+  serviceAccounts?: boolean;
   logger?: ClientLogger;
 }
 
@@ -97,7 +99,7 @@ export class NamespaceDefaultsController {
         if (!isAlreadyExists(err) && !isNotFound(err) && !(err instanceof Error && /being terminated/.test(err.message))) throw err;
       }
     };
-    if (informers.forBuiltin('serviceaccounts').lister().namespace(namespace).get('default') === undefined) {
+    if (this.options.serviceAccounts !== false && informers.forBuiltin('serviceaccounts').lister().namespace(namespace).get('default') === undefined) {
       await create(() => serviceAccountClient.serviceAccounts(namespace).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }));
     }
     const ca = this.options.rootCaData;
