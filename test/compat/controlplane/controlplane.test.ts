@@ -10,8 +10,13 @@
 // and a rolling update (new image) converge; an eviction under a
 // PodDisruptionBudget the disruption controller keeps is allowed once, then
 // refused (429) until the replacement runs; a Job completes; a CronJob fires
-// and its Job completes; deleting the namespace empties it. Then the three
+// and its Job completes; deleting the Deployment removes its ReplicaSets and
+// pods through apiary's garbage collector (kube-controller-manager runs no
+// collector here); deleting the namespace empties it. Then the three
 // programs' logs must show no failed list or watch against apiary.
+// A second test turns apiary's collector off (`--controllers
+// '*,-garbage-collector-controller'`) and lets kube-controller-manager's
+// collect the same way.
 //
 // Binaries: run by scripts/run-tests.mjs, which builds them with Go
 // ($KUBE_CONTROLLER_MANAGER_BIN, $KUBE_SCHEDULER_BIN, $KWOK_BIN); without them
@@ -206,6 +211,15 @@ test('kube-controller-manager, kube-scheduler and kwok run a simulated cluster o
     }, 30_000, 250);
   });
 
+  await step("deleting the Deployment removes its ReplicaSets and pods (apiary's garbage collector)", async () => {
+    await kubectl(['-n', NS, 'delete', 'deployment', 'web', '--cascade=background']);
+    await until('the ReplicaSets and pods of web are collected', async () => {
+      const rs = await json(['-n', NS, 'get', 'replicasets', '-l', 'app=web']);
+      const pods = await json(['-n', NS, 'get', 'pods', '-l', 'app=web']);
+      return rs.items.length === 0 && pods.items.length === 0;
+    }, 60_000, 250);
+  });
+
   await step('deleting the namespace empties it', async () => {
     await kubectl(['delete', 'namespace', NS, '--timeout=90s']);
     const left = await runKubectl(kubeconfig, ['get', 'namespace', NS]);
@@ -222,4 +236,43 @@ test('kube-controller-manager, kube-scheduler and kwok run a simulated cluster o
       assert.deepEqual(listWatchErrors(log), [], `${name} reported list/watch errors`);
     }
   });
+});
+
+test("kube-controller-manager's garbage collector collects on apiary when apiary's is off", { skip: missing.length > 0 ? `not built: ${missing.join(', ')}` : false, timeout: 180_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-controlplane-gc-'));
+  const dataDir = join(dir, 'data');
+  const apiary = spawnApiary(
+    ['serve', '--data-dir', dataDir, '--bind-address', '127.0.0.1', '--secure-port', String(await freePort()), '--controllers', '*,-garbage-collector-controller'],
+    { secure: true },
+  );
+  let stopUpstream: () => Promise<unknown> = async () => {};
+  t.after(async () => {
+    await stopUpstream();
+    await apiary.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await apiary.url;
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  const kubectl = async (args: string[], stdin?: string): Promise<string> => {
+    const r = await runKubectl(kubeconfig, args, { ...(stdin !== undefined ? { stdin } : {}), timeoutMs: 90_000 });
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
+    return r.stdout;
+  };
+  const count = async (args: string[]): Promise<number> => (JSON.parse(await kubectl([...args, '-o', 'json'])) as { items: unknown[] }).items.length;
+  const upstream = startUpstreamControllers(kubeconfig, dir, { extraControllers: ['garbage-collector-controller'] });
+  let logs: Promise<Record<string, string>> | undefined;
+  stopUpstream = () => (logs ??= upstream.stop());
+
+  await kubectl(['apply', '-f', '-'], JSON.stringify(kwokNode(NODE)));
+  await kubectl(['wait', '--for=condition=Ready', `node/${NODE}`, '--timeout=30s']);
+  await kubectl(['create', 'namespace', NS]);
+  await kubectl(['-n', NS, 'create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2']);
+  await kubectl(['-n', NS, 'rollout', 'status', 'deployment/web', '--timeout=60s']);
+  assert.equal(await count(['-n', NS, 'get', 'pods', '-l', 'app=web']), 2);
+  await kubectl(['-n', NS, 'delete', 'deployment', 'web', '--cascade=foreground', '--wait=true', '--timeout=60s']);
+  await until('the ReplicaSet and pods are collected by upstream', async () =>
+    (await count(['-n', NS, 'get', 'replicasets,pods', '-l', 'app=web'])) === 0, 60_000, 250);
+  const all = await (logs ??= upstream.stop());
+  assert.match(all['kube-controller-manager']!, /garbage/i, "kube-controller-manager's collector ran");
+  for (const [name, log] of Object.entries(all)) assert.deepEqual(listWatchErrors(log), [], `${name} reported list/watch errors`);
 });
