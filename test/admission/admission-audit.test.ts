@@ -55,6 +55,9 @@ test('policy and PodSecurity audit annotations reach the audit event', async (t)
   ]);
   assert.match(cm.annotations['keys/who'], /^kubernetes-admin made cm\d+$/, String(name));
 
+  // the ServiceAccount admission plugin wants the namespace's default service account (this test server runs no controller making it)
+  const sa = await send('POST', '/api/v1/namespaces/audited/serviceaccounts', { metadata: { name: 'default' } });
+  assert.ok(sa.status === 201 || sa.status === 409, sa.text);
   const pod = await send('POST', '/api/v1/namespaces/audited/pods', { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
   assert.equal(pod.status, 201, pod.text);
   await until('the pod event', () => {
