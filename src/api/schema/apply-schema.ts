@@ -7,7 +7,9 @@
  * atomic unless marked associative (a map list with keys, or a set), a map
  * is granular unless marked atomic, a struct is granular unless its
  * structType is atomic. Upstream's special scalars (quantity, time,
- * int-or-string) are scalars; RawExtension and FieldsV1 are untyped.
+ * int-or-string) are scalars; so is RawExtension (kube-apiserver's OpenAPI gives
+ * it no fields, and its field manager records `data` of a ControllerRevision as
+ * one leaf, whatever it holds); FieldsV1 is untyped.
  *
  * `implicit` lists what Go always encodes for a struct (fields without
  * omitempty, and struct-valued fields, which omitempty does not drop) with
@@ -113,7 +115,8 @@ function elementNode(e: ElementSchema): TypeNode {
   if (e.ref !== undefined) {
     const def = definitionByName(e.ref);
     if (def === undefined) return untyped;
-    if (def.special === 'rawExtension' || def.special === 'fieldsV1') return untyped;
+    // RawExtension: one atomic value (a leaf), never walked into.
+    if (def.special === 'fieldsV1') return untyped;
     if (def.special !== undefined) return scalar;
     return structNode(def);
   }

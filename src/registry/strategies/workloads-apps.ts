@@ -5,7 +5,7 @@
 // deprecated.daemonset.template.generation annotation.
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import type { KubeObject } from '../../machinery/meta.js';
-import { defaultDaemonSet, defaultReplicaSet, defaultStatefulSet } from '../../api/apps/v1/defaults.js';
+import { defaultDaemonSet, defaultReplicaSet, defaultStatefulSet, TEMPLATE_GENERATION } from '../../api/apps/v1/defaults.js';
 import {
   validateControllerRevision,
   validateControllerRevisionUpdate,
@@ -68,7 +68,6 @@ export const statefulSetStrategy: Strategy = {
   subresources: { status: statusSubresource((obj) => validateStatefulSetStatus(obj)) },
 };
 
-const TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
 
 export const daemonSetStrategy: Strategy = {
   namespaced: true,
@@ -76,7 +75,10 @@ export const daemonSetStrategy: Strategy = {
   defaults: defaultDaemonSet,
   prepareForCreate(obj) {
     resetStatus(obj);
-    obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TEMPLATE_GENERATION]: '1' };
+    // As PrepareForCreate's TemplateGeneration: at least 1 (the defaults wrote "0" when absent).
+    const given = Number(obj.metadata.annotations?.[TEMPLATE_GENERATION] ?? '0');
+    const generation = Number.isInteger(given) && given >= 1 ? String(given) : '1';
+    obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TEMPLATE_GENERATION]: generation };
   },
   prepareForUpdate(obj, old) {
     keepStatusBumpGeneration(obj, old);

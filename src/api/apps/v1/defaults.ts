@@ -76,4 +76,12 @@ export function defaultDaemonSet(obj: KubeObject): void {
   }
   if (spec.revisionHistoryLimit === undefined || spec.revisionHistoryLimit === null) spec.revisionHistoryLimit = 10;
   if (spec.template?.spec !== undefined) defaultPodSpec(spec.template.spec);
+  // Not a default upstream but its v1 conversion: the template generation is a field of the
+  // internal type that v1 carries as this annotation, written on every conversion to v1 ("0"
+  // when the body had none). The field manager sees the converted body, so the writer owns
+  // the annotation; the strategy then sets the real value.
+  const meta = (ds.metadata ??= {});
+  if (meta.annotations?.[TEMPLATE_GENERATION] === undefined) meta.annotations = { ...(meta.annotations ?? {}), [TEMPLATE_GENERATION]: '0' };
 }
+
+export const TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';

@@ -25,7 +25,11 @@ export function defaultJobSpec(spec: JobSpec): void {
 
 export function defaultJob(obj: KubeObject): void {
   obj['spec'] ??= {};
-  defaultJobSpec(obj['spec'] as JobSpec);
+  const spec = obj['spec'] as JobSpec;
+  defaultJobSpec(spec);
+  // SetDefaults_Job (not the job spec of a CronJob's template): defaulted on decode, so the
+  // creating manager owns it (the strategy then generates the selector when it is false).
+  if (spec.manualSelector === undefined || spec.manualSelector === null) spec.manualSelector = false;
 }
 
 /** SetDefaults_CronJob: Allow, not suspended, 3 successful and 1 failed job kept. */
