@@ -157,7 +157,8 @@ async function evict(deps: PodSubresourceDeps, namespace: string, name: string, 
         pdb.status = status;
         return pdb;
       },
-      { dryRun, subresource: 'status', trackAs: () => 'none' } as WriteOptions & { subresource: string },
+      // Upstream writes the budget with its loopback client's UpdateStatus: a status entry of manager "kube-apiserver".
+      { dryRun, subresource: 'status', fieldManager: 'kube-apiserver' } as WriteOptions & { subresource: string },
     );
     // The pod read above is the one the budget was charged for: delete that one only.
     deleteOptions.preconditions = { ...(deleteOptions.preconditions ?? {}), resourceVersion: deleteOptions.preconditions?.resourceVersion ?? pod.metadata.resourceVersion! };

@@ -81,7 +81,9 @@ export const podStrategy: Strategy = {
         else spec.ephemeralContainers = containers;
       },
       validateUpdate: (obj, old) => validateEphemeralContainersUpdate(obj as Pod, old as Pod),
-      resetFields: [['metadata'], ['status'], ...['activeDeadlineSeconds', 'affinity', 'containers', 'initContainers', 'nodeName', 'tolerations', 'volumes'].map((f) => ['spec', f])],
+      // kube-apiserver 1.32 records no managedFields entry for these writes (its reset-fields filter
+      // for the subresource names spec.ephemeralContainers itself): the writer owns nothing.
+      resetFields: [['metadata'], ['status'], ...['activeDeadlineSeconds', 'affinity', 'containers', 'ephemeralContainers', 'initContainers', 'nodeName', 'tolerations', 'volumes'].map((f) => ['spec', f])],
     },
   },
   gracePeriodSeconds(obj, requested) {
