@@ -10,7 +10,8 @@ export const UPSTREAM_ADMISSION_PLUGINS: readonly string[] = [
   'ClusterTrustBundleAttest', 'DefaultIngressClass', 'DefaultStorageClass', 'DefaultTolerationSeconds', 'DenyServiceExternalIPs',
   'EventRateLimit', 'ExtendedResourceToleration', 'ImagePolicyWebhook', 'LimitPodHardAntiAffinityTopology', 'LimitRanger',
   'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'NamespaceAutoProvision', 'NamespaceExists', 'NamespaceLifecycle',
-  'NodeRestriction', 'OwnerReferencesPermissionEnforcement', 'PersistentVolumeClaimResize', 'PodNodeSelector', 'PodSecurity',
+  'NodeRestriction', 'OwnerReferencesPermissionEnforcement', 'PersistentVolumeClaimResize',
+  'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'PodNodeSelector', 'PodSecurity',
   'PodTolerationRestriction', 'Priority', 'ResourceQuota', 'RuntimeClass', 'ServiceAccount', 'StorageObjectInUseProtection',
   'TaintNodesByCondition', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook',
 ];
@@ -23,6 +24,9 @@ export const IMPLEMENTED_ADMISSION_PLUGINS: readonly string[] = [
   'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'DefaultTolerationSeconds', 'StorageObjectInUseProtection', 'Priority',
   'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
   'PodSecurity', 'ValidatingAdmissionPolicy',
+  'DefaultStorageClass', 'RuntimeClass', 'PersistentVolumeClaimResize',
+  'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction',
+  'DefaultIngressClass',
 ];
 
 function names(flag: string): string[] {

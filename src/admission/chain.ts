@@ -10,10 +10,17 @@
 //   LimitRanger         container defaults (pods)   min / max / ratio (pods, PVCs)
 //   ServiceAccount      default SA, token volume    SA exists, mountable secrets (pods)
 //   TaintNodesByCondition  not-ready taint on new nodes  —
-//   StorageObjectInUseProtection  pvc-/pv-protection finalizer on new claims and volumes  —
-//   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
 //   PodSecurity         —                           pod-security.kubernetes.io namespace labels (pods; templates warn)
 //   Priority            pods' priority from their class   one default PriorityClass
+//   DefaultTolerationSeconds  not-ready/unreachable tolerations (pods)  —
+//   DefaultStorageClass  the default StorageClass on new claims without one  —
+//   StorageObjectInUseProtection  pvc-/pv-protection finalizer on new claims and volumes  —
+//   PersistentVolumeClaimResize  —                 grow a bound claim only if its class allows expansion
+//   RuntimeClass        pods' overhead and scheduling from their class   overhead matches the class
+//   CertificateApproval —                           `approve` on the signer for /approval
+//   CertificateSigning  —                           `sign` on the signer for /status changes
+//   CertificateSubjectRestriction  —                no system:masters for kube-apiserver-client
+//   DefaultIngressClass the default IngressClass on new ingresses without one  —
 //   MutatingAdmissionWebhook   call mutating webhooks   —
 //   ValidatingAdmissionPolicy —                     CEL policies and their bindings (policy/)
 //   ValidatingAdmissionWebhook —                        call validating webhooks (in parallel)
@@ -29,6 +36,11 @@ import type { RESTStore } from '../registry/rest.js';
 import type { AdmissionPlugin } from './interface.js';
 import { LimitRanger } from './limit-ranger.js';
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
+import { DEFAULT_STORAGE_CLASS_PLUGIN, DefaultStorageClass } from './default-storage-class.js';
+import { DEFAULT_INGRESS_CLASS_PLUGIN, DefaultIngressClass } from './default-ingress-class.js';
+import { PVC_RESIZE_PLUGIN, PersistentVolumeClaimResize } from './pvc-resize.js';
+import { RUNTIME_CLASS_PLUGIN, RuntimeClassAdmission } from './runtime-class.js';
+import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction } from './certificates.js';
 import { PRIORITY_PLUGIN, PriorityAdmission } from './priority.js';
 import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
@@ -56,7 +68,10 @@ export interface AdmissionChainOptions {
   /** Where webhooks' service references go (default: the Service's Endpoints). */
   webhookServiceResolver?: ServiceResolver;
   resourceQuota?: ResourceQuotaConfiguration;
-  /** The server's authorizer, for ValidatingAdmissionPolicy's CEL `authorizer` (absent: everything allowed). */
+  /**
+   * The server's authorizer, for ValidatingAdmissionPolicy's CEL `authorizer` and the certificate
+   * plugins' `signers` checks (absent: everything allowed).
+   */
   authorize?: () => AuthorizeFunction | undefined;
   /** Appended after the built-in plugins. */
   extra?: readonly AdmissionPlugin[];
@@ -86,8 +101,10 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
       }),
     );
   }
-  // Upstream's order: … LimitRanger, ServiceAccount, TaintNodesByCondition, …, StorageObjectInUseProtection, …,
-  // DefaultTolerationSeconds, PodSecurity, Priority, …, webhooks, ResourceQuota.
+  // Upstream's order (pkg/kubeapiserver/options/plugins.go): … LimitRanger, ServiceAccount, TaintNodesByCondition,
+  // PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection,
+  // PersistentVolumeClaimResize, RuntimeClass, CertificateApproval, CertificateSigning,
+  // CertificateSubjectRestriction, DefaultIngressClass, …, webhooks and policies, ResourceQuota.
   if (!disabled.has('ServiceAccount')) {
     chain.push(
       new ServiceAccountAdmission({
@@ -104,12 +121,20 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
     );
   }
   if (!disabled.has('TaintNodesByCondition')) chain.push(new TaintNodesByCondition());
-  if (!disabled.has(STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN)) chain.push(new StorageObjectInUseProtection());
-  if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());
   if (!disabled.has('PodSecurity')) {
     chain.push(new PodSecurityAdmission({ namespaces: () => lookup().storeFor('', 'namespaces'), pods: () => lookup().storeFor('', 'pods') }));
   }
   if (!disabled.has(PRIORITY_PLUGIN)) chain.push(new PriorityAdmission(() => lookup().storeFor('scheduling.k8s.io', 'priorityclasses')));
+  if (!disabled.has('DefaultTolerationSeconds')) chain.push(new DefaultTolerationSeconds());
+  if (!disabled.has(DEFAULT_STORAGE_CLASS_PLUGIN)) chain.push(new DefaultStorageClass(() => lookup().storeFor('storage.k8s.io', 'storageclasses')));
+  if (!disabled.has(STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN)) chain.push(new StorageObjectInUseProtection());
+  if (!disabled.has(PVC_RESIZE_PLUGIN)) chain.push(new PersistentVolumeClaimResize(() => lookup().storeFor('storage.k8s.io', 'storageclasses')));
+  if (!disabled.has(RUNTIME_CLASS_PLUGIN)) chain.push(new RuntimeClassAdmission(() => lookup().storeFor('node.k8s.io', 'runtimeclasses')));
+  const authorize = options.authorize ?? (() => undefined);
+  if (!disabled.has('CertificateApproval')) chain.push(new CertificateApproval(authorize));
+  if (!disabled.has('CertificateSigning')) chain.push(new CertificateSigning(authorize));
+  if (!disabled.has('CertificateSubjectRestriction')) chain.push(new CertificateSubjectRestriction());
+  if (!disabled.has(DEFAULT_INGRESS_CLASS_PLUGIN)) chain.push(new DefaultIngressClass(() => lookup().storeFor('networking.k8s.io', 'ingressclasses')));
   const namespaceLabels = async (name: string): Promise<Record<string, string> | undefined> => {
     const namespaces = store(lookup(), 'namespaces');
     const cached = namespaces.getCached('', name);

@@ -67,9 +67,12 @@ Flags:
                           an AdmissionConfiguration (ResourceQuota's limitedResources)
   --enable-admission-plugins NAMES
                           admission plugins to enable besides the default ones (all of apiary's
-                          are on by default: NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition,
-                          DefaultTolerationSeconds,
-                          MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota)
+                          are on by default: NamespaceLifecycle, LimitRanger, ServiceAccount,
+                          TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds,
+                          DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize,
+                          RuntimeClass, CertificateApproval, CertificateSigning,
+                          CertificateSubjectRestriction, DefaultIngressClass, MutatingAdmissionWebhook,
+                          ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota)
   --disable-admission-plugins NAMES
                           admission plugins to turn off (any name kube-apiserver knows)
   --controllers LIST      true (default), false, or kube-controller-manager's syntax to leave some to it:

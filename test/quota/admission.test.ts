@@ -102,6 +102,11 @@ describe('pods: effective requests and limits', () => {
   test('init containers count at their peak, sidecars beside the containers, overhead on top', async () => {
     await createNamespace(c.server.url, 'p1');
     await createQuota(c.server.url, 'p1', 'compute', { hard: { 'requests.cpu': '10', 'limits.memory': '10Gi', 'requests.nvidia.com/gpu': '4' } });
+    // The overhead comes from the pod's RuntimeClass (RuntimeClass admission refuses one set without it).
+    const rc = await request(c.server.url, 'POST', '/apis/node.k8s.io/v1/runtimeclasses', {
+      body: { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'with-overhead' }, handler: 'h', overhead: { podFixed: { cpu: '100m', memory: '64Mi' } } },
+    });
+    assert.equal(rc.status, 201, rc.text);
     const body = pod(
       'mixed',
       [container('main', { cpu: '500m', 'nvidia.com/gpu': '1' }, { memory: '1Gi', 'nvidia.com/gpu': '1' })],
@@ -110,7 +115,7 @@ describe('pods: effective requests and limits', () => {
           container('side', { cpu: '250m' }, { memory: '512Mi' }, { restartPolicy: 'Always' }),
           container('setup', { cpu: '2' }, { memory: '256Mi' }),
         ],
-        overhead: { cpu: '100m', memory: '64Mi' },
+        runtimeClassName: 'with-overhead',
       },
     );
     assert.equal((await post('p1', 'pods', body)).status, 201);
@@ -207,6 +212,11 @@ describe('storage and services', () => {
         'services.loadbalancers': '0',
       },
     });
+    // The class lets its claims grow (PersistentVolumeClaimResize refuses otherwise, before quota).
+    const gold = await request(c.server.url, 'POST', '/apis/storage.k8s.io/v1/storageclasses', {
+      body: { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'gold' }, provisioner: 'example.com/p', allowVolumeExpansion: true },
+    });
+    assert.equal(gold.status, 201, gold.text);
     const pvc = (name: string, storage: string, cls?: string) => ({
       metadata: { name },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } }, ...(cls !== undefined ? { storageClassName: cls } : {}) },

@@ -104,3 +104,28 @@ export function certificateRequestError(request: Buffer): string | undefined {
   }
   return undefined;
 }
+
+const ORGANIZATION_OID = '2.5.4.10';
+
+/** The subject's organization (O) values of a PEM certificate request, or undefined when it does not parse. */
+export function subjectOrganizations(request: Buffer): string[] | undefined {
+  const block = pemDecode(request.toString('latin1'));
+  if (block === undefined || block.type !== 'CERTIFICATE REQUEST') return undefined;
+  try {
+    const { el: top } = readDer(block.der, 0);
+    const info = children(top)[0];
+    const subject = info === undefined ? undefined : children(info)[1];
+    if (subject === undefined || subject.tag !== 0x30) return undefined;
+    const out: string[] = [];
+    // Name: SEQUENCE OF RelativeDistinguishedName (SET OF AttributeTypeAndValue).
+    for (const rdn of children(subject)) {
+      for (const atv of children(rdn)) {
+        const [type, value] = children(atv);
+        if (type !== undefined && value !== undefined && oid(type) === ORGANIZATION_OID) out.push(value.content.toString('utf8'));
+      }
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
