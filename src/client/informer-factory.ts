@@ -29,6 +29,13 @@ export interface InformerFactoryOptions extends ListWatchSelectors {
 export interface ForResourceOptions {
   /** false for cluster-scoped resources: the factory's namespace is not applied. */
   namespaced?: boolean;
+  /**
+   * A field selector for this informer alone (ANDed with the factory's): a
+   * controller that cares about a few objects of a busy resource asks the
+   * server to filter, so it is not sent every other object of the kind.
+   * Informers with different selectors are different informers.
+   */
+  fieldSelector?: string;
 }
 
 export class SharedInformerFactory {
@@ -42,12 +49,13 @@ export class SharedInformerFactory {
 
   /** The shared informer for any group/version/resource. */
   forResource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, options: ForResourceOptions = {}): SharedIndexInformer<T> {
-    const id = gvrString(gvr);
+    const fieldSelector = [this.options.fieldSelector, options.fieldSelector].filter((s) => s !== undefined && s !== '').join(',');
+    const id = options.fieldSelector === undefined ? gvrString(gvr) : `${gvrString(gvr)}?fieldSelector=${options.fieldSelector}`;
     let informer = this.informers.get(id);
     if (informer === undefined) {
       let resource = this.client.resource<KubeObject>(gvr);
       if (this.options.namespace && options.namespaced !== false) resource = resource.namespace(this.options.namespace);
-      const selectors: ListWatchSelectors = { labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector };
+      const selectors: ListWatchSelectors = { labelSelector: this.options.labelSelector, fieldSelector: fieldSelector === '' ? undefined : fieldSelector };
       informer = new SharedIndexInformer<KubeObject>(listWatchFromClient(resource, selectors), {
         name: id,
         resyncPeriodMs: this.options.defaultResyncMs ?? 0,
@@ -62,9 +70,9 @@ export class SharedInformerFactory {
   }
 
   /** The shared informer for a built-in resource by plural name ("configmaps"). */
-  forBuiltin<T extends KubeObject = KubeObject>(name: BuiltinResourceName): SharedIndexInformer<T> {
+  forBuiltin<T extends KubeObject = KubeObject>(name: BuiltinResourceName, options: Pick<ForResourceOptions, 'fieldSelector'> = {}): SharedIndexInformer<T> {
     const r = BUILTIN_RESOURCES[name];
-    return this.forResource<T>(r, { namespaced: r.namespaced });
+    return this.forResource<T>(r, { ...options, namespaced: r.namespaced });
   }
 
   /** Runs every informer that is not running yet, until signal aborts. */

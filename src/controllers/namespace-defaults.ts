@@ -23,6 +23,12 @@ import {
 } from '../client/index.js';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
+/**
+ * Upstream's publisher watches every ConfigMap from kube-controller-manager's
+ * process; in apiary's it would decode every ConfigMap written in the cluster
+ * to look at one name, so the server filters the watch for it.
+ */
+const ROOT_CA_SELECTOR = { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` };
 
 export interface NamespaceDefaultsOptions {
   client: RestClient;
@@ -61,7 +67,7 @@ export class NamespaceDefaultsController {
       },
     });
     if (options.rootCaData !== undefined) {
-      informers.forBuiltin('configmaps').addEventHandler({
+      informers.forBuiltin('configmaps', ROOT_CA_SELECTOR).addEventHandler({
         onUpdate: (_old, cm) => {
           if (cm.metadata.name === ROOT_CA_CONFIGMAP) this.enqueue(cm.metadata.namespace!);
         },
@@ -104,7 +110,7 @@ export class NamespaceDefaultsController {
     }
     const ca = this.options.rootCaData;
     if (ca === undefined) return;
-    const current = informers.forBuiltin('configmaps').lister().namespace(namespace).get(ROOT_CA_CONFIGMAP);
+    const current = informers.forBuiltin('configmaps', ROOT_CA_SELECTOR).lister().namespace(namespace).get(ROOT_CA_CONFIGMAP);
     if (current === undefined) {
       await create(() => rootCaClient.configMaps(namespace).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA_CONFIGMAP }, data: { 'ca.crt': ca } }));
     } else if ((current['data'] as Record<string, string> | undefined)?.['ca.crt'] !== ca) {

@@ -41,6 +41,13 @@ test('apiary serve: HTTPS, authentication and RBAC by default; the kubeconfig ju
   assert.equal(token.code, 0, token.stderr);
   assert.equal((await runKubectl(kubeconfig, ['delete', 'sa', 'default', '-n', 'team-x'])).code, 0);
   await until('default service account again', async () => (await runKubectl(kubeconfig, ['get', 'sa', 'default', '-n', 'team-x', '-o', 'name'])).code === 0, 10_000, 50);
+  // The publisher's watch is filtered to kube-root-ca.crt: a deleted or edited bundle is still put back.
+  const bundle = async (): Promise<string> => (await runKubectl(kubeconfig, ['get', 'cm', 'kube-root-ca.crt', '-n', 'team-x', '-o', 'jsonpath={.data.ca\\.crt}'])).stdout;
+  assert.equal((await runKubectl(kubeconfig, ['delete', 'cm', 'kube-root-ca.crt', '-n', 'team-x'])).code, 0);
+  await until('kube-root-ca.crt again', async () => (await bundle()) === ca, 10_000, 50);
+  const edited = await runKubectl(kubeconfig, ['patch', 'cm', 'kube-root-ca.crt', '-n', 'team-x', '--type=merge', '-p', '{"data":{"ca.crt":"forged"}}']);
+  assert.equal(edited.code, 0, edited.stderr);
+  await until('kube-root-ca.crt repaired', async () => (await bundle()) === ca, 10_000, 50);
   assert.equal(await first.stop('SIGTERM'), 0);
 
   const second = spawnApiary(['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'], { secure: true, urlTimeoutMs: 30_000 });
