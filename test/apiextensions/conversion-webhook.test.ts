@@ -64,7 +64,8 @@ function answer(review: Review, res: ServerResponse): 'handled' {
 }
 
 function gadgetCrd(clientConfig: Json, reviewVersions = ['v1']): Json {
-  const status = { type: 'object', properties: { phase: { type: 'string' } } };
+  const status = { type: 'object', properties: { phase: { type: 'string' }, replicas: { type: 'integer' } } };
+  const subresources = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } };
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -79,21 +80,21 @@ function gadgetCrd(clientConfig: Json, reviewVersions = ['v1']): Json {
           name: 'v1',
           served: true,
           storage: true,
-          subresources: { status: {} },
+          subresources,
           selectableFields: [{ jsonPath: '.spec.fullName' }],
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { fullName: { type: 'string' } } }, status } } },
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { fullName: { type: 'string' }, replicas: { type: 'integer' } } }, status } } },
         },
         {
           name: 'v2',
           served: true,
           storage: false,
-          subresources: { status: {} },
+          subresources,
           selectableFields: [{ jsonPath: '.spec.lastName' }],
           additionalPrinterColumns: [{ name: 'Last', type: 'string', jsonPath: '.spec.lastName' }],
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              properties: { spec: { type: 'object', properties: { firstName: { type: 'string' }, lastName: { type: 'string' } } }, status },
+              properties: { spec: { type: 'object', properties: { firstName: { type: 'string' }, lastName: { type: 'string' }, replicas: { type: 'integer' } } }, status },
             },
           },
         },
@@ -304,6 +305,18 @@ describe('conversion through the webhook', () => {
     assert.deepEqual(updated.json.spec, { firstName: 'Bob', lastName: 'Lovelace' });
     const asV1 = await get(server.url, `${V1}/bob/status`);
     assert.deepEqual([asV1.json.apiVersion, asV1.json.spec, asV1.json.status], ['conv.example.com/v1', { fullName: 'Bob Lovelace' }, { phase: 'Ready' }]);
+  });
+
+  test('/scale at v2: read and written through the converted object', async () => {
+    const scale = await get(server.url, `${V2}/dee/scale`);
+    assert.equal(scale.status, 200, scale.text);
+    assert.deepEqual([scale.json.apiVersion, scale.json.kind, scale.json.spec, scale.json.status], ['autoscaling/v1', 'Scale', {}, { replicas: 0 }]);
+    scale.json.spec = { replicas: 3 };
+    const scaled = await request(server.url, 'PUT', `${V2}/dee/scale`, { body: scale.json });
+    assert.equal(scaled.status, 200, scaled.text);
+    assert.equal(scaled.json.spec.replicas, 3);
+    assert.deepEqual((await get(server.url, `${V1}/dee`)).json.spec, { fullName: 'Dee Lovelace', replicas: 3 });
+    assert.deepEqual((await get(server.url, `${V2}/dee`)).json.spec, { firstName: 'Dee', lastName: 'Lovelace', replicas: 3 });
   });
 
   test('server-side apply at v2 records its manager under v2', async () => {
