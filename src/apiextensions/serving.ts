@@ -350,7 +350,6 @@ export class CustomResourceServing {
 
   private buildStores(crd: CustomResourceDefinition, storage: ObjectStore): RESTStore[] {
     const options = this.registry.options;
-    const storageVersion = storageVersionOf(crd) ?? '';
     const group = crd.spec.group ?? '';
     const terminating = isConditionTrue(crd, 'Terminating');
     const stores: RESTStore[] = [];
