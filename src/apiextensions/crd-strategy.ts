@@ -24,6 +24,9 @@ export function defaultCustomResourceDefinition(obj: KubeObject): void {
   if (!names.singular && names.kind) names.singular = names.kind.toLowerCase();
   if (!names.listKind && names.kind) names.listKind = `${names.kind}List`;
   spec.conversion ??= { strategy: 'None' };
+  // SetDefaults_ServiceReference: a conversion webhook's service port is 443.
+  const service = (spec.conversion.webhook as { clientConfig?: { service?: { port?: number } | null } | null } | undefined)?.clientConfig?.service;
+  if (service !== undefined && service !== null && service.port === undefined) service.port = 443;
   const status = (crd.status ??= {});
   if ((status.storedVersions ?? []).length === 0) {
     const storage = (spec.versions ?? []).filter((v) => v.storage === true).map((v) => v.name ?? '');

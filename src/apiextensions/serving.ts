@@ -34,6 +34,8 @@ import { isObject, schemaHas } from './schema/structural.js';
 import {
   type CustomResourceDefinition,
   type CustomResourceDefinitionCondition,
+  type CustomResourceDefinitionVersion,
+  type JSONSchemaProps,
   type CustomResourceDefinitionNames,
   conditionOf,
   isConditionTrue,
@@ -42,6 +44,8 @@ import {
 } from './types.js';
 import { compareKubeAwareVersions } from './versions.js';
 import { ScalableStore } from './scale.js';
+import { type ConversionWebhookCaller, type CustomResourceConverter, type NoneConverter, converterFor } from './conversion/converter.js';
+import { AsyncConvertingObjectStore } from './conversion/store.js';
 
 export interface CustomResourceServingOptions {
   registry: Registry;
@@ -50,6 +54,8 @@ export interface CustomResourceServingOptions {
   compiler?: ValidationRuleCompiler | undefined;
   clock?: Clock;
   logger?: Logger;
+  /** Calls a CRD's conversion webhook (the server wires the admission webhook client); without it webhook conversions fail. */
+  callConversionWebhook?: ConversionWebhookCaller | undefined;
 }
 
 interface Served {
@@ -65,6 +71,7 @@ export class CustomResourceServing {
   private readonly compiler: ValidationRuleCompiler;
   private readonly clock: Clock;
   private readonly logger: Logger | undefined;
+  private readonly callConversionWebhook: ConversionWebhookCaller | undefined;
   private readonly crds = new Map<string, CustomResourceDefinition>();
   private readonly served = new Map<string, Served>();
   private readonly queue = new Set<string>();
@@ -79,6 +86,7 @@ export class CustomResourceServing {
     this.compiler = options.compiler ?? celCompiler;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger;
+    this.callConversionWebhook = options.callConversionWebhook;
   }
 
   /** Lists the CRDs, serves the established ones, then follows changes. */
@@ -342,32 +350,17 @@ export class CustomResourceServing {
 
   private buildStores(crd: CustomResourceDefinition, storage: ObjectStore): RESTStore[] {
     const options = this.registry.options;
-    const storageVersion = storageVersionOf(crd) ?? '';
     const group = crd.spec.group ?? '';
     const terminating = isConditionTrue(crd, 'Terminating');
     const stores: RESTStore[] = [];
     const crdApiVersions = new Set((crd.spec.versions ?? []).map((v) => `${group}/${v.name ?? ''}`));
+    const converter = converterFor(crd, { callWebhook: this.callConversionWebhook, ...(options.uid !== undefined ? { uid: options.uid } : {}) });
     for (const version of crd.spec.versions ?? []) {
       if (version.served !== true) continue;
       const type = customResourceType(crd, version);
       const schema = schemaOf(version);
       const rules = this.compiler(schema, 'openAPIV3Schema').rules;
-      // Conversion None: objects are stored with the storage version's apiVersion, served with the request's.
-      // Defaults apply on read too (upstream's storage decoder): a default added to the schema shows on old objects.
-      const rewrite = version.name !== storageVersion;
-      const defaults = schemaHas(schema, (n) => isObject(n['properties']) && Object.values(n['properties']).some((p) => isObject(p) && p['default'] !== undefined));
-      const versionStorage =
-        !rewrite && !defaults
-          ? storage
-          : new ConvertingObjectStore(storage.resource, storage, {
-              toStored: (o) => (rewrite ? { ...o, apiVersion: `${group}/${storageVersion}` } : o),
-              fromStored: (o) => {
-                if (!defaults) return o;
-                const copy = structuredClone(o);
-                applyDefaults(schema, copy);
-                return copy;
-              },
-            });
+      const versionStorage = this.versionStorage(crd, version, storage, converter);
       const storeOptions: GenericStoreOptions = {
         type,
         strategy: customResourceStrategy(crd, version, rules),
@@ -380,8 +373,8 @@ export class CustomResourceServing {
         applySchema: customResourceApplySchema(schema),
         // Upstream's reset fields: status on the main resource when /status is served; spec on /status.
         resetFields: version.subresources?.status !== undefined ? { '': [['status']], status: [['spec']] } : {},
-        // Conversion None: entries of any of the CRD's versions keep their paths (upstream's converter knows
-        // every version listed, served or not); those of a version no longer listed go on the next write.
+        // Entries of any of the CRD's versions keep their paths, whatever the conversion strategy (upstream's
+        // converter knows every version listed, served or not); those of a version no longer listed go on the next write.
         managedFieldsConvertFrom: (apiVersion) => crdApiVersions.has(apiVersion),
       };
       if (version.deprecated === true) storeOptions.warning = version.deprecationWarning ?? defaultDeprecationWarning(crd, version.name ?? '');
@@ -396,6 +389,49 @@ export class CustomResourceServing {
     }
     // Discovery lists a group's versions newest first (kube-aware order), the first being preferred, as upstream.
     return stores.sort((a, b) => compareKubeAwareVersions(b.type.version, a.type.version));
+  }
+
+  /**
+   * The storage one served version sees: objects are stored at the storage version and served at
+   * this one, converted by the CRD's converter (None: apiVersion rewritten, synchronously; Webhook:
+   * the conversion webhook, pruned by the target version's schema after it as upstream's
+   * schemaCoercingConverter does). Defaults apply on read too (upstream's storage decoder): a
+   * default added to the schema shows on old objects.
+   */
+  private versionStorage(crd: CustomResourceDefinition, version: CustomResourceDefinitionVersion, storage: ObjectStore, converter: CustomResourceConverter): ObjectStore {
+    const group = crd.spec.group ?? '';
+    const storageVersion = storageVersionOf(crd) ?? '';
+    const storageApiVersion = `${group}/${storageVersion}`;
+    const apiVersion = `${group}/${version.name ?? ''}`;
+    const schema = schemaOf(version);
+    const defaults = schemaHas(schema, (n) => isObject(n['properties']) && Object.values(n['properties']).some((p) => isObject(p) && p['default'] !== undefined));
+    const withDefaults = (o: KubeObject): KubeObject => {
+      if (!defaults) return o;
+      const copy = structuredClone(o);
+      applyDefaults(schema, copy);
+      return copy;
+    };
+    if (converter.strategy === 'None') {
+      const none = converter as NoneConverter;
+      const rewrite = apiVersion !== storageApiVersion;
+      if (!rewrite && !defaults) return storage;
+      return new ConvertingObjectStore(storage.resource, storage, {
+        toStored: (o) => none.convertSync(o, storageApiVersion),
+        fromStored: withDefaults,
+      });
+    }
+    // Always wrapped: objects stored before the storage version changed are at another version.
+    const storageSchema = schemaOf((crd.spec.versions ?? []).find((v) => v.name === storageVersion) ?? version);
+    // The converter hands back a fresh object when it converted: pruning it in place is safe.
+    const convert = async (o: KubeObject, to: string, toSchema: JSONSchemaProps): Promise<KubeObject> => {
+      const out = await converter.convert(o, to);
+      if (out !== o) pruneValue(toSchema, out as unknown as Record<string, unknown>);
+      return out;
+    };
+    return new AsyncConvertingObjectStore(storage, {
+      toStored: (o) => convert(o, storageApiVersion, storageSchema),
+      fromStored: async (o) => withDefaults(await convert(o, apiVersion, schema)),
+    }, { namespaced: crd.spec.scope === 'Namespaced' });
   }
 }
 

@@ -7,7 +7,11 @@
 
 import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../machinery/validation.js';
-import type { CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceSubresources, JSONSchemaProps } from './types.js';
+import { goStringSlice } from '../machinery/go-syntax.js';
+import { validateWebhookService, validateWebhookURL } from '../api/admissionregistration/v1/validation.js';
+import type { WebhookClientConfig } from '../api/admissionregistration/v1/types.js';
+import { ACCEPTED_CONVERSION_REVIEW_VERSIONS } from './conversion/webhook.js';
+import type { CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceSubresources, JSONSchemaProps } from './types.js';
 import { isConditionTrue } from './types.js';
 import { isObject, schemaHas, validateSchema } from './schema/structural.js';
 import { deepEqual } from './schema/values.js';
@@ -134,21 +138,65 @@ function validateSpec(crd: CustomResourceDefinition, options: CrdValidationOptio
   if (!names.listKind) errors.push(fieldErrors.required('spec.names.listKind'));
   errors.push(...validateNames(names, 'spec.names'));
 
-  const conversion = spec.conversion;
-  if (conversion !== undefined) {
-    const strategy = conversion.strategy ?? '';
-    if (strategy === '') errors.push(fieldErrors.required('spec.conversion.strategy'));
-    else if (strategy !== 'None' && strategy !== 'Webhook') errors.push(fieldErrors.notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
-    else if (strategy === 'Webhook') {
-      const webhook = conversion.webhook as { clientConfig?: unknown; conversionReviewVersions?: unknown[] } | undefined;
-      const before = errors.length;
-      if (webhook?.clientConfig === undefined) errors.push(fieldErrors.required('spec.conversion.webhookClientConfig', 'required when strategy is set to Webhook'));
-      if ((webhook?.conversionReviewVersions ?? []).length === 0) errors.push(fieldErrors.required('spec.conversion.conversionReviewVersions'));
-      // apiary cannot call conversion webhooks yet: refuse rather than store a CRD it would serve wrongly.
-      if (errors.length === before) errors.push(fieldErrors.notSupported('spec.conversion.strategy', strategy, ['None']));
-    } else if (conversion.webhook !== undefined) {
-      errors.push(fieldErrors.forbidden('spec.conversion.webhook', 'should be empty if the conversion strategy is None'));
+  errors.push(...validateConversion(spec.conversion, options.old));
+  if (spec.conversion !== undefined && spec.conversion.strategy !== undefined && spec.conversion.strategy !== 'None' && preserveUnknownFields) {
+    errors.push(fieldErrors.invalid('spec.conversion.strategy', spec.conversion.strategy, 'must be None if spec.preserveUnknownFields is true'));
+  }
+  return errors;
+}
+
+/**
+ * spec.conversion (upstream's validateCustomResourceConversion). Errors name the internal
+ * type's fields, as upstream's do: v1's webhook.clientConfig is webhookClientConfig and
+ * webhook.conversionReviewVersions is conversionReviewVersions.
+ */
+function validateConversion(conversion: CustomResourceConversion | undefined, old: CustomResourceDefinition | undefined): FieldError[] {
+  if (conversion === undefined || conversion === null) return [];
+  const errors: FieldError[] = [];
+  const path = 'spec.conversion';
+  const strategy = conversion.strategy ?? '';
+  if (strategy === '') errors.push(fieldErrors.required(`${path}.strategy`));
+  else if (strategy !== 'None' && strategy !== 'Webhook') errors.push(fieldErrors.notSupported(`${path}.strategy`, strategy, ['None', 'Webhook']));
+  const webhook = (conversion.webhook ?? undefined) as { clientConfig?: WebhookClientConfig | null; conversionReviewVersions?: string[] | null } | undefined;
+  const clientConfig = webhook?.clientConfig ?? undefined;
+  const reviewVersions = webhook?.conversionReviewVersions ?? [];
+  if (strategy === 'Webhook') {
+    if (clientConfig === undefined) {
+      errors.push(fieldErrors.required(`${path}.webhookClientConfig`, 'required when strategy is set to Webhook'));
+    } else {
+      const hasUrl = clientConfig.url !== undefined && clientConfig.url !== null;
+      const hasService = clientConfig.service !== undefined && clientConfig.service !== null;
+      if (hasUrl === hasService) errors.push(fieldErrors.required(`${path}.webhookClientConfig`, 'exactly one of url or service is required'));
+      else if (hasUrl) errors.push(...validateWebhookURL(`${path}.webhookClientConfig.url`, clientConfig.url!));
+      else errors.push(...validateWebhookService(`${path}.webhookClientConfig.service`, clientConfig.service!));
     }
+    // An update may keep a list without a version this server speaks if the old object had one too.
+    const oldVersions = (old?.spec.conversion?.webhook as { conversionReviewVersions?: string[] } | undefined)?.conversionReviewVersions ?? [];
+    const requireRecognized = old === undefined || oldVersions.length === 0 || oldVersions.some((v) => ACCEPTED_CONVERSION_REVIEW_VERSIONS.includes(v));
+    errors.push(...validateConversionReviewVersions(reviewVersions, requireRecognized, `${path}.conversionReviewVersions`));
+  } else {
+    if (clientConfig !== undefined) errors.push(fieldErrors.forbidden(`${path}.webhookClientConfig`, 'should not be set when strategy is not set to Webhook'));
+    if (reviewVersions.length > 0) errors.push(fieldErrors.forbidden(`${path}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
+  }
+  return errors;
+}
+
+function validateConversionReviewVersions(versions: string[], requireRecognized: boolean, path: string): FieldError[] {
+  if (versions.length === 0) return [fieldErrors.required(path)];
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  let recognized = false;
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errors.push(fieldErrors.invalid(`${path}[${i}]`, v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const msg of isDNS1035Label(v)) errors.push(fieldErrors.invalid(`${path}[${i}]`, v, msg));
+    if (ACCEPTED_CONVERSION_REVIEW_VERSIONS.includes(v)) recognized = true;
+  });
+  if (requireRecognized && !recognized) {
+    errors.push(fieldErrors.invalid(path, goStringSlice(versions), `must include at least one of ${[...ACCEPTED_CONVERSION_REVIEW_VERSIONS].sort().join(', ')}`));
   }
   return errors;
 }

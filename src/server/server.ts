@@ -17,7 +17,8 @@ import { createRegistry, type Registry } from '../registry/index.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
 import { buildAdmissionChain } from '../admission/chain.js';
-import type { ServiceResolver } from '../admission/webhook/client.js';
+import { callWebhook, type ServiceResolver } from '../admission/webhook/client.js';
+import { endpointsServiceResolver } from '../admission/webhook/service-resolver.js';
 import type { AuthorizeFunction } from '../machinery/cel/library-authz.js';
 import { loadResourceQuotaConfiguration } from '../admission/resource-quota-config.js';
 import { StorageError, type Backend } from '../storage/interface.js';
@@ -266,12 +267,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Serve once every watch cache holds its resource (reads fall back to storage until then anyway).
   await registry.ready;
   // Custom resources of the CRDs already stored are served from the start.
+  const conversionServiceResolver: ServiceResolver =
+    options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const customResources = new CustomResourceServing({
     registry,
     crdStore: registry.storeFor('apiextensions.k8s.io', 'customresourcedefinitions')!,
     compiler: crdOptions.compiler,
     logger,
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    // Conversion webhooks go through the admission webhook client (caBundle, service references, timeouts).
+    callConversionWebhook: (clientConfig, review, timeoutSeconds) =>
+      callWebhook(clientConfig, review, { timeoutSeconds, resolveService: conversionServiceResolver }),
   });
   await customResources.start();
   // Admission plugins' informers (policies and their bindings) start once the registry serves.

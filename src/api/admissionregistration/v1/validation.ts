@@ -183,7 +183,7 @@ export function validateWebhookURL(path: string, url: string): FieldError[] {
   return errs;
 }
 
-function validateWebhookService(path: string, svc: { namespace?: string; name?: string; path?: string; port?: number }): FieldError[] {
+export function validateWebhookService(path: string, svc: { namespace?: string; name?: string; path?: string; port?: number }): FieldError[] {
   const errs: FieldError[] = [];
   if (!svc.name) errs.push(fieldErrors.required(`${path}.name`, 'service name is required'));
   if (!svc.namespace) errs.push(fieldErrors.required(`${path}.namespace`, 'service namespace is required'));
