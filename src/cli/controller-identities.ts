@@ -8,8 +8,10 @@
 // kube-apiserver (system namespaces, CRD cleanup) or leaves to kubeadm
 // (cluster-info) and apiary's leader-election Lease keep the loopback admin
 // identity, as upstream's loopback client (system:masters).
-// Credentials are client certificates from the cluster CA, made in memory at
-// each start (nothing written to disk).
+// Credentials are in-memory tokens on the server's loopback listener
+// (src/server/loopback.ts; upstream's loopback client for system:apiserver),
+// or, where the server has no such listener, client certificates from the
+// cluster CA; both made at each start, nothing written to disk.
 
 import { RestClient } from '../client/index.js';
 import type { ControllerManagerOptions } from '../controllers/manager.js';

@@ -261,7 +261,11 @@ async function serve(argv: string[]): Promise<void> {
   if (controllerOptions !== undefined && election !== undefined) {
     const userAgent = 'apiary-controller-manager';
     // With security on, each controller acts as its own least-privilege identity (controller-identities.ts).
-    const identities = server.clientCredentials !== undefined ? await controllerIdentities(server.admin, server.clientCredentials, userAgent) : undefined;
+    // On the loopback listener when the server has one (plain HTTP in-process, src/server/loopback.ts), else certificates over TLS.
+    const loopback = server.loopbackCredentials;
+    const issue = loopback !== undefined ? async (user: string, groups: string[]) => loopback(user, groups) : server.clientCredentials;
+    const apiserverIdentity = loopback?.('system:apiserver', ['system:masters']) ?? server.admin;
+    const identities = issue !== undefined ? await controllerIdentities(apiserverIdentity, issue, userAgent) : undefined;
     const client = identities?.client ?? new RestClient({ ...server.admin, userAgent });
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
     const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) };

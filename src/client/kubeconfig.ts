@@ -23,6 +23,8 @@ export interface ClientConfig {
   certData?: string;
   keyData?: string;
   insecureSkipTLSVerify?: boolean;
+  /** Connect through this Unix socket instead of the server URL's host and port (apiary's loopback listener). */
+  socketPath?: string;
   /** The kubeconfig context's namespace ("default" when unset). */
   namespace?: string;
   userAgent?: string;

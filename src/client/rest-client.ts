@@ -97,6 +97,7 @@ export class RestClient {
         cert: config.certData,
         key: config.keyData,
         rejectUnauthorized: config.insecureSkipTLSVerify !== true,
+        ...(config.socketPath !== undefined ? { socketPath: config.socketPath } : {}),
       },
     });
     this.headers = { accept: 'application/json', 'user-agent': config.userAgent ?? 'apiary-client/0.1' };

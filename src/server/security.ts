@@ -11,18 +11,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { StatusError, forbidden } from '../machinery/errors.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../machinery/user.js';
-import { bearerToken, type Authenticator, type Credentials } from '../auth/authn/authenticator.js';
+import { bearerToken, type AuthenticationResult, type Authenticator, type Credentials } from '../auth/authn/authenticator.js';
 import { forbiddenMessage, type Attributes } from '../auth/authz/attributes.js';
 import type { Authorizer } from '../auth/authz/rbac.js';
 import type { RequestInfo } from './request-info.js';
 import { writeError, writeText } from './responses.js';
 import type { AuditLog } from './audit.js';
+import { isLoopbackRequest } from './loopback.js';
 
 export interface SecurityFilters {
   authenticator: Authenticator;
   authorizer: Authorizer;
   /** --audit-log-path: writes are recorded there. */
   audit?: AuditLog;
+  /** The in-process clients' tokens (loopback.ts): the only credentials the loopback listener takes. */
+  loopback?: { userFor(token: string): UserInfo | undefined };
 }
 
 const USERS = new WeakMap<IncomingMessage, UserInfo>();
@@ -141,7 +144,13 @@ export async function runSecurityFilters(filters: SecurityFilters, req: Incoming
   if (cert !== undefined) credentials.clientCertificate = cert;
   const token = bearerToken(req.headers.authorization);
   if (token !== undefined) credentials.bearerToken = token;
-  const result = await filters.authenticator.authenticate(credentials);
+  let result: AuthenticationResult;
+  if (isLoopbackRequest(req)) {
+    const loopbackUser = token === undefined ? undefined : filters.loopback?.userFor(token);
+    result = loopbackUser === undefined ? { ok: false } : { ok: true, user: loopbackUser, anonymous: false };
+  } else {
+    result = await filters.authenticator.authenticate(credentials);
+  }
   if (!result.ok) {
     writeError(req, res, unauthorized());
     return false;

@@ -28,6 +28,7 @@ import { openBackend, type OpenBackendOptions } from '../storage/open.js';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compactor.js';
 import { withEventTtl } from '../storage/event-ttl.js';
 import { ServerMetrics, countKeys, instrumentBackend } from './metrics.js';
+import { LoopbackListener } from './loopback.js';
 import { createApiHandler } from './routes.js';
 import { WatchTracker, type WatchLimits } from './watch.js';
 import { CustomResourceServing, crdCatalogEntry, type ValidationRuleCompiler } from '../apiextensions/index.js';
@@ -115,6 +116,9 @@ export interface AdminCredentials {
   caData?: string;
   certData?: string;
   keyData?: string;
+  /** The loopback listener's socket (loopback.ts), with bearerToken. */
+  socketPath?: string;
+  bearerToken?: string;
 }
 
 export interface RunningServer {
@@ -130,6 +134,12 @@ export interface RunningServer {
    * the cluster CA; only with security on. apiary's controllers use them.
    */
   clientCredentials?(user: string, groups: string[]): Promise<AdminCredentials>;
+  /**
+   * Credentials for an in-process client on the loopback listener (plain HTTP
+   * on a local socket, an in-memory token; see loopback.ts); only with
+   * security on, on Linux. Preferred over clientCredentials where present.
+   */
+  loopbackCredentials?(user: string, groups: string[]): AdminCredentials;
   stop(): Promise<void>;
 }
 
@@ -323,9 +333,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const watches = new WatchTracker(watchLimits);
   let ready = false;
   let address = '127.0.0.1:0';
+  const loopback = security !== undefined ? new LoopbackListener() : undefined;
   const handler = createApiHandler({
     registry: security?.registryView ?? registry,
-    ...(security !== undefined ? { security: security.filters, extraRoutes: security.extraRoutes } : {}),
+    ...(security !== undefined ? { security: { ...security.filters, loopback }, extraRoutes: security.extraRoutes } : {}),
     watches,
     metrics,
     logger,
@@ -364,6 +375,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   const port = (server.address() as AddressInfo).port;
   const url = `${tls !== undefined ? 'https' : 'http'}://${urlHost(bindAddress)}:${port}`;
+  const loopbackListening = loopback !== undefined && (await loopback.listen(handler));
   const admin: AdminCredentials = { server: url };
   if (security !== undefined) {
     admin.caData = security.pki.caCertPem;
@@ -415,6 +427,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       grace.unref();
       await closed;
       clearTimeout(grace);
+      await loopback?.close();
       await systemObjects.stop();
       security?.stop();
       compactor?.stop();
@@ -433,6 +446,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       const issued = await issueClientCertificate({ certPem: pki.caCertPem, keyPem: pki.caKeyPem }, user, groups);
       return { server: url, caData: pki.caCertPem, certData: issued.certPem, keyData: issued.keyPem };
     };
+    if (loopbackListening) running.loopbackCredentials = (user, groups) => loopback!.credentials(user, groups)!;
   }
   if (dataDir !== undefined) running.dataDir = dataDir;
   if (kubeconfigPath !== undefined) running.kubeconfigPath = kubeconfigPath;
