@@ -54,6 +54,7 @@ import {
   type StoreWatchHandlers,
   type StoreWatchOptions,
   type UpdateFunc,
+  type GuaranteedUpdateOptions,
 } from '../object-store.js';
 import { CacheEvent, WatchCache, type CachedObject } from './watch-cache.js';
 
@@ -219,7 +220,7 @@ export class CachedObjectStore implements ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options?: { ttlSeconds?: number; dryRun?: boolean },
+    options?: GuaranteedUpdateOptions,
   ): Promise<{ object: KubeObject; created: boolean }> {
     return this.direct.guaranteedUpdate(namespace, name, update, options);
   }
