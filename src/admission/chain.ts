@@ -24,7 +24,7 @@
 //   MutatingAdmissionWebhook   call mutating webhooks   —
 //   ValidatingAdmissionPolicy —                     CEL policies and their bindings (policy/)
 //   ValidatingAdmissionWebhook —                        call validating webhooks (in parallel)
-//   ResourceQuota       —                           charge quotas (CAS on status.used; admits once the CAS is committed in order)
+//   ResourceQuota       —                           charge quotas (CAS on status.used)
 //   extra (tests)       as given                    as given
 //
 // Plugins read through the registry's stores (in-process): watch caches for
@@ -32,7 +32,7 @@
 
 import type { Namespace, LimitRange, ResourceQuota, ServiceAccount } from '../api/core/v1/types.js';
 import { StatusError } from '../machinery/errors.js';
-import type { RESTStore, UpdateOptions } from '../registry/rest.js';
+import type { RESTStore } from '../registry/rest.js';
 import type { AdmissionPlugin } from './interface.js';
 import { LimitRanger } from './limit-ranger.js';
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
@@ -160,13 +160,11 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
         access: {
           listCached: async (ns) => (await store(lookup(), 'resourcequotas').list(ns, { resourceVersion: '0' })).items as ResourceQuota[],
           listLive: async (ns) => (await store(lookup(), 'resourcequotas').list(ns, {})).items as ResourceQuota[],
-          updateStatus: async (q, { base, onCommitted } = {}) => {
+          updateStatus: async (q) => {
             const body = { apiVersion: 'v1', kind: 'ResourceQuota', ...structuredClone(q) } as ResourceQuota;
-            const options: UpdateOptions = { subresource: 'status' };
-            // The base as stored (typed objects are stored with their kind); the store clones what it changes.
-            if (base !== undefined) options.expected = { apiVersion: 'v1', kind: 'ResourceQuota', ...base } as ResourceQuota;
-            if (onCommitted !== undefined) options.onCommitted = (obj) => onCommitted(obj as ResourceQuota);
-            const res = await store(lookup(), 'resourcequotas').update(q.metadata.namespace ?? '', q.metadata.name ?? '', body, options);
+            const res = await store(lookup(), 'resourcequotas').update(q.metadata.namespace ?? '', q.metadata.name ?? '', body, {
+              subresource: 'status',
+            });
             return res.object as ResourceQuota;
           },
         },

@@ -19,22 +19,9 @@
 //   quota it was charged to has been written: a quota's status.used never
 //   counts less than what was admitted against it, and the check that admits
 //   is always against the very version the write replaces.
-// - "Written" means committed in order, where storage commits before it
-//   syncs (SQLite, memory: QuotaStatusWrite.onCommitted), not yet durable:
-//   the request's own object is written after that, lands in a later
-//   transaction of the same file and is acknowledged only after an fsync
-//   that covers the quota write too; if that fsync fails, the storage fails
-//   every write still unacknowledged and refuses the rest. So a crash never
-//   leaves a durable object that the durable status.used does not count, and
-//   a quota'd create waits for one fsync, not two in series. On etcd the
-//   write's answer is its commit, and the plugin waits for it. Readers and
-//   watchers still see a quota write only once it is durable.
 // - Quotas are read from this server's watch cache (it may lag), with the
-//   versions this plugin wrote itself (as committed) preferred when they are
-//   newer, so a busy namespace does not pay a conflict per batch for its own
-//   writes, and the next batch can start before the last one's fsync: each
-//   write starts from the quota it was computed from (QuotaStatusWrite.base),
-//   not from a read of the durable state, which lags the committed one.
+//   versions this plugin wrote itself preferred when they are newer, so a
+//   busy namespace does not pay a conflict per batch for its own writes.
 // - Charged but not created (the write after admission failed, or a request
 //   charged to quota A was then refused by quota B): usage is over-counted
 //   until the quota controller recalculates, as upstream.
@@ -59,26 +46,13 @@ export const MAX_RETRIES = 8;
 export const EVALUATION_TIMEOUT_MS = 10_000;
 const REMEMBERED_CAPACITY = 1000;
 
-export interface QuotaStatusWrite {
-  /** The quota as stored at quota's resourceVersion (what it was computed from): the write starts from it, not a read. */
-  base?: ResourceQuota;
-  /**
-   * The stored quota once the write is committed in order, before it is
-   * durable, where storage commits before it syncs (SQLite, memory): every
-   * write issued after it lands after it and is acknowledged only once it is
-   * durable too, and if it never becomes durable the storage refuses all
-   * later writes. Elsewhere (etcd) only the answer comes.
-   */
-  onCommitted?: (stored: ResourceQuota) => void;
-}
-
 export interface QuotaAccess {
   /** The namespace's quotas as a cache holds them (may lag storage). */
   listCached(namespace: string): Promise<ResourceQuota[]>;
   /** The namespace's quotas at the latest revision. */
   listLive(namespace: string): Promise<ResourceQuota[]>;
-  /** Writes status.used with metadata.resourceVersion as the precondition (409 when it moved); the stored quota, once durable. */
-  updateStatus(quota: ResourceQuota, write?: QuotaStatusWrite): Promise<ResourceQuota>;
+  /** Writes status.used with metadata.resourceVersion as the precondition (409 when it moved); the stored quota. */
+  updateStatus(quota: ResourceQuota): Promise<ResourceQuota>;
 }
 
 export interface ResourceQuotaOptions extends PodEvaluatorOptions {
@@ -213,18 +187,6 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     while (this.written.size > REMEMBERED_CAPACITY) this.written.delete(this.written.keys().next().value as string);
   }
 
-  /**
-   * Writes q's status from base; settles as soon as the write is committed in
-   * order (onCommitted) or, where storage has no such step, answered. A
-   * failure after the commit (the fsync) is not this batch's to report: the
-   * storage then refuses every later write, the admitted requests' own included.
-   */
-  private committed(q: ResourceQuota, base: ResourceQuota): Promise<ResourceQuota> {
-    return new Promise<ResourceQuota>((resolve, reject) => {
-      this.access.updateStatus(q, { base, onCommitted: resolve }).then(resolve, reject);
-    });
-  }
-
   private async checkQuotas(ns: string, quotas: ResourceQuota[], waiters: Waiter[], retries: number): Promise<void> {
     let running = quotas;
     const charged: Waiter[] = [];
@@ -253,7 +215,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
       running.map(async (q, i) => {
         if (q === quotas[i]) return;
         try {
-          this.remember(await this.committed(q, quotas[i]));
+          this.remember(await this.access.updateStatus(q));
         } catch (err) {
           failed.add(q.metadata.name ?? '');
           lastError = err;

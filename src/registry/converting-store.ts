@@ -31,9 +31,7 @@ import type {
   StoreWatchHandlers,
   StoreWatchOptions,
   UpdateFunc,
-  GuaranteedUpdateOptions,
 } from '../storage/object-store.js';
-import { withoutCommitHooks } from '../storage/object-store.js';
 
 export interface Conversion {
   /** Served form → stored form. Must not change its input. */
@@ -86,7 +84,7 @@ export class ConvertingObjectStore implements ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options?: GuaranteedUpdateOptions,
+    options?: { ttlSeconds?: number; dryRun?: boolean },
   ): Promise<{ object: KubeObject; created: boolean }> {
     const own = new WeakSet<object>();
     const convertingUpdate: UpdateFunc = async (current) => {
@@ -98,7 +96,7 @@ export class ConvertingObjectStore implements ObjectStore {
         throw err;
       }
     };
-    const res = await this.guard(this.inner.guaranteedUpdate(namespace, name, convertingUpdate, withoutCommitHooks(options)), own);
+    const res = await this.guard(this.inner.guaranteedUpdate(namespace, name, convertingUpdate, options), own);
     return { object: this.conversion.fromStored(res.object), created: res.created };
   }
 

@@ -31,7 +31,7 @@ import { validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdat
 import { fillZeroValues } from '../api/schema/zero-values.js';
 import { definitionFor } from '../api/schema/index.js';
 import { type Clock, formatTimestamp, generateName, newUid, systemClock } from '../machinery/names.js';
-import type { GuaranteedUpdateOptions, ObjectStore, Predicate, StoreWatchEvent } from '../storage/object-store.js';
+import type { ObjectStore, Predicate, StoreWatchEvent } from '../storage/object-store.js';
 import {
   type AdmissionAttributes,
   type AdmissionOperation,
@@ -49,7 +49,6 @@ import type {
   WatchOptions,
   WatchSink,
   Watcher,
-  UpdateOptions,
   WriteOptions,
 } from './rest.js';
 import type { Strategy } from './strategy.js';
@@ -403,7 +402,7 @@ export class GenericStore implements RESTStore {
     namespace: string,
     name: string,
     body: KubeObject,
-    options: UpdateOptions,
+    options: WriteOptions & { subresource?: string },
   ): Promise<{ object: KubeObject; created: boolean }> {
     const subresource = options.subresource ?? '';
     this.checkSubresource(subresource);
@@ -440,7 +439,7 @@ export class GenericStore implements RESTStore {
         }
         return this.prepareUpdate(next, current, subresource, dryRun, { manager: options.fieldManager, warnings: options.warnings });
       },
-      { ...this.ttl(), dryRun, ...this.commitHooks(options, dryRun) },
+      { ...this.ttl(), dryRun },
     );
     const wrote = res.object;
     if (!res.created && old !== null && !dryRun) {
@@ -1051,16 +1050,6 @@ export class GenericStore implements RESTStore {
     if (existing.metadata.deletionTimestamp === undefined) return err;
     const status = err.status;
     return new StatusError(status.code ?? 409, 'AlreadyExists', `object is being deleted: ${status.message ?? ''}`, status.details);
-  }
-
-  /** update()'s expected/onCommitted for the object store (none for a dry run, which writes nothing). */
-  private commitHooks(options: UpdateOptions, dryRun: boolean): Pick<GuaranteedUpdateOptions, 'expected' | 'onCommitted'> {
-    const hooks: Pick<GuaranteedUpdateOptions, 'expected' | 'onCommitted'> = {};
-    if (dryRun) return hooks;
-    if (options.expected !== undefined) hooks.expected = options.expected;
-    const onCommitted = options.onCommitted;
-    if (onCommitted !== undefined) hooks.onCommitted = (obj) => onCommitted(this.withTypeMeta(obj));
-    return hooks;
   }
 
   private checkSubresource(subresource: string): void {

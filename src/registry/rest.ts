@@ -72,19 +72,6 @@ export interface WriteOptions {
   user?: UserInfo;
 }
 
-/** update()'s options: which subresource, and for in-process writers that pipeline on commit, two more. */
-export interface UpdateOptions extends WriteOptions {
-  subresource?: string;
-  /** The stored object as the caller last knew it: the write starts from it instead of a read (GuaranteedUpdateOptions.expected). */
-  expected?: KubeObject;
-  /**
-   * The answer's object once the write is committed in order, before it is
-   * durable (GuaranteedUpdateOptions.onCommitted: what that promises, and on
-   * which backends it comes; else only the answer does). Must not throw.
-   */
-  onCommitted?: (obj: KubeObject) => void;
-}
-
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
@@ -146,7 +133,7 @@ export interface RESTStore {
     namespace: string,
     name: string,
     object: KubeObject,
-    options: UpdateOptions,
+    options: WriteOptions & { subresource?: string },
   ): Promise<{ object: KubeObject; created: boolean }>;
   /**
    * PATCH: applies `patch` to the current object and updates, retrying on

@@ -36,9 +36,7 @@ import type {
   StoreWatchHandlers,
   StoreWatchOptions,
   UpdateFunc,
-  GuaranteedUpdateOptions,
 } from '../storage/object-store.js';
-import { withoutCommitHooks } from '../storage/object-store.js';
 import { IPAllocationError, type ServiceIPAllocator } from './service-ip-allocator.js';
 import { PortAllocationError, type ServiceNodePortAllocator } from './service-node-port-allocator.js';
 
@@ -99,7 +97,7 @@ export class AllocatingServiceStore implements ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options?: GuaranteedUpdateOptions,
+    options?: { ttlSeconds?: number; dryRun?: boolean },
   ): Promise<{ object: KubeObject; created: boolean }> {
     const dryRun = options?.dryRun === true;
     let pending: Allocation = NOTHING;
@@ -113,8 +111,7 @@ export class AllocatingServiceStore implements ObjectStore {
     };
     let res: { object: KubeObject; created: boolean };
     try {
-      // Allocations commit after the answer: the commit hooks would run ahead of them.
-      res = await this.inner.guaranteedUpdate(namespace, name, allocating, withoutCommitHooks(options));
+      res = await this.inner.guaranteedUpdate(namespace, name, allocating, options);
     } catch (err) {
       await pending.revert();
       throw err;

@@ -50,19 +50,6 @@ export interface GetResult {
 export interface WriteOptions {
   /** Expire the key after this many seconds (events' TTL). Backends without leases sweep. */
   ttlSeconds?: number;
-  /**
-   * Called once the write is committed in order, before it is durable, on
-   * backends that commit before they sync (SQLite: applied in its batch's
-   * transaction, its check passed and its revision known; memory: at once).
-   * It promises that any write issued after it lands after this one in the
-   * same store, and is acknowledged only once this one is durable too; if
-   * this write then fails to become durable, its promise rejects and the
-   * backend refuses every later write. Not called for a write that fails its
-   * check, nor by backends whose answer is the commit (etcd): callers fall
-   * back on the promise. Readers and watchers still see the write only once
-   * it is durable, and the promise still settles only then. Must not throw.
-   */
-  onCommitted?: (kv: KeyValue) => void;
 }
 
 export type WatchEvent =
@@ -133,7 +120,7 @@ export interface Backend {
   /** Keys in [start, end) in byte order. */
   range(start: string, end: string, options?: RangeOptions): Promise<RangeResult>;
 
-  /** Fails with KeyExists when the key is present. Resolves once durable (see WriteOptions.onCommitted for the commit). */
+  /** Fails with KeyExists when the key is present. Resolves once durable. */
   create(key: string, value: string, options?: WriteOptions): Promise<KeyValue>;
   /**
    * Replaces the value when the key's modRevision equals expectedModRevision
@@ -154,16 +141,6 @@ export interface Backend {
 
   /** Flushes and closes; later calls fail. */
   close(): Promise<void>;
-}
-
-/** Calls a write's onCommitted hook, if any; a throwing hook is the caller's bug and must not fail the write. */
-export function notifyCommitted(hook: ((kv: KeyValue) => void) | undefined, kv: KeyValue): void {
-  if (hook === undefined) return;
-  try {
-    hook(kv);
-  } catch {
-    // Ignored: the write is committed either way, and its promise reports it.
-  }
 }
 
 /** The end of the key range holding every key that starts with prefix (etcd's prefix end). */

@@ -11,12 +11,10 @@
 // Writes apply synchronously when called (the promise only reports the result),
 // so concurrent writes are totally ordered by call order. Watch events are
 // delivered right after each write, replays on a microtask (./backend-watchers.ts).
-// A write is durable as soon as it is committed: onCommitted fires at once.
 // Stored KeyValues are frozen and shared with callers.
 
 import {
   StorageError,
-  notifyCommitted,
   type Backend,
   type GetResult,
   type KeyValue,
@@ -89,7 +87,6 @@ export class MemoryBackend extends LocalBackend implements Backend {
     const revision = this.revision + 1;
     const kv: KeyValue = Object.freeze({ key, value, createRevision: revision, modRevision: revision });
     this.commit({ type: 'put', kv }, options.ttlSeconds);
-    notifyCommitted(options.onCommitted, kv);
     return kv;
   }
 
@@ -99,7 +96,6 @@ export class MemoryBackend extends LocalBackend implements Backend {
     const revision = this.revision + 1;
     const kv: KeyValue = Object.freeze({ key, value, createRevision: prevKv.createRevision, modRevision: revision });
     this.commit({ type: 'put', kv, prevKv }, options.ttlSeconds);
-    notifyCommitted(options.onCommitted, kv);
     return kv;
   }
 

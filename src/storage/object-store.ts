@@ -27,7 +27,7 @@
 // and may memoise work per event object (the generic store keys its
 // translated event by identity so the HTTP layer encodes it once).
 
-import type { Backend, KeyValue, StorageError, WatchEvent as KVWatchEvent, WriteOptions } from './interface.js';
+import type { Backend, KeyValue, StorageError, WatchEvent as KVWatchEvent } from './interface.js';
 import { StorageError as StorageErrorClass, prefixEnd } from './interface.js';
 import type { GroupResource, KubeObject } from '../machinery/meta.js';
 import {
@@ -107,38 +107,6 @@ export interface StoreWatchHandle {
   stop(): void;
 }
 
-/** guaranteedUpdate's options. */
-export interface GuaranteedUpdateOptions {
-  ttlSeconds?: number;
-  dryRun?: boolean;
-  /**
-   * The object as the caller last knew it (upstream's cachedExistingObject):
-   * the first attempt starts from it instead of reading storage. Its
-   * resourceVersion guards the write as any read's would, so a stale one
-   * costs a conflict and a retry from the stored object; an unchanged result
-   * is confirmed against a fresh read before it is answered without a write.
-   * Lets a writer that heard of its last write's commit (onCommitted) build
-   * on it before reads see it.
-   */
-  expected?: KubeObject;
-  /**
-   * Called with the written object (its resourceVersion the write's revision)
-   * once the write is committed in order, before it is durable — see the
-   * Backend's WriteOptions.onCommitted for what that promises; never called
-   * by backends whose answer is the commit (etcd), nor for dry runs or
-   * writes that change nothing. Stores that transform objects (conversion)
-   * drop it (withoutCommitHooks). Must not throw.
-   */
-  onCommitted?: (obj: KubeObject) => void;
-}
-
-/** The options without expected/onCommitted, for stores whose inner objects are not the caller's (conversion). */
-export function withoutCommitHooks(options: GuaranteedUpdateOptions | undefined): GuaranteedUpdateOptions | undefined {
-  if (options?.expected === undefined && options?.onCommitted === undefined) return options;
-  const { expected: _expected, onCommitted: _onCommitted, ...rest } = options;
-  return rest;
-}
-
 /**
  * A transform for guaranteedUpdate: receives the current object (null when
  * absent) and returns the object to write, or throws a StatusError. Returning
@@ -171,7 +139,7 @@ export interface ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options?: GuaranteedUpdateOptions,
+    options?: { ttlSeconds?: number; dryRun?: boolean },
   ): Promise<{ object: KubeObject; created: boolean }>;
   /**
    * Deletes the object; `check` sees the current one first and may throw
@@ -331,37 +299,15 @@ export class BackendObjectStore implements ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options: GuaranteedUpdateOptions = {},
+    options: { ttlSeconds?: number; dryRun?: boolean } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.keyFor(namespace, name);
-    // The caller's object stands in for the stored one until a write or a read proves it stale.
-    let current: KeyValue | null = suggested(key, options.expected);
-    let stale = current !== null;
-    if (current === null) current = (await this.call(() => this.backend.get(key), name)).kv;
-    const writeOptions: WriteOptions = {};
-    if (options.ttlSeconds !== undefined && options.ttlSeconds > 0) writeOptions.ttlSeconds = options.ttlSeconds;
-    const onCommitted = options.onCommitted;
-    if (onCommitted !== undefined) writeOptions.onCommitted = (kv) => onCommitted(decode(kv.value, kv.modRevision));
+    let current: KeyValue | null = (await this.call(() => this.backend.get(key), name)).kv;
     for (let attempt = 0; ; attempt++) {
       const currentObj = current === null ? null : decode(current.value, current.modRevision);
-      let next: KubeObject;
-      try {
-        next = await update(currentObj === null ? null : structuredClone(currentObj));
-      } catch (err) {
-        if (!stale) throw err;
-        // Refused on the caller's object, which may be stale: decide on the stored one (as upstream).
-        stale = false;
-        current = (await this.call(() => this.backend.get(key), name)).kv;
-        continue;
-      }
+      const next = await update(currentObj === null ? null : structuredClone(currentObj));
       const value = encode(next);
       if (current !== null && value === current.value) {
-        if (stale) {
-          // Unchanged from the caller's object, which may not be the stored one: read and redo.
-          stale = false;
-          current = (await this.call(() => this.backend.get(key), name)).kv;
-          continue;
-        }
         // Nothing changed: no write, the resourceVersion stays.
         return { object: currentObj!, created: false };
       }
@@ -373,13 +319,12 @@ export class BackendObjectStore implements ObjectStore {
       }
       try {
         if (current === null) {
-          const kv = await this.backend.create(key, value, writeOptions);
+          const kv = await this.backend.create(key, value, ttlOptions(options.ttlSeconds));
           return { object: decode(kv.value, kv.modRevision), created: true };
         }
-        const kv = await this.backend.update(key, value, current.modRevision, writeOptions);
+        const kv = await this.backend.update(key, value, current.modRevision, ttlOptions(options.ttlSeconds));
         return { object: decode(kv.value, kv.modRevision), created: false };
       } catch (err) {
-        stale = false;
         if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name);
         if (err.code === 'Conflict') current = err.current ?? null;
         else if (err.code === 'KeyExists' || err.code === 'KeyNotFound') {
@@ -539,15 +484,6 @@ function minimumRevision(rv: string | undefined): number {
 
 function decodeContinueOrThrow(token: string, keyPrefix: string): { fromKey: string; revision: number } {
   return decodeContinue(token, keyPrefix);
-}
-
-/** The stored form of a caller's `expected` object (null when there is none or it has no usable resourceVersion). */
-function suggested(key: string, expected: KubeObject | undefined): KeyValue | null {
-  const rv = expected?.metadata?.resourceVersion;
-  if (expected === undefined || rv === undefined || !/^[1-9][0-9]*$/.test(rv)) return null;
-  const modRevision = Number(rv);
-  // createRevision is not read by guaranteedUpdate.
-  return { key, value: encode(expected), createRevision: modRevision, modRevision };
 }
 
 function ttlOptions(ttlSeconds: number | undefined): { ttlSeconds?: number } | undefined {

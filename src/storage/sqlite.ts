@@ -22,11 +22,6 @@
 // visible: its promises settle (an acknowledged write is durable), its
 // revision becomes the current one for reads, its events reach watchers.
 // Batches committed while an fsync runs wait for the next one (one in flight).
-// A writer may ask to hear of the commit first (WriteOptions.onCommitted):
-// right after its batch's transaction, before the fsync. That is safe to act
-// on because the file is written in order: a write queued after the hook
-// lands in a later transaction, and its fsync covers this one; an fsync
-// failure rejects every unsettled write (queued ones too) and stops the backend.
 // So two revisions: `revision` (durable, what readers see) and
 // `committedRevision` (in the file, what the next batch checks against and
 // numbers from); reads at the durable revision while later batches are in the
@@ -42,7 +37,6 @@ import { closeSync, fsync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   StorageError,
-  notifyCommitted,
   prefixEnd,
   type Backend,
   type GetResult,
@@ -110,7 +104,6 @@ type WriteOp =
 
 interface QueuedWrite {
   op: WriteOp;
-  onCommitted?: (kv: KeyValue) => void;
   resolve(result: KeyValue | { prevKv: KeyValue; revision: number }): void;
   reject(err: unknown): void;
 }
@@ -278,7 +271,7 @@ export class SqliteBackend extends LocalBackend implements Backend {
   }
 
   create(key: string, value: string, options: WriteOptions = {}): Promise<KeyValue> {
-    return this.enqueue({ kind: 'create', key, value, ttlSeconds: options.ttlSeconds }, options.onCommitted) as Promise<KeyValue>;
+    return this.enqueue({ kind: 'create', key, value, ttlSeconds: options.ttlSeconds }) as Promise<KeyValue>;
   }
 
   update(key: string, value: string, expectedModRevision?: number, options: WriteOptions = {}): Promise<KeyValue> {
@@ -288,7 +281,7 @@ export class SqliteBackend extends LocalBackend implements Backend {
       value,
       expected: expectedModRevision,
       ttlSeconds: options.ttlSeconds,
-    }, options.onCommitted) as Promise<KeyValue>;
+    }) as Promise<KeyValue>;
   }
 
   delete(key: string, expectedModRevision?: number): Promise<{ prevKv: KeyValue; revision: number }> {
@@ -313,7 +306,7 @@ export class SqliteBackend extends LocalBackend implements Backend {
     // Let the last batches become durable (and settle) before the file goes.
     while (this.syncing !== undefined) await this.syncing;
     this.closeLocal();
-    // Writes queued meanwhile (one may follow a commit hook of the last batch) would wait forever.
+    // Writes queued meanwhile would wait forever: the closed backend flushes nothing.
     for (const w of this.queue) w.reject(new StorageError('Unavailable', 'storage backend is closed'));
     this.queue = [];
     this.db.close();
@@ -330,11 +323,11 @@ export class SqliteBackend extends LocalBackend implements Backend {
     return results.filter((r) => r.status === 'fulfilled').length;
   }
 
-  private enqueue(op: WriteOp, onCommitted?: (kv: KeyValue) => void): Promise<KeyValue | { prevKv: KeyValue; revision: number }> {
+  private enqueue(op: WriteOp): Promise<KeyValue | { prevKv: KeyValue; revision: number }> {
     if (this.syncError !== undefined) return Promise.reject(this.syncError);
     if (this.closed) return Promise.reject(new StorageError('Unavailable', 'storage backend is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push(onCommitted === undefined ? { op, resolve, reject } : { op, onCommitted, resolve, reject });
+      this.queue.push({ op, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -360,11 +353,6 @@ export class SqliteBackend extends LocalBackend implements Backend {
     this.committedRevision = committed.revision;
     this.unsynced.push({ writes: batch, ...committed });
     this.syncUnsynced();
-    // After the fsync started: whatever the hooks lead to queues for a later batch.
-    batch.forEach((w, i) => {
-      const outcome = committed.outcomes[i];
-      if (outcome.ok) notifyCommitted(w.onCommitted, outcome.result as KeyValue);
-    });
   }
 
   /** Starts an fsync covering every committed batch, unless one is in flight (it restarts after). */
@@ -417,7 +405,7 @@ export class SqliteBackend extends LocalBackend implements Backend {
     this.syncError = new StorageError('Unavailable', `sqlite: fsync of the write-ahead log failed: ${err.message}`);
     for (const b of [...group, ...this.unsynced]) for (const w of b.writes) w.reject(this.syncError);
     this.unsynced = [];
-    // Writes queued for the next batch (one may follow a commit hook of the failed group) fail too.
+    // So do writes queued for the next batch (the closed backend would never flush them).
     for (const w of this.queue) w.reject(this.syncError);
     this.queue = [];
     this.closeLocal();

@@ -1,11 +1,11 @@
-// Quota admission admits once its status.used write is committed in order,
-// not yet durable (SQLite; see src/admission/resource-quota.ts). That must
-// never let a crash leave more objects than the quota counts: a real
+// A crash never leaves more objects than the quota counts: a real
 // `apiary serve` (SQLite, no controllers, so only admission moves
 // status.used) takes parallel configmap creates in a quota'd namespace and
 // is killed with SIGKILL mid-load; reopening its file, the durable
 // configmaps are at most the durable count/configmaps, by no more than the
-// creates in flight, and every acknowledged create is there.
+// creates in flight, and every acknowledged create is there. (Written to
+// guard admitting at the quota write's commit rather than its fsync; holds
+// for any ordering of the two writes that is safe.)
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

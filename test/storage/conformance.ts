@@ -415,21 +415,6 @@ export function runBackendConformance(name: string, open: BackendFactory): void 
       assert.equal((await b.get(`${p}k`)).kv?.value, value);
     });
 
-    withBackend('onCommitted, where a backend calls it, carries the answer\'s key-value, once; never for a failed check', async (b, p) => {
-      const seen: KeyValue[] = [];
-      const hook = { onCommitted: (kv: KeyValue) => seen.push(kv) };
-      const created = await b.create(`${p}k`, 'v1', hook);
-      const updated = await b.update(`${p}k`, 'v2', created.modRevision, hook);
-      const before = seen.length;
-      // Backends whose answer is the commit (etcd) never call it.
-      assert.ok(before === 0 || before === 2, `called ${before} times for two writes`);
-      if (before === 2) assert.deepEqual(seen.map(pick), [pick(created), pick(updated)]);
-      await expectStorageError(b.create(`${p}k`, 'v3', hook), 'KeyExists');
-      await expectStorageError(b.update(`${p}k`, 'v3', created.modRevision, hook), 'Conflict');
-      await expectStorageError(b.update(`${p}missing`, 'v3', undefined, hook), 'KeyNotFound');
-      assert.equal(seen.length, before);
-    });
-
     test('calls after close fail', async () => {
       const { backend, cleanup } = await open();
       try {

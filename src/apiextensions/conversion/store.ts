@@ -36,9 +36,7 @@ import type {
   StoreWatchHandlers,
   StoreWatchOptions,
   UpdateFunc,
-  GuaranteedUpdateOptions,
 } from '../../storage/object-store.js';
-import { withoutCommitHooks } from '../../storage/object-store.js';
 
 export interface AsyncConversion {
   /** Served form → stored form. Must not change its input. */
@@ -113,13 +111,13 @@ export class AsyncConvertingObjectStore implements ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options?: GuaranteedUpdateOptions,
+    options?: { ttlSeconds?: number; dryRun?: boolean },
   ): Promise<{ object: KubeObject; created: boolean }> {
     const convertingUpdate: UpdateFunc = async (current) => {
       const next = await update(current === null ? null : await this.conversion.fromStored(current));
       return this.conversion.toStored(next);
     };
-    const res = await this.inner.guaranteedUpdate(namespace, name, convertingUpdate, withoutCommitHooks(options));
+    const res = await this.inner.guaranteedUpdate(namespace, name, convertingUpdate, options);
     return { object: await this.conversion.fromStored(res.object), created: res.created };
   }
 

@@ -54,7 +54,6 @@ import {
   type StoreWatchHandlers,
   type StoreWatchOptions,
   type UpdateFunc,
-  type GuaranteedUpdateOptions,
 } from '../object-store.js';
 import { CacheEvent, WatchCache, type CachedObject } from './watch-cache.js';
 
@@ -220,7 +219,7 @@ export class CachedObjectStore implements ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options?: GuaranteedUpdateOptions,
+    options?: { ttlSeconds?: number; dryRun?: boolean },
   ): Promise<{ object: KubeObject; created: boolean }> {
     return this.direct.guaranteedUpdate(namespace, name, update, options);
   }

@@ -7,8 +7,6 @@
 // - create is a txn on create_revision(key) = 0; guarded update/delete are txns
 //   on mod_revision(key) = expected; the else-branch reads the key so that a
 //   Conflict carries the current value without a second round trip.
-// - A write's answer is its commit (and etcd's durability): WriteOptions.onCommitted
-//   is never called here; its callers wait for the answer.
 // - ttlSeconds attaches an etcd lease. Leases are shared per TTL, as
 //   kube-apiserver's lease manager does: a lease is granted for ttl plus a
 //   small reuse window (5 % of the TTL, at most 60 s) and reused while it still

@@ -164,11 +164,11 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
   }
 
   create(key: string, value: string, options?: WriteOptions): Promise<KeyValue> {
-    return this.call('create', [key, value, threadOptions(options)]);
+    return this.call('create', [key, value, options]);
   }
 
   update(key: string, value: string, expectedModRevision?: number, options?: WriteOptions): Promise<KeyValue> {
-    return this.call('update', [key, value, expectedModRevision, threadOptions(options)]);
+    return this.call('update', [key, value, expectedModRevision, options]);
   }
 
   delete(key: string, expectedModRevision?: number): Promise<{ prevKv: KeyValue; revision: number }> {
@@ -217,14 +217,4 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
     this.fail('storage backend is closed');
     await this.worker.terminate();
   }
-}
-
-/**
- * The options that cross to the worker: a function cannot be posted, and etcd
- * has no commit before its answer, so onCommitted is dropped (callers wait for the answer).
- */
-function threadOptions(options: WriteOptions | undefined): WriteOptions | undefined {
-  if (options?.onCommitted === undefined) return options;
-  const { onCommitted: _onCommitted, ...rest } = options;
-  return rest;
 }
