@@ -306,6 +306,9 @@ export class SqliteBackend extends LocalBackend implements Backend {
     // Let the last batches become durable (and settle) before the file goes.
     while (this.syncing !== undefined) await this.syncing;
     this.closeLocal();
+    // Writes queued meanwhile would wait forever: the closed backend flushes nothing.
+    for (const w of this.queue) w.reject(new StorageError('Unavailable', 'storage backend is closed'));
+    this.queue = [];
     this.db.close();
     if (this.walFd !== undefined) closeSync(this.walFd);
     this.walFd = undefined;
@@ -402,6 +405,9 @@ export class SqliteBackend extends LocalBackend implements Backend {
     this.syncError = new StorageError('Unavailable', `sqlite: fsync of the write-ahead log failed: ${err.message}`);
     for (const b of [...group, ...this.unsynced]) for (const w of b.writes) w.reject(this.syncError);
     this.unsynced = [];
+    // So do writes queued for the next batch (the closed backend would never flush them).
+    for (const w of this.queue) w.reject(this.syncError);
+    this.queue = [];
     this.closeLocal();
     this.db.close();
     if (this.walFd !== undefined) closeSync(this.walFd);
