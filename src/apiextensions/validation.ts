@@ -7,8 +7,7 @@
 
 import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../machinery/validation.js';
-import { goStringSlice } from '../machinery/go-syntax.js';
-import { validateWebhookService, validateWebhookURL } from '../api/admissionregistration/v1/validation.js';
+import { validateReviewVersions, validateWebhookService, validateWebhookURL } from '../api/admissionregistration/v1/validation.js';
 import type { WebhookClientConfig } from '../api/admissionregistration/v1/types.js';
 import { ACCEPTED_CONVERSION_REVIEW_VERSIONS } from './conversion/webhook.js';
 import type { CustomResourceColumnDefinition, CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceSubresources, JSONSchemaProps } from './types.js';
@@ -173,7 +172,7 @@ function validateConversion(conversion: CustomResourceConversion | undefined, ol
     // An update may keep a list without a version this server speaks if the old object had one too.
     const oldVersions = (old?.spec.conversion?.webhook as { conversionReviewVersions?: string[] } | undefined)?.conversionReviewVersions ?? [];
     const requireRecognized = old === undefined || oldVersions.length === 0 || oldVersions.some((v) => ACCEPTED_CONVERSION_REVIEW_VERSIONS.includes(v));
-    errors.push(...validateConversionReviewVersions(reviewVersions, requireRecognized, `${path}.conversionReviewVersions`));
+    errors.push(...validateReviewVersions(reviewVersions, requireRecognized, `${path}.conversionReviewVersions`, ACCEPTED_CONVERSION_REVIEW_VERSIONS, ''));
   } else {
     if (clientConfig !== undefined) errors.push(fieldErrors.forbidden(`${path}.webhookClientConfig`, 'should not be set when strategy is not set to Webhook'));
     if (reviewVersions.length > 0) errors.push(fieldErrors.forbidden(`${path}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
@@ -181,25 +180,6 @@ function validateConversion(conversion: CustomResourceConversion | undefined, ol
   return errors;
 }
 
-function validateConversionReviewVersions(versions: string[], requireRecognized: boolean, path: string): FieldError[] {
-  if (versions.length === 0) return [fieldErrors.required(path)];
-  const errors: FieldError[] = [];
-  const seen = new Set<string>();
-  let recognized = false;
-  versions.forEach((v, i) => {
-    if (seen.has(v)) {
-      errors.push(fieldErrors.invalid(`${path}[${i}]`, v, 'duplicate version'));
-      return;
-    }
-    seen.add(v);
-    for (const msg of isDNS1035Label(v)) errors.push(fieldErrors.invalid(`${path}[${i}]`, v, msg));
-    if (ACCEPTED_CONVERSION_REVIEW_VERSIONS.includes(v)) recognized = true;
-  });
-  if (requireRecognized && !recognized) {
-    errors.push(fieldErrors.invalid(path, goStringSlice(versions), `must include at least one of ${[...ACCEPTED_CONVERSION_REVIEW_VERSIONS].sort().join(', ')}`));
-  }
-  return errors;
-}
 
 function validateVersionSchema(schema: JSONSchemaProps, path: string, statusEnabled: boolean, options: CrdValidationOptions): FieldError[] {
   const errors = validateSchema(schema, path, statusEnabled);

@@ -254,11 +254,22 @@ function validateWebhook(hook: MutatingWebhook, mutating: boolean, opts: Options
   return errs;
 }
 
-function validateReviewVersions(versions: string[], requireRecognized: boolean, path: string): FieldError[] {
-  if (versions.length < 1) return [fieldErrors.required(path, `must specify one of ${ACCEPTED_REVIEW_VERSIONS.join(', ')}`)];
+/**
+ * A list of review versions (admissionReviewVersions; CRDs' conversionReviewVersions
+ * with their own accepted list and required message): DNS-1035 labels, no
+ * duplicates, and (when asked) at least one this server speaks.
+ */
+export function validateReviewVersions(
+  versions: string[],
+  requireRecognized: boolean,
+  path: string,
+  accepted: readonly string[] = ACCEPTED_REVIEW_VERSIONS,
+  requiredDetail = `must specify one of ${accepted.join(', ')}`,
+): FieldError[] {
+  if (versions.length < 1) return [fieldErrors.required(path, requiredDetail)];
   const errs: FieldError[] = [];
   const seen = new Set<string>();
-  let accepted = false;
+  let recognized = false;
   versions.forEach((v, i) => {
     if (seen.has(v)) {
       errs.push(fieldErrors.invalid(`${path}[${i}]`, v, 'duplicate version'));
@@ -266,10 +277,10 @@ function validateReviewVersions(versions: string[], requireRecognized: boolean, 
     }
     seen.add(v);
     for (const msg of isDNS1035Label(v)) errs.push(fieldErrors.invalid(`${path}[${i}]`, v, msg));
-    if (ACCEPTED_REVIEW_VERSIONS.includes(v)) accepted = true;
+    if (accepted.includes(v)) recognized = true;
   });
-  if (requireRecognized && !accepted) {
-    errs.push(fieldErrors.invalid(path, goStringSlice(versions), `must include at least one of ${ACCEPTED_REVIEW_VERSIONS.join(', ')}`));
+  if (requireRecognized && !recognized) {
+    errs.push(fieldErrors.invalid(path, goStringSlice(versions), `must include at least one of ${[...accepted].sort().join(', ')}`));
   }
   return errs;
 }
