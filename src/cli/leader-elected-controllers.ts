@@ -13,7 +13,8 @@
 // missing, so several copies are harmless, and it must run for kube-system —
 // where the Lease lives — to exist at all); the namespace controller is
 // kube-controller-manager's and runs only on the candidate holding the Lease,
-// as does the resource quota controller.
+// as do the resource quota, garbage collector and pvc-protection controllers.
+// `--controllers` choices hold on both sides.
 // Losing the Lease stops it (and waits until it has stopped) before this
 // candidate campaigns again. With --leader-elect=false every controller runs
 // unconditionally, as before.
@@ -101,16 +102,19 @@ export function startLeaderElectedControllers(
   }
   const log: ClientLogger | undefined = options.logger;
   const identity = election.identity || defaultIdentity();
+  // The selection (--controllers) holds on both sides of the split; each controller runs on one side only.
+  const wanted = options.controllers ?? {};
   const always = startControllerManager({
     ...options,
     controllers: {
+      ...wanted,
       namespace: false,
-      systemNamespaces: true,
+      systemNamespaces: wanted.systemNamespaces !== false,
       resourceQuota: false,
       pvcProtection: false,
       garbageCollector: false,
-      namespaceDefaults: options.controllers?.namespaceDefaults === true,
-      clusterInfo: options.controllers?.clusterInfo === true,
+      namespaceDefaults: wanted.namespaceDefaults === true,
+      clusterInfo: wanted.clusterInfo === true,
     },
   });
   const abort = new AbortController();
@@ -131,7 +135,19 @@ export function startLeaderElectedControllers(
     async (signal) => {
       leading = true;
       log?.info({ identity, lease: `${election.namespace}/${election.name}` }, 'started leading: running the namespace controller');
-      const manager = startControllerManager({ ...options, controllers: { namespace: true, systemNamespaces: false, resourceQuota: true, garbageCollector: options.controllers?.garbageCollector !== false } });
+      const manager = startControllerManager({
+        ...options,
+        controllers: {
+          namespace: wanted.namespace !== false,
+          systemNamespaces: false,
+          resourceQuota: wanted.resourceQuota !== false,
+          pvcProtection: wanted.pvcProtection !== false,
+          garbageCollector: wanted.garbageCollector !== false,
+          crdCleanup: false,
+          namespaceDefaults: false,
+          clusterInfo: false,
+        },
+      });
       try {
         await new Promise<void>((resolve) => {
           if (signal.aborted) resolve();

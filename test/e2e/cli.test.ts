@@ -57,6 +57,10 @@ test('--controllers in kube-controller-manager syntax leaves a controller to ups
   // The system namespaces controller is the API server's own: it still runs.
   for (let i = 0; i < 50 && (await get(url, '/api/v1/namespaces/kube-system')).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
   assert.equal((await get(url, '/api/v1/namespaces/kube-system')).status, 200);
+  // Once this server holds the Lease, its leader-side controllers run: the choice must hold there too.
+  const lease = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/apiary-controller-manager';
+  for (let i = 0; i < 150 && (await get(url, lease)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await get(url, lease)).status, 200, 'the controllers lead');
   await request(url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'left' } } });
   assert.equal((await request(url, 'DELETE', '/api/v1/namespaces/left')).status, 200);
   // With no grace period apiary's namespace controller would empty and remove it within moments.
