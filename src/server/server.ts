@@ -250,12 +250,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const disabledPlugins = [...(options.disableAdmissionPlugins ?? []), ...(options.security === undefined ? ['ServiceAccount'] : [])];
   // The authorizer exists once security is set up (below); policies ask it through this reference.
   let authorizeRef: AuthorizeFunction | undefined;
+  // Admission webhooks and CRD conversion webhooks resolve `service` references the same way.
+  const webhookServiceResolver: ServiceResolver = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const admission = buildAdmissionChain(() => registry, {
     authorize: () => authorizeRef,
     disable: disabledPlugins,
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
     ...(options.admission !== undefined ? { extra: options.admission } : {}),
-    ...(options.webhookServiceResolver !== undefined ? { webhookServiceResolver: options.webhookServiceResolver } : {}),
+    webhookServiceResolver,
   });
   const crdOptions = {
     compiler: options.validationRuleCompiler,
@@ -277,8 +279,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Serve once every watch cache holds its resource (reads fall back to storage until then anyway).
   await registry.ready;
   // Custom resources of the CRDs already stored are served from the start.
-  const conversionServiceResolver: ServiceResolver =
-    options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const customResources = new CustomResourceServing({
     registry,
     crdStore: registry.storeFor('apiextensions.k8s.io', 'customresourcedefinitions')!,
@@ -287,7 +287,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
     // Conversion webhooks go through the admission webhook client (caBundle, service references, timeouts).
     callConversionWebhook: (clientConfig, review, timeoutSeconds) =>
-      callWebhook(clientConfig, review, { timeoutSeconds, resolveService: conversionServiceResolver }),
+      callWebhook(clientConfig, review, { timeoutSeconds, resolveService: webhookServiceResolver }),
   });
   await customResources.start();
   // Admission plugins' informers (policies and their bindings) start once the registry serves.
