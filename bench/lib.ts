@@ -158,6 +158,9 @@ export async function startApiary(options: { dataDir?: string; storage?: string;
       // Plain HTTP, everything allowed (the benchmarks measure the storage path; bench/security.ts measures security's cost).
       ...['serve', '--insecure-serving', '--port', '0', '--data-dir', dataDir, '--storage', options.storage ?? 'sqlite', '--log-level', 'warn'],
       ...(options.extraArgs ?? []),
+      // APIARY_SERVE_ARGS: more `apiary serve` flags for every benchmark's server, space-separated,
+      // to attribute a cost (e.g. APIARY_SERVE_ARGS='--controllers *,-garbage-collector-controller').
+      ...(process.env.APIARY_SERVE_ARGS ?? '').split(' ').filter((a) => a !== ''),
     ],
     { stderr: 'inherit' },
     'apiary serve',
