@@ -200,6 +200,9 @@ export class CustomResourceServing {
     }
     const next = this.withNamingStatus(crd);
     if (next !== undefined) {
+      // Served before the status says so: a client that waits for Established (as the
+      // differential runner and kubectl wait do) must find its resource routed at once.
+      if (isConditionTrue(next, 'NamesAccepted') || isConditionTrue(next, 'Established')) this.serve(next);
       // The write's own event brings us back here.
       await this.writeStatus(next);
       return;
