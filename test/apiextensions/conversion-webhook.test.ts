@@ -16,6 +16,7 @@ import { WatchStream, assertStatus, get, request } from '../helpers/http.js';
 import { runKubectl } from '../helpers/kubectl.js';
 import { until } from '../helpers/wait.js';
 import { startWebhookServer, type Review, type WebhookServer } from '../helpers/webhook-server.js';
+import { convertName } from '../helpers/name-conversion.js';
 import { decodeStoredValue } from '../../src/storage/managed-fields-codec.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -31,21 +32,9 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 /** How the test webhook answers; tests switch it and put it back. */
 let fault: ((review: Review, converted: Json[]) => Json | undefined) | undefined;
 
-/** v1 fullName "A B" ⇄ v2 firstName "A", lastName "B"; the rest is copied. */
+/** The shared name conversion; metadata other than labels and annotations changed too (the server puts it back). */
 function convertObject(obj: Json, desired: string): Json {
-  const out: Json = structuredClone(obj);
-  out.apiVersion = desired;
-  const spec = (out.spec ??= {});
-  if (desired.endsWith('/v2')) {
-    const [first, ...rest] = String(spec.fullName ?? '').split(' ');
-    delete spec.fullName;
-    spec.firstName = first;
-    spec.lastName = rest.join(' ');
-  } else {
-    spec.fullName = [spec.firstName, spec.lastName].filter((s) => s !== undefined && s !== '').join(' ');
-    delete spec.firstName;
-    delete spec.lastName;
-  }
+  const out = convertName(obj, desired);
   // Metadata other than labels and annotations is put back by the server whatever the webhook says.
   out.metadata = { ...out.metadata, generation: 99, resourceVersion: '1' };
   return out;

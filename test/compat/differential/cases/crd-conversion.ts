@@ -11,33 +11,18 @@
 
 import type { DiffCase } from '../case.js';
 import { startWebhookServer, type Review } from '../../../helpers/webhook-server.js';
+import { convertName } from '../../../helpers/name-conversion.js';
 
 const hook = await startWebhookServer();
 hook.unref();
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- objects built field by field
 
-function convert(obj: Json, desired: string): Json {
-  const out: Json = structuredClone(obj);
-  out.apiVersion = desired;
-  const spec = (out.spec ??= {});
-  if (desired.endsWith('/v2')) {
-    const [first, ...rest] = String(spec.fullName ?? '').split(' ');
-    delete spec.fullName;
-    spec.firstName = first;
-    spec.lastName = rest.join(' ');
-  } else {
-    spec.fullName = [spec.firstName, spec.lastName].filter((s) => s !== undefined && s !== '').join(' ');
-    delete spec.firstName;
-    delete spec.lastName;
-  }
-  return out;
-}
 
 hook.on('/convert', (review: Review, res) => {
   const objects = review.request.objects as Json[];
   const name: string = objects[0]?.metadata?.name ?? '';
-  let response: Json = { uid: review.request.uid, convertedObjects: objects.map((o) => convert(o, review.request.desiredAPIVersion)), result: { status: 'Success' } };
+  let response: Json = { uid: review.request.uid, convertedObjects: objects.map((o) => convertName(o, review.request.desiredAPIVersion)), result: { status: 'Success' } };
   if (name.startsWith('fail-')) response = { uid: review.request.uid, result: { status: 'Failure', message: 'this object cannot be converted' } };
   if (name.startsWith('uid-')) response = { ...response, uid: 'not-the-uid' };
   if (name.startsWith('rename-')) response.convertedObjects[0].metadata.name = 'renamed';
