@@ -3,15 +3,16 @@
 //
 // Builds each variant (a git revision, or `.` for the working tree), starts
 // all of them at once on one storage (one etcd for all, each under its own
-// prefix), then alternates two-second bursts of creates against each, driven
+// prefix), then alternates two-second bursts of creates (or, with --op get,
+// gets of one configmap) against each, driven
 // by wrk at concurrency 32 (bench/wrk.ts); a variant is idle while another is
 // measured. The order flips every pair. It prints, per variant, the median
-// creates/s and apiary CPU per create, and the median of the per-pair ratios
+// requests/s and apiary CPU per request, and the median of the per-pair ratios
 // to the first variant: neighbouring bursts see the same machine, so their
 // ratio carries less noise than either figure does.
 //
 // Needs wrk (apt-get install -y wrk).
-// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--pairs 10] [--warmup 5] NAME=REV[:NODE_FLAG,...] ...
+// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get] [--pairs 10] [--warmup 5] NAME=REV[:NODE_FLAG,...] ...
 //   e.g. node --import tsx bench/ab.ts before=HEAD~1 after=.
 //        node --import tsx bench/ab.ts base=. semi=.:--max-semi-space-size=32
 
@@ -24,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { spawnNode, type ApiaryProcess } from '../test/helpers/apiary-process.js';
 import { fmt, median } from './lib.js';
-import { requireWrk, runWrk } from './wrk.js';
+import { requireWrk, runWrk, type WrkRequest } from './wrk.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -32,6 +33,7 @@ const { values: args, positionals } = parseArgs({
     storage: { type: 'string', default: 'etcd' },
     pairs: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '5' },
+    op: { type: 'string', default: 'create' },
   },
 });
 
@@ -116,13 +118,23 @@ async function main(): Promise<void> {
         body: JSON.stringify({ metadata: { name: 'bench' } }),
       });
       if (res.status !== 201) throw new Error(`${v.name}: creating the namespace answered ${res.status}`);
+      const seed = await fetch(`${server.origin}/api/v1/namespaces/bench/configmaps`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'seed' }, data: { payload } }),
+      });
+      if (seed.status !== 201) throw new Error(`${v.name}: creating the seed configmap answered ${seed.status}`);
     }
 
     const burst = async (s: Server): Promise<{ rps: number; cpuUs: number }> => {
       const pid = s.proc.child.pid!;
       const before = cpuSeconds(pid);
       const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `b${s.bursts++}-{i}` }, data: { payload } });
-      const r = await runWrk(s.origin, { concurrency: 32, seconds: 2 }, { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body });
+      const request: WrkRequest =
+        args.op === 'get'
+          ? { method: 'GET', path: '/api/v1/namespaces/bench/configmaps/seed' }
+          : { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body };
+      const r = await runWrk(s.origin, { concurrency: 32, seconds: 2 }, request);
       if (r.errors > 0) console.error(`${s.name}: ${r.errors} errors`);
       return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6 };
     };
@@ -133,8 +145,9 @@ async function main(): Promise<void> {
     }
 
     const base = rows.get(servers[0]!.name)!;
-    console.log(`\ncreates on ${storage}, concurrency 32, ${args.pairs} pairs of 2 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
-    console.log('| variant | creates/s | apiary CPU µs/create | rps ratio | CPU ratio |');
+    const op = args.op === 'get' ? 'get' : 'create';
+    console.log(`\n${op}s on ${storage}, concurrency 32, ${args.pairs} pairs of 2 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
+    console.log(`| variant | ${op}s/s | apiary CPU µs/${op} | rps ratio | CPU ratio |`);
     console.log('|---|---:|---:|---:|---:|');
     for (const s of servers) {
       const r = rows.get(s.name)!;

@@ -36,7 +36,7 @@ import {
   type AdmissionAttributes,
   type AdmissionOperation,
   type AdmissionPlugin,
-  admissionRequestContext,
+  type AdmissionRequestContext,
   runMutatingAdmission,
   runValidatingAdmission,
 } from './admission.js';
@@ -111,6 +111,12 @@ export interface ApplyOptions extends WriteOptions {
   force?: boolean;
   /** Runs once the configuration merged without conflicts, before anything is written (the strict decode of the body, upstream checks it there). */
   afterMerge?: () => void;
+}
+
+/** What admission needs of a write's options (WriteOptions and DeleteOptions both carry it). */
+interface AdmissionCall {
+  dryRun?: boolean;
+  request?: AdmissionRequestContext;
 }
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
@@ -368,9 +374,9 @@ export class GenericStore implements RESTStore {
     this.strategy.prepareForCreate?.(obj, options.user);
     managedFieldsLast(obj);
 
-    await this.admit('CREATE', obj, undefined, '', options.dryRun === true);
+    await this.admit('CREATE', obj, undefined, '', options);
     this.validateCreate(obj);
-    await this.validateAdmission('CREATE', obj, undefined, '', options.dryRun === true);
+    await this.validateAdmission('CREATE', obj, undefined, '', options);
     this.fillZeroValues(obj, true);
 
     const ns = this.ns(meta.namespace ?? '');
@@ -424,7 +430,7 @@ export class GenericStore implements RESTStore {
         const next = structuredClone(body);
         if (current === null) {
           if (subresource !== '' || !this.strategy.allowCreateOnUpdate || wantedRV !== '') throw this.notFound(name);
-          return this.prepareCreateOnUpdate(next, dryRun, options.fieldManager);
+          return this.prepareCreateOnUpdate(next, options, options.fieldManager);
         }
         if (wantedRV === '') {
           if (!this.strategy.allowUnconditionalUpdate) {
@@ -437,7 +443,7 @@ export class GenericStore implements RESTStore {
         } else if (wantedRV !== current.metadata.resourceVersion) {
           throw staleResourceVersion(this.gr, name);
         }
-        return this.prepareUpdate(next, current, subresource, dryRun, { manager: options.fieldManager, warnings: options.warnings });
+        return this.prepareUpdate(next, current, subresource, options, { manager: options.fieldManager, warnings: options.warnings });
       },
       { ...this.ttl(), dryRun },
     );
@@ -486,7 +492,7 @@ export class GenericStore implements RESTStore {
           this.trackUpdate(current, next, 'scale', options.fieldManager);
           fields = { ...fields, tracked: true, trackedEntries: next.metadata.managedFields };
         }
-        return this.prepareUpdate(next, current, subresource, dryRun, fields);
+        return this.prepareUpdate(next, current, subresource, options, fields);
       },
       { ...this.ttl(), dryRun },
     );
@@ -563,7 +569,7 @@ export class GenericStore implements RESTStore {
           this.ensureNamespace(object, namespace);
           object.metadata.name = name;
           this.pruneBody(object, options, 'decode');
-          return this.prepareCreateOnUpdate(object, dryRun, manager, true);
+          return this.prepareCreateOnUpdate(object, options, manager, true);
         }
         if (wantedRV !== '' && wantedRV !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
         const live = this.withTypeMeta(structuredClone(current));
@@ -573,7 +579,7 @@ export class GenericStore implements RESTStore {
         this.checkNameAndNamespace(object, namespace, name);
         this.pruneBody(object, options, 'decode');
         object.metadata.resourceVersion = current.metadata.resourceVersion;
-        return this.prepareUpdate(object, current, subresource, dryRun, {
+        return this.prepareUpdate(object, current, subresource, options, {
           manager,
           warnings: options.warnings,
           tracked: true,
@@ -624,7 +630,7 @@ export class GenericStore implements RESTStore {
         (next['spec'] ??= {}) as Record<string, unknown>;
         (next['spec'] as Record<string, unknown>)['replicas'] = scaleReplicas(scale);
         this.trackUpdate(current, next, 'scale', options.fieldManager);
-        return this.prepareUpdate(next, current, 'scale', dryRun, {
+        return this.prepareUpdate(next, current, 'scale', options, {
           manager: options.fieldManager,
           warnings: options.warnings,
           tracked: true,
@@ -712,7 +718,7 @@ export class GenericStore implements RESTStore {
     return `${this.type.group === '' ? '' : this.type.group}/${this.type.version}, Kind=${this.type.kind}`;
   }
 
-  private async prepareCreateOnUpdate(obj: KubeObject, dryRun: boolean, manager: string | undefined, tracked = false): Promise<KubeObject> {
+  private async prepareCreateOnUpdate(obj: KubeObject, call: AdmissionCall, manager: string | undefined, tracked = false): Promise<KubeObject> {
     this.strategy.defaults?.(obj);
     this.fillZeroValues(obj);
     const meta = obj.metadata;
@@ -725,9 +731,9 @@ export class GenericStore implements RESTStore {
     if (!tracked) this.trackUpdate(null, obj, '', manager);
     this.strategy.prepareForCreate?.(obj);
     managedFieldsLast(obj);
-    await this.admit('CREATE', obj, undefined, '', dryRun);
+    await this.admit('CREATE', obj, undefined, '', call);
     this.validateCreate(obj);
-    await this.validateAdmission('CREATE', obj, undefined, '', dryRun);
+    await this.validateAdmission('CREATE', obj, undefined, '', call);
     this.fillZeroValues(obj, true);
     return obj;
   }
@@ -737,7 +743,7 @@ export class GenericStore implements RESTStore {
     obj: KubeObject,
     old: KubeObject,
     subresource: string,
-    dryRun: boolean,
+    call: AdmissionCall,
     fields: { manager: string | undefined; tracked?: boolean; trackedEntries?: ManagedFieldsEntry[] | undefined; warnings?: string[] | undefined },
   ): Promise<KubeObject> {
     const meta = obj.metadata;
@@ -780,7 +786,7 @@ export class GenericStore implements RESTStore {
     obj.kind = this.type.kind;
     managedFieldsLast(obj);
 
-    await this.admit('UPDATE', obj, old, subresource, dryRun);
+    await this.admit('UPDATE', obj, old, subresource, call);
     const errors: FieldError[] = validateObjectMetaUpdate(meta, oldMeta, 'metadata');
     if (oldMeta.deletionTimestamp !== undefined) {
       // Upstream runs the generic ObjectMeta update checks twice (the registry's
@@ -794,7 +800,7 @@ export class GenericStore implements RESTStore {
     else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old, w) ?? []));
     else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old, w) ?? []));
     if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, meta.name ?? '', errors);
-    await this.validateAdmission('UPDATE', obj, old, subresource, dryRun);
+    await this.validateAdmission('UPDATE', obj, old, subresource, call);
     this.fillZeroValues(obj, true);
     return obj;
   }
@@ -855,8 +861,8 @@ export class GenericStore implements RESTStore {
       if (mustWait || twoPhase) {
         const marked = this.markDeleting(structuredClone(current), grace);
         if (gcFinalizers !== null) setFinalizers(marked, gcFinalizers);
-        await this.admit('DELETE', undefined, current, '', dryRun);
-        await this.validateAdmission('DELETE', undefined, current, '', dryRun);
+        await this.admit('DELETE', undefined, current, '', options);
+        await this.validateAdmission('DELETE', undefined, current, '', options);
         if (dryRun) return twoPhase ? { result: this.deleteResult(marked), gone: true } : { result: this.withTypeMeta(marked), gone: false };
         try {
           const res = await this.storage.guaranteedUpdate(ns, name, async (latest) => {
@@ -876,8 +882,8 @@ export class GenericStore implements RESTStore {
         }
       }
 
-      await this.admit('DELETE', undefined, current, '', dryRun);
-      await this.validateAdmission('DELETE', undefined, current, '', dryRun);
+      await this.admit('DELETE', undefined, current, '', options);
+      await this.validateAdmission('DELETE', undefined, current, '', options);
       if (dryRun) return { result: this.deleteResult(current), gone: true };
       try {
         const deleted = await this.storage.delete(ns, name, (latest) => {
@@ -1140,7 +1146,7 @@ export class GenericStore implements RESTStore {
     obj: KubeObject | undefined,
     old: KubeObject | undefined,
     subresource: string,
-    dryRun: boolean,
+    call: AdmissionCall,
   ): AdmissionAttributes {
     const meta = (obj ?? old)!.metadata;
     const a: AdmissionAttributes = {
@@ -1150,11 +1156,11 @@ export class GenericStore implements RESTStore {
       subresource,
       namespace: meta.namespace ?? '',
       name: meta.name ?? '',
-      dryRun,
+      dryRun: call.dryRun === true,
     };
     if (obj !== undefined) a.object = obj;
     if (old !== undefined) a.oldObject = old;
-    const request = admissionRequestContext.getStore();
+    const request = call.request;
     if (request !== undefined) {
       a.request = request;
       const user = request.user;
@@ -1169,14 +1175,14 @@ export class GenericStore implements RESTStore {
     return a;
   }
 
-  private async admit(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, dryRun: boolean): Promise<void> {
+  private async admit(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> {
     if (this.admission.length === 0) return;
-    await runMutatingAdmission(this.admission, this.attributes(op, obj, old, sub, dryRun));
+    await runMutatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
   }
 
-  private async validateAdmission(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, dryRun: boolean): Promise<void> {
+  private async validateAdmission(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> {
     if (this.admission.length === 0) return;
-    await runValidatingAdmission(this.admission, this.attributes(op, obj, old, sub, dryRun));
+    await runValidatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
   }
 
   /**

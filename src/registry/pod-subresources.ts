@@ -111,6 +111,8 @@ async function evict(deps: PodSubresourceDeps, namespace: string, name: string, 
   if ((eviction.metadata?.name ?? '') !== name) throw badRequest('name in URL does not match name in Eviction object');
   const dryRun = options.dryRun === true;
   const deleteOptions = deleteOptionsOf(eviction, dryRun);
+  // The pod's delete is admitted as the evicting request's (webhooks see its user, warnings reach its client).
+  if (options.request !== undefined) deleteOptions.request = options.request;
   const pod = (await deps.pods.get(namespace, name, {})) as PodShape;
   const phase = pod.status?.phase ?? '';
   // Pods that cannot count toward a budget's health go without asking it.

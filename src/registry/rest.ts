@@ -8,6 +8,7 @@ import type { KubeList, KubeObject } from '../machinery/meta.js';
 import type { Status } from '../machinery/errors.js';
 import type { Printer } from '../api/tables/printer.js';
 import type { UserInfo } from '../machinery/user.js';
+import type { AdmissionRequestContext } from './admission.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -70,6 +71,8 @@ export interface WriteOptions {
   warnings?: string[];
   /** Who asks, when the server authenticates (reviews and RBAC escalation checks read it). */
   user?: UserInfo;
+  /** The HTTP request this write serves, for admission (absent for the server's own writes). */
+  request?: AdmissionRequestContext;
 }
 
 export interface DeleteOptions {
@@ -77,6 +80,8 @@ export interface DeleteOptions {
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   gracePeriodSeconds?: number;
   dryRun?: boolean;
+  /** The HTTP request this delete serves, for admission (absent for the server's own deletes). */
+  request?: AdmissionRequestContext;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';

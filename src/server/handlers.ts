@@ -19,6 +19,7 @@ import { goStringSlice } from '../machinery/go-syntax.js';
 import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
 import { apiVersionOf, type KubeObject } from '../machinery/meta.js';
 import type { UserInfo } from '../machinery/user.js';
+import type { AdmissionRequestContext } from '../registry/admission.js';
 import { applyJsonPatch, applyMergePatch } from '../machinery/patch.js';
 import type {
   DeleteOptions,
@@ -67,6 +68,14 @@ export interface ResourceScope {
   isKnownKind: (apiVersion: string, kind: string) => boolean;
   /** The authenticated user, when the server authenticates. */
   user?: UserInfo;
+  /** For writes: what admission reports back through (warnings, audit annotations), passed on in the store's options. */
+  request?: AdmissionRequestContext;
+}
+
+/** Who asks and the request's admission context, into a write's options. */
+function fromRequest(scope: ResourceScope, options: WriteOptions): void {
+  if (scope.user !== undefined) options.user = scope.user;
+  if (scope.request !== undefined) options.request = scope.request;
 }
 
 /** Reads the body, failing with 413 past `limit` bytes (upstream's limitedReadBody). */
@@ -372,7 +381,7 @@ async function handleCreateSubresource(scope: ResourceScope): Promise<void> {
   const mediaType = negotiateInput(scope.req.headers['content-type']);
   const body = await readBody(scope.req);
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
-  if (scope.user !== undefined) options.user = scope.user;
+  fromRequest(scope, options);
   const object = decodeObject(body, mediaType, kinds.expected, kinds.accepts);
   object.metadata ??= {};
   const status = await scope.store.createSubresource(scope.namespace, scope.info.name, scope.info.subresource, object, options);
@@ -386,7 +395,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
-  if (scope.user !== undefined) options.user = scope.user;
+  fromRequest(scope, options);
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
   decodeBody(scope, object);
   checkBodyFields(scope, object, options, body, mediaType);
@@ -403,7 +412,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string } = writeOptionsFrom(scope.query, 'UpdateOptions');
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
-  if (scope.user !== undefined) options.user = scope.user;
+  fromRequest(scope, options);
   if (scope.info.subresource === 'scale') {
     const scale = decodeObject(body, mediaType, SCALE_KIND, scope.isKnownKind);
     checkBodyFields(scope, scale, options, body, mediaType, SCALE_KIND);
@@ -433,7 +442,7 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string; force?: boolean } = writeOptionsFrom(scope.query, 'PatchOptions', patchType);
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
-  if (scope.user !== undefined) options.user = scope.user;
+  fromRequest(scope, options);
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   if (patchType === APPLY_PATCH_TYPE) {
     await handleApply(scope, body, options, out);
@@ -707,6 +716,7 @@ async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: Delet
 export async function handleDelete(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   const { options, orphanDependents } = await deleteOptionsFrom(scope);
+  if (scope.request !== undefined) options.request = scope.request;
   const { result, gone } = await scope.store.delete(scope.namespace, scope.info.name, options);
   // Upstream answers 202 only when the object stays and the client asked for orphanDependents=false.
   const code = !gone && orphanDependents === false ? 202 : 200;
@@ -716,6 +726,7 @@ export async function handleDelete(scope: ResourceScope): Promise<void> {
 export async function handleDeleteCollection(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   const { options } = await deleteOptionsFrom(scope);
+  if (scope.request !== undefined) options.request = scope.request;
   const list = await scope.store.deleteCollection(scope.namespace, listOptionsFrom(scope.query), options);
   write(scope, 200, list, out);
 }

@@ -51,7 +51,7 @@ const VERSION_PRODUCES = ['application/json'];
 import type { WatchTracker } from './watch.js';
 import { setWarningHeaders } from './field-validation.js';
 import { auditAnnotationsOf } from './audit.js';
-import { admissionRequestContext, type AdmissionRequestContext } from '../registry/admission.js';
+import type { AdmissionRequestContext } from '../registry/admission.js';
 import { requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
@@ -364,7 +364,7 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
     await VERB_HANDLERS[verb]!(scope);
     return;
   }
-  // Writes run with the request's context, which admission (webhooks) reads and reports through.
+  // Writes carry the request's context, which admission (webhooks) reads and reports through.
   const request: AdmissionRequestContext = {
     addWarning: (text) => setWarningHeaders(res, [text]),
     auditAnnotations: auditAnnotationsOf(res),
@@ -372,7 +372,8 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   if (user !== undefined) request.user = user;
   const manager = scope.query.get('fieldManager');
   if (manager !== null && manager !== '') request.fieldManager = manager;
-  await admissionRequestContext.run(request, () => VERB_HANDLERS[verb]!(scope));
+  scope.request = request;
+  await VERB_HANDLERS[verb]!(scope);
 }
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
