@@ -54,6 +54,7 @@ import { endpointsServiceResolver } from './webhook/service-resolver.js';
 import { ValidatingAdmissionPolicyPlugin } from './policy/validating.js';
 import type { AuthorizeFunction } from '../machinery/cel/library-authz.js';
 import { PodSecurityAdmission } from './pod-security/plugin.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 /** What the chain needs of the registry: its stores, looked up when a request runs. */
 export interface StoreLookup {
@@ -161,7 +162,7 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
           listCached: async (ns) => (await store(lookup(), 'resourcequotas').list(ns, { resourceVersion: '0' })).items as ResourceQuota[],
           listLive: async (ns) => (await store(lookup(), 'resourcequotas').list(ns, {})).items as ResourceQuota[],
           updateStatus: async (q) => {
-            const body = { apiVersion: 'v1', kind: 'ResourceQuota', ...structuredClone(q) } as ResourceQuota;
+            const body = { apiVersion: 'v1', kind: 'ResourceQuota', ...deepCopy(q) } as ResourceQuota;
             const res = await store(lookup(), 'resourcequotas').update(q.metadata.namespace ?? '', q.metadata.name ?? '', body, {
               subresource: 'status',
             });

@@ -18,6 +18,7 @@ import { storageVersionOf } from './types.js';
 import { customResourceOpenApi } from './openapi.js';
 import { evaluate } from './jsonpath.js';
 import { applyDefaults, deepEqual, validateValue } from './schema/values.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 /** Custom resources' verbs in the order upstream's discovery lists them (not sorted). */
 const ALL_VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -116,7 +117,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition, version: C
         const rv = obj.metadata.resourceVersion;
         const managedFields = obj.metadata.managedFields;
         for (const k of Object.keys(obj)) delete obj[k];
-        Object.assign(obj, structuredClone(old));
+        Object.assign(obj, deepCopy(old));
         obj.metadata.resourceVersion = rv;
         if (managedFields !== undefined) obj.metadata.managedFields = managedFields;
         if (status === undefined) delete obj['status'];
@@ -136,7 +137,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition, version: C
     prepareForUpdate(obj, old) {
       if (statusEnabled) {
         if (old['status'] === undefined) delete obj['status'];
-        else obj['status'] = structuredClone(old['status']);
+        else obj['status'] = deepCopy(old['status']);
       }
       if (!deepEqual(content(obj, statusEnabled), content(old, statusEnabled))) {
         obj.metadata.generation = (old.metadata.generation ?? 0) + 1;

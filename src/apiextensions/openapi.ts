@@ -9,6 +9,7 @@
 import type { CustomResourceOpenApi } from '../registry/rest.js';
 import type { JSONSchemaProps } from './types.js';
 import { isObject } from './schema/structural.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
@@ -50,7 +51,7 @@ export function customResourceOpenApi(group: string, version: string, kind: stri
     listDefinition,
     roots: [OBJECT_META, LIST_META],
     definitions(flavour) {
-      const body = (flavour === 'v2' ? toV2(schema) : structuredClone(schema)) as Record<string, unknown>;
+      const body = (flavour === 'v2' ? toV2(schema) : deepCopy(schema)) as Record<string, unknown>;
       const properties = { ...(isObject(body['properties']) ? body['properties'] : {}) };
       properties['apiVersion'] = { description: API_VERSION_DESCRIPTION, type: 'string' };
       properties['kind'] = { description: KIND_DESCRIPTION, type: 'string' };

@@ -15,6 +15,7 @@ import { GenericStore, type GenericStoreOptions } from '../registry/generic-stor
 import type { WriteOptions } from '../registry/rest.js';
 import type { CustomResourceSubresourceScale } from './types.js';
 import { readJsonPath } from './custom-resource.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 function setJsonPath(obj: Record<string, unknown>, path: string, value: unknown): void {
   const parts = path.replace(/^\./, '').split('.');
@@ -107,7 +108,7 @@ export class ScalableStore extends GenericStore {
         if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
         const replicas = (scale['spec'] as { replicas?: unknown } | undefined)?.replicas ?? 0;
         checkReplicas(replicas, name);
-        const next = structuredClone(current);
+        const next = deepCopy(current);
         setJsonPath(next as unknown as Record<string, unknown>, this.scalePaths.specReplicasPath ?? '.spec.replicas', replicas);
         // A Scale carrying a resourceVersion pins the write to it.
         const rv = scale.metadata?.resourceVersion;

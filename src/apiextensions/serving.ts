@@ -46,6 +46,7 @@ import { compareKubeAwareVersions } from './versions.js';
 import { ScalableStore } from './scale.js';
 import { type ConversionWebhookCaller, type CustomResourceConverter, type NoneConverter, converterFor } from './conversion/converter.js';
 import { AsyncConvertingObjectStore } from './conversion/store.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 export interface CustomResourceServingOptions {
   registry: Registry;
@@ -214,7 +215,7 @@ export class CustomResourceServing {
   /** The CRD with the status naming and establishing want, or undefined when it already has it. */
   private withNamingStatus(crd: CustomResourceDefinition): CustomResourceDefinition | undefined {
     const { names, namesAccepted, established } = this.namesAndConditions(crd);
-    const updated = structuredClone(crd);
+    const updated = deepCopy(crd);
     const now = formatTimestamp(this.clock());
     updated.status ??= {};
     updated.status.acceptedNames = names;
@@ -293,7 +294,7 @@ export class CustomResourceServing {
   private async writeStatus(crd: CustomResourceDefinition): Promise<void> {
     try {
       // Upstream's naming and establishing controllers write as "kube-apiserver" (their client's user agent).
-      await this.crdStore.update('', crd.metadata.name ?? '', structuredClone(crd) as KubeObject, {
+      await this.crdStore.update('', crd.metadata.name ?? '', deepCopy(crd) as KubeObject, {
         subresource: 'status',
         fieldManager: 'kube-apiserver',
       });
@@ -410,7 +411,7 @@ export class CustomResourceServing {
     const defaults = schemaHas(schema, (n) => isObject(n['properties']) && Object.values(n['properties']).some((p) => isObject(p) && p['default'] !== undefined));
     const withDefaults = (o: KubeObject): KubeObject => {
       if (!defaults) return o;
-      const copy = structuredClone(o);
+      const copy = deepCopy(o);
       applyDefaults(schema, copy);
       return copy;
     };

@@ -21,6 +21,7 @@ import {
   isNotFound,
   silentLogger,
 } from '../client/index.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 /**
@@ -114,7 +115,7 @@ export class NamespaceDefaultsController {
     if (current === undefined) {
       await create(() => rootCaClient.configMaps(namespace).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA_CONFIGMAP }, data: { 'ca.crt': ca } }));
     } else if ((current['data'] as Record<string, string> | undefined)?.['ca.crt'] !== ca) {
-      await rootCaClient.configMaps(namespace).update({ ...structuredClone(current), data: { 'ca.crt': ca } });
+      await rootCaClient.configMaps(namespace).update({ ...deepCopy(current), data: { 'ca.crt': ca } });
     }
   }
 }

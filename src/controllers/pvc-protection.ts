@@ -30,6 +30,7 @@ import {
   runController,
   silentLogger,
 } from '../client/index.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 
@@ -138,7 +139,7 @@ export class PVCProtectionController {
    * pass and the retry reads the newer version from the cache).
    */
   private async writeFinalizers(cached: KubeObject, finalizers: string[]): Promise<void> {
-    const pvc = structuredClone(cached);
+    const pvc = deepCopy(cached);
     pvc.metadata.finalizers = finalizers;
     try {
       await this.client.resource<KubeObject>(PVC_GVR).namespace(pvc.metadata.namespace ?? '').update(pvc);

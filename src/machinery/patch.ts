@@ -25,6 +25,7 @@
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { StatusError, badRequest } from './errors.js';
+import { deepCopy } from './deep-copy.js';
 
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
@@ -46,7 +47,7 @@ function patchFailed(cause: unknown): StatusError {
 }
 
 export function applyJsonPatch(target: unknown, patchBody: unknown): unknown {
-  if (patchBody === null) return structuredClone(target);
+  if (patchBody === null) return deepCopy(target);
   if (!Array.isArray(patchBody)) {
     throw badRequest(`json: cannot unmarshal ${goJsonKind(patchBody)} into Go value of type jsonpatch.Patch`);
   }
@@ -64,9 +65,9 @@ export function applyJsonPatch(target: unknown, patchBody: unknown): unknown {
   }
   // A null operation has no kind: upstream fails it at apply time ("Unexpected kind").
   if (patchBody.some((op) => op === null)) throw patchFailed(new Error('Unexpected kind: unknown'));
-  const ops = structuredClone(patchBody) as Operation[];
+  const ops = deepCopy(patchBody) as Operation[];
   try {
-    return jsonpatch.applyPatch(structuredClone(target), ops, true, true).newDocument;
+    return jsonpatch.applyPatch(deepCopy(target), ops, true, true).newDocument;
   } catch (err) {
     throw patchFailed(err);
   }
@@ -101,6 +102,6 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   // pruneNulls and mergeObjects build new containers, so nothing is shared with the inputs.
   if (Array.isArray(patch)) return pruneNulls(patch);
   if (!isObject(patch)) throw badRequest('Invalid JSON Patch');
-  const doc = isObject(target) ? (structuredClone(target) as Record<string, unknown>) : {};
+  const doc = isObject(target) ? (deepCopy(target) as Record<string, unknown>) : {};
   return mergeObjects(doc, patch);
 }

@@ -21,6 +21,7 @@
 import { badArgType, badPrimitiveList, badRetainKeys, badSetElementOrder, mergeFailure, noListOfLists, noMergeKey, patchNotAnObject, unknownPatchType } from './smp/errors.js';
 import { goValue } from './smp/go-format.js';
 import { DIRECTIVE, type ElementKind, type JsonMap, isMap, normalizeElementOrder, partitionByPresence } from './smp/order.js';
+import { deepCopy } from './deep-copy.js';
 
 /** What the schema says of one field, as the Go struct tags say it. */
 export interface SmpFieldMeta {
@@ -54,9 +55,9 @@ const SET_ELEMENT_ORDER = '$setElementOrder';
 export function applyStrategicMergePatch(original: unknown, patch: unknown, schema: SmpSchema): unknown {
   if (!isMap(original)) throw new TypeError('strategic merge patch: the original must be a JSON object');
   // A JSON null patch decodes to an empty map upstream: nothing changes.
-  if (patch === null) return structuredClone(original);
+  if (patch === null) return deepCopy(original);
   if (!isMap(patch)) throw patchNotAnObject(patch);
-  return new Merger(schema).mergeMap(structuredClone(original), structuredClone(patch), []);
+  return new Merger(schema).mergeMap(deepCopy(original), deepCopy(patch), []);
 }
 
 interface Strategy {

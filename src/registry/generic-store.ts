@@ -60,6 +60,7 @@ import { ApplySchemaError } from '../machinery/apply/typed.js';
 import { fieldElement } from '../machinery/apply/path.js';
 import type { TypeNode } from '../machinery/apply/schema.js';
 import type { Printer } from '../api/tables/printer.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 export interface GenericStoreOptions {
   type: ResourceType;
@@ -427,7 +428,7 @@ export class GenericStore implements RESTStore {
       name,
       async (current) => {
         old = current;
-        const next = structuredClone(body);
+        const next = deepCopy(body);
         if (current === null) {
           if (subresource !== '' || !this.strategy.allowCreateOnUpdate || wantedRV !== '') throw this.notFound(name);
           return this.prepareCreateOnUpdate(next, options, options.fieldManager);
@@ -474,7 +475,7 @@ export class GenericStore implements RESTStore {
       async (current) => {
         if (current === null) throw this.notFound(name);
         old = current;
-        const next = patch(this.withTypeMeta(structuredClone(current)));
+        const next = patch(this.withTypeMeta(deepCopy(current)));
         next.metadata ??= {};
         this.checkTypeMeta(next);
         this.checkNameAndNamespace(next, namespace, name);
@@ -572,7 +573,7 @@ export class GenericStore implements RESTStore {
           return this.prepareCreateOnUpdate(object, options, manager, true);
         }
         if (wantedRV !== '' && wantedRV !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
-        const live = this.withTypeMeta(structuredClone(current));
+        const live = this.withTypeMeta(deepCopy(current));
         const { object } = run(live);
         object.metadata ??= {};
         this.checkTypeMeta(object);
@@ -626,7 +627,7 @@ export class GenericStore implements RESTStore {
         this.validateScale(scale, name, namespace);
         const wantedRV = scale.metadata?.resourceVersion ?? '';
         if (wantedRV !== '' && wantedRV !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
-        const next = this.withTypeMeta(structuredClone(current));
+        const next = this.withTypeMeta(deepCopy(current));
         (next['spec'] ??= {}) as Record<string, unknown>;
         (next['spec'] as Record<string, unknown>)['replicas'] = scaleReplicas(scale);
         this.trackUpdate(current, next, 'scale', options.fieldManager);
@@ -764,7 +765,7 @@ export class GenericStore implements RESTStore {
       entries = obj.metadata.managedFields;
     } else if (fields.tracked !== true) {
       // Upstream decodes (and so defaults) every body, a subresource's too: compare the defaulted body.
-      const view = structuredClone(obj);
+      const view = deepCopy(obj);
       this.strategy.defaults?.(view);
       this.trackUpdate(old, view, subresource, fields.manager);
       entries = view.metadata.managedFields;
@@ -859,7 +860,7 @@ export class GenericStore implements RESTStore {
       const twoPhase =
         !mustWait && this.strategy.gracePeriodSeconds !== undefined && (meta.deletionTimestamp === undefined || (pending ?? 0) > 0);
       if (mustWait || twoPhase) {
-        const marked = this.markDeleting(structuredClone(current), grace);
+        const marked = this.markDeleting(deepCopy(current), grace);
         if (gcFinalizers !== null) setFinalizers(marked, gcFinalizers);
         await this.admit('DELETE', undefined, current, '', options);
         await this.validateAdmission('DELETE', undefined, current, '', options);

@@ -11,6 +11,7 @@ import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../machinery/user.js';
 import type { ClusterRole, PolicyRule, RoleBinding } from '../api/rbac/v1/types.js';
 import type { Authorizer, RbacAuthorizer } from '../auth/authz/rbac.js';
 import type { RESTStore, WriteOptions } from '../registry/rest.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 const GROUP = 'rbac.authorization.k8s.io';
 
@@ -198,7 +199,7 @@ export function guardRbacStores(stores: RESTStore[], checker: EscalationChecker)
       // Server-side apply: the configuration is checked before the merge (what it sets is what it grants;
       // rules other managers own were checked when they were written; roleRef cannot change).
       guarded.apply = async (namespace, name, config, options) => {
-        const probe = structuredClone(config) as unknown as KubeObject;
+        const probe = deepCopy(config) as unknown as KubeObject;
         probe.metadata = { ...((config['metadata'] as KubeObject['metadata'] | undefined) ?? {}), name };
         if ((resource === 'rolebindings' || resource === 'clusterrolebindings') && probe['roleRef'] === undefined) {
           try {

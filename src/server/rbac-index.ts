@@ -16,6 +16,7 @@ import type { RbacSource } from '../auth/authz/rbac.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../auth/authz/bootstrap-policy.js';
 import type { RegistryView } from './routes.js';
 import { uncoveredRules } from './rbac-escalation.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 const AUTOUPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
 
@@ -151,7 +152,7 @@ export class RbacIndex implements RbacSource {
       return;
     }
     if (existing.metadata.annotations?.[AUTOUPDATE] === 'false') return;
-    const next = structuredClone(existing) as KubeObject & Partial<ClusterRole> & Partial<RoleBinding>;
+    const next = deepCopy(existing) as KubeObject & Partial<ClusterRole> & Partial<RoleBinding>;
     let changed = false;
     for (const field of ['labels', 'annotations'] as const) {
       const merged = { ...(expected.metadata[field] ?? {}), ...(existing.metadata[field] ?? {}) };
@@ -179,7 +180,7 @@ export class RbacIndex implements RbacSource {
       if (JSON.stringify(next.roleRef) !== JSON.stringify(want.roleRef)) {
         // roleRef is immutable: upstream deletes the binding and creates it again.
         await this.store(resource).delete('', name, {});
-        const recreated = structuredClone(want) as RoleBinding;
+        const recreated = deepCopy(want) as RoleBinding;
         recreated.metadata = { ...recreated.metadata, labels: next.metadata.labels, annotations: next.metadata.annotations };
         recreated.subjects = [...(next.subjects ?? []), ...(want.subjects ?? []).filter((w) => !(next.subjects ?? []).some((h) => sameSubject(h, w)))];
         await this.store(resource).create('', recreated, {});

@@ -15,6 +15,7 @@ import type { Authenticator } from '../auth/authn/authenticator.js';
 import type { Attributes } from '../auth/authz/attributes.js';
 import type { Authorizer, RbacAuthorizer } from '../auth/authz/rbac.js';
 import type { RESTStore, ResourceType } from '../registry/rest.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 function reviewType(group: string, resource: string, kind: string, namespaced: boolean): ResourceType {
   return {
@@ -122,7 +123,7 @@ function userInfoJson(user: UserInfo): Record<string, unknown> {
   const out: Record<string, unknown> = { username: user.name };
   if (user.uid !== undefined && user.uid !== '') out['uid'] = user.uid;
   if (user.groups.length > 0) out['groups'] = [...user.groups];
-  if (user.extra !== undefined && Object.keys(user.extra).length > 0) out['extra'] = structuredClone(user.extra);
+  if (user.extra !== undefined && Object.keys(user.extra).length > 0) out['extra'] = deepCopy(user.extra);
   return out;
 }
 

@@ -36,6 +36,7 @@ import { isStatusError } from '../machinery/errors.js';
 import { formatIPv4, parseIPv4CIDR } from '../registry/service-ip-allocator.js';
 import { SYSTEM_PRIORITY_CLASSES } from '../api/scheduling/v1/priority-classes.js';
 import { sameJSON } from '../api/core/v1/validation.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 export const DEFAULT_ENDPOINT_RECONCILE_INTERVAL_MS = 10_000;
 export const DEFAULT_MASTER_LEASE_TTL_SECONDS = 15;
@@ -207,7 +208,7 @@ export class SystemObjects {
       if (!isNotFound(err)) throw err;
     }
     try {
-      const created = await store.create(namespace, structuredClone(object), WRITE);
+      const created = await store.create(namespace, deepCopy(object), WRITE);
       this.options.logger.info({ resource, namespace, name: object.metadata.name }, 'created system object');
       return created;
     } catch (err) {
@@ -264,7 +265,7 @@ export class SystemObjects {
       await store.create('kube-system', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.identity, namespace: 'kube-system', labels }, spec }, WRITE);
       return;
     }
-    const next = structuredClone(current);
+    const next = deepCopy(current);
     next.metadata.labels = { ...(next.metadata.labels ?? {}), ...labels };
     next['spec'] = { ...((next['spec'] ?? {}) as Record<string, unknown>), ...spec };
     await store.update('kube-system', this.identity, next, WRITE);
@@ -336,7 +337,7 @@ export class SystemObjects {
     const spec = (svc['spec'] ?? {}) as Record<string, unknown>;
     const current = ((spec['ports'] ?? []) as Record<string, unknown>[]).map((p) => ({ name: p['name'], protocol: p['protocol'], port: p['port'], targetPort: p['targetPort'] }));
     if (!sameJSON(current, ports) || spec['type'] !== 'ClusterIP') {
-      const next = structuredClone(svc);
+      const next = deepCopy(svc);
       next['spec'] = { ...spec, type: 'ClusterIP', ports };
       await this.store('', 'services').update(NAMESPACE, SERVICE_NAME, next, WRITE);
     }
@@ -398,14 +399,14 @@ export class SystemObjects {
     }
     if (current === undefined) {
       try {
-        await store.create(NAMESPACE, structuredClone(desired), WRITE);
+        await store.create(NAMESPACE, deepCopy(desired), WRITE);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
       }
       return;
     }
     if (sameJSON(view(current), view(desired))) return;
-    const next: KubeObject = { ...structuredClone(desired), metadata: { ...current.metadata, labels: desired.metadata.labels ?? {} } };
+    const next: KubeObject = { ...deepCopy(desired), metadata: { ...current.metadata, labels: desired.metadata.labels ?? {} } };
     await store.update(NAMESPACE, name, next, WRITE);
   }
 }

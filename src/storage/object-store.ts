@@ -45,6 +45,7 @@ import {
 import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
 import { decodeStoredValue, encodeStoredValue } from './managed-fields-codec.js';
 import { parseResourceVersion } from '../machinery/resource-version.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 
 /** Decides whether an object belongs in a list or watch (label and field selectors). */
 export type Predicate = (obj: KubeObject) => boolean;
@@ -305,14 +306,14 @@ export class BackendObjectStore implements ObjectStore {
     let current: KeyValue | null = (await this.call(() => this.backend.get(key), name)).kv;
     for (let attempt = 0; ; attempt++) {
       const currentObj = current === null ? null : decode(current.value, current.modRevision);
-      const next = await update(currentObj === null ? null : structuredClone(currentObj));
+      const next = await update(currentObj === null ? null : deepCopy(currentObj));
       const value = encode(next);
       if (current !== null && value === current.value) {
         // Nothing changed: no write, the resourceVersion stays.
         return { object: currentObj!, created: false };
       }
       if (options.dryRun === true) {
-        const out = structuredClone(next);
+        const out = deepCopy(next);
         if (currentObj !== null) out.metadata.resourceVersion = currentObj.metadata.resourceVersion;
         else delete out.metadata.resourceVersion;
         return { object: out, created: current === null };

@@ -13,6 +13,7 @@ import type { KubeObject } from '../../machinery/meta.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RESTStore } from '../../registry/rest.js';
 import { describe, evaluatePod, type Level, type PodMetaLike, type Version } from './checks.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 const PREFIX = 'pod-security.kubernetes.io/';
 const LEVELS: Level[] = ['privileged', 'baseline', 'restricted'];
@@ -78,7 +79,7 @@ const TEMPLATE_RESOURCES = new Set(['/replicationcontrollers', '/podtemplates', 
 function significantPodUpdate(a: AdmissionAttributes): boolean {
   if (a.oldObject === undefined || a.object === undefined) return true;
   const strip = (o: KubeObject): string => {
-    const spec = structuredClone((o['spec'] as Record<string, unknown>) ?? {});
+    const spec = deepCopy((o['spec'] as Record<string, unknown>) ?? {});
     for (const key of ['containers', 'initContainers', 'ephemeralContainers']) {
       for (const c of (spec[key] as Record<string, unknown>[] | undefined) ?? []) delete c['image'];
     }

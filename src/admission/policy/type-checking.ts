@@ -11,6 +11,7 @@ import type { ExpressionWarning, ValidatingAdmissionPolicy } from '../../api/adm
 import { definitionFor, fieldsOf, refOf, type DefinitionSchema, type ElementSchema } from '../../api/schema/index.js';
 import { celEquals, celTypeName, objectTypes, schemaDeclType, type JSONSchema } from '../../machinery/cel/schema-types.js';
 import type { RESTStore } from '../../registry/rest.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 const ANY: JSONSchema = { 'x-kubernetes-int-or-string': true };
 
@@ -77,7 +78,7 @@ function declOf(src: SchemaSource, store: RESTStore, prefix: string): { name: st
   const schema = schemaOf(src, store);
   if (schema === undefined) return undefined;
   const { group, version, kind } = store.type;
-  const t = schemaDeclType(structuredClone(schema), true, `${prefix}${group === '' ? 'core' : group}.${version}.${kind}`);
+  const t = schemaDeclType(deepCopy(schema), true, `${prefix}${group === '' ? 'core' : group}.${version}.${kind}`);
   return t === undefined ? undefined : { name: celTypeName(t), types: objectTypes(t) };
 }
 
@@ -194,7 +195,7 @@ export class PolicyStatusController {
       const generation = p.metadata.generation ?? 0;
       if (p.status?.observedGeneration === generation) continue;
       const warnings = typeCheckPolicy(p, this.schemas());
-      const body = structuredClone(p) as ValidatingAdmissionPolicy;
+      const body = deepCopy(p) as ValidatingAdmissionPolicy;
       body.apiVersion = 'admissionregistration.k8s.io/v1';
       body.kind = 'ValidatingAdmissionPolicy';
       body.status = { ...(body.status ?? {}), observedGeneration: generation, typeChecking: warnings.length > 0 ? { expressionWarnings: warnings } : {} };

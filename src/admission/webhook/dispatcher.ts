@@ -34,6 +34,7 @@ import type { RESTStore } from '../../registry/rest.js';
 import { ServiceResolutionError, WebhookCallError, callWebhook, type ServiceResolver } from './client.js';
 import { type ConfiguredWebhook, WebhookConfigurationSource } from './configuration.js';
 import { type NamespaceLabels, isExemptResource, shouldCall } from './matching.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 export interface WebhookAdmissionOptions {
   /** The configuration stores (looked up when first needed: the registry is built after the chain). */
@@ -316,7 +317,7 @@ export class MutatingWebhookAdmission extends WebhookDispatcher implements Admis
       const before = reviewObject(a.object, a)!;
       let patched: KubeObject;
       try {
-        patched = jsonpatch.applyPatch(structuredClone(before), ops as Operation[], true, false).newDocument;
+        patched = jsonpatch.applyPatch(deepCopy(before), ops as Operation[], true, false).newDocument;
       } catch (err) {
         throw internalError(new Error(jsonPatchError(err, ops as Operation[])));
       }

@@ -27,6 +27,7 @@ import { validateAnnotations, validateLabels } from '../../machinery/validation.
 import type { WebhookClientConfig } from '../../api/admissionregistration/v1/types.js';
 import type { CustomResourceDefinition } from '../types.js';
 import type { CustomResourceConverter } from './converter.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 /** Sends `review` to the webhook, resolves with its decoded JSON answer, or throws an Error in client-go's words. */
 export type ConversionWebhookCaller = (clientConfig: WebhookClientConfig, review: unknown, timeoutSeconds: number) => Promise<unknown>;
@@ -119,7 +120,7 @@ export function webhookConverter(crd: CustomResourceDefinition, options: { callW
     if (out['kind'] !== obj.kind) {
       throw unknownError(`conversion webhook for ${inGvk} returned invalid object at index 0: invalid kind (expected ${obj.kind ?? ''}, received ${out['kind']})`);
     }
-    const result = structuredClone(out) as Json;
+    const result = deepCopy(out) as Json;
     try {
       checkConvertedObject(obj, result);
     } catch (err) {
@@ -184,7 +185,7 @@ function restoreObjectMeta(original: KubeObject, converted: Json): void {
   if (!('metadata' in converted)) throw new ConversionError('missing metadata in converted object');
   const answered = converted['metadata'];
   if (!isObject(answered)) throw new ConversionError(`invalid metadata of type ${goType(answered)} in converted object`);
-  const restored: Json = structuredClone((original.metadata ?? {}) as Json);
+  const restored: Json = deepCopy((original.metadata ?? {}) as Json);
   for (const field of ['labels', 'annotations'] as const) {
     const value = answered[field];
     if (value === undefined || value === null) {

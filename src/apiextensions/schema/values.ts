@@ -17,6 +17,7 @@ import { compileGoRegexp, type GoRegexp } from '../../machinery/re2.js';
 import { isDNS1035Label } from '../../machinery/validation.js';
 import type { JSONSchemaProps } from '../types.js';
 import { additionalPropertiesOf, isObject, itemsOf, propertiesOf } from './structural.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
@@ -76,7 +77,7 @@ function defaultNode(s: JSONSchemaProps, value: unknown): void {
     const props = propertiesOf(s);
     for (const [k, sub] of Object.entries(props)) {
       const d = sub['default'];
-      if (d !== undefined && (!(k in value) || (value[k] === null && sub['nullable'] !== true))) value[k] = structuredClone(d);
+      if (d !== undefined && (!(k in value) || (value[k] === null && sub['nullable'] !== true))) value[k] = deepCopy(d);
       // A null where null is not allowed and nothing defaults it is dropped (upstream's PruneNonNullableNullsWithoutDefaults).
       else if (d === undefined && k in value && value[k] === null && sub['nullable'] !== true) delete value[k];
     }
@@ -88,7 +89,7 @@ function defaultNode(s: JSONSchemaProps, value: unknown): void {
     const items = itemsOf(s);
     if (items === undefined) return;
     for (let i = 0; i < value.length; i++) {
-      if (value[i] === null && items['default'] !== undefined && items['nullable'] !== true) value[i] = structuredClone(items['default']);
+      if (value[i] === null && items['default'] !== undefined && items['nullable'] !== true) value[i] = deepCopy(items['default']);
       defaultNode(items, value[i]);
     }
   }

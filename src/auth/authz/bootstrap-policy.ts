@@ -5,6 +5,7 @@
 // system:aggregate-to-* roles (and any role a user labels to join them).
 
 import type { ClusterRole, ClusterRoleBinding, PolicyRule } from '../../api/rbac/v1/types.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 interface RoleFacts {
   name: string;
@@ -704,8 +705,8 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       kind: 'ClusterRole',
       metadata: { name: r.name, labels: { ...r.labels }, annotations: { ...AUTOUPDATE } },
     };
-    if (r.aggregationRule !== undefined) role.aggregationRule = structuredClone(r.aggregationRule);
-    else role.rules = structuredClone(r.rules ?? []);
+    if (r.aggregationRule !== undefined) role.aggregationRule = deepCopy(r.aggregationRule);
+    else role.rules = deepCopy(r.rules ?? []);
     return role;
   });
 }

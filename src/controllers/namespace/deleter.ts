@@ -32,6 +32,7 @@ import {
   silentLogger,
 } from '../../client/index.js';
 import { type DeletionReport, applyDeletionConditions, emptyReport } from './conditions.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 /** Upstream's default estimate for finalizers to finish, in seconds. */
 export const FINALIZER_ESTIMATE_SECONDS = 15;
@@ -247,7 +248,7 @@ export class NamespacedResourcesDeleter {
   }
 
   private async writeConditions(ns: Namespace, report: DeletionReport): Promise<void> {
-    const conditions: NamespaceCondition[] = structuredClone(ns.status?.conditions ?? []);
+    const conditions: NamespaceCondition[] = deepCopy(ns.status?.conditions ?? []);
     const now = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (!applyDeletionConditions(conditions, report, now)) return;
     try {

@@ -58,6 +58,7 @@ import {
   isNotFound,
   DeletedFinalStateUnknown,
 } from '../../client/index.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 export const DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS = 5;
 export const DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS = 5 * 60_000;
@@ -165,7 +166,7 @@ export class ResourceQuotaController {
     const next: ResourceQuota = {
       apiVersion: 'v1',
       kind: 'ResourceQuota',
-      ...structuredClone(quota),
+      ...deepCopy(quota),
       status: { hard: toWire(hard), used: toWire(used) },
     };
     try {

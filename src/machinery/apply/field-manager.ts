@@ -23,6 +23,7 @@ import type { TypeNode } from './schema.js';
 import { compare, toFieldSet } from './typed.js';
 import { ConflictsError, type Managers, Updater } from './updater.js';
 import { createdFieldsV1, type CreatedFieldsOptions } from './created.js';
+import { deepCopy } from '../deep-copy.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -414,7 +415,7 @@ function isReset(entries: readonly ManagedFieldsEntry[] | undefined): boolean {
 
 /** kubectl's last-applied annotation for an applied configuration: its JSON (sorted keys) without the annotation. */
 function lastAppliedOf(config: Record<string, unknown>): string {
-  const copy = structuredClone(config) as KubeObject;
+  const copy = deepCopy(config) as KubeObject;
   const annotations = copy.metadata?.annotations;
   if (annotations !== undefined) delete annotations[LAST_APPLIED_ANNOTATION];
   return `${JSON.stringify(sortKeysDeep(copy))}\n`;

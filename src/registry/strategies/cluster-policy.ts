@@ -22,6 +22,7 @@ import {
 } from '../../api/certificates/v1/validation.js';
 import type { Loose } from '../../api/loose.js';
 import type { Strategy, SubresourceStrategy } from '../strategy.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 export const priorityClassStrategy: Strategy = {
   namespaced: false,
@@ -72,14 +73,14 @@ function preserveConditions(obj: KubeObject, old: KubeObject, type: string): voi
   const newIdx = next.flatMap((c, i) => (c.type === type ? [i] : []));
   const oldIdx = prev.flatMap((c, i) => (c.type === type ? [i] : []));
   if (newIdx.length !== oldIdx.length) return;
-  newIdx.forEach((n, i) => (next[n] = structuredClone(prev[oldIdx[i]!]!)));
+  newIdx.forEach((n, i) => (next[n] = deepCopy(prev[oldIdx[i]!]!)));
 }
 
 function keepFromOld(obj: KubeObject, old: KubeObject, keep: (o: Loose, prev: Loose) => void): void {
   const status = obj.status;
   const rv = obj.metadata.resourceVersion;
   for (const key of Object.keys(obj)) if (key !== 'status') delete obj[key];
-  for (const [key, value] of Object.entries(structuredClone(old))) if (key !== 'status') obj[key] = value;
+  for (const [key, value] of Object.entries(deepCopy(old))) if (key !== 'status') obj[key] = value;
   obj.metadata.resourceVersion = rv;
   if (status === undefined) delete obj.status;
   else obj.status = status;
@@ -102,7 +103,7 @@ const csrApproval: SubresourceStrategy = {
     stampConditions(obj, old);
     keepFromOld(obj, old, (o, prev) => {
       const conditions = o.status?.conditions;
-      o.status = structuredClone(prev.status ?? {});
+      o.status = deepCopy(prev.status ?? {});
       if (conditions === undefined) delete o.status.conditions;
       else o.status.conditions = conditions;
     });
@@ -125,14 +126,14 @@ export const certificateSigningRequestStrategy: Strategy = {
       spec.username = user.name;
       if (user.uid !== undefined && user.uid !== '') spec.uid = user.uid;
       spec.groups = [...user.groups];
-      if (user.extra !== undefined && Object.keys(user.extra).length > 0) spec.extra = structuredClone(user.extra);
+      if (user.extra !== undefined && Object.keys(user.extra).length > 0) spec.extra = deepCopy(user.extra);
     }
     obj.status = {};
   },
   prepareForUpdate(obj, old) {
-    obj['spec'] = structuredClone(old['spec']);
+    obj['spec'] = deepCopy(old['spec']);
     if (old.status === undefined) delete obj.status;
-    else obj.status = structuredClone(old.status);
+    else obj.status = deepCopy(old.status);
   },
   validate: validateCertificateSigningRequest,
   validateUpdate: validateCertificateSigningRequestUpdate,

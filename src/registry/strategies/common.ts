@@ -5,11 +5,12 @@ import type { KubeObject } from '../../machinery/meta.js';
 import type { FieldError } from '../../machinery/field-errors.js';
 import { sameJSON } from '../../api/core/v1/validation.js';
 import type { SubresourceStrategy } from '../strategy.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 /** Main-resource writes keep the stored status (kinds with a status subresource). */
 export function keepStatus(obj: KubeObject, old: KubeObject): void {
   if (old.status === undefined) delete obj.status;
-  else obj.status = structuredClone(old.status);
+  else obj.status = deepCopy(old.status);
 }
 
 /** Spec changes bump metadata.generation (kinds that track it). */
@@ -33,7 +34,7 @@ export function statusSubresource(validate?: (obj: KubeObject, old: KubeObject) 
       const status = obj.status;
       const rv = obj.metadata.resourceVersion;
       for (const key of Object.keys(obj)) delete obj[key];
-      for (const [key, value] of Object.entries(structuredClone(old))) {
+      for (const [key, value] of Object.entries(deepCopy(old))) {
         if (key !== 'status') obj[key] = value;
         else if (status !== undefined) obj.status = status;
       }

@@ -11,6 +11,7 @@ import type { Namespace } from '../../api/core/v1/types.js';
 import { type FieldError, fieldErrors } from '../../machinery/field-errors.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt, statusSubresource } from './common.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 function phaseOf(ns: Namespace): 'Active' | 'Terminating' {
   return ns.metadata.deletionTimestamp !== undefined ? 'Terminating' : 'Active';
@@ -39,7 +40,7 @@ export const namespaceStrategy: Strategy = {
     ns.spec = { ...(ns.spec ?? {}) };
     if (o.spec?.finalizers === undefined) delete ns.spec.finalizers;
     else ns.spec.finalizers = [...o.spec.finalizers];
-    ns.status = structuredClone(o.status ?? {});
+    ns.status = deepCopy(o.status ?? {});
     labelNamespaceName(ns);
   },
   validate: validateNamespace,
@@ -68,7 +69,7 @@ export const namespaceStrategy: Strategy = {
         const ns = obj as Namespace;
         const oldStatus = (old as Namespace).status;
         if (oldStatus === undefined) delete ns.status;
-        else ns.status = structuredClone(oldStatus);
+        else ns.status = deepCopy(oldStatus);
       },
       validateUpdate(obj) {
         const errs: FieldError[] = [];

@@ -10,6 +10,7 @@ import type { Pod } from '../../api/core/v1/types.js';
 import { computePodQOS } from '../../api/core/v1/resource-helpers.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt, keepStatus, statusSubresource } from './common.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 
 /** Upstream's ComputePodQOS (exact quantity comparisons). */
 export function podQOSClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
@@ -74,7 +75,7 @@ export const podStrategy: Strategy = {
         const containers = (obj.spec as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
         const rv = obj.metadata.resourceVersion;
         for (const key of Object.keys(obj)) delete obj[key];
-        Object.assign(obj, structuredClone(old));
+        Object.assign(obj, deepCopy(old));
         obj.metadata.resourceVersion = rv;
         const spec = (obj.spec ??= {}) as { ephemeralContainers?: unknown };
         if (containers === undefined || containers === null) delete spec.ephemeralContainers;

@@ -8,6 +8,7 @@ import { goLabelSelector, goStringMap } from '../../../machinery/go-syntax.js';
 import { sameJSON, validatePodTemplateSpec } from '../../core/v1/validation.js';
 import { cronScheduleError } from './cron.js';
 import type { CronJob, Job, JobSpec } from './types.js';
+import { deepCopy } from '../../../machinery/deep-copy.js';
 
 const COMPLETION_MODES = ['NonIndexed', 'Indexed'];
 const MAX_PARALLELISM_FOR_INDEXED = 100000;
@@ -92,7 +93,7 @@ export function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[
   const suspendedNeverStarted = oldSpec.suspend === true && ((old as Job).status?.['startTime'] ?? null) === null;
   const strip = (t: JobSpec['template']): unknown => {
     if (!suspendedNeverStarted || t === undefined) return t ?? null;
-    const c = structuredClone(t) as { metadata?: Record<string, unknown>; spec?: Record<string, unknown> };
+    const c = deepCopy(t) as { metadata?: Record<string, unknown>; spec?: Record<string, unknown> };
     for (const f of ['nodeSelector', 'tolerations', 'affinity', 'schedulingGates']) delete c.spec?.[f];
     for (const f of ['labels', 'annotations']) delete c.metadata?.[f];
     return c;

@@ -14,6 +14,7 @@ import type { Loose } from '../../loose.js';
 import { defaultPodSpec } from './defaults.js';
 import type { PodTemplateSpec } from './types.js';
 import { sameJSON, validatePodTemplateSpec } from './validation.js';
+import { deepCopy } from '../../../machinery/deep-copy.js';
 
 const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
@@ -124,7 +125,7 @@ function sourceOf(spec: Loose): Record<string, unknown> {
 
 export function validatePersistentVolumeUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs = validatePersistentVolume(obj);
-  const a: Loose = structuredClone((obj as Loose).spec ?? {});
+  const a: Loose = deepCopy((obj as Loose).spec ?? {});
   const b: Loose = (old as Loose).spec ?? {};
   // A CSI volume may gain a controllerExpandSecretRef.
   if (b.csi != null && b.csi.controllerExpandSecretRef == null && a.csi != null) delete a.csi.controllerExpandSecretRef;

@@ -12,6 +12,7 @@ import { parseQuantity } from '../../../machinery/quantity.js';
 import { isDNS1123Subdomain } from '../../../machinery/validation.js';
 import type { PersistentVolumeClaim } from './types.js';
 import { sameJSON } from './validation.js';
+import { deepCopy } from '../../../machinery/deep-copy.js';
 
 const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 const VOLUME_MODES = ['Block', 'Filesystem'];
@@ -53,8 +54,8 @@ export function validatePersistentVolumeClaim(obj: KubeObject): FieldError[] {
 
 export function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs = validatePersistentVolumeClaim(obj);
-  const a = structuredClone((obj as PersistentVolumeClaim).spec ?? {});
-  const b = structuredClone((old as PersistentVolumeClaim).spec ?? {});
+  const a = deepCopy((obj as PersistentVolumeClaim).spec ?? {});
+  const b = deepCopy((old as PersistentVolumeClaim).spec ?? {});
   const newStorage = a.resources?.requests?.['storage'];
   const oldStorage = b.resources?.requests?.['storage'];
   // A claim not yet bound may get its volumeName set once.

@@ -30,6 +30,7 @@ import type {
   Service,
   ServiceSpec,
 } from './types.js';
+import { deepCopy } from '../../../machinery/deep-copy.js';
 
 /** Total data of a ConfigMap or Secret (1 MiB). */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -519,10 +520,10 @@ const POD_UPDATABLE =
 /** A pod's spec is immutable but for images, activeDeadlineSeconds and added tolerations. */
 export function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs = validatePod(obj);
-  const a = structuredClone((obj as Pod).spec ?? ({} as PodSpec));
+  const a = deepCopy((obj as Pod).spec ?? ({} as PodSpec));
   const b = (old as Pod).spec ?? ({} as PodSpec);
   // Copy the mutable fields from new to old's shape, then compare.
-  const masked = structuredClone(b);
+  const masked = deepCopy(b);
   (masked.containers ?? []).forEach((c, i) => {
     if (a.containers?.[i] !== undefined) c.image = a.containers[i]!.image;
   });

