@@ -138,7 +138,10 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
     // Panic recovery: nothing thrown below escapes as an unhandled rejection.
     const run = async (): Promise<void> => {
       info = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
-      if (ctx.security !== undefined && !(await runSecurityFilters(ctx.security, req, res, info))) return;
+      if (ctx.security !== undefined) {
+        const allowed = runSecurityFilters(ctx.security, req, res, info);
+        if (!(allowed instanceof Promise ? await allowed : allowed)) return;
+      }
       if (ctx.extraRoutes !== undefined && (await ctx.extraRoutes(req, res, info))) return;
       if (info.isResourceRequest) await serveResource(ctx, req, res, info);
       else if (openApiService().handles(info.path)) openApiService().serve(req, res, info.path);

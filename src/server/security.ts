@@ -138,19 +138,24 @@ function impersonate(filters: SecurityFilters, req: IncomingMessage, actor: User
  * Runs the filters; false when the request was answered here (401, 403, or
  * impersonation errors) and must go no further.
  */
-export async function runSecurityFilters(filters: SecurityFilters, req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<boolean> {
+export function runSecurityFilters(filters: SecurityFilters, req: IncomingMessage, res: ServerResponse, info: RequestInfo): boolean | Promise<boolean> {
   const credentials: Credentials = {};
   const cert = clientCertificate(req);
   if (cert !== undefined) credentials.clientCertificate = cert;
   const token = bearerToken(req.headers.authorization);
   if (token !== undefined) credentials.bearerToken = token;
-  let result: AuthenticationResult;
   if (isLoopbackRequest(req)) {
     const loopbackUser = token === undefined ? undefined : filters.loopback?.userFor(token);
-    result = loopbackUser === undefined ? { ok: false } : { ok: true, user: loopbackUser, anonymous: false };
-  } else {
-    result = await filters.authenticator.authenticate(credentials);
+    return authorizeRequest(filters, req, res, info, loopbackUser === undefined ? { ok: false } : { ok: true, user: loopbackUser, anonymous: false });
   }
+  // Synchronous but for service-account tokens: no promise on most requests.
+  const result = filters.authenticator.authenticate(credentials);
+  if (result instanceof Promise) return result.then((r) => authorizeRequest(filters, req, res, info, r));
+  return authorizeRequest(filters, req, res, info, result);
+}
+
+/** What follows authentication: impersonation, audit, authorization. */
+function authorizeRequest(filters: SecurityFilters, req: IncomingMessage, res: ServerResponse, info: RequestInfo, result: AuthenticationResult): boolean {
   if (!result.ok) {
     writeError(req, res, unauthorized());
     return false;

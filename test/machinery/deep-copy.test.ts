@@ -11,7 +11,7 @@ test('deepCopy copies a JSON tree: equal, and sharing nothing with the original'
   const copy = deepCopy(original);
   assert.deepEqual(copy, original);
   copy.metadata.labels.a = 'changed';
-  copy.metadata.managedFields[0]!.fieldsV1['f:spec']['.'] = { x: 1 } as Record<string, never>;
+  (copy.metadata.managedFields[0]!.fieldsV1['f:spec'] as Record<string, unknown>)['f:hard'] = {};
   (copy.spec.list[4] as number[]).push(4);
   assert.equal(original.metadata.labels.a, 'b');
   assert.deepEqual(original.metadata.managedFields[0]!.fieldsV1, { 'f:spec': { '.': {} } });

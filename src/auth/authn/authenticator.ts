@@ -34,6 +34,21 @@ function withAuthenticatedGroup(user: UserInfo): UserInfo {
   return { ...user, groups: [...user.groups, ALL_AUTHENTICATED] };
 }
 
+/**
+ * The authenticated user of a token-file entry or of a connection's client
+ * certificate, made once: every request of that credential then carries the
+ * same UserInfo object, which the authorizer's decision cache keys on.
+ */
+const AUTHENTICATED = new WeakMap<object, UserInfo>();
+function authenticatedOnce(source: object, make: () => UserInfo): UserInfo {
+  let user = AUTHENTICATED.get(source);
+  if (user === undefined) {
+    user = withAuthenticatedGroup(make());
+    AUTHENTICATED.set(source, user);
+  }
+  return user;
+}
+
 export const ANONYMOUS: UserInfo = Object.freeze({ name: ANONYMOUS_USER, groups: [ALL_UNAUTHENTICATED] }) as UserInfo;
 
 /** Reads a bearer token from an Authorization header value (undefined: no bearer credential). */
@@ -51,23 +66,25 @@ export class Authenticator {
     this.options = options;
   }
 
-  async authenticate(credentials: Credentials): Promise<AuthenticationResult> {
-    let offered = false;
+  /** Synchronous unless a service-account token has to be checked (every request goes through here). */
+  authenticate(credentials: Credentials): AuthenticationResult | Promise<AuthenticationResult> {
     const cert = credentials.clientCertificate;
-    if (cert !== undefined) {
-      offered = true;
-      if (cert.verified && cert.commonName !== '') {
-        return { ok: true, user: withAuthenticatedGroup({ name: cert.commonName, groups: [...cert.organizations] }), anonymous: false };
-      }
+    if (cert !== undefined && cert.verified && cert.commonName !== '') {
+      return { ok: true, user: authenticatedOnce(cert, () => ({ name: cert.commonName, groups: [...cert.organizations] })), anonymous: false };
     }
     const token = credentials.bearerToken;
-    if (token !== undefined) {
-      offered = true;
-      const user = await this.authenticateToken(token);
-      if (user !== undefined) return { ok: true, user: withAuthenticatedGroup(user), anonymous: false };
+    if (token !== undefined && token !== '') {
+      const fromFile = this.options.tokens?.get(token);
+      if (fromFile !== undefined) return { ok: true, user: authenticatedOnce(fromFile, () => fromFile), anonymous: false };
+      if (this.options.serviceAccounts?.tokens.claimsIssuer(token) === true) return this.authenticateServiceAccount(token);
     }
-    if (!offered && this.options.anonymous !== false) return { ok: true, user: ANONYMOUS, anonymous: true };
+    if (cert === undefined && token === undefined && this.options.anonymous !== false) return { ok: true, user: ANONYMOUS, anonymous: true };
     return { ok: false };
+  }
+
+  private async authenticateServiceAccount(token: string): Promise<AuthenticationResult> {
+    const user = await this.authenticateToken(token);
+    return user === undefined ? { ok: false } : { ok: true, user: withAuthenticatedGroup(user), anonymous: false };
   }
 
   /** A bearer token's user (TokenReview uses this too), without system:authenticated. */

@@ -132,19 +132,18 @@ function describeSubject(s: Subject, bindingNamespace: string): string {
   return `${s.kind} ${JSON.stringify(s.name)}`;
 }
 
+/** The user's part of a decision's cache key, made once per UserInfo object (authentication hands the same one to every request of a credential). */
+const USER_KEYS = new WeakMap<UserInfo, string>();
+
 function cacheKey(a: Attributes): string {
+  let user = USER_KEYS.get(a.user);
+  if (user === undefined) {
+    user = `${a.user.name}\u0000${a.user.groups.join('\u0001')}`;
+    USER_KEYS.set(a.user, user);
+  }
   // \u0000 cannot occur in any of these (names, groups and paths are validated or come from URLs).
-  return [
-    a.user.name,
-    a.user.groups.join('\u0001'),
-    a.verb,
-    a.isResourceRequest ? '' : a.path,
-    a.namespace,
-    a.apiGroup,
-    a.resource,
-    a.subresource,
-    a.name,
-  ].join('\u0000');
+  const path = a.isResourceRequest ? '' : a.path;
+  return `${user}\u0000${a.verb}\u0000${path}\u0000${a.namespace}\u0000${a.apiGroup}\u0000${a.resource}\u0000${a.subresource}\u0000${a.name}`;
 }
 
 /** Allows everything (--authorization-mode=AlwaysAllow). */
