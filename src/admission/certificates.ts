@@ -33,6 +33,9 @@ const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
 
 type Csr = KubeObject & { spec?: { signerName?: string; request?: string }; status?: { certificate?: string; conditions?: unknown[] } };
 
+/** The store whose writes these plugins judge (AdmissionPlugin.resources). */
+const CSR_RESOURCES: ReadonlySet<string> = new Set([`${GROUP}/certificatesigningrequests`]);
+
 function isCsr(a: AdmissionAttributes, subresource: string): boolean {
   return a.resource.group === GROUP && a.resource.resource === 'certificatesigningrequests' && a.subresource === subresource;
 }
@@ -74,12 +77,14 @@ abstract class SignerVerbPlugin implements AdmissionPlugin {
 
 export class CertificateApproval extends SignerVerbPlugin {
   readonly name = 'CertificateApproval';
+  readonly resources: ReadonlySet<string> = CSR_RESOURCES;
   protected readonly verb = 'approve';
   protected readonly subresource = 'approval';
 }
 
 export class CertificateSigning extends SignerVerbPlugin {
   readonly name = 'CertificateSigning';
+  readonly resources: ReadonlySet<string> = CSR_RESOURCES;
   protected readonly verb = 'sign';
   protected readonly subresource = 'status';
 
@@ -93,6 +98,7 @@ export class CertificateSigning extends SignerVerbPlugin {
 
 export class CertificateSubjectRestriction implements AdmissionPlugin {
   readonly name = 'CertificateSubjectRestriction';
+  readonly resources: ReadonlySet<string> = CSR_RESOURCES;
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || !isCsr(a, '')) return;

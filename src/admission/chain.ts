@@ -160,6 +160,7 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
       new ResourceQuotaAdmission({
         access: {
           listCached: async (ns) => (await store(lookup(), 'resourcequotas').list(ns, { resourceVersion: '0' })).items as ResourceQuota[],
+          peekCached: (ns) => store(lookup(), 'resourcequotas').listCached?.(ns) as readonly ResourceQuota[] | undefined,
           listLive: async (ns) => (await store(lookup(), 'resourcequotas').list(ns, {})).items as ResourceQuota[],
           updateStatus: async (q) => {
             const body = { apiVersion: 'v1', kind: 'ResourceQuota', ...deepCopy(q) } as ResourceQuota;

@@ -19,6 +19,7 @@ const CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
 
 export class DefaultIngressClass implements AdmissionPlugin {
   readonly name = DEFAULT_INGRESS_CLASS_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['networking.k8s.io/ingresses']);
 
   constructor(private readonly classes: () => RESTStore | undefined) {}
 

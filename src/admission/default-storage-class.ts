@@ -33,6 +33,7 @@ export function newestDefault<T extends KubeObject>(items: readonly T[], isDefau
 
 export class DefaultStorageClass implements AdmissionPlugin {
   readonly name = DEFAULT_STORAGE_CLASS_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['/persistentvolumeclaims']);
 
   constructor(private readonly classes: () => RESTStore | undefined) {}
 

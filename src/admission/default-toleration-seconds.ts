@@ -34,6 +34,7 @@ function sameToleration(a: Toleration, b: Toleration): boolean {
 
 export class DefaultTolerationSeconds implements AdmissionPlugin {
   readonly name = DEFAULT_TOLERATION_SECONDS_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['/pods']);
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;

@@ -49,6 +49,7 @@ function supports(a: AdmissionAttributes): 'pod' | 'pvc' | undefined {
 
 export class LimitRanger implements AdmissionPlugin {
   readonly name = LIMIT_RANGER_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['/pods', '/persistentvolumeclaims']);
   private readonly options: LimitRangerOptions;
   private readonly now: () => number;
   private readonly liveLookups = new Map<string, { expires: number; items: Promise<LimitRange[]> }>();

@@ -35,6 +35,7 @@ type PriorityClass = KubeObject & PriorityClassFields;
 
 export class PriorityAdmission implements AdmissionPlugin {
   readonly name = PRIORITY_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['/pods', 'scheduling.k8s.io/priorityclasses']);
 
   /** `classes` is the priorityclasses store (absent: pods resolve to priority 0 only when they name no class). */
   constructor(private readonly classes: () => RESTStore | undefined) {}

@@ -26,6 +26,7 @@ type Claim = KubeObject & {
 
 export class PersistentVolumeClaimResize implements AdmissionPlugin {
   readonly name = PVC_RESIZE_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['/persistentvolumeclaims']);
 
   constructor(private readonly classes: () => RESTStore | undefined) {}
 

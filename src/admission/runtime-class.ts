@@ -46,6 +46,7 @@ interface PodSpec {
 
 export class RuntimeClassAdmission implements AdmissionPlugin {
   readonly name = RUNTIME_CLASS_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['/pods']);
 
   constructor(private readonly classes: () => RESTStore | undefined) {}
 

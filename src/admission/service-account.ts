@@ -72,6 +72,7 @@ export function tokenVolume(name: string): Volume {
 
 export class ServiceAccountAdmission implements AdmissionPlugin {
   readonly name = SERVICE_ACCOUNT_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['/pods']);
   private readonly suffix: () => string;
   private readonly sleep: (ms: number) => Promise<void>;
 

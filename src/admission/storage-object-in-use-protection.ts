@@ -18,6 +18,7 @@ export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
 
 export class StorageObjectInUseProtection implements AdmissionPlugin {
   readonly name = STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['/persistentvolumeclaims', '/persistentvolumes']);
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || a.subresource !== '' || a.resource.group !== '' || a.object === undefined) return;

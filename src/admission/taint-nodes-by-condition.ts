@@ -15,6 +15,7 @@ export const TAINT_NODES_BY_CONDITION_PLUGIN = 'TaintNodesByCondition';
 
 export class TaintNodesByCondition implements AdmissionPlugin {
   readonly name = TAINT_NODES_BY_CONDITION_PLUGIN;
+  readonly resources: ReadonlySet<string> = new Set(['/nodes']);
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || a.resource.group !== '' || a.resource.resource !== 'nodes' || a.subresource !== '') return;

@@ -63,6 +63,13 @@ export interface AdmissionAttributes {
 
 export interface AdmissionPlugin {
   name: string;
+  /**
+   * The stores ("group/resource", "" for the core group) whose writes this
+   * plugin acts on, subresources included; absent: every store. Each store
+   * keeps only the plugins that may act on it, so a configmap write does not
+   * call the pod plugins just to see them return.
+   */
+  readonly resources?: ReadonlySet<string>;
   /** Starts the plugin's background work (informers), once the registry serves; stop() ends it. */
   start?(): void;
   stop?(): void;

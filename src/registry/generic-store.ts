@@ -157,7 +157,8 @@ export class GenericStore implements RESTStore {
     this.storage = options.storage;
     this.clock = options.clock ?? systemClock;
     this.newUid = options.uid ?? newUid;
-    this.admission = options.admission ?? [];
+    const storeKey = `${this.type.group}/${this.type.resource}`;
+    this.admission = (options.admission ?? []).filter((p) => p.resources === undefined || p.resources.has(storeKey));
     this.prune = options.prune;
     this.gr = { group: this.type.group, resource: this.type.resource };
     this.apiVersion = apiVersionOf(this.type);
@@ -224,6 +225,10 @@ export class GenericStore implements RESTStore {
 
   getCached(namespace: string, name: string): Readonly<KubeObject> | undefined {
     return this.storage.getCached?.(this.ns(namespace), name);
+  }
+
+  listCached(namespace: string): Readonly<KubeObject>[] | undefined {
+    return this.storage.listCached?.(this.ns(namespace));
   }
 
   async list(namespace: string, options: ListOptions): Promise<KubeList> {

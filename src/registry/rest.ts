@@ -125,6 +125,8 @@ export interface RESTStore {
    * does not hold it, or the resource has no watch cache.
    */
   getCached(namespace: string, name: string): Readonly<KubeObject> | undefined;
+  /** A namespace's objects as getCached gives them (no order promised); undefined when there is no filled watch cache. */
+  listCached?(namespace: string): Readonly<KubeObject>[] | undefined;
   /** namespace '' lists across all namespaces (or a cluster-scoped resource). */
   list(namespace: string, options: ListOptions): Promise<KubeList>;
   /** Takes `object` as its own (defaults and metadata are set on it): pass a copy to keep yours. */

@@ -127,6 +127,8 @@ export interface ObjectStore {
    * is not filled yet. The object is shared by every caller and frozen.
    */
   getCached?(namespace: string, name: string): Readonly<KubeObject> | undefined;
+  /** Stores with a watch cache: a namespace's objects as getCached gives them; undefined until the cache is filled. */
+  listCached?(namespace: string): Readonly<KubeObject>[] | undefined;
   /** namespace '' reads every namespace (and cluster-scoped resources). */
   list(namespace: string, options: StoreListOptions): Promise<StoreListResult>;
   /** Resolves with the created object; it may share nested values with `obj`, which the caller must not change afterwards. */

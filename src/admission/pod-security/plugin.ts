@@ -92,6 +92,7 @@ function significantPodUpdate(a: AdmissionAttributes): boolean {
 
 export class PodSecurityAdmission implements AdmissionPlugin {
   readonly name = 'PodSecurity';
+  readonly resources: ReadonlySet<string> = new Set(['/namespaces', '/pods', ...TEMPLATE_RESOURCES]);
 
   constructor(private readonly stores: { namespaces: () => RESTStore | undefined; pods: () => RESTStore | undefined }) {}
 

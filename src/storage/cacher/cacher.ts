@@ -244,7 +244,18 @@ export class CachedObjectStore implements ObjectStore {
   getCached(namespace: string, name: string): Readonly<KubeObject> | undefined {
     if (!this.ready) return undefined;
     const entry = this.cache.get(this.keyFor(namespace, name));
-    if (entry === undefined) return undefined;
+    return entry === undefined ? undefined : this.parsedEntry(entry);
+  }
+
+  listCached(namespace: string): Readonly<KubeObject>[] | undefined {
+    if (!this.ready) return undefined;
+    const prefix = this.prefixFor(namespace);
+    const out: Readonly<KubeObject>[] = [];
+    for (const entry of this.cache.range(prefix, prefixEnd(prefix))) out.push(this.parsedEntry(entry));
+    return out;
+  }
+
+  private parsedEntry(entry: CachedObject): Readonly<KubeObject> {
     // Parsed once per revision: a new revision is a new entry, so the memo
     // never serves an old state and goes with the entry it was made for.
     let obj = this.parsed.get(entry);
