@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestInfo } from '../../src/server/request-info.js';
+import { parseRequestInfo, targetPath, targetQuery } from '../../src/server/request-info.js';
 
 type Row = [method: string, url: string, expected: Partial<ReturnType<typeof parseRequestInfo>>];
 
@@ -52,4 +52,29 @@ test('discovery, health and unknown paths are non-resource requests', () => {
 test('path segments are URL-decoded', () => {
   const info = parseRequestInfo('GET', '/api/v1/namespaces/default/configmaps/a%3Ab');
   assert.equal(info.name, 'a:b');
+});
+
+test('targetPath and targetQuery read a request target as WHATWG URL parsing does, on their fast path and off it', () => {
+  const targets = [
+    '/api/v1/namespaces/default/configmaps/kube-root-ca.crt',
+    '/apis/rbac.authorization.k8s.io/v1/namespaces/a/rolebindings?fieldManager=kubectl-client-side-apply&fieldValidation=Strict',
+    '/api/v1/namespaces/a/pods?labelSelector=app%3Dweb%2Ctier+in+(a,b)&watch=1&allowWatchBookmarks=true',
+    '/api/v1/namespaces/a/configmaps/x%2Fy',
+    '/api/v1/namespaces/./configmaps',
+    '/api/v1/namespaces/a/../b/configmaps',
+    '/api/v1/namespaces/%2e%2e/configmaps',
+    '/api/v1/namespaces/a/configmaps/..',
+    '//evil/api/v1/pods',
+    '/api/v1/pods?q=a b',
+    '/api/v1/pods?q="x"#fragment',
+    '/api/v1/pods?',
+    '/api/v1/nam espaces',
+    '/api/v1/namespaces/é',
+    '/',
+  ];
+  for (const t of targets) {
+    const url = new URL(t, 'http://apiary.invalid');
+    assert.equal(targetPath(t), url.pathname, t);
+    assert.deepEqual([...targetQuery(t)], [...url.searchParams], t);
+  }
 });
