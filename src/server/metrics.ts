@@ -100,7 +100,7 @@ export function instrumentBackend(backend: Backend, histogram: Histogram<'operat
       end();
     }
   };
-  return {
+  const wrapped: Backend = {
     consistentProgress: backend.consistentProgress,
     currentRevision: () => backend.currentRevision(),
     compactedRevision: () => backend.compactedRevision(),
@@ -113,6 +113,8 @@ export function instrumentBackend(backend: Backend, histogram: Histogram<'operat
     compact: (revision) => backend.compact(revision),
     close: () => backend.close(),
   };
+  if (backend.localRevision !== undefined) wrapped.localRevision = () => backend.localRevision!();
+  return wrapped;
 }
 
 /** Counts the keys under {prefix}/{resource}/ with a one-key range read (the backend reports the total). */

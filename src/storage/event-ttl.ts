@@ -14,7 +14,7 @@ export function withEventTtl(backend: Backend, ttlSeconds: number): Backend {
   if (!(ttlSeconds > 0)) throw new Error(`event TTL must be positive, got ${ttlSeconds}`);
   const retime = (options: WriteOptions | undefined): WriteOptions | undefined =>
     options?.ttlSeconds !== undefined && options.ttlSeconds > 0 ? { ...options, ttlSeconds } : options;
-  return {
+  const wrapped: Backend = {
     consistentProgress: backend.consistentProgress,
     currentRevision: () => backend.currentRevision(),
     compactedRevision: () => backend.compactedRevision(),
@@ -27,4 +27,6 @@ export function withEventTtl(backend: Backend, ttlSeconds: number): Backend {
     compact: (revision) => backend.compact(revision),
     close: () => backend.close(),
   };
+  if (backend.localRevision !== undefined) wrapped.localRevision = () => backend.localRevision!();
+  return wrapped;
 }

@@ -113,6 +113,12 @@ export interface Backend {
 
   /** The revision of the last write (0 for an empty store). */
   currentRevision(): Promise<number>;
+  /**
+   * Backends in this process (memory, sqlite): currentRevision() without a
+   * round trip, the revision of the last write readers can see. Absent where
+   * knowing it takes a request (etcd).
+   */
+  localRevision?(): number;
   /** The oldest revision that can still be read or watched from (compaction point). */
   compactedRevision(): Promise<number>;
 

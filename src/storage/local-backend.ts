@@ -48,6 +48,11 @@ export abstract class LocalBackend {
     return this.revision;
   }
 
+  localRevision(): number {
+    this.ensureOpen();
+    return this.revision;
+  }
+
   async compactedRevision(): Promise<number> {
     this.ensureOpen();
     return this.compacted;

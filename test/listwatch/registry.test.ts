@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../src/machinery/meta.js';
 import type { ListOptions } from '../../src/registry/rest.js';
+import { decodeStoredValue, encodeStoredValue } from '../../src/storage/managed-fields-codec.js';
 import { collect, configMap, describe, newFixture, rvOf, statusOf } from './helpers.js';
 
 test('list and get: resourceVersion cases, table-driven', async (t) => {
@@ -339,4 +340,33 @@ test('getCached without a watch cache: undefined (callers read storage)', async 
   t.after(() => f.close());
   await f.configmaps.create('ns', configMap('a'), {});
   assert.equal(f.configmaps.getCached('ns', 'a'), undefined);
+});
+
+test('a consistent get is served from the watch cache once it holds the backend revision, and never older than the backend', async (t) => {
+  const f = await newFixture();
+  t.after(() => f.close());
+  const cm = f.configmaps;
+  const created = await cm.create('ns1', configMap('a', {}, { v: '1' }), {});
+  // Reads of the backend, counted on the real MemoryBackend.
+  let backendGets = 0;
+  const get = f.backend.get.bind(f.backend);
+  f.backend.get = (...args: Parameters<typeof get>) => {
+    backendGets++;
+    return get(...args);
+  };
+  // Once the cache has caught up, gets do not read the backend.
+  for (let i = 0; i < 50 && (await f.backend.currentRevision()) > Number(created.metadata.resourceVersion); i++) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setTimeout(r, 20));
+  const before = backendGets;
+  for (let i = 0; i < 5; i++) assert.deepEqual((await cm.get('ns1', 'a', {})).data, { v: '1' });
+  assert.equal(backendGets, before);
+  // A write the cache has not seen yet (straight into the backend): the very next get still sees it.
+  const key = '/registry/configmaps/ns1/a';
+  const stored = (await get(key)).kv!;
+  const next = decodeStoredValue(stored.value);
+  next['data'] = { v: '2' };
+  const written = await f.backend.update(key, encodeStoredValue(next), stored.modRevision);
+  const read = await cm.get('ns1', 'a', {});
+  assert.deepEqual(read.data, { v: '2' });
+  assert.equal(read.metadata.resourceVersion, String(written.modRevision));
 });

@@ -232,7 +232,16 @@ export class CachedObjectStore implements ObjectStore {
 
   async get(namespace: string, name: string, options: { resourceVersion?: string } = {}): Promise<KubeObject> {
     const rvText = options.resourceVersion ?? '';
-    if (rvText === '') return this.direct.get(namespace, name, options);
+    if (rvText === '') {
+      // A consistent read. A backend in this process tells its revision without
+      // a round trip: when the cache already reflects it, the cache's object is
+      // the stored one (the read storage would give), and the read is spared.
+      const local = this.backend.localRevision?.();
+      if (local === undefined || !this.ready || this.cache.revision < local) return this.direct.get(namespace, name, options);
+      const obj = this.cache.get(this.keyFor(namespace, name));
+      if (obj === undefined) throw notFound(this.resource, name);
+      return decode(obj.value, obj.revision);
+    }
     const minimum = parseResourceVersion(rvText);
     if (!(await this.whenReady())) return this.direct.get(namespace, name, options);
     await this.waitFresh(minimum);
