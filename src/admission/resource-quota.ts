@@ -174,7 +174,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
 
   /** The cached quotas, each replaced by the version this plugin wrote when that one is newer. */
   private async quotas(ns: string): Promise<ResourceQuota[]> {
-    const cached = await this.access.listCached(ns);
+    const cached = this.access.peekCached?.(ns) ?? (await this.access.listCached(ns));
     return cached.map((q) => {
       const key = `${ns}/${q.metadata.name ?? ''}`;
       const mine = this.written.get(key);
