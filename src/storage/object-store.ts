@@ -47,6 +47,9 @@ import { decodeStoredValue, encodeStoredValue } from './managed-fields-codec.js'
 import { parseResourceVersion } from '../machinery/resource-version.js';
 import { deepCopy } from '../machinery/deep-copy.js';
 
+/** An object's stored state as a cache holds it: its value and the revision that wrote it. */
+export type CachedState = Pick<KeyValue, 'value' | 'modRevision'>;
+
 /** Decides whether an object belongs in a list or watch (label and field selectors). */
 export type Predicate = (obj: KubeObject) => boolean;
 
@@ -302,14 +305,35 @@ export class BackendObjectStore implements ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options: { ttlSeconds?: number; dryRun?: boolean } = {},
+    options: { ttlSeconds?: number; dryRun?: boolean; cached?: CachedState } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.keyFor(namespace, name);
-    let current: KeyValue | null = (await this.call(() => this.backend.get(key), name)).kv;
+    const read = async (): Promise<KeyValue | null> => (await this.call(() => this.backend.get(key), name)).kv;
+    // Upstream's cachedExistingObject: a state the watch cache holds is tried
+    // first, sparing the read; the compare-and-swap catches a stale one. What
+    // a stale state could decide wrongly (the update refused, or nothing to
+    // write) is decided again on a fresh read.
+    let fresh = options.cached === undefined;
+    let current: CachedState | null = options.cached ?? (await read());
     for (let attempt = 0; ; attempt++) {
       const currentObj = current === null ? null : decode(current.value, current.modRevision);
-      const next = await update(currentObj === null ? null : deepCopy(currentObj));
+      let next: KubeObject;
+      try {
+        next = await update(currentObj === null ? null : deepCopy(currentObj));
+      } catch (err) {
+        if (fresh) throw err;
+        current = await read();
+        fresh = true;
+        continue;
+      }
       const value = encode(next);
+      if (current !== null && value === current.value || options.dryRun === true) {
+        if (!fresh) {
+          current = await read();
+          fresh = true;
+          continue;
+        }
+      }
       if (current !== null && value === current.value) {
         // Nothing changed: no write, the resourceVersion stays.
         return { object: currentObj!, created: false };
@@ -330,9 +354,9 @@ export class BackendObjectStore implements ObjectStore {
       } catch (err) {
         if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name);
         if (err.code === 'Conflict') current = err.current ?? null;
-        else if (err.code === 'KeyExists' || err.code === 'KeyNotFound') {
-          current = (await this.call(() => this.backend.get(key), name)).kv;
-        } else throw this.translate(err, name);
+        else if (err.code === 'KeyExists' || err.code === 'KeyNotFound') current = await read();
+        else throw this.translate(err, name);
+        fresh = true;
       }
     }
   }

@@ -219,9 +219,12 @@ export class CachedObjectStore implements ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options?: { ttlSeconds?: number; dryRun?: boolean },
+    options: { ttlSeconds?: number; dryRun?: boolean } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
-    return this.direct.guaranteedUpdate(namespace, name, update, options);
+    // The cached state goes first (BackendObjectStore checks it against storage by compare-and-swap).
+    const entry = this.ready ? this.cache.get(this.keyFor(namespace, name)) : undefined;
+    if (entry === undefined) return this.direct.guaranteedUpdate(namespace, name, update, options);
+    return this.direct.guaranteedUpdate(namespace, name, update, { ...options, cached: { value: entry.value, modRevision: entry.revision } });
   }
 
   delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
