@@ -345,12 +345,14 @@ export class BackendObjectStore implements ObjectStore {
         return { object: out, created: current === null };
       }
       try {
+        // The stored value is `next` as JSON: hand `next` back at its new
+        // revision (as decode would place it) instead of parsing that JSON again.
         if (current === null) {
           const kv = await this.backend.create(key, value, ttlOptions(options.ttlSeconds));
-          return { object: decode(kv.value, kv.modRevision), created: true };
+          return { object: atRevision(next, kv.modRevision), created: true };
         }
         const kv = await this.backend.update(key, value, current.modRevision, ttlOptions(options.ttlSeconds));
-        return { object: decode(kv.value, kv.modRevision), created: false };
+        return { object: atRevision(next, kv.modRevision), created: false };
       } catch (err) {
         if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name);
         if (err.code === 'Conflict') current = err.current ?? null;
@@ -523,6 +525,12 @@ function ttlOptions(ttlSeconds: number | undefined): { ttlSeconds?: number } | u
  */
 export function encode(obj: KubeObject): string {
   return encodeStoredValue(obj);
+}
+
+/** `obj` as decode(encode(obj), revision) gives it: a new top level and metadata, resourceVersion last. */
+function atRevision(obj: KubeObject, revision: number): KubeObject {
+  const { resourceVersion: _old, ...meta } = obj.metadata ?? {};
+  return { ...obj, metadata: { ...meta, resourceVersion: String(revision) } };
 }
 
 /** The object of a stored value (either form) at `revision`. */
