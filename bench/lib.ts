@@ -188,12 +188,20 @@ async function waitReady(origin: string, timeoutMs: number): Promise<void> {
   }
 }
 
-/** The ceiling: a bare node:http server in a child process answering every request with a canned body. */
-export async function startCeiling(bodyBytes: number): Promise<ChildServer> {
+/**
+ * The ceiling: a bare node:http server in a child process answering every
+ * request with a canned body; node:https with `tls` (PEM files), to measure
+ * what TLS alone costs.
+ */
+export async function startCeiling(bodyBytes: number, tls?: { certFile: string; keyFile: string }): Promise<ChildServer> {
+  const create =
+    tls === undefined
+      ? `require('node:http').createServer(`
+      : `require('node:https').createServer({ cert: require('node:fs').readFileSync(${JSON.stringify(tls.certFile)}), key: require('node:fs').readFileSync(${JSON.stringify(tls.keyFile)}) }, `;
+  const scheme = tls === undefined ? 'http' : 'https';
   const script = `
-    const http = require('node:http');
     const body = Buffer.alloc(${bodyBytes}, 'x');
-    const server = http.createServer((req, res) => {
+    const server = ${create}(req, res) => {
       req.on('data', () => {});
       req.on('end', () => {
         res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json', 'content-length': body.length });
@@ -201,7 +209,7 @@ export async function startCeiling(bodyBytes: number): Promise<ChildServer> {
       });
     });
     server.keepAliveTimeout = 60000;
-    server.listen(0, '127.0.0.1', () => console.log('ceiling listening on http://127.0.0.1:' + server.address().port));
+    server.listen(0, '127.0.0.1', () => console.log('ceiling listening on ${scheme}://127.0.0.1:' + server.address().port));
   `;
   const proc = spawnNode(['-e', script], { stderr: 'inherit', urlTimeoutMs: 10_000 }, 'ceiling');
   const origin = await proc.url;

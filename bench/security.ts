@@ -10,7 +10,11 @@
 // own CPU time per request (from /proc) is reported too: its ratio
 // plain / secure is what security costs the server, whatever else runs.
 // Also the rate of new TLS connections (a handshake plus one GET each, from
-// this process, --concurrency at a time) beside new plain connections.
+// this process, --concurrency at a time) beside new plain connections, and
+// what TLS alone costs here: a bare node:http server against node:https with
+// apiary's serving certificate, each answering a canned body the size of the
+// get's, in the same alternating rounds (the floor no server on Node's TLS
+// goes under).
 //
 //   node --import tsx bench/security.ts [--seconds 3] [--rounds 3] [--concurrency 32]
 
@@ -23,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { spawnNode } from '../test/helpers/apiary-process.js';
-import { fmt, median, startApiary, type ChildServer } from './lib.js';
+import { fmt, median, startApiary, startCeiling, type ChildServer } from './lib.js';
 
 /** CPU seconds (user + system) a process has used. */
 function cpuSeconds(pid: number): number {
@@ -49,7 +53,7 @@ const NS = 'bench';
 
 requireWrk();
 
-async function startSecure(): Promise<ChildServer & { ca: string; admin: { cert: string; key: string } }> {
+async function startSecure(): Promise<ChildServer & { ca: string; admin: { cert: string; key: string }; serving: { certFile: string; keyFile: string } }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'apiary-bench-sec-'));
   const tokens = join(dataDir, 'tokens.csv');
   writeFileSync(tokens, `${TOKEN},bench-user,bench-uid\n`);
@@ -67,6 +71,7 @@ async function startSecure(): Promise<ChildServer & { ca: string; admin: { cert:
     },
     ca,
     admin,
+    serving: { certFile: join(dataDir, 'pki/apiserver.crt'), keyFile: join(dataDir, 'pki/apiserver.key') },
   };
 }
 
@@ -172,6 +177,30 @@ try {
       results[op]!.cpu.ratio.push(cpuPerRequest['plain']! / cpuPerRequest['secure']!);
     }
   }
+  // TLS alone: bare servers, a canned body the size of the get's answer.
+  const getBytes = Buffer.byteLength(
+    await (await request(`${plain.origin}/api/v1/namespaces/${NS}/configmaps/probe`, { dispatcher: new Agent() })).body.text(),
+  );
+  const bare = { http: await startCeiling(getBytes), https: await startCeiling(getBytes, secure.serving) };
+  const floor = { http: [] as number[], https: [] as number[], ratio: [] as number[], cpu: { http: [] as number[], https: [] as number[] } };
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const rate: Record<string, number> = {};
+      for (const which of round % 2 === 0 ? (['http', 'https'] as const) : (['https', 'http'] as const)) {
+        const server = bare[which];
+        const cpu0 = cpuSeconds(server.process.pid!);
+        const r = await runWrk(server.origin, { concurrency, seconds }, { method: 'GET', path: '/' });
+        floor.cpu[which].push(((cpuSeconds(server.process.pid!) - cpu0) / r.requests) * 1e6);
+        floor[which].push(r.rps);
+        rate[which] = r.rps;
+      }
+      floor.ratio.push(rate['https']! / rate['http']!);
+    }
+  } finally {
+    await bare.http.stop();
+    await bare.https.stop();
+  }
+
   const plainConnections = await connectionRate(plain.origin, undefined, {}, seconds * 1000);
   const tlsConnections = await connectionRate(secure.origin, secure.ca, auth, seconds * 1000);
 
@@ -186,6 +215,15 @@ try {
   console.log(`\nper-round rate ratios: ${Object.entries(results).map(([op, r]) => `${op} ${r.ratio.map((x) => (x * 100).toFixed(1) + '%').join(' ')}`).join('; ')}`);
   console.log(`per-round CPU ratios: ${Object.entries(results).map(([op, r]) => `${op} ${r.cpu.ratio.map((x) => (x * 100).toFixed(1) + '%').join(' ')}`).join('; ')}`);
   console.log(`new connections/s (one GET each, 8 at a time): plain HTTP ${fmt(plainConnections)}, TLS handshakes ${fmt(tlsConnections)}`);
+  const tlsUs = median(floor.cpu.https) - median(floor.cpu.http);
+  console.log(
+    `TLS alone (bare node:http vs node:https, a ${getBytes}-byte body): ${fmt(median(floor.http))} vs ${fmt(median(floor.https))} req/s, https / http ${fmt(median(floor.ratio) * 100, 1)}%; ` +
+      `CPU ${fmt(median(floor.cpu.http))} vs ${fmt(median(floor.cpu.https))} µs/req (TLS: ${fmt(tlsUs)} µs a request)`,
+  );
+  for (const [op, r] of Object.entries(results)) {
+    const extra = median(r.cpu.secure) - median(r.cpu.plain);
+    console.log(`${op}: security costs the server ${fmt(extra)} µs a request, of which TLS alone ${fmt(tlsUs)} µs, authentication, RBAC and the rest ${fmt(extra - tlsUs)} µs`);
+  }
 } finally {
   await plain.stop();
   await secure.stop();
