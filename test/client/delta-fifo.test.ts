@@ -34,7 +34,7 @@ describe('DeltaFIFO', () => {
   it('keeps first-come first-served order across many keys, and a list of 100,000 pops in linear time', async () => {
     const fifo = new DeltaFIFO<KubeObject>();
     for (let i = 0; i < 3000; i++) fifo.add(cm(`k${i}`, String(i)));
-    for (let i = 0; i < 2000; i++) assert.equal((await popOne(fifo)).deltas[0]!.object.metadata.name, `k${i}`);
+    for (let i = 0; i < 2000; i++) assert.equal(((await popOne(fifo)).deltas[0]!.object as KubeObject).metadata.name, `k${i}`);
     fifo.add(cm('late', '9999'));
     fifo.update(cm('k2500', '10000'));
     const keys = fifo.listKeys();
@@ -43,10 +43,10 @@ describe('DeltaFIFO', () => {
     assert.equal(keys[1000], 'default/late');
     for (let i = 2000; i < 3000; i++) {
       const { deltas } = await popOne(fifo);
-      assert.equal(deltas[0]!.object.metadata.name, `k${i}`);
+      assert.equal((deltas[0]!.object as KubeObject).metadata.name, `k${i}`);
       if (i === 2500) assert.deepEqual(summary(deltas), ['Added:2500', 'Updated:10000']);
     }
-    assert.equal((await popOne(fifo)).deltas[0]!.object.metadata.name, 'late');
+    assert.equal(((await popOne(fifo)).deltas[0]!.object as KubeObject).metadata.name, 'late');
     assert.deepEqual(fifo.listKeys(), []);
     // 100,000 keys (an informer's first list of a big resource): quadratic pops took seconds.
     const big = new DeltaFIFO<KubeObject>();
