@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { spawnNode, type ApiaryProcess } from '../test/helpers/apiary-process.js';
-import { fmt, median } from './lib.js';
+import { cpuSeconds, fmt, median } from './lib.js';
 import { requireWrk, runWrk, type WrkRequest } from './wrk.js';
 
 const { values: args, positionals } = parseArgs({
@@ -74,12 +74,6 @@ function build(rev: string): { main: string; cleanup: () => void } {
   };
 }
 
-/** CPU seconds (user + system) a process has used, from /proc. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 interface Server extends Variant {
   proc: ApiaryProcess;

@@ -11,9 +11,8 @@
 // Usage: node --import tsx bench/apply.ts [--storage sqlite|memory] [--rounds 3] [--seconds 2] [--concurrency 16]
 // Besides rates it prints the server's CPU per request (from /proc), which a busy machine disturbs less.
 
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { fmt, median, runLoad, startApiary, type RequestSpec } from './lib.js';
+import { cpuSeconds, fmt, median, runLoad, startApiary, type RequestSpec } from './lib.js';
 import { encodeStoredValue } from '../src/storage/managed-fields-codec.js';
 import type { KubeObject } from '../src/machinery/meta.js';
 
@@ -74,11 +73,6 @@ const kinds: Kind[] = [
 
 type Op = 'update' | 'apply' | 're-apply';
 
-/** CPU seconds (user + system) a process has used, from /proc: per request, less noisy than rates on a busy machine. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 const OPS: Op[] = ['update', 'apply', 're-apply'];
 
 function spec(kind: Kind, op: Op, n: number): RequestSpec {

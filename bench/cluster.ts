@@ -25,7 +25,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { fmt, readRss, startApiary } from './lib.js';
+import { cpuSeconds, fmt, readRss, startApiary } from './lib.js';
 import { kwokNode, missingBinaries, startUpstreamControllers } from '../test/compat/controlplane/cluster.js';
 import { referenceBinariesMissing, startReference } from '../test/compat/differential/reference.js';
 
@@ -35,13 +35,6 @@ const PODS_PER_NODE = Math.ceil((REPLICAS * 1.2) / NODES);
 const TIMEOUT_MS = Number(process.env.TIMEOUT_MS ?? 300_000);
 const CLIENT_QPS = 500;
 
-/** utime + stime of a process, in seconds (from /proc). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return ticks / 100;
-}
 
 /** The pid of the process whose command line contains `needle` (etcd, by its data directory). */
 function pidWith(needle: string): number | undefined {

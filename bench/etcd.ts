@@ -51,7 +51,7 @@ import { EtcdBackend } from '../src/storage/etcd.js';
 import { ETCD_CHANNEL_OPTIONS } from '../src/storage/etcd/backend.js';
 import { EQUAL, TARGET_CREATE } from '../src/storage/etcd/protocol.js';
 import { bareUnary } from './bare-grpc.js';
-import { median, startApiary, runLoad, fmt, type LoadResult } from './lib.js';
+import { cpuSeconds, median, startApiary, runLoad, fmt, type LoadResult } from './lib.js';
 import { requireWrk, runWrk, type WrkRequest } from './wrk.js';
 
 const { values: args } = parseArgs({
@@ -113,16 +113,6 @@ async function closedLoop(total: number, op: (i: number) => Promise<unknown>): P
 
 const fromLoad = (r: LoadResult): Rate => ({ rps: r.rps, p50ms: r.p50ms, p99ms: r.p99ms, errors: r.errors, requests: r.requests });
 
-/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 /** The pid of this process's child running `command` (etcd is started by the test helper, which does not expose it). */
 function childPid(command: string): number | undefined {

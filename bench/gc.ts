@@ -15,12 +15,11 @@
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { Pool } from 'undici';
-import { startApiary } from './lib.js';
+import { cpuSeconds, startApiary } from './lib.js';
 import { startReference } from '../test/compat/differential/reference.js';
 
 const DEPENDENTS = Number(process.env.DEPENDENTS ?? 10_000);
 const SIDES = (process.env.SIDES ?? 'apiary,reference').split(',');
-const TICKS = 100; // USER_HZ
 
 interface Side {
   origin: string;
@@ -30,11 +29,6 @@ interface Side {
   stop(): Promise<void>;
 }
 
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
 
 function rss(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

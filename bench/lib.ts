@@ -216,6 +216,21 @@ export async function startCeiling(bodyBytes: number, tls?: { certFile: string; 
   return childHandle(proc, origin, () => {});
 }
 
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (clock
+ * ticks of 10 ms); NaN once it is gone. Per request, it is steadier than a
+ * rate on a machine shared with noisy neighbours.
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }

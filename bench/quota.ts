@@ -14,9 +14,8 @@
 //
 // Usage: node --import tsx bench/quota.ts [--concurrency 32] [--rounds 9] [--requests 3000]
 
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startApiary, runLoad, median, fmt, type LoadResult } from './lib.js';
+import { cpuSeconds, startApiary, runLoad, median, fmt, type LoadResult } from './lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -31,12 +30,6 @@ const perRound = Number(args.requests);
 
 const payload = 'x'.repeat(1024);
 
-/** CPU seconds (user + system) a process has used. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function post(origin: string, path: string, body: unknown): Promise<void> {
   const res = await fetch(origin + path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });

@@ -27,14 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { spawnNode } from '../test/helpers/apiary-process.js';
-import { fmt, median, startApiary, startCeiling, type ChildServer } from './lib.js';
+import { cpuSeconds, fmt, median, startApiary, startCeiling, type ChildServer } from './lib.js';
 
-/** CPU seconds (user + system) a process has used. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 import { requireWrk, runWrk, type WrkRequest } from './wrk.js';
 
 const { values } = parseArgs({

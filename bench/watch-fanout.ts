@@ -28,8 +28,7 @@
 // Prints a markdown table, one row per watcher count.
 
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { readRss, startApiary } from './lib.js';
+import { cpuSeconds, readRss, startApiary } from './lib.js';
 import type { WatchersResult } from './watch-fanout-watchers.js';
 import type { WriterResult } from './watch-fanout-writer.js';
 
@@ -46,12 +45,6 @@ const NS = 'bench';
 const WARMUP_MS = 2000;
 const here = new URL('.', import.meta.url).pathname;
 
-/** CPU seconds (user + system) a process has used, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function post(origin: string, path: string, body: unknown): Promise<void> {
   const res = await fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
