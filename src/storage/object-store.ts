@@ -327,12 +327,10 @@ export class BackendObjectStore implements ObjectStore {
         continue;
       }
       const value = encode(next);
-      if (current !== null && value === current.value || options.dryRun === true) {
-        if (!fresh) {
-          current = await read();
-          fresh = true;
-          continue;
-        }
+      if (!fresh && ((current !== null && value === current.value) || options.dryRun === true)) {
+        current = await read();
+        fresh = true;
+        continue;
       }
       if (current !== null && value === current.value) {
         // Nothing changed: no write, the resourceVersion stays.
