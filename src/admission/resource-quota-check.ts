@@ -12,7 +12,7 @@
 
 import { StatusError, forbidden } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta.js';
-import type { ResourceQuota } from '../api/core/v1/types.js';
+import type { ResourceList, ResourceQuota } from '../api/core/v1/types.js';
 import {
   type Evaluator,
   type ScopeSelectorRequirement,
@@ -32,7 +32,6 @@ import {
   subtractNonNegative,
   toWire,
 } from '../api/quota/v1/resources.js';
-import type { ResourceList } from '../api/core/v1/types.js';
 import type { LimitedResource } from './resource-quota-config.js';
 import type { AdmissionAttributes } from './interface.js';
 

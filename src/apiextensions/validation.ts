@@ -180,7 +180,6 @@ function validateConversion(conversion: CustomResourceConversion | undefined, ol
   return errors;
 }
 
-
 function validateVersionSchema(schema: JSONSchemaProps, path: string, statusEnabled: boolean, options: CrdValidationOptions): FieldError[] {
   const errors = validateSchema(schema, path, statusEnabled);
   if (errors.length > 0) return errors;

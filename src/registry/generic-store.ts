@@ -36,7 +36,6 @@ import {
   type AdmissionAttributes,
   type AdmissionOperation,
   type AdmissionPlugin,
-  type AdmissionRequestContext,
   runMutatingAdmission,
   runValidatingAdmission,
 } from './admission.js';
@@ -114,11 +113,8 @@ export interface ApplyOptions extends WriteOptions {
   afterMerge?: () => void;
 }
 
-/** What admission needs of a write's options (WriteOptions and DeleteOptions both carry it). */
-interface AdmissionCall {
-  dryRun?: boolean;
-  request?: AdmissionRequestContext;
-}
+/** What admission needs of a write's options (DeleteOptions carries the same two). */
+type AdmissionCall = Pick<WriteOptions, 'dryRun' | 'request'>;
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 

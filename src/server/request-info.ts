@@ -14,6 +14,8 @@ export interface RequestInfo {
   isResourceRequest: boolean;
   /** The path without its query. */
   path: string;
+  /** The parsed query (read once per request: routing, handlers and health checks take it from here). */
+  query: URLSearchParams;
   /** get, list, watch, create, update, patch, delete, deletecollection (or the method for non-resource requests). */
   verb: string;
   /** "api" or "apis" for resource requests. */
@@ -57,27 +59,20 @@ export function parseBool(value: string | null): boolean | undefined {
 const PLAIN_TARGET = /^(\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*)(?:\?([\x21\x24-\x7e]*))?$/;
 const DOT_SEGMENT = /\/\.\.?(?:\/|$)|%2e/i;
 
-function plainTarget(rawUrl: string): RegExpExecArray | null {
+/** The path and query of a request target, as `new URL(target, base)` gives them (pathname, searchParams). */
+export function splitTarget(rawUrl: string): { path: string; query: URLSearchParams } {
   const m = PLAIN_TARGET.exec(rawUrl);
-  return m !== null && !DOT_SEGMENT.test(m[1]!) ? m : null;
-}
-
-/** The path of a request target, as `new URL(target, base).pathname` gives it. */
-export function targetPath(rawUrl: string): string {
-  return plainTarget(rawUrl)?.[1] ?? new URL(rawUrl, 'http://apiary.invalid').pathname;
-}
-
-/** The query of a request target, as `new URL(target, base).searchParams` gives it. */
-export function targetQuery(rawUrl: string): URLSearchParams {
-  const m = plainTarget(rawUrl);
-  return m !== null ? new URLSearchParams(m[2] ?? '') : new URL(rawUrl, 'http://apiary.invalid').searchParams;
+  if (m !== null && !DOT_SEGMENT.test(m[1]!)) return { path: m[1]!, query: new URLSearchParams(m[2] ?? '') };
+  const url = new URL(rawUrl, 'http://apiary.invalid');
+  return { path: url.pathname, query: url.searchParams };
 }
 
 export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
-  const path = targetPath(rawUrl);
+  const { path, query } = splitTarget(rawUrl);
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
+    query,
     verb: method.toLowerCase(),
     apiPrefix: '',
     apiGroup: '',
@@ -133,7 +128,7 @@ export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
 
   // A GET without a name is a list, or a watch when ?watch is true.
   if (info.name === '' && verb === 'get') {
-    verb = parseBool(targetQuery(rawUrl).get('watch')) === true ? 'watch' : 'list';
+    verb = parseBool(query.get('watch')) === true ? 'watch' : 'list';
   }
   if (info.name === '' && verb === 'delete') verb = 'deletecollection';
   info.verb = verb;

@@ -9,14 +9,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, internalError, isStatusError, type Status } from '../machinery/errors.js';
 import { encodeBody } from './codecs.js';
-import { targetQuery } from './request-info.js';
+import { splitTarget } from './request-info.js';
 import { DEFAULT_RESTRICTIONS, DOCUMENT_MEDIA_TYPES, type EndpointRestrictions, type NegotiatedOutput, negotiateOutput } from './negotiation.js';
 
 /** Upstream's isPrettyPrint: ?pretty=true, or a human's client (curl, wget, browsers). */
 export function wantsPretty(req: IncomingMessage): boolean {
   const url = req.url ?? '/';
   // Parse the query only when there is one (this runs on every response).
-  const query = url.includes('?') ? targetQuery(url).get('pretty') : null;
+  const query = url.includes('?') ? splitTarget(url).query.get('pretty') : null;
   if (query !== null) return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(query);
   const agent = req.headers['user-agent'] ?? '';
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');

@@ -41,7 +41,7 @@ import { healthEndpointOf, healthPaths, serveHealth } from './health.js';
 import { reportedVerb, type ServerMetrics } from './metrics.js';
 import { DOCUMENT_MEDIA_TYPES, negotiateOutput, routeAccepts, SERVED_MEDIA_TYPES, SERVED_STREAM_MEDIA_TYPES } from './negotiation.js';
 import { createOpenApiService, type OpenApiService } from './openapi/service.js';
-import { parseRequestInfo, targetQuery, type RequestInfo } from './request-info.js';
+import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { routeError, routeNotAcceptable, toStatusError, writeError, writeNegotiated, writeObject, writeText } from './responses.js';
 
 /** What go-restful routes of resources produce (upstream's media types, then its stream types). */
@@ -164,8 +164,7 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
 
   const health = healthEndpointOf(path);
   if (health !== undefined) {
-    const query = targetQuery(req.url ?? '/');
-    await serveHealth(req, res, health, query, {
+    await serveHealth(req, res, health, info.query, {
       storage: ctx.storageHealth ?? (async () => {}),
       // The server listens only once every watch cache has its resource (server.ts awaits registry.ready).
       cachesSynced: () => true,
@@ -353,7 +352,7 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
     req,
     res,
     info,
-    query: targetQuery(req.url ?? '/'),
+    query: info.query,
     store,
     type,
     namespace,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestInfo, targetPath, targetQuery } from '../../src/server/request-info.js';
+import { parseRequestInfo, splitTarget } from '../../src/server/request-info.js';
 
 type Row = [method: string, url: string, expected: Partial<ReturnType<typeof parseRequestInfo>>];
 
@@ -54,7 +54,7 @@ test('path segments are URL-decoded', () => {
   assert.equal(info.name, 'a:b');
 });
 
-test('targetPath and targetQuery read a request target as WHATWG URL parsing does, on their fast path and off it', () => {
+test('splitTarget reads a request target as WHATWG URL parsing does, on their fast path and off it', () => {
   const targets = [
     '/api/v1/namespaces/default/configmaps/kube-root-ca.crt',
     '/apis/rbac.authorization.k8s.io/v1/namespaces/a/rolebindings?fieldManager=kubectl-client-side-apply&fieldValidation=Strict',
@@ -74,7 +74,8 @@ test('targetPath and targetQuery read a request target as WHATWG URL parsing doe
   ];
   for (const t of targets) {
     const url = new URL(t, 'http://apiary.invalid');
-    assert.equal(targetPath(t), url.pathname, t);
-    assert.deepEqual([...targetQuery(t)], [...url.searchParams], t);
+    const { path, query } = splitTarget(t);
+    assert.equal(path, url.pathname, t);
+    assert.deepEqual([...query], [...url.searchParams], t);
   }
 });
