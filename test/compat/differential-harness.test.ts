@@ -13,6 +13,25 @@ import { loadCases, select, type StepResult } from './differential/runner.js';
 
 const NOW = Date.parse('2026-11-25T10:00:00Z');
 
+test('masking: managedFields entries, whose order follows their masked times, compare in one order', () => {
+  const entry = (manager: string, subresource?: string, time = '2026-11-25T09:59:58Z') => ({
+    manager,
+    operation: 'Update',
+    apiVersion: 'v1',
+    time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: {},
+    ...(subresource === undefined ? {} : { subresource }),
+  });
+  const one = new Masker(() => NOW).mask({ metadata: { managedFields: [entry('b'), entry('a', 'status', '2026-11-25T09:59:59Z')] } });
+  const other = new Masker(() => NOW).mask({ metadata: { managedFields: [entry('a', 'status'), entry('b')] } });
+  assert.deepEqual(one, other);
+  assert.deepEqual(
+    (one as { metadata: { managedFields: { manager: string; time: string }[] } }).metadata.managedFields.map((e) => [e.manager, e.time]),
+    [['a', '<time>'], ['b', '<time>']],
+  );
+});
+
 test('masking: uids, resourceVersions, server times, generated names and allocations become placeholders', () => {
   const masker = new Masker(() => NOW);
   const masked = masker.mask({

@@ -89,6 +89,12 @@ export class Masker {
     }
     // Only Services have these (spec.ports[i].nodePort, spec.healthCheckNodePort).
     if ((key === 'nodePort' || key === 'healthCheckNodePort') && typeof value === 'number') return '<nodePort>';
+    if (key === 'managedFields' && parentKey === 'metadata' && Array.isArray(value)) {
+      // Entries are ordered by their times (whole seconds), which are masked: two writes that fall in one
+      // second on one side and in two on the other come out in other orders. Compared in one order.
+      const entries = value.map((e) => this.rewrite(e, [...path, key]));
+      return entries.sort((a, b) => entryOrder(a).localeCompare(entryOrder(b)));
+    }
     return this.rewrite(value, [...path, key]);
   }
 
@@ -115,3 +121,9 @@ export class Masker {
 /** ServiceAccount admission names the projected token volume kube-api-access-<5 random characters>. */
 const TOKEN_VOLUME = /\bkube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}\b/g;
 const TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g;
+
+/** A managedFields entry's identity (manager, operation, subresource, apiVersion), for a time-independent order. */
+function entryOrder(entry: Json): string {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return '';
+  return JSON.stringify([entry['manager'] ?? '', entry['operation'] ?? '', entry['subresource'] ?? '', entry['apiVersion'] ?? '']);
+}
