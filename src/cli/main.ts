@@ -84,6 +84,8 @@ Security (kube-apiserver's flags):
   --tls-cert-file FILE, --tls-private-key-file FILE
                           serving certificate and key (default: generated in DATA_DIR/pki from the cluster CA)
   --tls-sans LIST         more DNS names and IPs for the generated serving certificate, comma-separated
+  --tls-termination MODE  where TLS is done: process (a front process on another core), inline (in the
+                          apiserver's thread) or auto (default: process on Linux with more than one core)
   --client-ca-file FILE   CA bundle client certificates are checked against (besides the cluster CA)
   --token-auth-file FILE  static bearer tokens: CSV token,user,uid[,"group1,group2"]
   --service-account-issuer URL
@@ -123,6 +125,7 @@ async function serve(argv: string[]): Promise<void> {
         'tls-cert-file': { type: 'string' },
         'tls-private-key-file': { type: 'string' },
         'tls-sans': { type: 'string', default: '' },
+        'tls-termination': { type: 'string', default: 'auto' },
         'client-ca-file': { type: 'string' },
         'token-auth-file': { type: 'string' },
         'service-account-issuer': { type: 'string' },
@@ -229,6 +232,9 @@ async function serve(argv: string[]): Promise<void> {
       authorizationMode,
       serviceIp: firstServiceIp(values['service-cluster-ip-range']),
     };
+    const termination = values['tls-termination'];
+    if (termination !== 'auto' && termination !== 'process' && termination !== 'inline') fail(`invalid --tls-termination ${JSON.stringify(termination)}: auto, process or inline`);
+    security.tlsTermination = termination;
     if (values['tls-cert-file'] !== undefined) security.tlsCertFile = values['tls-cert-file'];
     if (values['tls-private-key-file'] !== undefined) security.tlsPrivateKeyFile = values['tls-private-key-file'];
     if ((security.tlsCertFile === undefined) !== (security.tlsPrivateKeyFile === undefined)) fail('--tls-cert-file and --tls-private-key-file must be given together');

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserInfo } from '../machinery/user.js';
 import type { RequestInfo } from './request-info.js';
+import { clientAddress } from './connection-peer.js';
 
 const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -59,7 +60,7 @@ export class AuditLog {
         user: userJson(authenticated),
       };
       if (impersonated !== undefined) event['impersonatedUser'] = userJson(impersonated);
-      event['sourceIPs'] = [req.socket.remoteAddress ?? ''];
+      event['sourceIPs'] = [clientAddress(req)];
       if (req.headers['user-agent'] !== undefined) event['userAgent'] = req.headers['user-agent'];
       const objectRef: Record<string, string> = { resource: info.resource };
       if (info.namespace !== '') objectRef['namespace'] = info.namespace;

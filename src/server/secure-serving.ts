@@ -23,10 +23,17 @@ import type { RegistryView } from './routes.js';
 import type { SecurityFilters } from './security.js';
 import type { RequestInfo } from './request-info.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TlsTermination } from './tls-front.js';
 
 export interface SecurityOptions {
   /** Serve HTTPS (default true); false serves plain HTTP, for tests and benchmarks only. */
   tls?: boolean;
+  /**
+   * --tls-termination: where TLS is done. 'process' is the TLS front
+   * (tls-front.ts), 'inline' this process; 'auto' (default) picks the front on
+   * Linux with more than one core.
+   */
+  tlsTermination?: TlsTermination | 'auto';
   /** --tls-cert-file / --tls-private-key-file: the serving certificate to use instead of the generated one. */
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;

@@ -8,7 +8,6 @@
 // authorization.go.)
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { StatusError, forbidden } from '../machinery/errors.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../machinery/user.js';
 import { bearerToken, type AuthenticationResult, type Authenticator, type Credentials } from '../auth/authn/authenticator.js';
@@ -18,6 +17,7 @@ import type { RequestInfo } from './request-info.js';
 import { writeError, writeText } from './responses.js';
 import type { AuditLog } from './audit.js';
 import { isLoopbackRequest } from './loopback.js';
+import { clientCertificate } from './connection-peer.js';
 
 export interface SecurityFilters {
   authenticator: Authenticator;
@@ -33,27 +33,6 @@ const USERS = new WeakMap<IncomingMessage, UserInfo>();
 /** The user a request was authenticated (and possibly impersonated) as. */
 export function requestUser(req: IncomingMessage): UserInfo | undefined {
   return USERS.get(req);
-}
-
-type PeerIdentity = Credentials['clientCertificate'] | null;
-const PEERS = new WeakMap<object, PeerIdentity>();
-
-/** The client certificate of the connection, read once per connection. */
-function clientCertificate(req: IncomingMessage): Credentials['clientCertificate'] {
-  const socket = req.socket as TLSSocket;
-  if (socket.encrypted !== true) return undefined;
-  let peer = PEERS.get(socket);
-  if (peer === undefined) {
-    peer = null;
-    const cert = socket.getPeerCertificate();
-    if (cert !== null && cert !== undefined && Object.keys(cert).length > 0) {
-      const subject = (cert.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
-      const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-      peer = { verified: socket.authorized, commonName: list(subject['CN'])[0] ?? '', organizations: list(subject['O']) };
-    }
-    PEERS.set(socket, peer);
-  }
-  return peer ?? undefined;
 }
 
 export function unauthorized(): StatusError {

@@ -29,6 +29,7 @@ import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compa
 import { withEventTtl } from '../storage/event-ttl.js';
 import { ServerMetrics, countKeys, instrumentBackend } from './metrics.js';
 import { LoopbackListener } from './loopback.js';
+import { TlsFront, tlsTerminationMode } from './tls-front.js';
 import { createApiHandler } from './routes.js';
 import { WatchTracker, type WatchLimits } from './watch.js';
 import { CustomResourceServing, crdCatalogEntry, type ValidationRuleCompiler } from '../apiextensions/index.js';
@@ -347,23 +348,33 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     version: versionInfo(),
   });
-  // Watches are long-running: node's default 5-minute request timeout must not cut them.
   const tls = security?.tls;
+  const termination = tls !== undefined ? tlsTerminationMode(options.security?.tlsTermination) : undefined;
+  // Watches are long-running: node's default 5-minute request timeout must not cut them.
   // Client certificates are asked for but not required: a request without one is authenticated otherwise (or anonymous).
-  const server = tls !== undefined
-    ? https.createServer({ keepAlive: true, requestTimeout: 0, key: tls.key, cert: tls.cert, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, handler)
-    : http.createServer({ keepAlive: true, requestTimeout: 0 }, handler);
+  const server =
+    tls !== undefined && termination === 'inline'
+      ? https.createServer({ keepAlive: true, requestTimeout: 0, key: tls.key, cert: tls.cert, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, handler)
+      : http.createServer({ keepAlive: true, requestTimeout: 0 }, handler);
   server.keepAliveTimeout = 65_000;
 
   const bindAddress = options.bindAddress ?? '127.0.0.1';
+  let front: TlsFront | undefined;
+  let port: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 6443, bindAddress, () => {
-        server.off('error', reject);
-        resolve();
+    if (tls !== undefined && termination === 'process') {
+      front = await TlsFront.start(server, { host: bindAddress, port: options.port ?? 6443, tls, logger });
+      port = front.port;
+    } else {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port ?? 6443, bindAddress, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-    });
+      port = (server.address() as AddressInfo).port;
+    }
   } catch (err) {
     security?.stop();
     compactor?.stop();
@@ -373,7 +384,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await rawBackend.close();
     throw err;
   }
-  const port = (server.address() as AddressInfo).port;
   const url = `${tls !== undefined ? 'https' : 'http'}://${urlHost(bindAddress)}:${port}`;
   const loopbackListening = loopback !== undefined && (await loopback.listen(handler));
   const admin: AdminCredentials = { server: url };
@@ -419,6 +429,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       ready = false;
+      front?.stopAccepting();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       watches.endAll();
       server.closeIdleConnections();
@@ -427,6 +438,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       grace.unref();
       await closed;
       clearTimeout(grace);
+      await front?.close();
       await loopback?.close();
       await systemObjects.stop();
       security?.stop();
