@@ -97,6 +97,7 @@ function start(config: FrontStart): void {
   });
 }
 
+process.title = 'apiary tls-front';
 // A terminal's Ctrl-C reaches the whole process group: the apiserver stops
 // gracefully and ends the front itself, after the requests in flight.
 process.on('SIGINT', () => {});

@@ -25,7 +25,7 @@ function frontPids(pid: number | 'self'): number[] {
     .flatMap((tid) => fs.readFileSync(`${dir}/${tid}/children`, 'utf8').split(' ').filter((p) => p !== '').map(Number))
     .filter((child) => {
       try {
-        return fs.readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('tls-front-process');
+        return fs.readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('tls-front');
       } catch {
         return false;
       }
