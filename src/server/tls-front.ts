@@ -69,6 +69,7 @@ export class TlsFront {
    * from a front process, and starts the front on options.port.
    */
   static async start(server: http.Server, options: TlsFrontOptions): Promise<TlsFront> {
+    if (process.platform !== 'linux') throw new Error('TLS termination in a process needs Linux (abstract Unix sockets): use --tls-termination inline');
     const secret = randomBytes(32);
     const socketPath = `\0apiary-tls-front-${process.pid}-${randomBytes(8).toString('hex')}`;
     // The HTTP server listens on the socket, so that it tracks and closes its
@@ -119,7 +120,7 @@ export class TlsFront {
       child.once('message', (report: FrontReport) => {
         child.off('exit', onExit);
         if (report.type === 'failed') {
-          const err = new Error(`listen ${report.code}: ${report.message}`) as NodeJS.ErrnoException;
+          const err = new Error(report.message) as NodeJS.ErrnoException;
           err.code = report.code;
           reject(err);
           return;

@@ -6,15 +6,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Agent, request as undiciRequest } from 'undici';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import type { SecurityOptions } from '../../src/server/server.js';
+import type { SecurityOptions, ServerOptions } from '../../src/server/server.js';
 
 export const TOKENS = 'alice-token,alice,alice-uid\nbob-token,bob,bob-uid,"dev,qa"\n';
 
-export async function startSecureServer(security: Partial<SecurityOptions> = {}): Promise<TestServer & { ca: string }> {
+export async function startSecureServer(security: Partial<SecurityOptions> = {}, options: Partial<ServerOptions> = {}): Promise<TestServer & { ca: string }> {
   const dir = fs.mkdtempSync(path.join((await import('node:os')).tmpdir(), 'apiary-sec-'));
   const tokenFile = path.join(dir, 'tokens.csv');
   fs.writeFileSync(tokenFile, TOKENS);
-  const server = await startTestServer({ security: { tokenAuthFile: tokenFile, ...security } });
+  let server: TestServer;
+  try {
+    server = await startTestServer({ ...options, security: { tokenAuthFile: tokenFile, ...security } });
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const stop = server.stop;
   return {
     ...server,

@@ -164,6 +164,15 @@ describe('the TLS front process', () => {
     assert.equal((await secureRequest(s.url, s.ca, 'GET', '/healthz')).status, 200);
   });
 
+  test('a port in use is a clear error, and leaves no front behind', async (t) => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    t.after(() => taken.close());
+    const port = (taken.address() as net.AddressInfo).port;
+    await assert.rejects(startSecureServer({ tlsTermination: 'process' }, { port }), { code: 'EADDRINUSE', message: `listen EADDRINUSE: address already in use 127.0.0.1:${port}` });
+    assert.deepEqual(frontPids('self'), []);
+  });
+
   test('a front that dies is replaced on the same port; stopping the apiserver ends it', async (t) => {
     const s = await startSecureServer({ tlsTermination: 'process' });
     let stopped = false;
