@@ -112,7 +112,12 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
   return (req, res) => {
     const started = process.hrtime.bigint();
     let info: RequestInfo | undefined;
-    res.on('close', () => {
+    // Recorded once the answer is out, or, when the client left first, once the
+    // handler is done: as upstream's, a request goes on without its client and
+    // is counted with the code it got, not the 200 a response starts with.
+    let handled = false;
+    let clientLeft = false;
+    const record = (): void => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const verb = info?.verb ?? req.method?.toLowerCase() ?? '';
       const resource = info?.isResourceRequest ? info.resource : '';
@@ -134,6 +139,10 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
         },
         'request',
       );
+    };
+    res.on('close', () => {
+      if (handled || res.headersSent) record();
+      else clientLeft = true;
     });
     // Panic recovery: nothing thrown below escapes as an unhandled rejection.
     const run = async (): Promise<void> => {
@@ -147,12 +156,17 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
       else if (openApiService().handles(info.path)) openApiService().serve(req, res, info.path);
       else await serveNonResource(ctx, req, res, info);
     };
-    run().catch((err: unknown) => {
-      const status = toStatusError(err);
-      if (status.code >= 500) ctx.logger.error({ err, path: req.url }, 'request failed');
-      if (res.headersSent) res.end();
-      else writeError(req, res, status);
-    });
+    run()
+      .catch((err: unknown) => {
+        const status = toStatusError(err);
+        if (status.code >= 500) ctx.logger.error({ err, path: req.url }, 'request failed');
+        if (res.headersSent) res.end();
+        else writeError(req, res, status);
+      })
+      .finally(() => {
+        handled = true;
+        if (clientLeft) record();
+      });
   };
 }
 
