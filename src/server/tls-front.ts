@@ -122,7 +122,9 @@ export class TlsFront {
         if (report.type === 'failed') {
           const err = new Error(report.message) as NodeJS.ErrnoException;
           err.code = report.code;
-          reject(err);
+          // The front exits on its failure: the start fails once it is gone.
+          if (child.exitCode !== null || child.signalCode !== null) reject(err);
+          else child.once('exit', () => reject(err));
           return;
         }
         this.restartDelayMs = 100;
