@@ -4,7 +4,8 @@
 // Builds each variant (a git revision, or `.` for the working tree), starts
 // all of them at once on one storage (one etcd for all, each under its own
 // prefix), then alternates two-second bursts of creates (or, with --op get,
-// gets of one configmap) against each, driven
+// gets of one configmap; with --op update, PUTs of it that change nothing)
+// against each, driven
 // by wrk at concurrency 32 (bench/wrk.ts); a variant is idle while another is
 // measured. The order flips every pair. It prints, per variant, the median
 // requests/s and apiary CPU per request, and the median of the per-pair ratios
@@ -12,7 +13,7 @@
 // ratio carries less noise than either figure does.
 //
 // Needs wrk (apt-get install -y wrk).
-// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get] [--pairs 10] [--warmup 5] NAME=REV[:NODE_FLAG,...] ...
+// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get|update] [--pairs 10] [--warmup 5] NAME=REV[:NODE_FLAG,...] ...
 //   e.g. node --import tsx bench/ab.ts before=HEAD~1 after=.
 //        node --import tsx bench/ab.ts base=. semi=.:--max-semi-space-size=32
 
@@ -39,6 +40,7 @@ const { values: args, positionals } = parseArgs({
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const payload = 'x'.repeat(1024);
+const seedBody = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'seed' }, data: { payload } });
 
 interface Variant {
   name: string;
@@ -115,7 +117,7 @@ async function main(): Promise<void> {
       const seed = await fetch(`${server.origin}/api/v1/namespaces/bench/configmaps`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'seed' }, data: { payload } }),
+        body: seedBody,
       });
       if (seed.status !== 201) throw new Error(`${v.name}: creating the seed configmap answered ${seed.status}`);
     }
@@ -127,7 +129,10 @@ async function main(): Promise<void> {
       const request: WrkRequest =
         args.op === 'get'
           ? { method: 'GET', path: '/api/v1/namespaces/bench/configmaps/seed' }
-          : { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body };
+          : args.op === 'update'
+            ? // The seed as created: an update that changes nothing (as the foundation benchmark's).
+              { method: 'PUT', path: '/api/v1/namespaces/bench/configmaps/seed', body: seedBody }
+            : { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body };
       const r = await runWrk(s.origin, { concurrency: 32, seconds: 2 }, request);
       if (r.errors > 0) console.error(`${s.name}: ${r.errors} errors`);
       return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6 };
@@ -139,7 +144,7 @@ async function main(): Promise<void> {
     }
 
     const base = rows.get(servers[0]!.name)!;
-    const op = args.op === 'get' ? 'get' : 'create';
+    const op = args.op === 'get' || args.op === 'update' ? args.op : 'create';
     console.log(`\n${op}s on ${storage}, concurrency 32, ${args.pairs} pairs of 2 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
     console.log(`| variant | ${op}s/s | apiary CPU µs/${op} | rps ratio | CPU ratio |`);
     console.log('|---|---:|---:|---:|---:|');

@@ -47,8 +47,12 @@ import { decodeStoredValue, encodeStoredValue } from './managed-fields-codec.js'
 import { parseResourceVersion } from '../machinery/resource-version.js';
 import { deepCopy } from '../machinery/deep-copy.js';
 
-/** An object's stored state as a cache holds it: its value and the revision that wrote it. */
-export type CachedState = Pick<KeyValue, 'value' | 'modRevision'>;
+/**
+ * An object's stored state as a cache holds it: its value and the revision
+ * that wrote it; `current` when the cache had seen every write of the backend
+ * as it was taken (so it is what a read of storage would have given).
+ */
+export type CachedState = Pick<KeyValue, 'value' | 'modRevision'> & { current?: boolean };
 
 /** Decides whether an object belongs in a list or watch (label and field selectors). */
 export type Predicate = (obj: KubeObject) => boolean;
@@ -312,8 +316,8 @@ export class BackendObjectStore implements ObjectStore {
     // Upstream's cachedExistingObject: a state the watch cache holds is tried
     // first, sparing the read; the compare-and-swap catches a stale one. What
     // a stale state could decide wrongly (the update refused, or nothing to
-    // write) is decided again on a fresh read.
-    let fresh = options.cached === undefined;
+    // write) is decided again on a fresh read, unless the cache was current.
+    let fresh = options.cached === undefined || options.cached.current === true;
     let current: CachedState | null = options.cached ?? (await read());
     for (let attempt = 0; ; attempt++) {
       const currentObj = current === null ? null : decode(current.value, current.modRevision);

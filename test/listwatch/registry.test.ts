@@ -370,3 +370,34 @@ test('a consistent get is served from the watch cache once it holds the backend 
   assert.deepEqual(read.data, { v: '2' });
   assert.equal(read.metadata.resourceVersion, String(written.modRevision));
 });
+
+test('an update that changes nothing is decided on the watch cache once it holds the backend revision; a write it has not seen still counts', async (t) => {
+  const f = await newFixture();
+  t.after(() => f.close());
+  const cm = f.configmaps;
+  const created = await cm.create('ns1', configMap('a', {}, { v: '1' }), {});
+  let backendGets = 0;
+  const get = f.backend.get.bind(f.backend);
+  f.backend.get = (...args: Parameters<typeof get>) => {
+    backendGets++;
+    return get(...args);
+  };
+  for (let i = 0; i < 50 && (await f.backend.currentRevision()) > Number(created.metadata.resourceVersion); i++) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setTimeout(r, 20));
+  // The same object again: no write, no read of the backend.
+  const before = backendGets;
+  const { object: same } = await cm.update('ns1', 'a', configMap('a', {}, { v: '1' }), {});
+  assert.equal(same.metadata.resourceVersion, created.metadata.resourceVersion);
+  assert.equal(backendGets, before);
+  // A write straight into the backend, not yet in the cache: the same update
+  // is now a change (v=2 back to v=1), and it is written.
+  const key = '/registry/configmaps/ns1/a';
+  const stored = (await get(key)).kv!;
+  const next = decodeStoredValue(stored.value);
+  next['data'] = { v: '2' };
+  const written = await f.backend.update(key, encodeStoredValue(next), stored.modRevision);
+  const { object: again } = await cm.update('ns1', 'a', configMap('a', {}, { v: '1' }), {});
+  assert.deepEqual(again.data, { v: '1' });
+  assert.ok(Number(again.metadata.resourceVersion) > written.modRevision);
+  assert.deepEqual((await cm.get('ns1', 'a', {})).data, { v: '1' });
+});

@@ -221,10 +221,15 @@ export class CachedObjectStore implements ObjectStore {
     update: UpdateFunc,
     options: { ttlSeconds?: number; dryRun?: boolean } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
-    // The cached state goes first (BackendObjectStore checks it against storage by compare-and-swap).
+    // The cached state goes first (BackendObjectStore checks it against storage
+    // by compare-and-swap). When the cache has seen the backend's every write
+    // (a backend in this process says its revision, as for get), the state is
+    // the stored one, and what it decides needs no second read.
     const entry = this.ready ? this.cache.get(this.keyFor(namespace, name)) : undefined;
     if (entry === undefined) return this.direct.guaranteedUpdate(namespace, name, update, options);
-    return this.direct.guaranteedUpdate(namespace, name, update, { ...options, cached: { value: entry.value, modRevision: entry.revision } });
+    const local = this.backend.localRevision?.();
+    const current = local !== undefined && this.cache.revision >= local;
+    return this.direct.guaranteedUpdate(namespace, name, update, { ...options, cached: { value: entry.value, modRevision: entry.revision, current } });
   }
 
   delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
