@@ -168,10 +168,11 @@ try {
     /** µs of CPU per request: the apiserver's process, and its TLS front's. */
     cpu: number[];
     frontCpu: number[];
+    errors: number;
   }
-  const results: Record<string, { errors: number } & Record<Which, Series>> = {};
-  const series = (): Series => ({ rate: [], ratio: [], cpu: [], frontCpu: [] });
-  for (const op of Object.keys(ops)) results[op] = { errors: 0, plain: series(), secure: series(), inline: series() };
+  const results: Record<string, Record<Which, Series>> = {};
+  const series = (): Series => ({ rate: [], ratio: [], cpu: [], frontCpu: [], errors: 0 });
+  for (const op of Object.keys(ops)) results[op] = { plain: series(), secure: series(), inline: series() };
   // Warm-up (JIT), not measured.
   for (const which of SERVERS) {
     await runWrk(server(which).origin, { concurrency, seconds: 2 }, { ...ops['get']!('w'), headers: headersOf(which) });
@@ -191,7 +192,7 @@ try {
         s.frontCpu.push(((after.front - before.front) / r.requests) * 1e6);
         s.rate.push(r.rps);
         rate[which] = r.rps;
-        results[op]!.errors += r.errors;
+        s.errors += r.errors;
       }
       for (const which of SERVERS) results[op]![which].ratio.push(rate[which] / rate['plain']);
     }
@@ -233,7 +234,7 @@ try {
       const s = r[which];
       const total = s.cpu.map((c, i) => c + s.frontCpu[i]!);
       console.log(
-        `| ${op} | ${label[which]} | ${fmt(median(s.rate))} | ${which === 'plain' ? '—' : `${fmt(median(s.ratio) * 100, 1)}%`} | ${fmt(median(s.cpu))} | ${which === 'secure' ? fmt(median(s.frontCpu)) : '—'} | ${fmt(median(total))} | ${which === 'plain' ? r.errors : ''} |`,
+        `| ${op} | ${label[which]} | ${fmt(median(s.rate))} | ${which === 'plain' ? '—' : `${fmt(median(s.ratio) * 100, 1)}%`} | ${fmt(median(s.cpu))} | ${which === 'secure' ? fmt(median(s.frontCpu)) : '—'} | ${fmt(median(total))} | ${s.errors} |`,
       );
     }
   }

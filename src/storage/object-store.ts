@@ -302,7 +302,7 @@ export class BackendObjectStore implements ObjectStore {
     );
     // The stored value is `obj` as JSON: hand `obj` back (new top level and
     // metadata, nested values shared) instead of parsing that JSON again.
-    return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(kv.modRevision) } };
+    return atRevision(obj, kv.modRevision);
   }
 
   async guaranteedUpdate(

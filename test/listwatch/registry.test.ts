@@ -342,62 +342,63 @@ test('getCached without a watch cache: undefined (callers read storage)', async 
   assert.equal(f.configmaps.getCached('ns', 'a'), undefined);
 });
 
-test('a consistent get is served from the watch cache once it holds the backend revision, and never older than the backend', async (t) => {
+/**
+ * ns1/a (data v=1) held by the watch cache, the reads of the real
+ * MemoryBackend counted, and a way to write behind the cache's back.
+ */
+async function cachedConfigMap(t: { after(fn: () => unknown): void }) {
   const f = await newFixture();
   t.after(() => f.close());
-  const cm = f.configmaps;
-  const created = await cm.create('ns1', configMap('a', {}, { v: '1' }), {});
-  // Reads of the backend, counted on the real MemoryBackend.
+  const created = await f.configmaps.create('ns1', configMap('a', {}, { v: '1' }), {});
   let backendGets = 0;
   const get = f.backend.get.bind(f.backend);
   f.backend.get = (...args: Parameters<typeof get>) => {
     backendGets++;
     return get(...args);
   };
-  // Once the cache has caught up, gets do not read the backend.
+  // Let the cache catch up.
   for (let i = 0; i < 50 && (await f.backend.currentRevision()) > Number(created.metadata.resourceVersion); i++) await new Promise((r) => setImmediate(r));
   await new Promise((r) => setTimeout(r, 20));
-  const before = backendGets;
-  for (let i = 0; i < 5; i++) assert.deepEqual((await cm.get('ns1', 'a', {})).data, { v: '1' });
-  assert.equal(backendGets, before);
-  // A write the cache has not seen yet (straight into the backend): the very next get still sees it.
   const key = '/registry/configmaps/ns1/a';
-  const stored = (await get(key)).kv!;
-  const next = decodeStoredValue(stored.value);
-  next['data'] = { v: '2' };
-  const written = await f.backend.update(key, encodeStoredValue(next), stored.modRevision);
+  return {
+    cm: f.configmaps,
+    created,
+    reads: () => backendGets,
+    /** Sets data.v straight in the backend, a write the cache has not seen yet; its revision. */
+    writeBehindCache: async (v: string): Promise<number> => {
+      const stored = (await get(key)).kv!;
+      const next = decodeStoredValue(stored.value);
+      next['data'] = { v };
+      return (await f.backend.update(key, encodeStoredValue(next), stored.modRevision)).modRevision;
+    },
+  };
+}
+
+test('a consistent get is served from the watch cache once it holds the backend revision, and never older than the backend', async (t) => {
+  const { cm, reads, writeBehindCache } = await cachedConfigMap(t);
+  // Once the cache has caught up, gets do not read the backend.
+  const before = reads();
+  for (let i = 0; i < 5; i++) assert.deepEqual((await cm.get('ns1', 'a', {})).data, { v: '1' });
+  assert.equal(reads(), before);
+  // A write the cache has not seen yet (straight into the backend): the very next get still sees it.
+  const written = await writeBehindCache('2');
   const read = await cm.get('ns1', 'a', {});
   assert.deepEqual(read.data, { v: '2' });
-  assert.equal(read.metadata.resourceVersion, String(written.modRevision));
+  assert.equal(read.metadata.resourceVersion, String(written));
 });
 
 test('an update that changes nothing is decided on the watch cache once it holds the backend revision; a write it has not seen still counts', async (t) => {
-  const f = await newFixture();
-  t.after(() => f.close());
-  const cm = f.configmaps;
-  const created = await cm.create('ns1', configMap('a', {}, { v: '1' }), {});
-  let backendGets = 0;
-  const get = f.backend.get.bind(f.backend);
-  f.backend.get = (...args: Parameters<typeof get>) => {
-    backendGets++;
-    return get(...args);
-  };
-  for (let i = 0; i < 50 && (await f.backend.currentRevision()) > Number(created.metadata.resourceVersion); i++) await new Promise((r) => setImmediate(r));
-  await new Promise((r) => setTimeout(r, 20));
+  const { cm, created, reads, writeBehindCache } = await cachedConfigMap(t);
   // The same object again: no write, no read of the backend.
-  const before = backendGets;
+  const before = reads();
   const { object: same } = await cm.update('ns1', 'a', configMap('a', {}, { v: '1' }), {});
   assert.equal(same.metadata.resourceVersion, created.metadata.resourceVersion);
-  assert.equal(backendGets, before);
+  assert.equal(reads(), before);
   // A write straight into the backend, not yet in the cache: the same update
   // is now a change (v=2 back to v=1), and it is written.
-  const key = '/registry/configmaps/ns1/a';
-  const stored = (await get(key)).kv!;
-  const next = decodeStoredValue(stored.value);
-  next['data'] = { v: '2' };
-  const written = await f.backend.update(key, encodeStoredValue(next), stored.modRevision);
+  const written = await writeBehindCache('2');
   const { object: again } = await cm.update('ns1', 'a', configMap('a', {}, { v: '1' }), {});
   assert.deepEqual(again.data, { v: '1' });
-  assert.ok(Number(again.metadata.resourceVersion) > written.modRevision);
+  assert.ok(Number(again.metadata.resourceVersion) > written);
   assert.deepEqual((await cm.get('ns1', 'a', {})).data, { v: '1' });
 });

@@ -227,9 +227,8 @@ export class CachedObjectStore implements ObjectStore {
     // the stored one, and what it decides needs no second read.
     const entry = this.ready ? this.cache.get(this.keyFor(namespace, name)) : undefined;
     if (entry === undefined) return this.direct.guaranteedUpdate(namespace, name, update, options);
-    const local = this.backend.localRevision?.();
-    const current = local !== undefined && this.cache.revision >= local;
-    return this.direct.guaranteedUpdate(namespace, name, update, { ...options, cached: { value: entry.value, modRevision: entry.revision, current } });
+    const cached = { value: entry.value, modRevision: entry.revision, current: this.holdsLatest() };
+    return this.direct.guaranteedUpdate(namespace, name, update, { ...options, cached });
   }
 
   delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
@@ -244,8 +243,7 @@ export class CachedObjectStore implements ObjectStore {
       // A consistent read. A backend in this process tells its revision without
       // a round trip: when the cache already reflects it, the cache's object is
       // the stored one (the read storage would give), and the read is spared.
-      const local = this.backend.localRevision?.();
-      if (local === undefined || !this.ready || this.cache.revision < local) return this.direct.get(namespace, name, options);
+      if (!this.holdsLatest()) return this.direct.get(namespace, name, options);
       const obj = this.cache.get(this.keyFor(namespace, name));
       if (obj === undefined) throw notFound(this.resource, name);
       return decode(obj.value, obj.revision);
@@ -256,6 +254,15 @@ export class CachedObjectStore implements ObjectStore {
     const obj = this.cache.get(this.keyFor(namespace, name));
     if (obj === undefined) throw notFound(this.resource, name);
     return decode(obj.value, obj.revision);
+  }
+
+  /**
+   * Whether the cache has applied every write of the backend, known without a
+   * round trip (a backend in this process): its state is then storage's.
+   */
+  private holdsLatest(): boolean {
+    const local = this.backend.localRevision?.();
+    return local !== undefined && this.ready && this.cache.revision >= local;
   }
 
   getCached(namespace: string, name: string): Readonly<KubeObject> | undefined {
