@@ -10,7 +10,7 @@
 import type { KubeObject } from '../machinery/meta.js';
 import { formatTimestamp, systemClock, type Clock } from '../machinery/names.js';
 import { nameIsDNSSubdomain } from '../machinery/validation.js';
-import { bumpGenerationOnSpecChange, keepStatus, statusSubresource } from '../registry/strategies/common.js';
+import { bumpGenerationOnSpecChange, keepStatus, statusSubresource } from '../registry/strategy-helpers.js';
 import type { Strategy } from '../registry/strategy.js';
 import type { ValidationRuleCompiler } from './cel.js';
 import { CLEANUP_FINALIZER, type CustomResourceDefinition, setCondition } from './types.js';

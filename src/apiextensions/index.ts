@@ -2,7 +2,7 @@
 // define. The server registers `crdCatalogEntry()` beside the built-in
 // catalog and runs a CustomResourceServing over the registry it builds.
 
-import type { CatalogEntry } from '../registry/catalog.js';
+import type { CatalogEntry } from '../registry/catalog-entry.js';
 import type { Clock } from '../machinery/names.js';
 import type { ValidationRuleCompiler } from './cel.js';
 import { customResourceDefinitionStrategy } from './crd-strategy.js';

@@ -14,23 +14,19 @@
 import type { Backend } from '../storage/interface.js';
 import { BackendObjectStore, type ObjectStore } from '../storage/object-store.js';
 import { CachedObjectStore, type WatchCacheOptions } from '../storage/cacher/cacher.js';
-import type { Clock } from '../machinery/names.js';
+import { newUid, systemClock, type Clock } from '../machinery/names.js';
 import type { AdmissionPlugin } from './admission.js';
 import type { RESTStore } from './rest.js';
 import type { Strategy } from './strategy.js';
 import { GenericStore } from './generic-store.js';
-import { catalog, type CatalogEntry } from './catalog.js';
+import { builtInCatalog } from './catalog.js';
+import type { CatalogEntry, RegistryContext } from './catalog-entry.js';
 import { ConvertingObjectStore } from './converting-store.js';
 import { pruneObject } from '../api/schema/prune.js';
 import { applySchemaFor } from '../api/schema/apply-schema.js';
 import { hasStatus, specFieldNames } from '../api/schema/index.js';
-import { ServiceIPAllocator } from './service-ip-allocator.js';
-import { AllocatingServiceStore } from './service-store.js';
-import { ServiceNodePortAllocator } from './service-node-port-allocator.js';
-import { podSubresources } from './pod-subresources.js';
 
-/** Built-in groups whose keys are /registry/{resource}/… as upstream's (no two of them share a resource name). */
-const PLAIN_KEY_GROUPS = new Set(['', 'apps', 'batch', 'policy', 'autoscaling', 'coordination.k8s.io', 'rbac.authorization.k8s.io']);
+export type { CatalogEntry } from './catalog-entry.js';
 
 export interface RegistryOptions {
   backend: Backend;
@@ -90,29 +86,26 @@ export function createRegistry(options: RegistryOptions): Registry {
   const stores: RESTStore[] = [];
   const caches: CachedObjectStore[] = [];
   const storages = new Map<string, ObjectStore>();
-  // Cluster IPs and node ports: one persisted bitmap each, taken and freed around service writes.
-  const serviceIPs = new ServiceIPAllocator({
-    backend: options.backend,
-    ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
-    ...(options.serviceClusterIpRange !== undefined ? { cidr: options.serviceClusterIpRange } : {}),
-  });
-  const serviceNodePorts = new ServiceNodePortAllocator({
-    backend: options.backend,
-    ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
-    ...(options.serviceNodePortRange !== undefined ? { range: options.serviceNodePortRange } : {}),
-  });
-  for (const { type, strategy, storedAs, prune } of [...catalog, ...(options.extraEntries ?? [])]) {
+  const clock = options.clock ?? systemClock;
+  const context: RegistryContext = {
+    clock,
+    uid: options.uid ?? newUid,
+    options,
+    storeFor: (group, resource) => byKey.get(`${group}/${resource}`),
+  };
+  const entries = [...builtInCatalog(context), ...(options.extraEntries ?? [])];
+  const postSubresources: { build: NonNullable<CatalogEntry['createSubresource']>; store: RESTStore }[] = [];
+  for (const entry of entries) {
+    const { type, strategy, storedAs, prune } = entry;
     const storageOptions: ConstructorParameters<typeof BackendObjectStore>[0] = {
       backend: options.backend,
       resource: { group: type.group, resource: type.resource },
       namespaced: type.namespaced,
       // Two groups serving one resource name keep their keys apart (events.k8s.io
       // events are not two: they are stored as core events, see storedAs).
-      keyResource: PLAIN_KEY_GROUPS.has(type.group) ? type.resource : `${type.group}/${type.resource}`,
+      keyResource: entry.keyResource ?? `${type.group}/${type.resource}`,
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
-    // Stored under the bare resource name, as upstream keys them (/registry/mutatingwebhookconfigurations/NAME).
-    if (type.group === 'admissionregistration.k8s.io') storageOptions.keyResource = type.resource;
     let storage: ObjectStore;
     if (storedAs !== undefined) {
       const stored = storages.get(`${storedAs.group}/${storedAs.resource}`);
@@ -126,7 +119,7 @@ export function createRegistry(options: RegistryOptions): Registry {
     }
     // The first entry of a group/resource owns its storage (a later version converts it).
     if (!storages.has(`${type.group}/${type.resource}`)) storages.set(`${type.group}/${type.resource}`, storage);
-    if (type.group === '' && type.resource === 'services') storage = new AllocatingServiceStore(storage, serviceIPs, serviceNodePorts);
+    if (entry.wrapStorage !== undefined) storage = entry.wrapStorage(storage, context);
     const storeOptions: ConstructorParameters<typeof GenericStore>[0] = {
       type,
       strategy,
@@ -139,24 +132,18 @@ export function createRegistry(options: RegistryOptions): Registry {
       storeOptions.applySchema = applySchema;
       storeOptions.resetFields = resetFieldsOf(type.group, type.version, type.kind, strategy);
     }
-    if (options.clock !== undefined) storeOptions.clock = options.clock;
-    if (options.uid !== undefined) storeOptions.uid = options.uid;
+    storeOptions.clock = clock;
+    storeOptions.uid = context.uid;
     if (options.admission !== undefined) storeOptions.admission = options.admission;
     if (options.bookmarkIntervalMs !== undefined) storeOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
     const store = new GenericStore(storeOptions);
     stores.push(store);
+    if (entry.createSubresource !== undefined) postSubresources.push({ build: entry.createSubresource, store });
     // One resource served in several versions (autoscaling v2 and v1): the first listed answers version-less lookups.
     if (!byKey.has(`${type.group}/${type.resource}`)) byKey.set(`${type.group}/${type.resource}`, store);
   }
-  // pods/binding and pods/eviction act on pods (and, for eviction, on the budgets that select them).
-  const pods = byKey.get('/pods');
-  if (pods !== undefined) {
-    pods.createSubresource = podSubresources({
-      pods,
-      budgets: () => byKey.get('policy/poddisruptionbudgets'),
-      clock: options.clock ?? (() => new Date()),
-    });
-  }
+  // POST subresources (pods/binding, pods/eviction) may look up other stores: built once all exist.
+  for (const { build, store } of postSubresources) store.createSubresource = build(store, context);
   // A cache that fails to list retries on its own; reads fall back to the backend meanwhile.
   const ready = Promise.all(caches.map((c) => c.start().catch(() => c.restartLater()))).then(() => undefined);
   const builtIn = stores.length;

@@ -10,8 +10,19 @@ import type { FieldError } from '../machinery/field-errors.js';
 import type { NameValidator } from '../machinery/validation.js';
 import type { UserInfo } from '../machinery/user.js';
 import type { StatusError } from '../machinery/errors.js';
+import type { Clock } from '../machinery/names.js';
 
 export type { NameValidator };
+
+/**
+ * What the registry hands the strategies that need it (their entries are built
+ * from it): time and identifiers come in here, never from globals, so tests
+ * control them.
+ */
+export interface StrategyContext {
+  clock: Clock;
+  uid: () => string;
+}
 
 /** A PUT-able subresource other than the main resource ("status", "finalize"). */
 export interface SubresourceStrategy {

@@ -8,7 +8,7 @@ import type { DiffCase, DiffRequest } from '../case.js';
 
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
-/** [group, version, resource] of everything in src/registry/catalog.ts, subresources as resource/sub. */
+/** [group, version, resource] of everything in src/registry/<group>/index.ts, subresources as resource/sub. */
 const SERVED: [string, string, string][] = [
   ['', 'v1', 'namespaces'],
   ['', 'v1', 'namespaces/status'],

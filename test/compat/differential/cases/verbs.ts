@@ -1,4 +1,4 @@
-// Every verb on every resource apiary serves (src/registry/catalog.ts), one
+// Every verb on every resource apiary serves (src/registry/<group>/index.ts), one
 // case per resource: create (the defaulted object), get, list, update with the
 // current and a stale resourceVersion, the three patch types, a watch that
 // replays the writes from the first resourceVersion, delete, get of the

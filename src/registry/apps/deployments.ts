@@ -1,0 +1,25 @@
+// Deployments: generation 1 on create, bumped by spec or annotation changes;
+// status reset on create and kept on spec writes; selector immutable.
+import { nameIsDNSSubdomain } from '../../machinery/validation.js';
+import { defaultDeployment } from '../../api/apps/v1/defaults.js';
+import { validateDeployment, validateDeploymentStatus, validateDeploymentUpdate } from '../../api/apps/v1/validation.js';
+import type { Strategy } from '../strategy.js';
+import { bumpGenerationOnSpecChange, keepStatus, resetStatusAndGeneration, specSelector, statusSubresource } from '../strategy-helpers.js';
+
+export const deploymentStrategy: Strategy = {
+  namespaced: true,
+  nameValidator: nameIsDNSSubdomain,
+  defaults: defaultDeployment,
+  prepareForCreate: resetStatusAndGeneration,
+  prepareForUpdate(obj, old) {
+    keepStatus(obj, old);
+    bumpGenerationOnSpecChange(obj, old, true);
+  },
+  validate: validateDeployment,
+  validateUpdate: validateDeploymentUpdate,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: false,
+  scale: { selector: specSelector },
+  subresources: { status: statusSubresource((obj) => validateDeploymentStatus(obj)) },
+};
