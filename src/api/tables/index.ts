@@ -1,6 +1,7 @@
 // Server-side Table output (meta.k8s.io/v1 and v1beta1 Table), as
 // kube-apiserver 1.32 produces it for `kubectl get`: per-kind column
-// definitions and cells for the built-in kinds we serve, upstream's default
+// definitions and cells for the built-in kinds we serve (their printers live
+// beside their types, api/<group>/<version>/table.ts), upstream's default
 // NAME / CREATED AT table for any other kind, and the row object per
 // includeObject.
 //
@@ -21,92 +22,48 @@ import type { KubeObject, ListMeta } from '../../machinery/meta.js';
 import { column, NAME_COLUMN, type Printer } from './printer.js';
 import type { Obj } from './fields.js';
 import type { IncludeObject, PartialObjectMetadata, Table, TableApiVersion, TableColumnDefinition, TableRow } from './types.js';
-import {
-  configMapPrinter,
-  endpointsPrinter,
-  namespacePrinter,
-  nodePrinter,
-  replicationControllerPrinter,
-  resourceQuotaPrinter,
-  persistentVolumeClaimPrinter,
-  secretPrinter,
-  serviceAccountPrinter,
-  servicePrinter,
-} from './core.js';
-import { podPrinter } from './pod.js';
-import { eventPrinter, eventsV1Printer } from './events.js';
-import { deploymentPrinter, leasePrinter } from './apps.js';
-import { roleBindingPrinter } from './rbac.js';
-import {
-  csiDriverPrinter,
-  csiNodePrinter,
-  persistentVolumePrinter,
-  storageClassPrinter,
-  volumeAttachmentPrinter,
-} from './storage.js';
-import { endpointSlicePrinter, ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './networking.js';
-import { certificateSigningRequestPrinter, podTemplatePrinter, priorityClassPrinter, runtimeClassPrinter } from './cluster.js';
-import { webhookConfigurationPrinter } from './admissionregistration.js';
-import {
-  controllerRevisionPrinter,
-  cronJobPrinter,
-  daemonSetPrinter,
-  horizontalPodAutoscalerPrinter,
-  jobPrinter,
-  podDisruptionBudgetPrinter,
-  replicaSetPrinter,
-  statefulSetPrinter,
-} from './workloads.js';
-import { validatingAdmissionPolicyBindingPrinter, validatingAdmissionPolicyPrinter } from './admissionregistration.js';
+import { corePrinters } from '../core/v1/table.js';
+import { appsPrinters } from '../apps/v1/table.js';
+import { batchPrinters } from '../batch/v1/table.js';
+import { policyPrinters } from '../policy/v1/table.js';
+import { autoscalingPrinters } from '../autoscaling/v2/table.js';
+import { coordinationPrinters } from '../coordination/v1/table.js';
+import { eventsPrinters } from '../events/v1/table.js';
+import { rbacPrinters } from '../rbac/v1/table.js';
+import { networkingPrinters } from '../networking/v1/table.js';
+import { discoveryPrinters } from '../discovery/v1/table.js';
+import { storagePrinters } from '../storage/v1/table.js';
+import { schedulingPrinters } from '../scheduling/v1/table.js';
+import { nodePrinters } from '../node/v1/table.js';
+import { certificatesPrinters } from '../certificates/v1/table.js';
+import { admissionregistrationPrinters } from '../admissionregistration/v1/table.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
 export { humanDuration } from './duration.js';
 
-const printers = new Map<string, Printer>([
-  ['/Namespace', namespacePrinter],
-  ['/ConfigMap', configMapPrinter],
-  ['/Secret', secretPrinter],
-  ['/ServiceAccount', serviceAccountPrinter],
-  ['/Service', servicePrinter],
-  ['/Pod', podPrinter],
-  ['/Event', eventPrinter],
-  ['/Endpoints', endpointsPrinter],
-  ['/Node', nodePrinter],
-  ['/ResourceQuota', resourceQuotaPrinter],
-  ['/PersistentVolumeClaim', persistentVolumeClaimPrinter],
-  ['/ReplicationController', replicationControllerPrinter],
-  ['apps/Deployment', deploymentPrinter],
-  ['apps/ReplicaSet', replicaSetPrinter],
-  ['apps/StatefulSet', statefulSetPrinter],
-  ['apps/DaemonSet', daemonSetPrinter],
-  ['apps/ControllerRevision', controllerRevisionPrinter],
-  ['batch/Job', jobPrinter],
-  ['batch/CronJob', cronJobPrinter],
-  ['policy/PodDisruptionBudget', podDisruptionBudgetPrinter],
-  ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerPrinter],
-  ['coordination.k8s.io/Lease', leasePrinter],
-  ['events.k8s.io/Event', eventsV1Printer],
-  ['rbac.authorization.k8s.io/RoleBinding', roleBindingPrinter],
-  ['rbac.authorization.k8s.io/ClusterRoleBinding', roleBindingPrinter],
-  ['/PersistentVolume', persistentVolumePrinter],
-  ['/PodTemplate', podTemplatePrinter],
-  ['networking.k8s.io/NetworkPolicy', networkPolicyPrinter],
-  ['networking.k8s.io/Ingress', ingressPrinter],
-  ['networking.k8s.io/IngressClass', ingressClassPrinter],
-  ['discovery.k8s.io/EndpointSlice', endpointSlicePrinter],
-  ['storage.k8s.io/StorageClass', storageClassPrinter],
-  ['storage.k8s.io/CSIDriver', csiDriverPrinter],
-  ['storage.k8s.io/CSINode', csiNodePrinter],
-  ['storage.k8s.io/VolumeAttachment', volumeAttachmentPrinter],
-  ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
-  ['node.k8s.io/RuntimeClass', runtimeClassPrinter],
-  ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
-  ['admissionregistration.k8s.io/MutatingWebhookConfiguration', webhookConfigurationPrinter],
-  ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationPrinter],
-  ['admissionregistration.k8s.io/ValidatingAdmissionPolicy', validatingAdmissionPolicyPrinter],
-  ['admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding', validatingAdmissionPolicyBindingPrinter],
-]);
+/** Each group's printers (api/<group>/<version>/table.ts), by kind. */
+const GROUP_PRINTERS: [group: string, printers: Record<string, Printer>][] = [
+  ['', corePrinters],
+  ['apps', appsPrinters],
+  ['batch', batchPrinters],
+  ['policy', policyPrinters],
+  ['autoscaling', autoscalingPrinters],
+  ['coordination.k8s.io', coordinationPrinters],
+  ['events.k8s.io', eventsPrinters],
+  ['rbac.authorization.k8s.io', rbacPrinters],
+  ['networking.k8s.io', networkingPrinters],
+  ['discovery.k8s.io', discoveryPrinters],
+  ['storage.k8s.io', storagePrinters],
+  ['scheduling.k8s.io', schedulingPrinters],
+  ['node.k8s.io', nodePrinters],
+  ['certificates.k8s.io', certificatesPrinters],
+  ['admissionregistration.k8s.io', admissionregistrationPrinters],
+];
+
+const printers = new Map<string, Printer>(
+  GROUP_PRINTERS.flatMap(([group, byKind]) => Object.entries(byKind).map(([kind, printer]): [string, Printer] => [`${group}/${kind}`, printer])),
+);
 
 /** Go's time.RFC3339 in UTC without fractions: "2024-05-01T10:00:00Z". */
 function rfc3339(value: unknown): string {

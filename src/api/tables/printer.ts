@@ -1,10 +1,13 @@
 // The shape of one kind's printer: its column definitions (in upstream's
 // order, with upstream's names, types, formats and priorities) and a function
 // producing one row's cells. The apiserver always prints the wide form, so a
-// row carries a cell for every column, priority 1 included.
+// row carries a cell for every column, priority 1 included. The printers live
+// beside their types (api/<group>/<version>/table.ts); this module holds
+// what they share.
 
 import type { TableCell, TableColumnDefinition, TableRowCondition } from './types.js';
-import type { Obj } from './fields.js';
+import { at, str, type Obj } from './fields.js';
+import { timeSince } from './duration.js';
 
 export interface PrintedRow {
   cells: TableCell[];
@@ -38,6 +41,21 @@ export const CONTAINERS_COLUMN = column('Containers', 'string', 'Names of the co
   priority: 1,
 });
 export const IMAGES_COLUMN = column('Images', 'string', 'Images of the containers in the pod template.', { priority: 1 });
+
+/** A Selector column (priority 1) with the given description. */
+export function selectorColumn(description: string): TableColumnDefinition {
+  return column('Selector', 'string', description, { priority: 1 });
+}
+
+/** The NAME cell. */
+export function objectName(o: Obj): string {
+  return str(at(o, 'metadata', 'name'));
+}
+
+/** The AGE cell. */
+export function objectAge(o: Obj, now: Date): string {
+  return timeSince(at(o, 'metadata', 'creationTimestamp'), now);
+}
 
 /** Container names and images joined by commas, in template order. */
 export function containerCells(containers: unknown): [string, string] {

@@ -1,19 +1,13 @@
-// Printers for networking.k8s.io/v1 (network policies, ingresses, ingress
-// classes) and discovery.k8s.io/v1 endpoint slices, as kube-apiserver 1.32
-// serves them (pkg/printers/internalversion).
-
-import { AGE_COLUMN, NAME_COLUMN, column, type Printer } from './printer.js';
-import { arr, at, rec, str, type Obj } from './fields.js';
-import { timeSince } from './duration.js';
-import { formatLabelSelector } from './labels.js';
-
-const name = (o: Obj): string => str(at(o, 'metadata', 'name'));
-const age = (o: Obj, now: Date): string => timeSince(at(o, 'metadata', 'creationTimestamp'), now);
+// Table printers (kube-apiserver 1.32's columns and cells for `kubectl get`) of
+// networking.k8s.io/v1 kinds.
+import { AGE_COLUMN, column, NAME_COLUMN, objectAge, objectName, type Printer } from '../../tables/printer.js';
+import { arr, at, type Obj, rec, str } from '../../tables/fields.js';
+import { formatLabelSelector } from '../../tables/labels.js';
 
 export const networkPolicyPrinter: Printer = {
   columns: [NAME_COLUMN, column('Pod-Selector', 'string', 'The pods the policy applies to.'), AGE_COLUMN],
   // FormatLabelSelector prints an empty selector as "<none>".
-  print: (o, now) => ({ cells: [name(o), formatLabelSelector(at(o, 'spec', 'podSelector') ?? {}) || '<none>', age(o, now)] }),
+  print: (o, now) => ({ cells: [objectName(o), formatLabelSelector(at(o, 'spec', 'podSelector') ?? {}) || '<none>', objectAge(o, now)] }),
 };
 
 /** Up to three hosts, then "+ N more..."; "*" when no rule names one. */
@@ -53,7 +47,7 @@ export const ingressPrinter: Printer = {
     const spec = rec(o.spec);
     const className = typeof spec.ingressClassName === 'string' ? spec.ingressClassName : '<none>';
     const ports = arr(spec.tls).length > 0 ? '80, 443' : '80';
-    return { cells: [name(o), className, formatHosts(arr(spec.rules)), ingressAddresses(o), ports, age(o, now)] };
+    return { cells: [objectName(o), className, formatHosts(arr(spec.rules)), ingressAddresses(o), ports, objectAge(o, now)] };
   },
 };
 
@@ -73,33 +67,13 @@ export const ingressClassPrinter: Printer = {
       if (typeof ref.apiGroup === 'string') parameters += `.${ref.apiGroup}`;
       parameters += `/${str(ref.name)}`;
     }
-    return { cells: [name(o), str(at(o, 'spec', 'controller')), parameters, age(o, now)] };
+    return { cells: [objectName(o), str(at(o, 'spec', 'controller')), parameters, objectAge(o, now)] };
   },
 };
 
-/** Up to three entries then "+ N more..."; "<unset>" for none (listWithMoreString). */
-function listWithMore(items: string[]): string {
-  const max = 3;
-  if (items.length > max) return `${items.slice(0, max).join(',')} + ${items.length - max} more...`;
-  return items.length === 0 ? '<unset>' : items.join(',');
-}
-
-export const endpointSlicePrinter: Printer = {
-  columns: [
-    NAME_COLUMN,
-    column('AddressType', 'string', 'The type of the addresses in the slice.'),
-    column('Ports', 'string', 'The ports the endpoints expose.'),
-    column('Endpoints', 'string', 'The addresses of the endpoints.'),
-    AGE_COLUMN,
-  ],
-  print: (o, now) => {
-    const ports = arr(o.ports).map((raw) => {
-      const p = rec(raw);
-      if (typeof p.port === 'number') return String(p.port);
-      if (typeof p.name === 'string') return p.name;
-      return '*';
-    });
-    const addresses = arr(o.endpoints).flatMap((e) => arr(rec(e).addresses).map(String));
-    return { cells: [name(o), str(o.addressType), listWithMore(ports), listWithMore(addresses), age(o, now)] };
-  },
+/** The printers by kind, for api/tables/index.ts. */
+export const networkingPrinters: Record<string, Printer> = {
+  NetworkPolicy: networkPolicyPrinter,
+  Ingress: ingressPrinter,
+  IngressClass: ingressClassPrinter,
 };

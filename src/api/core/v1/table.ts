@@ -1,24 +1,19 @@
-// Printers for the core-group kinds other than pods and events: the columns
-// and cells kube-apiserver 1.32 serves for namespaces, configmaps, secrets,
-// serviceaccounts, services, endpoints, nodes, resourcequotas and
-// replicationcontrollers.
-
-import { AGE_COLUMN, CONTAINERS_COLUMN, IMAGES_COLUMN, NAME_COLUMN, column, containerCells, type Printer } from './printer.js';
-import { arr, at, countKeys, int, rec, str, type Obj } from './fields.js';
-import { formatLabels } from './labels.js';
-import { timeSince } from './duration.js';
-
-const name = (o: Obj): string => str(at(o, 'metadata', 'name'));
-const age = (o: Obj, now: Date): string => timeSince(at(o, 'metadata', 'creationTimestamp'), now);
+// Table printers (kube-apiserver 1.32's columns and cells for `kubectl get`) of
+// core/v1 kinds (the pod printer is in pod-table.ts).
+import { AGE_COLUMN, column, containerCells, CONTAINERS_COLUMN, IMAGES_COLUMN, NAME_COLUMN, objectAge, objectName, type Printer } from '../../tables/printer.js';
+import { arr, at, countKeys, int, type Obj, rec, str } from '../../tables/fields.js';
+import { formatLabels } from '../../tables/labels.js';
+import { parseTimestamp, timeSince } from '../../tables/duration.js';
+import { podPrinter } from './pod-table.js';
 
 export const namespacePrinter: Printer = {
   columns: [NAME_COLUMN, column('Status', 'string', 'Lifecycle phase of the namespace.'), AGE_COLUMN],
-  print: (o, now) => ({ cells: [name(o), str(at(o, 'status', 'phase')), age(o, now)] }),
+  print: (o, now) => ({ cells: [objectName(o), str(at(o, 'status', 'phase')), objectAge(o, now)] }),
 };
 
 export const configMapPrinter: Printer = {
   columns: [NAME_COLUMN, column('Data', 'string', 'Number of keys in data and binaryData.'), AGE_COLUMN],
-  print: (o, now) => ({ cells: [name(o), countKeys(o.data) + countKeys(o.binaryData), age(o, now)] }),
+  print: (o, now) => ({ cells: [objectName(o), countKeys(o.data) + countKeys(o.binaryData), objectAge(o, now)] }),
 };
 
 export const secretPrinter: Printer = {
@@ -31,17 +26,16 @@ export const secretPrinter: Printer = {
   print: (o, now) => {
     // stringData is folded into data when the object is read, so count both.
     const keys = new Set([...Object.keys(rec(o.data)), ...Object.keys(rec(o.stringData))]);
-    return { cells: [name(o), str(o.type), keys.size, age(o, now)] };
+    return { cells: [objectName(o), str(o.type), keys.size, objectAge(o, now)] };
   },
 };
 
 export const serviceAccountPrinter: Printer = {
   columns: [NAME_COLUMN, column('Secrets', 'string', 'Number of secrets listed by the service account.'), AGE_COLUMN],
-  print: (o, now) => ({ cells: [name(o), arr(o.secrets).length, age(o, now)] }),
+  print: (o, now) => ({ cells: [objectName(o), arr(o.secrets).length, objectAge(o, now)] }),
 };
 
 // --- services ---------------------------------------------------------------
-
 const LOAD_BALANCER_WIDTH = 16;
 
 function loadBalancerAddresses(status: unknown, wide: boolean): string {
@@ -103,13 +97,12 @@ export const servicePrinter: Printer = {
     const clusterIP = clusterIPs[0] ?? (str(spec.clusterIP) || '<none>');
     const ports = servicePorts(spec.ports) || '<none>';
     return {
-      cells: [name(o), str(spec.type), clusterIP, serviceExternalIP(o), ports, age(o, now), formatLabels(spec.selector)],
+      cells: [objectName(o), str(spec.type), clusterIP, serviceExternalIP(o), ports, objectAge(o, now), formatLabels(spec.selector)],
     };
   },
 };
 
 // --- endpoints --------------------------------------------------------------
-
 function joinHostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
@@ -155,11 +148,10 @@ function formatEndpoints(subsets: unknown): string {
 
 export const endpointsPrinter: Printer = {
   columns: [NAME_COLUMN, column('Endpoints', 'string', 'Addresses and ports of the endpoints.'), AGE_COLUMN],
-  print: (o, now) => ({ cells: [name(o), formatEndpoints(o.subsets), age(o, now)] }),
+  print: (o, now) => ({ cells: [objectName(o), formatEndpoints(o.subsets), objectAge(o, now)] }),
 };
 
 // --- nodes ------------------------------------------------------------------
-
 const NODE_ROLE_PREFIX = 'node-role.kubernetes.io/';
 const NODE_ROLE_LABEL = 'kubernetes.io/role';
 
@@ -212,10 +204,10 @@ export const nodePrinter: Printer = {
     const orUnknown = (v: unknown): string => str(v) || '<unknown>';
     return {
       cells: [
-        name(o),
+        objectName(o),
         status.join(','),
         nodeRoles(o),
-        age(o, now),
+        objectAge(o, now),
         str(info.kubeletVersion),
         nodeAddress(o, 'InternalIP'),
         nodeAddress(o, 'ExternalIP'),
@@ -228,7 +220,6 @@ export const nodePrinter: Printer = {
 };
 
 // --- resource quotas --------------------------------------------------------
-
 export const resourceQuotaPrinter: Printer = {
   // 1.32 order: AGE comes before REQUEST and LIMIT.
   columns: [
@@ -248,12 +239,11 @@ export const resourceQuotaPrinter: Printer = {
       const pieces = resource.split('.');
       (pieces.length > 1 && pieces[0] === 'limits' ? limits : requests).push(entry);
     }
-    return { cells: [name(o), age(o, now), requests.join(', '), limits.join(', ')] };
+    return { cells: [objectName(o), objectAge(o, now), requests.join(', '), limits.join(', ')] };
   },
 };
 
 // --- persistent volume claims ------------------------------------------------
-
 export const persistentVolumeClaimPrinter: Printer = {
   columns: [
     NAME_COLUMN,
@@ -281,7 +271,7 @@ export const persistentVolumeClaimPrinter: Printer = {
     const storageClass = annotated !== undefined ? str(annotated) : str(spec.storageClassName);
     const vac = spec.volumeAttributesClassName === undefined ? '<unset>' : str(spec.volumeAttributesClassName);
     const mode = spec.volumeMode === undefined ? '<unset>' : str(spec.volumeMode);
-    return { cells: [name(o), phase, volume, capacity, modes, storageClass, vac, age(o, now), mode] };
+    return { cells: [objectName(o), phase, volume, capacity, modes, storageClass, vac, objectAge(o, now), mode] };
   },
 };
 
@@ -297,7 +287,6 @@ export function accessModesString(modes: string[]): string {
 }
 
 // --- replication controllers ------------------------------------------------
-
 export const replicationControllerPrinter: Printer = {
   columns: [
     NAME_COLUMN,
@@ -313,15 +302,141 @@ export const replicationControllerPrinter: Printer = {
     const [containers, images] = containerCells(at(o, 'spec', 'template', 'spec', 'containers'));
     return {
       cells: [
-        name(o),
+        objectName(o),
         int(at(o, 'spec', 'replicas')),
         int(at(o, 'status', 'replicas')),
         int(at(o, 'status', 'readyReplicas')),
-        age(o, now),
+        objectAge(o, now),
         containers,
         images,
         formatLabels(at(o, 'spec', 'selector')),
       ],
     };
   },
+};
+
+function formatSource(event: Obj): string {
+  const source = rec(event.source);
+  // core/v1 names the reporter reportingComponent, events.k8s.io/v1 reportingController.
+  const component = str(source.component) || str(event.reportingComponent) || str(event.reportingController);
+  const host = str(source.host) || str(event.reportingInstance);
+  return host === '' ? component : `${component}, ${host}`;
+}
+
+export const eventPrinter: Printer = {
+  columns: [
+    column('Last Seen', 'string', 'Time since the event was last observed.'),
+    column('Type', 'string', 'Type of the event (Normal, Warning).'),
+    column('Reason', 'string', 'Short machine-readable reason for the event.'),
+    column('Object', 'string', 'Object the event is about, as kind/name.'),
+    column('Subobject', 'string', 'Part of the object the event is about.', { priority: 1 }),
+    column('Source', 'string', 'Component (and host) that reported the event.', { priority: 1 }),
+    column('Message', 'string', 'Human-readable description of the event.'),
+    column('First Seen', 'string', 'Time since the event was first observed.', { priority: 1 }),
+    column('Count', 'string', 'Number of times the event was observed.', { priority: 1 }),
+    { ...NAME_COLUMN, priority: 1 },
+  ],
+  print: (event, now) => {
+    let firstSeen = timeSince(event.firstTimestamp, now);
+    if (parseTimestamp(event.firstTimestamp) === undefined) firstSeen = timeSince(event.eventTime, now);
+    let lastSeen = timeSince(event.lastTimestamp, now);
+    if (parseTimestamp(event.lastTimestamp) === undefined) lastSeen = firstSeen;
+    let count = int(event.count);
+    if (event.series !== undefined && event.series !== null) {
+      lastSeen = timeSince(at(event, 'series', 'lastObservedTime'), now);
+      count = int(at(event, 'series', 'count'));
+    } else if (count === 0) {
+      // Events from the new API carry no count when seen once.
+      count = 1;
+    }
+    const involved = rec(event.involvedObject);
+    const kind = str(involved.kind).toLowerCase();
+    const target = str(involved.name) !== '' ? `${kind}/${str(involved.name)}` : kind;
+    return {
+      cells: [
+        lastSeen,
+        str(event.type),
+        str(event.reason),
+        target,
+        str(involved.fieldPath),
+        formatSource(event),
+        str(event.message).trim(),
+        firstSeen,
+        count,
+        str(at(event, 'metadata', 'name')),
+      ],
+    };
+  },
+};
+
+export const podTemplatePrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Containers', 'string', 'Names of each container in the template.'),
+    column('Images', 'string', 'Images referenced by each container in the template.'),
+    column('Pod Labels', 'string', 'The labels for the pod template.'),
+  ],
+  print: (o) => {
+    const [containers, images] = containerCells(at(o, 'template', 'spec', 'containers'));
+    return { cells: [objectName(o), containers, images, formatLabels(at(o, 'template', 'metadata', 'labels'))] };
+  },
+};
+
+export const persistentVolumePrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Capacity', 'string', 'Capacity of the volume.'),
+    column('Access Modes', 'string', 'Ways the volume can be mounted.'),
+    column('Reclaim Policy', 'string', 'What happens to the volume when its claim is released.'),
+    column('Status', 'string', 'Phase of the volume.'),
+    column('Claim', 'string', 'The claim bound to the volume.'),
+    column('StorageClass', 'string', 'StorageClass of the pv'),
+    column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pv'),
+    column('Reason', 'string', 'Why the volume is in its phase.'),
+    AGE_COLUMN,
+    column('VolumeMode', 'string', 'Block or Filesystem.', { priority: 1 }),
+  ],
+  print: (o, now) => {
+    const spec = rec(o.spec);
+    const claimRef = spec.claimRef === undefined || spec.claimRef === null ? '' : `${str(at(spec, 'claimRef', 'namespace'))}/${str(at(spec, 'claimRef', 'name'))}`;
+    const phase = at(o, 'metadata', 'deletionTimestamp') !== undefined ? 'Terminating' : str(at(o, 'status', 'phase'));
+    const annotated = at(o, 'metadata', 'annotations', 'volume.beta.kubernetes.io/storage-class');
+    const storageClass = annotated !== undefined ? str(annotated) : str(spec.storageClassName);
+    const vac = spec.volumeAttributesClassName === undefined ? '<unset>' : str(spec.volumeAttributesClassName);
+    const mode = spec.volumeMode === undefined ? '<unset>' : str(spec.volumeMode);
+    const capacity = at(spec, 'capacity', 'storage');
+    return {
+      cells: [
+        objectName(o),
+        capacity === undefined ? '0' : String(capacity),
+        accessModesString(arr(spec.accessModes).map(String)),
+        str(spec.persistentVolumeReclaimPolicy),
+        phase,
+        claimRef,
+        storageClass,
+        vac,
+        str(at(o, 'status', 'reason')),
+        objectAge(o, now),
+        mode,
+      ],
+    };
+  },
+};
+
+/** The printers by kind, for api/tables/index.ts. */
+export const corePrinters: Record<string, Printer> = {
+  Namespace: namespacePrinter,
+  ConfigMap: configMapPrinter,
+  Secret: secretPrinter,
+  ServiceAccount: serviceAccountPrinter,
+  Service: servicePrinter,
+  Pod: podPrinter,
+  Event: eventPrinter,
+  Endpoints: endpointsPrinter,
+  Node: nodePrinter,
+  ResourceQuota: resourceQuotaPrinter,
+  PersistentVolumeClaim: persistentVolumeClaimPrinter,
+  ReplicationController: replicationControllerPrinter,
+  PersistentVolume: persistentVolumePrinter,
+  PodTemplate: podTemplatePrinter,
 };

@@ -1,15 +1,11 @@
-// The pod printer: READY, STATUS and RESTARTS follow upstream's printPod
-// logic. STATUS starts from the phase (or status.reason), is overridden by
-// init container progress ("Init:1/2", "Init:CrashLoopBackOff"), then by
-// container waiting/terminated reasons ("ContainerCreating", "Completed",
-// "ExitCode:1"), and finally by deletion ("Terminating", or "Unknown" for a
-// pod on an unreachable node). RESTARTS reads "5 (3m ago)" when the last
-// termination time is known.
-
-import { AGE_COLUMN, NAME_COLUMN, column, type Printer } from './printer.js';
-import type { TableRowCondition } from './types.js';
-import { arr, at, int, rec, str, type Obj } from './fields.js';
-import { parseTimestamp, timeSince } from './duration.js';
+// Table printers (kube-apiserver 1.32's columns and cells for `kubectl get`) of
+// core/v1 Pods: upstream's printPod status logic (init containers, restartable
+// init containers, terminating and unreachable pods), with the row conditions
+// kubectl uses to hide completed pods.
+import { AGE_COLUMN, column, NAME_COLUMN, type Printer } from '../../tables/printer.js';
+import { arr, at, int, type Obj, rec, str } from '../../tables/fields.js';
+import { parseTimestamp, timeSince } from '../../tables/duration.js';
+import type { TableRowCondition } from '../../tables/types.js';
 
 const NODE_UNREACHABLE_REASON = 'NodeLost';
 

@@ -1,10 +1,9 @@
-// Printers for rbac.authorization.k8s.io/v1 RoleBinding and ClusterRoleBinding,
-// as kube-apiserver 1.32 serves them (Role and ClusterRole use the default
-// Name / Created At table, which is what upstream prints for them too).
-
-import { AGE_COLUMN, NAME_COLUMN, column, type Printer } from './printer.js';
-import { at, str, type Obj } from './fields.js';
-import { timeSince } from './duration.js';
+// Table printers (kube-apiserver 1.32's columns and cells for `kubectl get`) of
+// rbac.authorization.k8s.io/v1 RoleBindings and ClusterRoleBindings (roles use
+// the default table).
+import { AGE_COLUMN, column, NAME_COLUMN, type Printer } from '../../tables/printer.js';
+import { at, type Obj, str } from '../../tables/fields.js';
+import { timeSince } from '../../tables/duration.js';
 
 function subjects(o: Obj): [string, string, string] {
   const users: string[] = [];
@@ -38,4 +37,10 @@ export const roleBindingPrinter: Printer = {
       ...subjects(o),
     ],
   }),
+};
+
+/** The printers by kind, for api/tables/index.ts. */
+export const rbacPrinters: Record<string, Printer> = {
+  RoleBinding: roleBindingPrinter,
+  ClusterRoleBinding: roleBindingPrinter,
 };

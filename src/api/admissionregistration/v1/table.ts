@@ -1,10 +1,8 @@
-// Printers for admissionregistration.k8s.io/v1 kinds, as kube-apiserver 1.32
-// serves them: webhook configurations (NAME, WEBHOOKS, AGE), ValidatingAdmissionPolicy
-// (NAME, VALIDATIONS, PARAMKIND, AGE) and its binding (NAME, POLICYNAME, PARAMREF, AGE).
-
-import { AGE_COLUMN, NAME_COLUMN, column, type Printer } from './printer.js';
-import { at, str, type Obj } from './fields.js';
-import { timeSince } from './duration.js';
+// Table printers (kube-apiserver 1.32's columns and cells for `kubectl get`) of
+// admissionregistration.k8s.io/v1 kinds.
+import { AGE_COLUMN, column, NAME_COLUMN, type Printer } from '../../tables/printer.js';
+import { at, type Obj, str } from '../../tables/fields.js';
+import { timeSince } from '../../tables/duration.js';
 
 export const webhookConfigurationPrinter: Printer = {
   columns: [NAME_COLUMN, column('Webhooks', 'integer', 'How many webhooks the configuration holds.'), AGE_COLUMN],
@@ -62,4 +60,12 @@ export const validatingAdmissionPolicyBindingPrinter: Printer = {
     }
     return { cells: [str(at(o, 'metadata', 'name')), str(at(o, 'spec', 'policyName')), param, timeSince(at(o, 'metadata', 'creationTimestamp'), now)] };
   },
+};
+
+/** The printers by kind, for api/tables/index.ts. */
+export const admissionregistrationPrinters: Record<string, Printer> = {
+  MutatingWebhookConfiguration: webhookConfigurationPrinter,
+  ValidatingWebhookConfiguration: webhookConfigurationPrinter,
+  ValidatingAdmissionPolicy: validatingAdmissionPolicyPrinter,
+  ValidatingAdmissionPolicyBinding: validatingAdmissionPolicyBindingPrinter,
 };
