@@ -1,0 +1,72 @@
+// Create (upstream's rest.BeforeCreate and Store.Create): type and namespace
+// checks → prune → defaults → system fields (uid, creationTimestamp,
+// generateName) → strategy prepareForCreate → mutating admission →
+// validation → validating admission → the write.
+//
+// Contract: a rejected create writes nothing; a generateName collision is
+// retried with a new name a few times; an existing name is 409 AlreadyExists
+// (or, while the old object is being deleted, says so).
+
+import type { KubeObject } from '../../machinery/meta.js';
+import { StatusError, internalError, isAlreadyExists } from '../../machinery/errors.js';
+import { formatTimestamp, generateName } from '../../machinery/names.js';
+import type { RESTStore, WriteOptions } from '../rest.js';
+import { managedFieldsLast } from '../../machinery/apply/field-manager.js';
+import { GENERATE_NAME_ATTEMPTS } from './base.js';
+import { ReadStore } from './reads.js';
+
+export abstract class CreateStore extends ReadStore {
+  // ---- create --------------------------------------------------------------
+
+  async create(namespace: string, obj: KubeObject, options: WriteOptions): Promise<KubeObject> {
+    // The object is ours (RESTStore.create): the handler decoded it for this request alone.
+    obj.metadata ??= {};
+    this.checkTypeMeta(obj);
+    this.ensureNamespace(obj, namespace);
+    if (obj.metadata.resourceVersion !== undefined && obj.metadata.resourceVersion !== '') {
+      throw internalError(new Error('resourceVersion should not be set on objects to be created'));
+    }
+    delete obj.metadata.resourceVersion;
+    this.pruneBody(obj, options, 'decode');
+    this.strategy.defaults?.(obj);
+    this.fillZeroValues(obj);
+    const meta = obj.metadata;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    meta.uid = this.newUid();
+    meta.creationTimestamp = formatTimestamp(this.clock());
+    const generated = (meta.name === undefined || meta.name === '') && (meta.generateName ?? '') !== '';
+    if (generated) meta.name = generateName(meta.generateName!);
+    this.trackUpdate(null, obj, '', options.fieldManager);
+    this.strategy.prepareForCreate?.(obj, options.user);
+    managedFieldsLast(obj);
+
+    await this.admit('CREATE', obj, undefined, '', options);
+    this.validateCreate(obj);
+    await this.validateAdmission('CREATE', obj, undefined, '', options);
+    this.fillZeroValues(obj, true);
+
+    const ns = this.ns(meta.namespace ?? '');
+    for (let attempt = 1; ; attempt++) {
+      if (options.dryRun === true) {
+        // Existence still answers AlreadyExists, as the real write would.
+        const exists = await this.exists(ns, meta.name!);
+        if (exists) throw await this.whileDeleting(ns, meta.name!, this.alreadyExists(meta.name!));
+        return obj;
+      }
+      try {
+        const created = await this.storage.create(ns, meta.name!, obj, this.ttl());
+        return this.withTypeMeta(created);
+      } catch (err) {
+        if (generated && isAlreadyExists(err) && attempt < GENERATE_NAME_ATTEMPTS) {
+          meta.name = generateName(meta.generateName!);
+          this.strategy.prepareForCreate?.(obj, options.user);
+          continue;
+        }
+        if (isAlreadyExists(err)) throw await this.whileDeleting(ns, meta.name!, err as StatusError);
+        throw err;
+      }
+    }
+  }
+}
