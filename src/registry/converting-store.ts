@@ -3,7 +3,7 @@
 // events under /registry/events, converted on every read and write).
 //
 // Contract:
-// - Wraps the ObjectStore of the stored form (`inner`): same keys, same
+// - A WrappingObjectStore around the ObjectStore of the stored form (`inner`): same keys, same
 //   revisions, same watch cache; nothing of its own is stored.
 // - Reads (get, list, watch, delete's result) hand back `fromStored(obj)`;
 //   writes (create, guaranteedUpdate) store `toStored(obj)`. Predicates see the
@@ -22,6 +22,7 @@
 import type { GroupResource, KubeObject } from '../machinery/meta.js';
 import { groupResourceString } from '../machinery/meta.js';
 import { StatusError } from '../machinery/errors.js';
+import { WrappingObjectStore } from './store-wrapper.js';
 import type {
   ObjectStore,
   StoreListOptions,
@@ -40,34 +41,23 @@ export interface Conversion {
   fromStored(obj: KubeObject): KubeObject;
 }
 
-export class ConvertingObjectStore implements ObjectStore {
-  readonly resource: GroupResource;
-  private readonly inner: ObjectStore;
+export class ConvertingObjectStore extends WrappingObjectStore {
   private readonly conversion: Conversion;
   private readonly converted = new WeakMap<KubeObject, KubeObject>();
   private readonly convertedEvents = new WeakMap<StoreWatchEvent, StoreWatchEvent>();
   private lastBatch: [readonly StoreWatchEvent[], readonly StoreWatchEvent[]] | undefined;
 
   constructor(resource: GroupResource, inner: ObjectStore, conversion: Conversion) {
-    this.resource = resource;
-    this.inner = inner;
+    super(inner, resource);
     this.conversion = conversion;
   }
 
-  keyFor(namespace: string, name: string): string {
-    return this.inner.keyFor(namespace, name);
-  }
-
-  currentResourceVersion(): Promise<string> {
-    return this.inner.currentResourceVersion();
-  }
-
-  async get(namespace: string, name: string, options?: { resourceVersion?: string }): Promise<KubeObject> {
+  override async get(namespace: string, name: string, options?: { resourceVersion?: string }): Promise<KubeObject> {
     const obj = await this.guard(this.inner.get(namespace, name, options));
     return this.conversion.fromStored(obj);
   }
 
-  async list(namespace: string, options: StoreListOptions): Promise<StoreListResult> {
+  override async list(namespace: string, options: StoreListOptions): Promise<StoreListResult> {
     const { predicate, ...rest } = options;
     const innerOptions: StoreListOptions = rest;
     if (predicate !== undefined) innerOptions.predicate = (obj) => predicate(this.shared(obj));
@@ -75,12 +65,12 @@ export class ConvertingObjectStore implements ObjectStore {
     return { ...res, items: res.items.map((obj) => this.shared(obj)) };
   }
 
-  async create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject> {
+  override async create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject> {
     const created = await this.guard(this.inner.create(namespace, name, this.conversion.toStored(obj), options));
     return this.conversion.fromStored(created);
   }
 
-  async guaranteedUpdate(
+  override async guaranteedUpdate(
     namespace: string,
     name: string,
     update: UpdateFunc,
@@ -100,7 +90,7 @@ export class ConvertingObjectStore implements ObjectStore {
     return { object: this.conversion.fromStored(res.object), created: res.created };
   }
 
-  async delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
+  override async delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
     const own = new WeakSet<object>();
     const convertingCheck =
       check === undefined
@@ -117,7 +107,7 @@ export class ConvertingObjectStore implements ObjectStore {
     return this.conversion.fromStored(deleted);
   }
 
-  watch(namespace: string, options: StoreWatchOptions, handlers: StoreWatchHandlers): Promise<StoreWatchHandle> {
+  override watch(namespace: string, options: StoreWatchOptions, handlers: StoreWatchHandlers): Promise<StoreWatchHandle> {
     const { predicate, ...rest } = options;
     const innerOptions: StoreWatchOptions = rest;
     if (predicate !== undefined) innerOptions.predicate = (obj) => predicate(this.shared(obj));

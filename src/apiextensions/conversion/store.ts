@@ -24,9 +24,10 @@
 // - delete's precondition check sees the stored form: it reads metadata only,
 //   which conversion keeps.
 
-import type { GroupResource, KubeObject } from '../../machinery/meta.js';
+import type { KubeObject } from '../../machinery/meta.js';
 import { encodeContinue } from '../../machinery/continue-token.js';
 import type { StatusError } from '../../machinery/errors.js';
+import { WrappingObjectStore } from '../../registry/store-wrapper.js';
 import type {
   ObjectStore,
   StoreListOptions,
@@ -45,34 +46,23 @@ export interface AsyncConversion {
   fromStored(obj: KubeObject): Promise<KubeObject>;
 }
 
-export class AsyncConvertingObjectStore implements ObjectStore {
-  readonly resource: GroupResource;
-  private readonly inner: ObjectStore;
+export class AsyncConvertingObjectStore extends WrappingObjectStore {
   private readonly conversion: AsyncConversion;
   private readonly namespaced: boolean;
   private readonly converted = new WeakMap<KubeObject, Promise<KubeObject>>();
   private readonly convertedEvents = new WeakMap<StoreWatchEvent, Promise<StoreWatchEvent>>();
 
   constructor(inner: ObjectStore, conversion: AsyncConversion, options: { namespaced: boolean }) {
-    this.resource = inner.resource;
-    this.inner = inner;
+    super(inner);
     this.conversion = conversion;
     this.namespaced = options.namespaced;
   }
 
-  keyFor(namespace: string, name: string): string {
-    return this.inner.keyFor(namespace, name);
-  }
-
-  currentResourceVersion(): Promise<string> {
-    return this.inner.currentResourceVersion();
-  }
-
-  async get(namespace: string, name: string, options?: { resourceVersion?: string }): Promise<KubeObject> {
+  override async get(namespace: string, name: string, options?: { resourceVersion?: string }): Promise<KubeObject> {
     return this.conversion.fromStored(await this.inner.get(namespace, name, options));
   }
 
-  async list(namespace: string, options: StoreListOptions): Promise<StoreListResult> {
+  override async list(namespace: string, options: StoreListOptions): Promise<StoreListResult> {
     const { predicate, ...rest } = options;
     if (predicate === undefined || options.predicateIsEverything === true) {
       const res = await this.inner.list(namespace, rest);
@@ -102,12 +92,12 @@ export class AsyncConvertingObjectStore implements ObjectStore {
     }
   }
 
-  async create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject> {
+  override async create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject> {
     const created = await this.inner.create(namespace, name, await this.conversion.toStored(obj), options);
     return this.conversion.fromStored(created);
   }
 
-  async guaranteedUpdate(
+  override async guaranteedUpdate(
     namespace: string,
     name: string,
     update: UpdateFunc,
@@ -121,12 +111,12 @@ export class AsyncConvertingObjectStore implements ObjectStore {
     return { object: await this.conversion.fromStored(res.object), created: res.created };
   }
 
-  async delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
+  override async delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
     const deleted = await this.inner.delete(namespace, name, check);
     return this.conversion.fromStored(deleted);
   }
 
-  async watch(namespace: string, options: StoreWatchOptions, handlers: StoreWatchHandlers): Promise<StoreWatchHandle> {
+  override async watch(namespace: string, options: StoreWatchOptions, handlers: StoreWatchHandlers): Promise<StoreWatchHandle> {
     let chain: Promise<void> = Promise.resolve();
     let failed = false;
     let handle: StoreWatchHandle | undefined;

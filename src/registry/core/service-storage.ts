@@ -2,7 +2,7 @@
 // (upstream's service REST: beginCreate/beginUpdate/afterDelete around the
 // generic store, pkg/registry/core/service/storage).
 //
-// Contract: wraps the services' ObjectStore; reads and watches pass through.
+// Contract: wraps the services' ObjectStore (a WrappingObjectStore); reads and watches pass through.
 // - create: the service's requested IPs are taken (or one is picked when it
 //   asks for none) before the write, and given back if the write fails.
 // - guaranteedUpdate: after the strategy built the new object from the
@@ -23,20 +23,13 @@
 // after a successful write are swallowed (the IP leaks, as upstream's would
 // until its repair loop runs).
 
-import type { GroupResource, KubeObject } from '../../machinery/meta.js';
+import type { KubeObject } from '../../machinery/meta.js';
 import { internalError, invalid } from '../../machinery/errors.js';
 import { fieldErrors } from '../../machinery/field-errors.js';
 import { goStringSlice } from '../../machinery/go-syntax.js';
 import type { Service } from '../../api/core/v1/types.js';
-import type {
-  ObjectStore,
-  StoreListOptions,
-  StoreListResult,
-  StoreWatchHandle,
-  StoreWatchHandlers,
-  StoreWatchOptions,
-  UpdateFunc,
-} from '../../storage/object-store.js';
+import type { ObjectStore, UpdateFunc } from '../../storage/object-store.js';
+import { WrappingObjectStore } from '../store-wrapper.js';
 import { IPAllocationError, type ServiceIPAllocator } from '../service-ip-allocator.js';
 import { PortAllocationError, type ServiceNodePortAllocator } from '../service-node-port-allocator.js';
 
@@ -48,38 +41,16 @@ interface Allocation {
 
 const NOTHING: Allocation = { commit: async () => {}, revert: async () => {} };
 
-export class AllocatingServiceStore implements ObjectStore {
-  readonly resource: GroupResource;
-
+export class AllocatingServiceStore extends WrappingObjectStore {
   constructor(
-    private readonly inner: ObjectStore,
+    inner: ObjectStore,
     private readonly ips: ServiceIPAllocator,
     private readonly nodePorts?: ServiceNodePortAllocator,
   ) {
-    this.resource = inner.resource;
+    super(inner);
   }
 
-  keyFor(namespace: string, name: string): string {
-    return this.inner.keyFor(namespace, name);
-  }
-
-  currentResourceVersion(): Promise<string> {
-    return this.inner.currentResourceVersion();
-  }
-
-  get(namespace: string, name: string, options?: { resourceVersion?: string }): Promise<KubeObject> {
-    return this.inner.get(namespace, name, options);
-  }
-
-  list(namespace: string, options: StoreListOptions): Promise<StoreListResult> {
-    return this.inner.list(namespace, options);
-  }
-
-  watch(namespace: string, options: StoreWatchOptions, handlers: StoreWatchHandlers): Promise<StoreWatchHandle> {
-    return this.inner.watch(namespace, options, handlers);
-  }
-
-  async create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject> {
+  override async create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject> {
     const spec = (obj as Service).spec ?? {};
     const asked = { clusterIP: spec.clusterIP, clusterIPs: spec.clusterIPs, nodePorts: (spec.ports ?? []).map((p) => p.nodePort) };
     const allocation = await this.allocate(obj as Service, null, false);
@@ -93,7 +64,7 @@ export class AllocatingServiceStore implements ObjectStore {
     }
   }
 
-  async guaranteedUpdate(
+  override async guaranteedUpdate(
     namespace: string,
     name: string,
     update: UpdateFunc,
@@ -120,7 +91,7 @@ export class AllocatingServiceStore implements ObjectStore {
     return res;
   }
 
-  async delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
+  override async delete(namespace: string, name: string, check?: (current: KubeObject) => void): Promise<KubeObject> {
     const deleted = await this.inner.delete(namespace, name, check);
     await this.ips.release(...heldIPs(deleted as Service)).catch(() => undefined);
     const ports = heldNodePorts(deleted as Service);

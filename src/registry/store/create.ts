@@ -10,7 +10,7 @@
 import type { KubeObject } from '../../machinery/meta.js';
 import { StatusError, internalError, isAlreadyExists } from '../../machinery/errors.js';
 import { formatTimestamp, generateName } from '../../machinery/names.js';
-import type { RESTStore, WriteOptions } from '../rest.js';
+import type { WriteOptions } from '../rest.js';
 import { managedFieldsLast } from '../../machinery/apply/field-manager.js';
 import { GENERATE_NAME_ATTEMPTS } from './base.js';
 import { ReadStore } from './reads.js';

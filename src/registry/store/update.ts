@@ -9,11 +9,11 @@
 // update that removes the last finalizer of a deleting object deletes it.
 
 import type { KubeObject, ManagedFieldsEntry } from '../../machinery/meta.js';
-import { StatusError, badRequest, conflict, invalid, staleResourceVersion } from '../../machinery/errors.js';
+import { StatusError, badRequest, invalid, staleResourceVersion } from '../../machinery/errors.js';
 import { type FieldError, fieldErrors, GoValue } from '../../machinery/field-errors.js';
 import { validateObjectMetaUpdate } from '../../machinery/validation.js';
 import { formatTimestamp } from '../../machinery/names.js';
-import type { RESTStore, WriteOptions } from '../rest.js';
+import type { WriteOptions } from '../rest.js';
 import { managedFieldsLast, managerKey, parseManagerKey } from '../../machinery/apply/field-manager.js';
 import { ConflictsError } from '../../machinery/apply/updater.js';
 import { conflictsStatusError } from '../../machinery/apply/conflicts.js';
