@@ -1,11 +1,16 @@
 // The bootstrap RBAC policy kube-apiserver 1.32 reconciles on start (upstream
-// plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go): the roles'
-// rules as data, with their labels. admin, edit and view carry only their
-// aggregation rules; aggregation fills their rules from the
-// system:aggregate-to-* roles (and any role a user labels to join them).
+// plugin/pkg/auth/authorizer/rbac/bootstrappolicy): the roles' rules are data,
+// bootstrap-policy.json beside this file, checked when loaded (checkBootstrapPolicy:
+// a malformed rule stops the server at start, not at the first request it
+// would have decided). admin, edit and view carry only their aggregation
+// rules; aggregation fills their rules from the system:aggregate-to-* roles
+// (and any role a user labels to join them). Each controller apiary runs
+// writes as its service account system:serviceaccount:kube-system:<name>,
+// bound to system:controller:<name>.
 
 import type { ClusterRole, ClusterRoleBinding, PolicyRule } from '../../api/rbac/v1/types.js';
 import { deepCopy } from '../../machinery/deep-copy.js';
+import data from './bootstrap-policy.json' with { type: 'json' };
 
 interface RoleFacts {
   name: string;
@@ -14,675 +19,97 @@ interface RoleFacts {
   aggregationRule?: ClusterRole['aggregationRule'];
 }
 
-const ROLES: RoleFacts[] = [
-  {
-    "name": "system:service-account-issuer-discovery",
-    "labels": { "kubernetes.io/bootstrapping": "rbac-defaults" },
-    "rules": [{ "nonResourceURLs": ["/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/"], "verbs": ["get"] }]
-  },
-  {
-    "name": "cluster-admin",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults"
-    },
-    "rules": [
-      {
-        "apiGroups": [
-          "*"
-        ],
-        "resources": [
-          "*"
-        ],
-        "verbs": [
-          "*"
-        ]
-      },
-      {
-        "nonResourceURLs": [
-          "*"
-        ],
-        "verbs": [
-          "*"
-        ]
-      }
-    ]
-  },
-  {
-    "name": "admin",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults"
-    },
-    "aggregationRule": {
-      "clusterRoleSelectors": [
-        {
-          "matchLabels": {
-            "rbac.authorization.k8s.io/aggregate-to-admin": "true"
-          }
-        }
-      ]
-    }
-  },
-  {
-    "name": "edit",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults",
-      "rbac.authorization.k8s.io/aggregate-to-admin": "true"
-    },
-    "aggregationRule": {
-      "clusterRoleSelectors": [
-        {
-          "matchLabels": {
-            "rbac.authorization.k8s.io/aggregate-to-edit": "true"
-          }
-        }
-      ]
-    }
-  },
-  {
-    "name": "view",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults",
-      "rbac.authorization.k8s.io/aggregate-to-edit": "true"
-    },
-    "aggregationRule": {
-      "clusterRoleSelectors": [
-        {
-          "matchLabels": {
-            "rbac.authorization.k8s.io/aggregate-to-view": "true"
-          }
-        }
-      ]
-    }
-  },
-  {
-    "name": "system:aggregate-to-admin",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults",
-      "rbac.authorization.k8s.io/aggregate-to-admin": "true"
-    },
-    "rules": [
-      {
-        "apiGroups": [
-          "authorization.k8s.io"
-        ],
-        "resources": [
-          "localsubjectaccessreviews"
-        ],
-        "verbs": [
-          "create"
-        ]
-      },
-      {
-        "apiGroups": [
-          "rbac.authorization.k8s.io"
-        ],
-        "resources": [
-          "rolebindings",
-          "roles"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "get",
-          "list",
-          "patch",
-          "update",
-          "watch"
-        ]
-      }
-    ]
-  },
-  {
-    "name": "system:aggregate-to-edit",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults",
-      "rbac.authorization.k8s.io/aggregate-to-edit": "true"
-    },
-    "rules": [
-      {
-        "apiGroups": [
-          ""
-        ],
-        "resources": [
-          "pods/attach",
-          "pods/exec",
-          "pods/portforward",
-          "pods/proxy",
-          "secrets",
-          "services/proxy"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          ""
-        ],
-        "resources": [
-          "serviceaccounts"
-        ],
-        "verbs": [
-          "impersonate"
-        ]
-      },
-      {
-        "apiGroups": [
-          ""
-        ],
-        "resources": [
-          "pods",
-          "pods/attach",
-          "pods/exec",
-          "pods/portforward",
-          "pods/proxy"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "patch",
-          "update"
-        ]
-      },
-      {
-        "apiGroups": [
-          ""
-        ],
-        "resources": [
-          "pods/eviction"
-        ],
-        "verbs": [
-          "create"
-        ]
-      },
-      {
-        "apiGroups": [
-          ""
-        ],
-        "resources": [
-          "configmaps",
-          "events",
-          "persistentvolumeclaims",
-          "replicationcontrollers",
-          "replicationcontrollers/scale",
-          "secrets",
-          "serviceaccounts",
-          "services",
-          "services/proxy"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "patch",
-          "update"
-        ]
-      },
-      {
-        "apiGroups": [
-          ""
-        ],
-        "resources": [
-          "serviceaccounts/token"
-        ],
-        "verbs": [
-          "create"
-        ]
-      },
-      {
-        "apiGroups": [
-          "apps"
-        ],
-        "resources": [
-          "daemonsets",
-          "deployments",
-          "deployments/rollback",
-          "deployments/scale",
-          "replicasets",
-          "replicasets/scale",
-          "statefulsets",
-          "statefulsets/scale"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "patch",
-          "update"
-        ]
-      },
-      {
-        "apiGroups": [
-          "autoscaling"
-        ],
-        "resources": [
-          "horizontalpodautoscalers"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "patch",
-          "update"
-        ]
-      },
-      {
-        "apiGroups": [
-          "batch"
-        ],
-        "resources": [
-          "cronjobs",
-          "jobs"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "patch",
-          "update"
-        ]
-      },
-      {
-        "apiGroups": [
-          "extensions"
-        ],
-        "resources": [
-          "daemonsets",
-          "deployments",
-          "deployments/rollback",
-          "deployments/scale",
-          "ingresses",
-          "networkpolicies",
-          "replicasets",
-          "replicasets/scale",
-          "replicationcontrollers/scale"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "patch",
-          "update"
-        ]
-      },
-      {
-        "apiGroups": [
-          "policy"
-        ],
-        "resources": [
-          "poddisruptionbudgets"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "patch",
-          "update"
-        ]
-      },
-      {
-        "apiGroups": [
-          "networking.k8s.io"
-        ],
-        "resources": [
-          "ingresses",
-          "networkpolicies"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "patch",
-          "update"
-        ]
-      },
-      {
-        "apiGroups": [
-          "coordination.k8s.io"
-        ],
-        "resources": [
-          "leases"
-        ],
-        "verbs": [
-          "create",
-          "delete",
-          "deletecollection",
-          "get",
-          "list",
-          "patch",
-          "update",
-          "watch"
-        ]
-      }
-    ]
-  },
-  {
-    "name": "system:aggregate-to-view",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults",
-      "rbac.authorization.k8s.io/aggregate-to-view": "true"
-    },
-    "rules": [
-      {
-        "apiGroups": [
-          ""
-        ],
-        "resources": [
-          "configmaps",
-          "endpoints",
-          "persistentvolumeclaims",
-          "persistentvolumeclaims/status",
-          "pods",
-          "replicationcontrollers",
-          "replicationcontrollers/scale",
-          "serviceaccounts",
-          "services",
-          "services/status"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          ""
-        ],
-        "resources": [
-          "bindings",
-          "events",
-          "limitranges",
-          "namespaces/status",
-          "pods/log",
-          "pods/status",
-          "replicationcontrollers/status",
-          "resourcequotas",
-          "resourcequotas/status"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          ""
-        ],
-        "resources": [
-          "namespaces"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          "discovery.k8s.io"
-        ],
-        "resources": [
-          "endpointslices"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          "apps"
-        ],
-        "resources": [
-          "controllerrevisions",
-          "daemonsets",
-          "daemonsets/status",
-          "deployments",
-          "deployments/scale",
-          "deployments/status",
-          "replicasets",
-          "replicasets/scale",
-          "replicasets/status",
-          "statefulsets",
-          "statefulsets/scale",
-          "statefulsets/status"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          "autoscaling"
-        ],
-        "resources": [
-          "horizontalpodautoscalers",
-          "horizontalpodautoscalers/status"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          "batch"
-        ],
-        "resources": [
-          "cronjobs",
-          "cronjobs/status",
-          "jobs",
-          "jobs/status"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          "extensions"
-        ],
-        "resources": [
-          "daemonsets",
-          "daemonsets/status",
-          "deployments",
-          "deployments/scale",
-          "deployments/status",
-          "ingresses",
-          "ingresses/status",
-          "networkpolicies",
-          "replicasets",
-          "replicasets/scale",
-          "replicasets/status",
-          "replicationcontrollers/scale"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          "policy"
-        ],
-        "resources": [
-          "poddisruptionbudgets",
-          "poddisruptionbudgets/status"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      },
-      {
-        "apiGroups": [
-          "networking.k8s.io"
-        ],
-        "resources": [
-          "ingresses",
-          "ingresses/status",
-          "networkpolicies"
-        ],
-        "verbs": [
-          "get",
-          "list",
-          "watch"
-        ]
-      }
-    ]
-  },
-  {
-    "name": "system:basic-user",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults"
-    },
-    "rules": [
-      {
-        "apiGroups": [
-          "authorization.k8s.io"
-        ],
-        "resources": [
-          "selfsubjectaccessreviews",
-          "selfsubjectrulesreviews"
-        ],
-        "verbs": [
-          "create"
-        ]
-      },
-      {
-        "apiGroups": [
-          "authentication.k8s.io"
-        ],
-        "resources": [
-          "selfsubjectreviews"
-        ],
-        "verbs": [
-          "create"
-        ]
-      }
-    ]
-  },
-  {
-    "name": "system:discovery",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults"
-    },
-    "rules": [
-      {
-        "nonResourceURLs": [
-          "/api",
-          "/api/*",
-          "/apis",
-          "/apis/*",
-          "/healthz",
-          "/livez",
-          "/openapi",
-          "/openapi/*",
-          "/readyz",
-          "/version",
-          "/version/"
-        ],
-        "verbs": [
-          "get"
-        ]
-      }
-    ]
-  },
-  {
-    "name": "system:public-info-viewer",
-    "labels": {
-      "kubernetes.io/bootstrapping": "rbac-defaults"
-    },
-    "rules": [
-      {
-        "nonResourceURLs": [
-          "/healthz",
-          "/livez",
-          "/readyz",
-          "/version",
-          "/version/"
-        ],
-        "verbs": [
-          "get"
-        ]
-      }
-    ]
-  }
-];
+export interface BootstrapPolicy {
+  clusterRoles: RoleFacts[];
+  /** The rules of system:controller:<name>, by service account name in kube-system. */
+  controllerRoles: Record<string, PolicyRule[]>;
+  /** ClusterRoleBindings of the role of that name to groups. */
+  groupBindings: Record<string, string[]>;
+  /** ClusterRoleBindings of the role of that name to users. */
+  userBindings: Record<string, string[]>;
+}
 
-const BINDINGS: [name: string, groups: string[]][] = [
-  ['cluster-admin', ['system:masters']],
-  ['system:basic-user', ['system:authenticated']],
-  ['system:discovery', ['system:authenticated']],
-  ['system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']],
-  ['system:service-account-issuer-discovery', ['system:serviceaccounts']],
-];
+const RULE_FIELDS = new Set(['verbs', 'apiGroups', 'resources', 'resourceNames', 'nonResourceURLs']);
+
+function isStringList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== '');
+}
+
+function isStringMap(v: unknown): v is Record<string, string> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((s) => typeof s === 'string');
+}
+
+/** Why a rule is malformed (as RBAC's rule validation would say), or undefined. */
+function ruleProblem(rule: unknown): string | undefined {
+  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) return 'not an object';
+  const r = rule as Record<string, unknown>;
+  const unknown = Object.keys(r).filter((k) => !RULE_FIELDS.has(k));
+  if (unknown.length > 0) return `unknown fields ${unknown.join(', ')}`;
+  for (const k of Object.keys(r)) if (!Array.isArray(r[k]) || !(r[k] as unknown[]).every((s) => typeof s === 'string')) return `${k} is not a list of strings`;
+  if (!isStringList(r['verbs']) || r['verbs'].length === 0) return 'verbs must name at least one verb';
+  const resourceRule = r['apiGroups'] !== undefined || r['resources'] !== undefined;
+  const urlRule = r['nonResourceURLs'] !== undefined;
+  if (resourceRule && urlRule) return 'a rule names either resources or nonResourceURLs, not both';
+  if (urlRule) return (r['nonResourceURLs'] as string[]).length === 0 ? 'nonResourceURLs is empty' : undefined;
+  if (!Array.isArray(r['apiGroups']) || !isStringList(r['resources']) || r['resources'].length === 0) return 'a resource rule needs apiGroups and resources';
+  return undefined;
+}
+
+function rulesProblem(rules: unknown, where: string): string | undefined {
+  if (!Array.isArray(rules)) return `${where}: rules is not a list`;
+  for (const [i, rule] of rules.entries()) {
+    const problem = ruleProblem(rule);
+    if (problem !== undefined) return `${where}: rules[${i}]: ${problem}`;
+  }
+  return undefined;
+}
+
+/** Checks the policy's shape and every rule; throws naming the first problem. */
+export function checkBootstrapPolicy(raw: unknown): BootstrapPolicy {
+  const fail = (why: string): never => {
+    throw new Error(`bootstrap policy: ${why}`);
+  };
+  if (typeof raw !== 'object' || raw === null) return fail('not an object');
+  const p = raw as Record<string, unknown>;
+  if (!Array.isArray(p['clusterRoles'])) return fail('clusterRoles is not a list');
+  const names = new Set<string>();
+  for (const [i, role] of (p['clusterRoles'] as unknown[]).entries()) {
+    const r = (role ?? {}) as Record<string, unknown>;
+    const name = r['name'];
+    if (typeof name !== 'string' || name === '') return fail(`clusterRoles[${i}] has no name`);
+    if (names.has(name)) fail(`${name} is listed twice`);
+    names.add(name);
+    if (!isStringMap(r['labels'])) fail(`${name}: labels must map strings to strings`);
+    if ((r['rules'] === undefined) === (r['aggregationRule'] === undefined)) fail(`${name}: needs rules or an aggregationRule (one of them)`);
+    if (r['rules'] !== undefined) {
+      const problem = rulesProblem(r['rules'], name);
+      if (problem !== undefined) fail(problem);
+    }
+  }
+  const controllers = p['controllerRoles'];
+  if (typeof controllers !== 'object' || controllers === null || Array.isArray(controllers)) return fail('controllerRoles is not an object');
+  for (const [name, rules] of Object.entries(controllers)) {
+    const problem = rulesProblem(rules, `system:controller:${name}`);
+    if (problem !== undefined) fail(problem);
+  }
+  for (const field of ['groupBindings', 'userBindings']) {
+    const bindings = p[field];
+    if (typeof bindings !== 'object' || bindings === null || Array.isArray(bindings)) return fail(`${field} is not an object`);
+    for (const [role, subjects] of Object.entries(bindings)) {
+      if (!names.has(role)) fail(`${field}: ${role} is not a cluster role of the policy`);
+      if (!isStringList(subjects) || subjects.length === 0) fail(`${field}: ${role} needs a list of names`);
+    }
+  }
+  return raw as BootstrapPolicy;
+}
+
+const POLICY = checkBootstrapPolicy(data);
 
 const AUTOUPDATE = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
-
-const CORE = [''];
-const EVENTS_RULE: PolicyRule = { verbs: ['create', 'patch', 'update'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] };
-
-/**
- * kube-controller-manager's own role and the roles of the controllers apiary
- * runs (upstream's bootstrappolicy policy.go and controller_policy.go, same
- * rules): the controller manager's identity lists and watches for the shared
- * informers; each controller writes as its service account
- * system:serviceaccount:kube-system:<name>, bound to system:controller:<name>.
- */
-const CONTROLLER_MANAGER_ROLE: RoleFacts = {
-  name: 'system:kube-controller-manager',
-  labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' },
-  rules: [
-    EVENTS_RULE,
-    { verbs: ['create'], apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
-    { verbs: ['get', 'update'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['kube-controller-manager'] },
-    { verbs: ['create'], apiGroups: CORE, resources: ['secrets', 'serviceaccounts'] },
-    { verbs: ['delete'], apiGroups: CORE, resources: ['secrets'] },
-    { verbs: ['get'], apiGroups: CORE, resources: ['configmaps', 'namespaces', 'secrets', 'serviceaccounts'] },
-    { verbs: ['update'], apiGroups: CORE, resources: ['secrets', 'serviceaccounts'] },
-    { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'] },
-    { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'] },
-    { verbs: ['list', 'watch'], apiGroups: ['*'], resources: ['*'] },
-    { verbs: ['create'], apiGroups: CORE, resources: ['serviceaccounts/token'] },
-  ],
-};
+const BOOTSTRAPPING = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
 
 /** The controllers' roles, by service account name in kube-system. */
-export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
-  'namespace-controller': [
-    { verbs: ['delete', 'get', 'list', 'watch'], apiGroups: CORE, resources: ['namespaces'] },
-    { verbs: ['update'], apiGroups: CORE, resources: ['namespaces/finalize', 'namespaces/status'] },
-    { verbs: ['delete', 'deletecollection', 'get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'] },
-  ],
-  'resourcequota-controller': [
-    { verbs: ['list', 'watch'], apiGroups: ['*'], resources: ['*'] },
-    { verbs: ['update'], apiGroups: CORE, resources: ['resourcequotas/status'] },
-    EVENTS_RULE,
-  ],
-  'generic-garbage-collector': [{ verbs: ['delete', 'get', 'list', 'patch', 'update', 'watch'], apiGroups: ['*'], resources: ['*'] }, EVENTS_RULE],
-  'pvc-protection-controller': [
-    { verbs: ['get', 'list', 'update', 'watch'], apiGroups: CORE, resources: ['persistentvolumeclaims'] },
-    { verbs: ['get', 'list', 'watch'], apiGroups: CORE, resources: ['pods'] },
-    EVENTS_RULE,
-  ],
-  'service-account-controller': [{ verbs: ['create'], apiGroups: CORE, resources: ['serviceaccounts'] }, EVENTS_RULE],
-  'root-ca-cert-publisher': [{ verbs: ['create', 'update'], apiGroups: CORE, resources: ['configmaps'] }, EVENTS_RULE],
-};
+export const CONTROLLER_ROLES: Readonly<Record<string, PolicyRule[]>> = POLICY.controllerRoles;
 
 /** The user a controller acts as. */
 export function controllerUser(name: string): string {
@@ -690,12 +117,12 @@ export function controllerUser(name: string): string {
 }
 
 function allRoles(): RoleFacts[] {
-  const controllers = Object.entries(CONTROLLER_ROLES).map(([name, rules]): RoleFacts => ({
+  const controllers = Object.entries(POLICY.controllerRoles).map(([name, rules]): RoleFacts => ({
     name: `system:controller:${name}`,
-    labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' },
+    labels: BOOTSTRAPPING,
     rules,
   }));
-  return [...ROLES, CONTROLLER_MANAGER_ROLE, ...controllers];
+  return [...POLICY.clusterRoles, ...controllers];
 }
 
 export function bootstrapClusterRoles(): ClusterRole[] {
@@ -715,13 +142,15 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
   const binding = (name: string, subjects: ClusterRoleBinding['subjects']): ClusterRoleBinding => ({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
-    metadata: { name, labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' }, annotations: { ...AUTOUPDATE } },
+    metadata: { name, labels: { ...BOOTSTRAPPING }, annotations: { ...AUTOUPDATE } },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
     subjects,
   });
+  const to = (kind: 'Group' | 'User', names: string[]): ClusterRoleBinding['subjects'] =>
+    names.map((name) => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name }));
   return [
-    ...BINDINGS.map(([name, groups]) => binding(name, groups.map((g) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: g })))),
-    binding('system:kube-controller-manager', [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-controller-manager' }]),
-    ...Object.keys(CONTROLLER_ROLES).map((name) => binding(`system:controller:${name}`, [{ kind: 'ServiceAccount', name, namespace: 'kube-system' }])),
+    ...Object.entries(POLICY.groupBindings).map(([name, groups]) => binding(name, to('Group', groups))),
+    ...Object.entries(POLICY.userBindings).map(([name, users]) => binding(name, to('User', users))),
+    ...Object.keys(POLICY.controllerRoles).map((name) => binding(`system:controller:${name}`, [{ kind: 'ServiceAccount', name, namespace: 'kube-system' }])),
   ];
 }
