@@ -16,8 +16,6 @@ import { GENERATE_NAME_ATTEMPTS } from './base.js';
 import { ReadStore } from './reads.js';
 
 export abstract class CreateStore extends ReadStore {
-  // ---- create --------------------------------------------------------------
-
   async create(namespace: string, obj: KubeObject, options: WriteOptions): Promise<KubeObject> {
     // The object is ours (RESTStore.create): the handler decoded it for this request alone.
     obj.metadata ??= {};

@@ -17,8 +17,6 @@ import { DELETE_COLLECTION_WORKERS, setFinalizers, RetryDelete } from './base.js
 import { CreateStore } from './create.js';
 
 export abstract class DeleteStore extends CreateStore {
-  // ---- delete --------------------------------------------------------------
-
   async delete(namespace: string, name: string, options: DeleteOptions, inCollection = false): Promise<{ result: KubeObject | Status; gone: boolean }> {
     // A kind's REST may refuse to delete some names (system priority classes); upstream's
     // deletecollection goes around that REST, so it does here too.

@@ -12,8 +12,6 @@ import type { ListOptions, WatchEvent, WatchOptions, WatchSink, Watcher } from '
 import { pick, StoreBase } from './base.js';
 
 export abstract class ReadStore extends StoreBase {
-  // ---- reads ---------------------------------------------------------------
-
   async get(namespace: string, name: string, options: { resourceVersion?: string }): Promise<KubeObject> {
     const obj = await this.storage.get(this.ns(namespace), name, options);
     return this.withTypeMeta(obj);

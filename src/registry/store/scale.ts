@@ -15,8 +15,6 @@ import { type ApplyOptions, setPath, scaleReplicas } from './base.js';
 import { UpdateStore } from './update.js';
 
 export abstract class ScaleStore extends UpdateStore {
-  // ---- the scale subresource ----------------------------------------------
-
   /** GET …/scale: the object's replicas as an autoscaling/v1 Scale. */
   async getScale(namespace: string, name: string): Promise<KubeObject> {
     this.checkSubresource('scale');

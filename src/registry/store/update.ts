@@ -24,8 +24,6 @@ import { type ApplyOptions, type AdmissionCall, SCALE_REPLICAS_ELEMENTS, samePat
 import { DeleteStore } from './delete.js';
 
 export abstract class UpdateStore extends DeleteStore {
-  // ---- update and patch ----------------------------------------------------
-
   async update(
     namespace: string,
     name: string,
