@@ -52,6 +52,7 @@ import type {
 } from './rest.js';
 import type { Strategy } from './strategy.js';
 import { deletionFinalizers } from './gc-finalizers.js';
+import { deleteCorruptObject } from './corrupt-object-deleter.js';
 import { FieldManager, managedFieldsLast, managerKey, parseManagerKey } from '../machinery/apply/field-manager.js';
 import { ConflictsError } from '../machinery/apply/updater.js';
 import { conflictsStatusError } from '../machinery/apply/conflicts.js';
@@ -838,6 +839,9 @@ export class GenericStore implements RESTStore {
       if (refused !== undefined) throw refused;
     }
     const ns = this.ns(namespace);
+    if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
+      return { result: await deleteCorruptObject(this.storage, this.gr, this.type.kind, ns, name), gone: true };
+    }
     const dryRun = options.dryRun === true;
     for (let attempt = 0; ; attempt++) {
       const current = await this.storage.get(ns, name);

@@ -6,6 +6,7 @@
 //   etcd_request_duration_seconds{operation,type}           histogram, per backend call
 //                                                           (upstream's name for storage latency)
 //   apiserver_storage_objects{resource}                     gauge, counted on scrape
+//   apiserver_storage_decode_errors_total{resource}         counter, stored values that failed to decode
 
 import { Counter, Gauge, Histogram, Registry as PromRegistry } from 'prom-client';
 import type { Backend } from '../storage/interface.js';
@@ -50,6 +51,23 @@ export class ServerMetrics {
         },
       });
     }
+  }
+
+  /**
+   * apiserver_storage_decode_errors_total{resource}: stored values that could
+   * not be decoded, read from the storage layer's count on scrape.
+   */
+  countDecodeErrors(failures: () => ReadonlyMap<string, number>): void {
+    new Counter({
+      name: 'apiserver_storage_decode_errors_total',
+      help: 'Number of stored object decode errors split by object type',
+      labelNames: ['resource'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [resource, count] of failures()) this.inc({ resource }, count);
+      },
+    });
   }
 
   /**

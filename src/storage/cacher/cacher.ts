@@ -43,7 +43,6 @@ import { StatusError, badRequest, notFound, resourceExpired, tooLargeResourceVer
 import { parseResourceVersion } from '../../machinery/resource-version.js';
 import {
   BackendObjectStore,
-  decode,
   type ObjectStore,
   type ObjectStoreOptions,
   type Predicate,
@@ -56,6 +55,7 @@ import {
   type UpdateFunc,
 } from '../object-store.js';
 import { CacheEvent, WatchCache, type CachedObject } from './watch-cache.js';
+import { isCorruptObjectError } from '../corrupt-values.js';
 
 export interface WatchCacheOptions {
   /** Events kept for resuming watches (default 10,000). */
@@ -113,7 +113,10 @@ export class CachedObjectStore implements ObjectStore {
     this.namespaced = options.namespaced;
     const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
     this.root = `${prefix}/${options.keyResource ?? options.resource.resource}/`;
-    this.cache = new WatchCache(options.cache?.historySize ?? DEFAULT_HISTORY_SIZE);
+    // Values are parsed by the direct store's decoder: a corrupt one fails as a storage read would.
+    this.cache = new WatchCache(options.cache?.historySize ?? DEFAULT_HISTORY_SIZE, (key, value, revision) =>
+      this.direct.decodeKv(key, value, revision),
+    );
     this.waitTimeoutMs = options.cache?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
     this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
   }
@@ -235,6 +238,10 @@ export class CachedObjectStore implements ObjectStore {
     return this.direct.delete(namespace, name, check);
   }
 
+  deleteUnreadable(namespace: string, name: string): Promise<boolean> {
+    return this.direct.deleteUnreadable(namespace, name);
+  }
+
   // ---- reads -----------------------------------------------------------------
 
   async get(namespace: string, name: string, options: { resourceVersion?: string } = {}): Promise<KubeObject> {
@@ -246,14 +253,14 @@ export class CachedObjectStore implements ObjectStore {
       if (!this.holdsLatest()) return this.direct.get(namespace, name, options);
       const obj = this.cache.get(this.keyFor(namespace, name));
       if (obj === undefined) throw notFound(this.resource, name);
-      return decode(obj.value, obj.revision);
+      return this.direct.decodeKv(obj.key, obj.value, obj.revision);
     }
     const minimum = parseResourceVersion(rvText);
     if (!(await this.whenReady())) return this.direct.get(namespace, name, options);
     await this.waitFresh(minimum);
     const obj = this.cache.get(this.keyFor(namespace, name));
     if (obj === undefined) throw notFound(this.resource, name);
-    return decode(obj.value, obj.revision);
+    return this.direct.decodeKv(obj.key, obj.value, obj.revision);
   }
 
   /**
@@ -271,20 +278,33 @@ export class CachedObjectStore implements ObjectStore {
     return entry === undefined ? undefined : this.parsedEntry(entry);
   }
 
+  /** Entries whose value failed to decode: skipped by getCached and listCached without parsing again. */
+  private readonly corruptEntries = new WeakSet<CachedObject>();
+
   listCached(namespace: string): Readonly<KubeObject>[] | undefined {
     if (!this.ready) return undefined;
     const prefix = this.prefixFor(namespace);
     const out: Readonly<KubeObject>[] = [];
-    for (const entry of this.cache.range(prefix, prefixEnd(prefix))) out.push(this.parsedEntry(entry));
+    for (const entry of this.cache.range(prefix, prefixEnd(prefix))) {
+      const obj = this.parsedEntry(entry);
+      if (obj !== undefined) out.push(obj);
+    }
     return out;
   }
 
-  private parsedEntry(entry: CachedObject): Readonly<KubeObject> {
+  /** The entry's object, or undefined when its value is corrupt (in-process listers skip it). */
+  private parsedEntry(entry: CachedObject): Readonly<KubeObject> | undefined {
     // Parsed once per revision: a new revision is a new entry, so the memo
     // never serves an old state and goes with the entry it was made for.
     let obj = this.parsed.get(entry);
     if (obj === undefined) {
-      obj = deepFreeze(decode(entry.value, entry.revision));
+      if (this.corruptEntries.has(entry)) return undefined;
+      const decoded = this.direct.decodeOrSkip(entry.key, entry.value, entry.revision);
+      if (decoded === undefined) {
+        this.corruptEntries.add(entry);
+        return undefined;
+      }
+      obj = deepFreeze(decoded);
       this.parsed.set(entry, obj);
     }
     return obj;
@@ -319,10 +339,15 @@ export class CachedObjectStore implements ObjectStore {
     const prefix = this.prefixFor(namespace);
     const predicate = options.predicate;
     const items: KubeObject[] = [];
+    // A consistent list fails on a corrupt value as storage's would (upstream
+    // reads it from etcd); one at "0" or NotOlderThan serves the rest, as
+    // upstream's watch cache, which never holds what it could not decode.
+    const decoder = rvText === '' ? this.direct.listDecoder() : undefined;
     for (const obj of this.cache.range(prefix, prefixEnd(prefix))) {
-      const item = decode(obj.value, obj.revision);
-      if (predicate === undefined || predicate(item)) items.push(item);
+      const item = decoder !== undefined ? decoder.decode(obj.key, obj.value, obj.revision) : this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
+      if (item !== undefined && (predicate === undefined || predicate(item))) items.push(item);
     }
+    decoder?.finish();
     return { items, resourceVersion: String(this.cache.revision) };
   }
 
@@ -378,7 +403,9 @@ export class CachedObjectStore implements ObjectStore {
     if (initial) {
       const revision = this.cache.revision;
       for (const obj of this.cache.range(watcher.prefix, prefixEnd(watcher.prefix))) {
-        const item = decode(obj.value, obj.revision);
+        // A corrupt value is left out of the stream (counted and logged once); the rest is served.
+        const item = this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
+        if (item === undefined) continue;
         if (watcher.predicate === undefined || watcher.predicate(item)) {
           if (!this.call(watcher, () => handlers.onEvent({ type: 'ADDED', object: item }))) return handle;
         }
@@ -493,8 +520,9 @@ export class CachedObjectStore implements ObjectStore {
         for (const e of events) this.deliverOne(watcher, e);
         continue;
       }
-      shared ??= events.map((e) => e.shared());
+      shared ??= sharedEvents(events);
       watcher.lastRevision = last;
+      if (shared.length === 0) continue;
       try {
         watcher.handlers.onEvents(shared);
       } catch (err) {
@@ -516,7 +544,14 @@ export class CachedObjectStore implements ObjectStore {
     if (watcher.stopped || e.revision <= watcher.lastRevision) return;
     watcher.lastRevision = e.revision;
     if (!e.key.startsWith(watcher.prefix)) return;
-    const out = translate(e, watcher.predicate);
+    let out: StoreWatchEvent | null;
+    try {
+      out = translate(e, watcher.predicate);
+    } catch (err) {
+      // A value that cannot be decoded: the event is skipped (counted and logged once).
+      if (isCorruptObjectError(err)) return;
+      throw err;
+    }
     if (out === null) return;
     try {
       watcher.handlers.onEvent(out);
@@ -549,6 +584,19 @@ export class CachedObjectStore implements ObjectStore {
       // The watch is over; a throwing handler has nobody left to tell.
     }
   }
+}
+
+/** The events as every unfiltered watcher sees them, without those whose value cannot be decoded. */
+function sharedEvents(events: readonly CacheEvent[]): StoreWatchEvent[] {
+  const out: StoreWatchEvent[] = [];
+  for (const e of events) {
+    try {
+      out.push(e.shared());
+    } catch (err) {
+      if (!isCorruptObjectError(err)) throw err;
+    }
+  }
+  return out;
 }
 
 /** A cache event as a watcher with this predicate sees it (null: not at all). */
