@@ -37,7 +37,6 @@ import {
   internalError,
   notFound,
   resourceExpired,
-  serviceUnavailable,
   staleResourceVersion,
   tooLargeResourceVersion,
   unknownError,
@@ -333,10 +332,12 @@ export class BackendObjectStore implements ObjectStore {
 
   async create(namespace: string, name: string, obj: KubeObject, options: { ttlSeconds?: number } = {}): Promise<KubeObject> {
     const value = encode(obj);
-    const kv = await this.call(
-      () => this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds)),
-      name,
-    );
+    let kv: KeyValue;
+    try {
+      kv = await this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds));
+    } catch (err) {
+      throw this.translate(err, name, true);
+    }
     // The stored value is `obj` as JSON: hand `obj` back (new top level and
     // metadata, nested values shared) instead of parsing that JSON again.
     return atRevision(obj, kv.modRevision);
@@ -393,10 +394,10 @@ export class BackendObjectStore implements ObjectStore {
         const kv = await this.backend.update(key, value, current.modRevision, ttlOptions(options.ttlSeconds));
         return { object: atRevision(next, kv.modRevision), created: false };
       } catch (err) {
-        if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name);
+        if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name, true);
         if (err.code === 'Conflict') current = err.current ?? null;
         else if (err.code === 'KeyExists' || err.code === 'KeyNotFound') current = await read();
-        else throw this.translate(err, name);
+        else throw this.translate(err, name, true);
         fresh = true;
       }
     }
@@ -551,7 +552,7 @@ export class BackendObjectStore implements ObjectStore {
   }
 
   /** StorageError → StatusError with upstream's reasons and messages. */
-  translate(err: unknown, name: string): StatusError {
+  translate(err: unknown, name: string, write = false): StatusError {
     if (err instanceof StatusError) return err;
     if (!isStorageError(err)) return internalError(err);
     switch (err.code) {
@@ -568,11 +569,21 @@ export class BackendObjectStore implements ObjectStore {
         // limit): kube-apiserver passes etcd's error through as a plain 500.
         return unknownError('etcdserver: mvcc: required revision is a future revision');
       case 'Unavailable':
-        return serviceUnavailable(err.message);
+        // etcd away (stopped, no quorum): kube-apiserver 1.32 answers such a
+        // request, once its deadline passes, with the 504 of its timeout filter.
+        return storageTimeout(write);
       default:
         return internalError(err);
     }
   }
+}
+
+/** What kube-apiserver 1.32 answers while etcd does not: a 504 Timeout (measured with etcd stopped). */
+function storageTimeout(write: boolean): StatusError {
+  const message = write
+    ? 'Timeout: request did not complete within requested timeout - context deadline exceeded'
+    : 'Timeout: request did not complete within the allotted timeout';
+  return new StatusError(504, 'Timeout', message, {});
 }
 
 function isStorageError(err: unknown): err is StorageError {

@@ -4,7 +4,11 @@
 // Contract:
 // - One backend watch per resource feeds a WatchCache (./watch-cache.ts):
 //   start() lists the resource, then watches from the list's revision. When
-//   that watch fails, every cache watcher is ended cleanly (its client
+//   that watch ends with Unavailable (the backend away for longer than its
+//   own reconnects last), the cache keeps its state and watchers and watches
+//   again from its last revision after a short backoff, until the backend
+//   answers. When it fails otherwise (Compacted: the backend no longer has the
+//   revisions it missed), every cache watcher is ended cleanly (its client
 //   re-watches) and the cache lists again after a short backoff. stop() ends
 //   the backend watch and every watcher.
 // - Writes, GET without resourceVersion, exact lists (resourceVersionMatch
@@ -102,6 +106,8 @@ export class CachedObjectStore implements ObjectStore {
   private readyWaiters: Array<() => void> = [];
   private stopped = false;
   private relistTimer: NodeJS.Timeout | undefined;
+  /** The revision of the last backend event applied (or of the list): where a resumed backend watch starts. */
+  private lastEventRevision = 0;
   /** Applied but not yet dispatched events. */
   private pending: CacheEvent[] = [];
   private dispatchScheduled = false;
@@ -130,14 +136,8 @@ export class CachedObjectStore implements ObjectStore {
     const res = await this.backend.range(this.root, end);
     if (this.stopped) return;
     this.cache.replace(res.kvs, res.revision);
-    this.backendWatch = this.backend.watch(this.root, res.revision, {
-      onEvents: (events) => this.onBackendEvents(events),
-      onProgress: (revision) => {
-        this.cache.progress(revision);
-        this.scheduleDispatch();
-      },
-      onError: (err) => this.onBackendError(err),
-    });
+    this.lastEventRevision = res.revision;
+    this.watchBackend(res.revision);
     this.ready = true;
     for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
@@ -159,13 +159,37 @@ export class CachedObjectStore implements ObjectStore {
     return this.watchers.size;
   }
 
+  /** Opens the backend watch after `revision` (the cache holds everything up to it). */
+  private watchBackend(revision: number): void {
+    this.backendWatch = this.backend.watch(this.root, revision, {
+      onEvents: (events) => this.onBackendEvents(events),
+      onProgress: (progress) => {
+        this.cache.progress(progress);
+        this.scheduleDispatch();
+      },
+      onError: (err) => this.onBackendError(err),
+    });
+  }
+
   private onBackendEvents(events: KVWatchEvent[]): void {
+    const last = events[events.length - 1];
+    if (last !== undefined) this.lastEventRevision = last.type === 'put' ? last.kv.modRevision : last.revision;
     const applied = this.cache.apply(events);
     for (const e of applied) this.pending.push(e);
     this.scheduleDispatch();
   }
 
-  private onBackendError(_err: StorageError): void {
+  private onBackendError(err: StorageError): void {
+    this.backendWatch = undefined;
+    if (err.code === 'Unavailable' && !this.stopped) {
+      // The backend is away (etcd stopped, no quorum): the cache keeps what it
+      // has and its watchers stay open; the backend watch resumes from the last
+      // revision the cache applied once the backend answers, so nobody sees a
+      // 410 for history the backend still has. Compaction meanwhile fails that
+      // resume with Compacted, which re-lists below.
+      this.resumeLater();
+      return;
+    }
     // The cache can no longer tell what changed: end its watchers (clients
     // re-watch, possibly getting 410) and list again.
     this.ready = false;
@@ -173,6 +197,18 @@ export class CachedObjectStore implements ObjectStore {
     this.dispatch();
     this.closeAllWatchers();
     this.restartLater();
+  }
+
+  /** Watches the backend again from where the cache is, after relistDelayMs. */
+  private resumeLater(): void {
+    if (this.stopped || this.relistTimer !== undefined) return;
+    this.relistTimer = setTimeout(() => {
+      this.relistTimer = undefined;
+      if (this.stopped) return;
+      // Progress notifications are safe resume points only where the backend vouches for them.
+      this.watchBackend(this.backend.consistentProgress ? this.cache.revision : this.lastEventRevision);
+    }, this.relistDelayMs);
+    this.relistTimer.unref();
   }
 
   /** Lists again after relistDelayMs (used after a failed start or backend watch). */
@@ -324,7 +360,7 @@ export class CachedObjectStore implements ObjectStore {
     let minimum = 0;
     if (rvText === '') {
       // Consistent read: the cache must reflect every write acknowledged before now.
-      const current = await this.backend.currentRevision();
+      const current = await this.backendRevision();
       if (!(await this.whenReady())) return this.direct.list(namespace, options);
       if (this.cache.revision < current) {
         this.backendWatch?.requestProgress?.();
@@ -351,6 +387,15 @@ export class CachedObjectStore implements ObjectStore {
     return { items, resourceVersion: String(this.cache.revision) };
   }
 
+  /** The backend's current revision; its errors as the direct store words them (etcd away: 504). */
+  private async backendRevision(): Promise<number> {
+    try {
+      return await this.backend.currentRevision();
+    } catch (err) {
+      throw this.direct.translate(err, '');
+    }
+  }
+
   /** Waits (bounded) until the cache is not older than `minimum`, else 504 with Retry-After. */
   private async waitFresh(minimum: number): Promise<void> {
     if (minimum <= this.cache.revision) return;
@@ -375,7 +420,7 @@ export class CachedObjectStore implements ObjectStore {
       // The streaming list: "" is a consistent start, N not older than N.
       if (rvText === '' && !this.backend.consistentProgress) return this.direct.watch(namespace, options, handlers);
       if (rvText === '') {
-        const current = await this.backend.currentRevision();
+        const current = await this.backendRevision();
         if (this.cache.revision < current) {
           this.backendWatch?.requestProgress?.();
           await this.waitFresh(current);
