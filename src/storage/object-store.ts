@@ -568,6 +568,10 @@ export class BackendObjectStore implements ObjectStore {
         // A read at an exact revision past the store's (list with resourceVersionMatch=Exact, or a
         // limit): kube-apiserver passes etcd's error through as a plain 500.
         return unknownError('etcdserver: mvcc: required revision is a future revision');
+      case 'NoSpace':
+        // etcd's quota alarm as kube-apiserver 1.32 passes it on: a plain 500 with etcd's message.
+        // SQLite's full disk answers the same, so clients and runbooks meet one error.
+        return unknownError('etcdserver: mvcc: database space exceeded');
       case 'Unavailable':
         // etcd away (stopped, no quorum): kube-apiserver 1.32 answers such a
         // request, once its deadline passes, with the 504 of its timeout filter.
