@@ -40,6 +40,7 @@ import {
 } from './leader-elected-controllers.js';
 
 import { parseFeatureGates } from '../server/feature-gates.js';
+import { installProcessGuard } from '../server/process-guard.js';
 
 const USAGE = `Usage: apiary serve [flags]
        apiary controller-manager --kubeconfig FILE [flags]
@@ -317,13 +318,20 @@ async function serve(argv: string[]): Promise<void> {
   });
 }
 
+/** Unhandled rejections and exceptions are logged, counted and survived (server/process-guard.ts). */
+function guardProcess(): void {
+  installProcessGuard({ logger: pino({ base: { component: 'process' } }) });
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
+      guardProcess();
       await serve(rest);
       return;
     case 'controller-manager':
+      guardProcess();
       await controllerManagerCommand(rest);
       return;
     case undefined:

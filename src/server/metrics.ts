@@ -7,9 +7,11 @@
 //                                                           (upstream's name for storage latency)
 //   apiserver_storage_objects{resource}                     gauge, counted on scrape
 //   apiserver_storage_decode_errors_total{resource}         counter, stored values that failed to decode
+//   apiary_unhandled_errors_total{type}                     counter, survived by the process guard
 
 import { Counter, Gauge, Histogram, Registry as PromRegistry } from 'prom-client';
 import type { Backend } from '../storage/interface.js';
+import { unhandledErrorCounts } from './process-guard.js';
 import { prefixEnd } from '../storage/interface.js';
 
 export class ServerMetrics {
@@ -39,6 +41,7 @@ export class ServerMetrics {
       buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [this.registry],
     });
+    this.countUnhandled();
     if (countObjects !== undefined) {
       new Gauge({
         name: 'apiserver_storage_objects',
@@ -51,6 +54,22 @@ export class ServerMetrics {
         },
       });
     }
+  }
+
+  /** apiary_unhandled_errors_total{type}: rejections and exceptions the process guard survived. */
+  private countUnhandled(): void {
+    new Counter({
+      name: 'apiary_unhandled_errors_total',
+      help: 'Unhandled promise rejections and uncaught exceptions the process survived, by type.',
+      labelNames: ['type'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const counts = unhandledErrorCounts();
+        this.inc({ type: 'rejection' }, counts.rejection);
+        this.inc({ type: 'exception' }, counts.exception);
+      },
+    });
   }
 
   /**
