@@ -9,6 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { spawnNode } from '../helpers/apiary-process.js';
 import { startWebhookServer } from '../helpers/webhook-server.js';
 
@@ -94,10 +97,16 @@ test('the process guard logs, counts and keeps serving through every injected fa
 
 test('without the guard the same timer fault ends the process', { timeout: 60_000 }, async (t) => {
   // spawnNode passes our environment on: the variable selects the unguarded run.
+  const dataDir = mkdtempSync(join(tmpdir(), 'apiary-unguarded-'));
   process.env['FAULTS_NO_GUARD'] = '1';
+  process.env['FAULTS_DATA_DIR'] = dataDir;
   const proc = spawnNode(['--import', 'tsx', FIXTURE], {}, 'unguarded server');
   delete process.env['FAULTS_NO_GUARD'];
-  t.after(() => proc.stop());
+  delete process.env['FAULTS_DATA_DIR'];
+  t.after(async () => {
+    await proc.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
   const base = await proc.url;
   assert.equal((await call(base, 'POST', '/api/v1/namespaces', { metadata: { name: 'faults' } })).status, 201);
   await call(base, 'POST', cm, { metadata: { name: 'throw-out-of-band' } }).catch(() => undefined);
