@@ -7,9 +7,11 @@
 // Contract:
 // - The object must be unreadable: when a read of it succeeds (or it does not
 //   exist) the answer is 422 Invalid on the option, as upstream's.
-// - The key is then deleted at the revision it was read at, its value never
-//   decoded: no preconditions, no finalizers, no grace period, no garbage
-//   collection of dependents (why upstream calls it cluster-breaking).
+// - Admission runs (on an empty object of the kind, as upstream's: the stored
+//   one cannot be read); then the key is deleted at the revision it was read
+//   at, its value never decoded: no preconditions, no finalizers, no grace
+//   period, no garbage collection of dependents (why upstream calls it
+//   cluster-breaking).
 // - The answer is a Success Status naming the object (the deleted value cannot
 //   be shown); a key someone else deleted first also answers Success.
 
@@ -29,7 +31,14 @@ function unreadableDeleterOf(storage: ObjectStore): UnreadableDeleter | undefine
   return typeof candidate.deleteUnreadable === 'function' ? (candidate as UnreadableDeleter) : undefined;
 }
 
-export async function deleteCorruptObject(storage: ObjectStore, gr: GroupResource, kind: string, namespace: string, name: string): Promise<Status> {
+export async function deleteCorruptObject(
+  storage: ObjectStore,
+  gr: GroupResource,
+  kind: string,
+  namespace: string,
+  name: string,
+  admit: () => Promise<void>,
+): Promise<Status> {
   const deleter = unreadableDeleterOf(storage);
   if (deleter === undefined) {
     // upstream's developer error: a resource whose storage cannot do it.
@@ -53,6 +62,7 @@ export async function deleteCorruptObject(storage: ObjectStore, gr: GroupResourc
       ),
     ]);
   }
+  await admit();
   await deleter.deleteUnreadable(namespace, name);
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200, details: { name, kind } } as Status;
 }

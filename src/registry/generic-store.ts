@@ -840,7 +840,14 @@ export class GenericStore implements RESTStore {
     }
     const ns = this.ns(namespace);
     if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
-      return { result: await deleteCorruptObject(this.storage, this.gr, this.type.kind, ns, name), gone: true };
+      // Admission sees an empty object of the kind, as upstream's (the stored one cannot be read),
+      // named so that the attributes name the object as the request does.
+      const unread = { apiVersion: this.apiVersion, kind: this.type.kind, metadata: ns === '' ? { name } : { name, namespace: ns } } as KubeObject;
+      const admit = async (): Promise<void> => {
+        await this.admit('DELETE', undefined, unread, '', options);
+        await this.validateAdmission('DELETE', undefined, unread, '', options);
+      };
+      return { result: await deleteCorruptObject(this.storage, this.gr, this.type.kind, ns, name, admit), gone: true };
     }
     const dryRun = options.dryRun === true;
     for (let attempt = 0; ; attempt++) {

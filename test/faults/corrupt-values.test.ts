@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { StatusError } from '../../src/machinery/errors.js';
 
 const GO_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
@@ -151,6 +152,15 @@ describe('corrupt values in etcd', { timeout: 120_000 }, () => {
       storage: 'etcd',
       etcdServers: etcd.endpoints,
       featureGates: { AllowUnsafeMalformedObjectDeletion: true },
+      // Admission still runs for an unsafe delete (on an empty object, as upstream's): this one refuses `scalar`'s.
+      admission: [
+        {
+          name: 'KeepScalar',
+          async validate(a) {
+            if (a.operation === 'DELETE' && a.name === 'scalar') throw new StatusError(403, 'Forbidden', 'keep scalar');
+          },
+        },
+      ],
       security: { tls: false, tokenAuthFile: join(tokenDir, 'tokens.csv') },
     });
   });
@@ -287,6 +297,11 @@ describe('corrupt values in etcd', { timeout: 120_000 }, () => {
     assert.equal(deleted!.status, 200);
     assert.deepEqual(deleted!.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200, details: { name: 'garbage', kind: 'ConfigMap' } });
     assert.equal((await call(gated, 'GET', '/api/v1/namespaces/bench/configmaps/garbage', undefined, adminToken)).status, 404);
+    // Admission is asked first, and may refuse.
+    const kept = await del('scalar', opt);
+    assert.equal(kept.status, 403);
+    assert.equal(kept.body.message, 'keep scalar');
+    assert.equal((await call(gated, 'GET', '/api/v1/namespaces/bench/configmaps/scalar', undefined, adminToken)).status, 500);
     // The query-parameter form works the same.
     const viaQuery = await call(gated, 'DELETE', '/api/v1/namespaces/bench/configmaps/trunc?ignoreStoreReadErrorWithClusterBreakingPotential=true', undefined, adminToken);
     assert.equal(viaQuery.status, 200);
