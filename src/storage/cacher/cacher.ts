@@ -40,8 +40,8 @@
 //   Per-watcher buffering is the consumer's (the HTTP layer ends a watch whose
 //   socket falls too far behind).
 
-import type { Backend, StorageError, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
-import { prefixEnd } from '../interface.js';
+import type { Backend, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
+import { StorageError, prefixEnd } from '../interface.js';
 import type { GroupResource, KubeObject } from '../../machinery/meta.js';
 import { StatusError, badRequest, notFound, resourceExpired, tooLargeResourceVersion } from '../../machinery/errors.js';
 import { parseResourceVersion } from '../../machinery/resource-version.js';
@@ -206,7 +206,12 @@ export class CachedObjectStore implements ObjectStore {
       this.relistTimer = undefined;
       if (this.stopped) return;
       // Progress notifications are safe resume points only where the backend vouches for them.
-      this.watchBackend(this.backend.consistentProgress ? this.cache.revision : this.lastEventRevision);
+      try {
+        this.watchBackend(this.backend.consistentProgress ? this.cache.revision : this.lastEventRevision);
+      } catch {
+        // A backend that refuses at once (closed, or compacted past us): list again, as after any other failure.
+        this.onBackendError(new StorageError('Internal', 'the backend watch could not be resumed'));
+      }
     }, this.relistDelayMs);
     this.relistTimer.unref();
   }
