@@ -39,6 +39,9 @@ import {
   startLeaderElectedControllers,
 } from './leader-elected-controllers.js';
 
+import { parseFeatureGates } from '../server/feature-gates.js';
+import { installProcessGuard } from '../server/process-guard.js';
+
 const USAGE = `Usage: apiary serve [flags]
        apiary controller-manager --kubeconfig FILE [flags]
 
@@ -62,6 +65,8 @@ Flags:
                           server (default); none: leave them out
   --advertise-address IP  the address the kubernetes endpoints list for this server (default: the
                           bind address, or the host's first non-loopback IPv4 address)
+  --feature-gates GATES   A=true,B=false: kube-apiserver feature gates apiary honours
+                          (AllowUnsafeMalformedObjectDeletion, default false)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
   --admission-control-config-file FILE
                           an AdmissionConfiguration (ResourceQuota's limitedResources)
@@ -144,6 +149,7 @@ async function serve(argv: string[]): Promise<void> {
         'endpoint-reconciler-type': { type: 'string', default: 'lease' },
         'advertise-address': { type: 'string' },
         'log-level': { type: 'string', default: 'info' },
+        'feature-gates': { type: 'string', default: '' },
         'admission-control-config-file': { type: 'string', default: '' },
         'disable-admission-plugins': { type: 'string', default: '' },
         'enable-admission-plugins': { type: 'string', default: '' },
@@ -198,7 +204,15 @@ async function serve(argv: string[]): Promise<void> {
     fail(`invalid --service-node-port-range ${JSON.stringify(values['service-node-port-range'])}: ${err instanceof Error ? err.message : String(err)}`);
   }
 
+  let featureGates: Record<string, boolean> = {};
+  try {
+    featureGates = parseFeatureGates(values['feature-gates']);
+  } catch (err) {
+    fail(`invalid argument ${JSON.stringify(values['feature-gates'])} for "--feature-gates" flag: ${(err as Error).message}`);
+  }
+
   const options: ServerOptions = {
+    featureGates,
     bindAddress: values['bind-address'],
     port,
     storage,
@@ -304,13 +318,20 @@ async function serve(argv: string[]): Promise<void> {
   });
 }
 
+/** Unhandled rejections and exceptions are logged, counted and survived (server/process-guard.ts). */
+function guardProcess(): void {
+  installProcessGuard({ logger: pino({ base: { component: 'process' } }) });
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
+      guardProcess();
       await serve(rest);
       return;
     case 'controller-manager':
+      guardProcess();
       await controllerManagerCommand(rest);
       return;
     case undefined:

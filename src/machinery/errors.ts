@@ -26,6 +26,8 @@ export type StatusReason =
   | 'InternalError'
   | 'Expired'
   | 'ServiceUnavailable'
+  /** A list met stored values it could not read (AllowUnsafeMalformedObjectDeletion). */
+  | 'StorageReadError'
   | '';
 
 export interface StatusCause {

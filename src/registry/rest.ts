@@ -80,6 +80,11 @@ export interface DeleteOptions {
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   gracePeriodSeconds?: number;
   dryRun?: boolean;
+  /**
+   * upstream's unsafe deletion of a corrupt object (AllowUnsafeMalformedObjectDeletion):
+   * the key goes without its value being read (corrupt-object-deleter.ts).
+   */
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
   /** The HTTP request this delete serves, for admission (absent for the server's own deletes). */
   request?: AdmissionRequestContext;
 }

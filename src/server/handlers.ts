@@ -76,6 +76,12 @@ export interface ResourceScope {
   isKnownKind: (apiVersion: string, kind: string) => boolean;
   /** The authenticated user, when the server authenticates. */
   user?: UserInfo;
+  /**
+   * Set when AllowUnsafeMalformedObjectDeletion is on: the delete option
+   * ignoreStoreReadErrorWithClusterBreakingPotential is honoured, once
+   * authorize (which throws 403) allows the extra verb.
+   */
+  unsafeDelete?: { authorize(verb: string): void };
   /** For writes: what admission reports back through (warnings, audit annotations), passed on in the store's options. */
   request?: AdmissionRequestContext;
 }
@@ -585,6 +591,7 @@ async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: Delet
   const options: DeleteOptions = {};
   let orphanDependents: boolean | undefined;
   let dryRun: string[] = [];
+  let ignoreReadError = false;
   if (body.length > 0) {
     const mediaType = negotiateInput(scope.req.headers['content-type']);
     const decoded = decodeDocument(body, mediaType, 'DeleteOptions');
@@ -596,6 +603,7 @@ async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: Delet
     if (typeof raw['propagationPolicy'] === 'string') options.propagationPolicy = raw['propagationPolicy'] as DeleteOptions['propagationPolicy'];
     if (typeof raw['orphanDependents'] === 'boolean') orphanDependents = raw['orphanDependents'];
     if (Array.isArray(raw['dryRun'])) dryRun = raw['dryRun'].map(String);
+    ignoreReadError = raw['ignoreStoreReadErrorWithClusterBreakingPotential'] === true;
     const pre = raw['preconditions'];
     if (pre !== null && typeof pre === 'object') {
       const preconditions: NonNullable<DeleteOptions['preconditions']> = {};
@@ -610,7 +618,10 @@ async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: Delet
     if (policy !== null && policy !== '') options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
     orphanDependents = parseBool(scope.query.get('orphanDependents'));
     dryRun = scope.query.getAll('dryRun');
+    ignoreReadError = parseBool(scope.query.get('ignoreStoreReadErrorWithClusterBreakingPotential')) === true;
   }
+  // Without the gate the option is dropped, as upstream's handler drops it.
+  if (scope.unsafeDelete === undefined) ignoreReadError = false;
   // ValidateDeleteOptions' order: both set, then the policy, then dryRun.
   const errors: FieldError[] = [];
   if (orphanDependents !== undefined && options.propagationPolicy !== undefined) {
@@ -620,7 +631,17 @@ async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: Delet
     errors.push(fieldErrors.notSupported('propagationPolicy', options.propagationPolicy, [...PROPAGATION_POLICIES, 'nil']));
   }
   errors.push(...dryRunErrors(dryRun));
+  if (ignoreReadError) {
+    // ValidateIgnoreStoreReadError: the option goes alone.
+    const alone = (what: string): FieldError => fieldErrors.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, `cannot be set together with .${what}`);
+    if (dryRun.length > 0) errors.push(alone('dryRun'));
+    if (options.propagationPolicy !== undefined) errors.push(alone('propagationPolicy'));
+    if (orphanDependents !== undefined) errors.push(alone('orphanDependents'));
+    if (options.gracePeriodSeconds !== undefined) errors.push(alone('gracePeriodSeconds'));
+    if (options.preconditions !== undefined) errors.push(alone('preconditions'));
+  }
   if (errors.length > 0) throw invalid('meta.k8s.io', 'DeleteOptions', '', errors);
+  if (ignoreReadError) options.ignoreStoreReadErrorWithClusterBreakingPotential = true;
   if (dryRun.length > 0) options.dryRun = true;
   // The deprecated boolean decides as the policy it stands for (true: Orphan, false: Background).
   if (orphanDependents !== undefined && options.propagationPolicy === undefined) options.propagationPolicy = orphanDependents ? 'Orphan' : 'Background';
@@ -630,6 +651,7 @@ async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: Delet
 export async function handleDelete(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   const { options, orphanDependents } = await deleteOptionsFrom(scope);
+  if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) scope.unsafeDelete?.authorize('unsafe-delete-ignore-read-errors');
   if (scope.request !== undefined) options.request = scope.request;
   const { result, gone } = await scope.store.delete(scope.namespace, scope.info.name, options);
   // Upstream answers 202 only when the object stays and the client asked for orphanDependents=false.
@@ -640,6 +662,11 @@ export async function handleDelete(scope: ResourceScope): Promise<void> {
 export async function handleDeleteCollection(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   const { options } = await deleteOptionsFrom(scope);
+  if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
+    throw invalid('meta.k8s.io', 'DeleteOptions', '', [
+      fieldErrors.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is not allowed with DELETECOLLECTION, try again after removing the option'),
+    ]);
+  }
   if (scope.request !== undefined) options.request = scope.request;
   const list = await scope.store.deleteCollection(scope.namespace, listOptionsFrom(scope.query), options);
   write(scope, 200, list, out);

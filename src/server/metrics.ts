@@ -6,9 +6,12 @@
 //   etcd_request_duration_seconds{operation,type}           histogram, per backend call
 //                                                           (upstream's name for storage latency)
 //   apiserver_storage_objects{resource}                     gauge, counted on scrape
+//   apiserver_storage_decode_errors_total{resource}         counter, stored values that failed to decode
+//   apiary_unhandled_errors_total{type}                     counter, survived by the process guard
 
 import { Counter, Gauge, Histogram, Registry as PromRegistry } from 'prom-client';
 import type { Backend } from '../storage/interface.js';
+import { unhandledErrorCounts } from './process-guard.js';
 import { prefixEnd } from '../storage/interface.js';
 
 export class ServerMetrics {
@@ -38,6 +41,7 @@ export class ServerMetrics {
       buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [this.registry],
     });
+    this.countUnhandled();
     if (countObjects !== undefined) {
       new Gauge({
         name: 'apiserver_storage_objects',
@@ -50,6 +54,39 @@ export class ServerMetrics {
         },
       });
     }
+  }
+
+  /** apiary_unhandled_errors_total{type}: rejections and exceptions the process guard survived. */
+  private countUnhandled(): void {
+    new Counter({
+      name: 'apiary_unhandled_errors_total',
+      help: 'Unhandled promise rejections and uncaught exceptions the process survived, by type.',
+      labelNames: ['type'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const counts = unhandledErrorCounts();
+        this.inc({ type: 'rejection' }, counts.rejection);
+        this.inc({ type: 'exception' }, counts.exception);
+      },
+    });
+  }
+
+  /**
+   * apiserver_storage_decode_errors_total{resource}: stored values that could
+   * not be decoded, read from the storage layer's count on scrape.
+   */
+  countDecodeErrors(failures: () => ReadonlyMap<string, number>): void {
+    new Counter({
+      name: 'apiserver_storage_decode_errors_total',
+      help: 'Number of stored object decode errors split by object type',
+      labelNames: ['resource'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [resource, count] of failures()) this.inc({ resource }, count);
+      },
+    });
   }
 
   /**

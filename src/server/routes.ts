@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { methodNotSupported } from '../machinery/errors.js';
+import { forbidden, methodNotSupported } from '../machinery/errors.js';
 import type { RESTStore, ResourceType } from '../registry/rest.js';
 import { definitionFor } from '../api/schema/index.js';
 import {
@@ -52,7 +52,7 @@ import type { WatchTracker } from './watch.js';
 import { setWarningHeaders } from './field-validation.js';
 import { auditAnnotationsOf } from './audit.js';
 import type { AdmissionRequestContext } from '../registry/admission.js';
-import { requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
+import { attributesFor, requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
 export interface RegistryView {
@@ -76,6 +76,8 @@ export interface ApiContext {
   version: Record<string, string>;
   /** Authentication, impersonation and authorization (absent: every request is allowed, as anonymous). */
   security?: SecurityFilters;
+  /** AllowUnsafeMalformedObjectDeletion: the delete option ignoreStoreReadErrorWithClusterBreakingPotential is honoured. */
+  allowUnsafeMalformedObjectDeletion?: boolean;
   /** Requests served outside the resource routes (TokenRequest, OIDC discovery); true when answered. */
   extraRoutes?: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
 }
@@ -376,6 +378,20 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   };
   const user = ctx.security !== undefined ? requestUser(req) : undefined;
   if (user !== undefined) scope.user = user;
+  if (ctx.allowUnsafeMalformedObjectDeletion === true) {
+    const security = ctx.security;
+    // The extra verb upstream checks before an unsafe delete (delete.go's authorizeUnsafeDelete).
+    scope.unsafeDelete = {
+      authorize: (verb) => {
+        if (security === undefined || user === undefined) return;
+        const attributes = { ...attributesFor(user, info), verb };
+        const decision = security.authorizer.authorize(attributes);
+        if (!decision.allowed) {
+          throw forbidden({ group: info.apiGroup, resource: info.resource }, info.name, `not permitted to do ${JSON.stringify(verb)}, reason: ${decision.reason}`);
+        }
+      },
+    };
+  }
   if (!WRITE_VERBS.has(verb)) {
     await VERB_HANDLERS[verb]!(scope);
     return;

@@ -28,6 +28,8 @@ import { openBackend, type OpenBackendOptions } from '../storage/open.js';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from '../storage/compactor.js';
 import { withEventTtl } from '../storage/event-ttl.js';
 import { ServerMetrics, countKeys, instrumentBackend } from './metrics.js';
+import { corruptValuesOf } from '../storage/corrupt-values.js';
+import { featureEnabled } from './feature-gates.js';
 import { LoopbackListener } from './loopback.js';
 import { TlsFront, tlsTerminationMode } from './tls-front.js';
 import { createApiHandler } from './routes.js';
@@ -103,6 +105,11 @@ export interface ServerOptions {
    * compileValidationRules).
    */
   validationRuleCompiler?: ValidationRuleCompiler;
+  /**
+   * --feature-gates: the gates apiary knows (FEATURE_GATES in feature-gates.ts)
+   * by name; unset ones take their default.
+   */
+  featureGates?: Record<string, boolean>;
   /**
    * TLS, authentication (x509, tokens, service accounts, anonymous) and RBAC
    * (see secure-serving.ts). Absent: plain HTTP where every request is allowed,
@@ -245,6 +252,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? startCompactor(rawBackend, { intervalMs: compactionIntervalMs, onError: (err) => logger.warn({ err }, 'compaction failed') })
       : undefined;
   const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
+  // Stored values that cannot be decoded: counted per resource, logged once per key and revision.
+  const corruptValues = corruptValuesOf(backend);
+  corruptValues.unsafeDeletion = featureEnabled(options.featureGates, 'AllowUnsafeMalformedObjectDeletion');
+  corruptValues.onFirstFailure(({ resource, key, revision, cause }) =>
+    logger.error({ resource, key, revision, err: cause }, 'stored value cannot be decoded'),
+  );
+  metrics.countDecodeErrors(() => corruptValues.failures());
   // The admission chain (src/admission/chain.ts) reads through the registry it guards (in-process).
   // ServiceAccount admission needs what security brings (the `default` accounts its
   // controller makes, the token volume's kube-root-ca.crt): without security it is off.
@@ -347,6 +361,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await backend.currentRevision();
     },
     version: versionInfo(),
+    allowUnsafeMalformedObjectDeletion: corruptValues.unsafeDeletion,
   });
   const tls = security?.tls;
   const termination = tls !== undefined ? tlsTerminationMode(options.security?.tlsTermination) : undefined;

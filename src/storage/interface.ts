@@ -84,6 +84,11 @@ export type StorageErrorCode =
   | 'FutureRevision'
   /** The backend cannot be reached or has no quorum. */
   | 'Unavailable'
+  /**
+   * The backend has no room for the write (etcd's quota alarm, a full disk
+   * under SQLite). Nothing of the write was applied; reads still work.
+   */
+  | 'NoSpace'
   | 'Internal';
 
 export class StorageError extends Error {

@@ -37,7 +37,6 @@ import {
   internalError,
   notFound,
   resourceExpired,
-  serviceUnavailable,
   staleResourceVersion,
   tooLargeResourceVersion,
   unknownError,
@@ -46,6 +45,7 @@ import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
 import { decodeStoredValue, encodeStoredValue } from './managed-fields-codec.js';
 import { parseResourceVersion } from '../machinery/resource-version.js';
 import { deepCopy } from '../machinery/deep-copy.js';
+import { type CorruptObjectError, type CorruptValues, corruptValuesOf, decodeStored, isCorruptObjectError, storeReadError } from './corrupt-values.js';
 
 /**
  * An object's stored state as a cache holds it: its value and the revision
@@ -179,13 +179,19 @@ export class BackendObjectStore implements ObjectStore {
   private readonly namespaced: boolean;
   /** `{prefix}/{resource}/`, ends with a slash. */
   private readonly root: string;
+  /** Where values that fail to decode are counted and logged (corrupt-values.ts). */
+  readonly corrupt: CorruptValues;
+  /** The storage prefix's length: upstream's GET error names the key without it. */
+  private readonly prefixLength: number;
 
   constructor(options: ObjectStoreOptions) {
     this.backend = options.backend;
+    this.corrupt = corruptValuesOf(options.backend);
     this.resource = options.resource;
     this.namespaced = options.namespaced;
     const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
     this.root = `${prefix}/${options.keyResource ?? options.resource.resource}/`;
+    this.prefixLength = prefix.length;
   }
 
   keyFor(namespace: string, name: string): string {
@@ -205,7 +211,35 @@ export class BackendObjectStore implements ObjectStore {
     const res = await this.call(() => this.backend.get(this.keyFor(namespace, name)), name);
     if (minimum > res.revision) throw tooLargeResourceVersion(minimum, res.revision);
     if (res.kv === null) throw notFound(this.resource, name);
-    return decode(res.kv.value, res.kv.modRevision);
+    return this.decodeKv(res.kv.key, res.kv.value, res.kv.modRevision);
+  }
+
+  /** A stored value as an object; a CorruptObjectError (500, counted, logged once) when it is none. */
+  decodeKv(key: string, value: string, revision: number): KubeObject {
+    return decodeStored(value, revision, key, this.resource, this.corrupt, key.slice(this.prefixLength));
+  }
+
+  /**
+   * A list's decoding: without AllowUnsafeMalformedObjectDeletion the first
+   * corrupt value fails the list (upstream's abortOnFirstError); with it every
+   * corrupt value is gathered and the list fails with StoreReadError.
+   */
+  listDecoder(): { decode(key: string, value: string, revision: number): KubeObject | undefined; finish(): void } {
+    const failed: CorruptObjectError[] = [];
+    return {
+      decode: (key, value, revision) => {
+        try {
+          return this.decodeKv(key, value, revision);
+        } catch (err) {
+          if (!isCorruptObjectError(err) || !this.corrupt.unsafeDeletion) throw err;
+          failed.push(err);
+          return undefined;
+        }
+      },
+      finish: () => {
+        if (failed.length > 0) throw storeReadError(this.resource, failed);
+      },
+    };
   }
 
   async list(namespace: string, options: StoreListOptions): Promise<StoreListResult> {
@@ -251,6 +285,7 @@ export class BackendObjectStore implements ObjectStore {
     let revision = readRevision;
     let more = false;
     let lastKey = '';
+    const decoder = this.listDecoder();
     // Fetch pages until the limit is filled with matching objects or keys run out.
     for (;;) {
       const want = limit > 0 ? Math.max(limit - items.length, predicate ? 64 : 0) : 0;
@@ -267,8 +302,8 @@ export class BackendObjectStore implements ObjectStore {
           break;
         }
         lastKey = kv.key;
-        const obj = decode(kv.value, kv.modRevision);
-        if (predicate === undefined || predicate(obj)) items.push(obj);
+        const obj = decoder.decode(kv.key, kv.value, kv.modRevision);
+        if (obj !== undefined && (predicate === undefined || predicate(obj))) items.push(obj);
       }
       if (stoppedEarly) {
         more = true;
@@ -278,6 +313,7 @@ export class BackendObjectStore implements ObjectStore {
       start = `${lastKey}\x00`;
     }
 
+    decoder.finish();
     const result: StoreListResult = { items, resourceVersion: String(revision) };
     if (limit > 0 && more) {
       result.continue = encodeContinue(`${lastKey}\x00`, keyPrefix, revision);
@@ -296,10 +332,12 @@ export class BackendObjectStore implements ObjectStore {
 
   async create(namespace: string, name: string, obj: KubeObject, options: { ttlSeconds?: number } = {}): Promise<KubeObject> {
     const value = encode(obj);
-    const kv = await this.call(
-      () => this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds)),
-      name,
-    );
+    let kv: KeyValue;
+    try {
+      kv = await this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds));
+    } catch (err) {
+      throw this.translate(err, name, true);
+    }
     // The stored value is `obj` as JSON: hand `obj` back (new top level and
     // metadata, nested values shared) instead of parsing that JSON again.
     return atRevision(obj, kv.modRevision);
@@ -320,7 +358,7 @@ export class BackendObjectStore implements ObjectStore {
     let fresh = options.cached === undefined || options.cached.current === true;
     let current: CachedState | null = options.cached ?? (await read());
     for (let attempt = 0; ; attempt++) {
-      const currentObj = current === null ? null : decode(current.value, current.modRevision);
+      const currentObj = current === null ? null : this.decodeKv(key, current.value, current.modRevision);
       let next: KubeObject;
       try {
         next = await update(currentObj === null ? null : deepCopy(currentObj));
@@ -356,10 +394,10 @@ export class BackendObjectStore implements ObjectStore {
         const kv = await this.backend.update(key, value, current.modRevision, ttlOptions(options.ttlSeconds));
         return { object: atRevision(next, kv.modRevision), created: false };
       } catch (err) {
-        if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name);
+        if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name, true);
         if (err.code === 'Conflict') current = err.current ?? null;
         else if (err.code === 'KeyExists' || err.code === 'KeyNotFound') current = await read();
-        else throw this.translate(err, name);
+        else throw this.translate(err, name, true);
         fresh = true;
       }
     }
@@ -370,10 +408,10 @@ export class BackendObjectStore implements ObjectStore {
     let current = (await this.call(() => this.backend.get(key), name)).kv;
     for (let attempt = 0; ; attempt++) {
       if (current === null) throw notFound(this.resource, name);
-      check?.(decode(current.value, current.modRevision));
+      check?.(this.decodeKv(key, current.value, current.modRevision));
       try {
         const res = await this.backend.delete(key, current.modRevision);
-        return decode(res.prevKv.value, res.revision);
+        return this.decodeKv(key, res.prevKv.value, res.revision);
       } catch (err) {
         if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name);
         if (err.code === 'Conflict') current = err.current ?? null;
@@ -400,8 +438,9 @@ export class BackendObjectStore implements ObjectStore {
         '',
       );
       for (const kv of res.kvs) {
-        const obj = decode(kv.value, kv.modRevision);
-        if (predicate === undefined || predicate(obj)) initialEvents.push({ type: 'ADDED', object: obj });
+        // A corrupt value is left out of the stream (counted and logged); the rest is served.
+        const obj = this.decodeOrSkip(kv.key, kv.value, kv.modRevision);
+        if (obj !== undefined && (predicate === undefined || predicate(obj))) initialEvents.push({ type: 'ADDED', object: obj });
       }
       from = res.revision;
     } else {
@@ -416,7 +455,14 @@ export class BackendObjectStore implements ObjectStore {
       onEvents: (events: KVWatchEvent[]) => {
         for (const e of events) {
           if (stopped) return;
-          const out = translateEvent(e, predicate);
+          let out: StoreWatchEvent | null;
+          try {
+            out = translateEvent(e, predicate, (key, value, revision) => this.decodeKv(key, value, revision));
+          } catch (err) {
+            // An event whose value cannot be decoded is skipped (counted and logged).
+            if (isCorruptObjectError(err)) continue;
+            throw err;
+          }
           if (out !== null) handlers.onEvent(out);
         }
       },
@@ -439,6 +485,37 @@ export class BackendObjectStore implements ObjectStore {
         handle.cancel();
       },
     };
+  }
+
+  /** The object of a stored value, or undefined (counted and logged) when it is corrupt: for watch streams. */
+  decodeOrSkip(key: string, value: string, revision: number): KubeObject | undefined {
+    try {
+      return this.decodeKv(key, value, revision);
+    } catch (err) {
+      if (isCorruptObjectError(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * upstream's unsafe deletion of a corrupt object
+   * (ignoreStoreReadErrorWithClusterBreakingPotential): the key is deleted at
+   * the revision it was read at, its value never decoded. Resolves false when
+   * the key was gone already.
+   */
+  async deleteUnreadable(namespace: string, name: string): Promise<boolean> {
+    const key = this.keyFor(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const current = (await this.call(() => this.backend.get(key), name)).kv;
+      if (current === null) return false;
+      try {
+        await this.backend.delete(key, current.modRevision);
+        return true;
+      } catch (err) {
+        if (isStorageError(err) && err.code === 'KeyNotFound') return false;
+        if (!isStorageError(err) || err.code !== 'Conflict' || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name);
+      }
+    }
   }
 
   /** Runs a backend call, turning StorageErrors into StatusErrors. */
@@ -475,7 +552,7 @@ export class BackendObjectStore implements ObjectStore {
   }
 
   /** StorageError → StatusError with upstream's reasons and messages. */
-  translate(err: unknown, name: string): StatusError {
+  translate(err: unknown, name: string, write = false): StatusError {
     if (err instanceof StatusError) return err;
     if (!isStorageError(err)) return internalError(err);
     switch (err.code) {
@@ -491,12 +568,26 @@ export class BackendObjectStore implements ObjectStore {
         // A read at an exact revision past the store's (list with resourceVersionMatch=Exact, or a
         // limit): kube-apiserver passes etcd's error through as a plain 500.
         return unknownError('etcdserver: mvcc: required revision is a future revision');
+      case 'NoSpace':
+        // etcd's quota alarm as kube-apiserver 1.32 passes it on: a plain 500 with etcd's message.
+        // SQLite's full disk answers the same, so clients and runbooks meet one error.
+        return unknownError('etcdserver: mvcc: database space exceeded');
       case 'Unavailable':
-        return serviceUnavailable(err.message);
+        // etcd away (stopped, no quorum): kube-apiserver 1.32 answers such a
+        // request, once its deadline passes, with the 504 of its timeout filter.
+        return storageTimeout(write);
       default:
         return internalError(err);
     }
   }
+}
+
+/** What kube-apiserver 1.32 answers while etcd does not: a 504 Timeout (measured with etcd stopped). */
+function storageTimeout(write: boolean): StatusError {
+  const message = write
+    ? 'Timeout: request did not complete within requested timeout - context deadline exceeded'
+    : 'Timeout: request did not complete within the allotted timeout';
+  return new StatusError(504, 'Timeout', message, {});
 }
 
 function isStorageError(err: unknown): err is StorageError {
@@ -543,13 +634,15 @@ export function decode(value: string, revision: number): KubeObject {
   return obj;
 }
 
-function translateEvent(e: KVWatchEvent, predicate: Predicate | undefined): StoreWatchEvent | null {
+type KeyDecoder = (key: string, value: string, revision: number) => KubeObject;
+
+function translateEvent(e: KVWatchEvent, predicate: Predicate | undefined, decode: KeyDecoder): StoreWatchEvent | null {
   if (e.type === 'delete') {
-    const old = decode(e.prevKv.value, e.revision);
+    const old = decode(e.key, e.prevKv.value, e.revision);
     if (predicate !== undefined && !predicate(old)) return null;
     return { type: 'DELETED', object: old };
   }
-  const cur = decode(e.kv.value, e.kv.modRevision);
+  const cur = decode(e.kv.key, e.kv.value, e.kv.modRevision);
   const created = e.prevKv === undefined && e.kv.createRevision === e.kv.modRevision;
   if (created) {
     if (predicate !== undefined && !predicate(cur)) return null;
@@ -557,9 +650,9 @@ function translateEvent(e: KVWatchEvent, predicate: Predicate | undefined): Stor
   }
   if (predicate === undefined) return { type: 'MODIFIED', object: cur };
   const curMatches = predicate(cur);
-  const oldMatches = e.prevKv !== undefined ? predicate(decode(e.prevKv.value, e.kv.modRevision)) : curMatches;
+  const oldMatches = e.prevKv !== undefined ? predicate(decode(e.kv.key, e.prevKv.value, e.kv.modRevision)) : curMatches;
   if (curMatches && oldMatches) return { type: 'MODIFIED', object: cur };
   if (curMatches) return { type: 'ADDED', object: cur };
-  if (oldMatches) return { type: 'DELETED', object: decode(e.prevKv!.value, e.kv.modRevision) };
+  if (oldMatches) return { type: 'DELETED', object: decode(e.kv.key, e.prevKv!.value, e.kv.modRevision) };
   return null;
 }

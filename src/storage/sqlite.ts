@@ -175,6 +175,12 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
+/** SQLite's "database or disk is full" (ENOSPC, or a quota on the file). */
+function isDiskFull(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'SQLITE_FULL' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR') && /ENOSPC|disk is full/i.test(String((err as Error).message)));
+}
+
 function toKv(row: KvRow): KeyValue {
   return { key: row.key, value: row.value, createRevision: row.create_revision, modRevision: row.revision };
 }
@@ -293,10 +299,16 @@ export class SqliteBackend extends LocalBackend implements Backend {
 
   async compact(revision: number): Promise<void> {
     if (!this.shouldCompact(revision)) return;
-    this.db.transaction(() => {
-      this.stmt.compact.run({ c: revision });
-      this.stmt.setMeta.run('compacted', revision);
-    })();
+    try {
+      this.db.transaction(() => {
+        this.stmt.compact.run({ c: revision });
+        this.stmt.setMeta.run('compacted', revision);
+      })();
+    } catch (err) {
+      // Rolled back: the history stays; the next compaction tries again.
+      if (isDiskFull(err)) throw new StorageError('NoSpace', `sqlite: no space left to compact: ${(err as Error).message}`);
+      throw err;
+    }
     this.compacted = revision;
   }
 
@@ -345,8 +357,12 @@ export class SqliteBackend extends LocalBackend implements Backend {
     try {
       committed = this.applyBatch(batch.map((w) => w.op));
     } catch (err) {
-      // The transaction rolled back: nothing of the batch was written.
-      const error = new StorageError('Internal', `sqlite write failed: ${(err as Error).message}`);
+      // The transaction rolled back: nothing of the batch was written. A full
+      // disk is NoSpace (etcd's quota error upstream); the next batch tries
+      // again, so writes come back by themselves once there is room.
+      const error = isDiskFull(err)
+        ? new StorageError('NoSpace', `sqlite: no space left for the write: ${(err as Error).message}`)
+        : new StorageError('Internal', `sqlite write failed: ${(err as Error).message}`);
       for (const w of batch) w.reject(error);
       return;
     }

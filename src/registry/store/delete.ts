@@ -12,6 +12,7 @@ import { StatusError, conflict, type Status } from '../../machinery/errors.js';
 import { formatTimestamp } from '../../machinery/names.js';
 import type { DeleteOptions, ListOptions } from '../rest.js';
 import { deletionFinalizers } from '../gc-finalizers.js';
+import { deleteCorruptObject } from '../corrupt-object-deleter.js';
 import { deepCopy } from '../../machinery/deep-copy.js';
 import { DELETE_COLLECTION_WORKERS, setFinalizers, RetryDelete } from './base.js';
 import { CreateStore } from './create.js';
@@ -25,6 +26,16 @@ export abstract class DeleteStore extends CreateStore {
       if (refused !== undefined) throw refused;
     }
     const ns = this.ns(namespace);
+    if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
+      // Admission sees an empty object of the kind, as upstream's (the stored one cannot be read),
+      // named so that the attributes name the object as the request does.
+      const unread = { apiVersion: this.apiVersion, kind: this.type.kind, metadata: ns === '' ? { name } : { name, namespace: ns } } as KubeObject;
+      const admit = async (): Promise<void> => {
+        await this.admit('DELETE', undefined, unread, '', options);
+        await this.validateAdmission('DELETE', undefined, unread, '', options);
+      };
+      return { result: await deleteCorruptObject(this.storage, this.gr, this.type.kind, ns, name, admit), gone: true };
+    }
     const dryRun = options.dryRun === true;
     for (let attempt = 0; ; attempt++) {
       const current = await this.storage.get(ns, name);

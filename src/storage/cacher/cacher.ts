@@ -4,7 +4,11 @@
 // Contract:
 // - One backend watch per resource feeds a WatchCache (./watch-cache.ts):
 //   start() lists the resource, then watches from the list's revision. When
-//   that watch fails, every cache watcher is ended cleanly (its client
+//   that watch ends with Unavailable (the backend away for longer than its
+//   own reconnects last), the cache keeps its state and watchers and watches
+//   again from its last revision after a short backoff, until the backend
+//   answers. When it fails otherwise (Compacted: the backend no longer has the
+//   revisions it missed), every cache watcher is ended cleanly (its client
 //   re-watches) and the cache lists again after a short backoff. stop() ends
 //   the backend watch and every watcher.
 // - Writes, GET without resourceVersion, exact lists (resourceVersionMatch
@@ -36,14 +40,13 @@
 //   Per-watcher buffering is the consumer's (the HTTP layer ends a watch whose
 //   socket falls too far behind).
 
-import type { Backend, StorageError, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
-import { prefixEnd } from '../interface.js';
+import type { Backend, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
+import { StorageError, prefixEnd } from '../interface.js';
 import type { GroupResource, KubeObject } from '../../machinery/meta.js';
 import { StatusError, badRequest, notFound, resourceExpired, tooLargeResourceVersion } from '../../machinery/errors.js';
 import { parseResourceVersion } from '../../machinery/resource-version.js';
 import {
   BackendObjectStore,
-  decode,
   type ObjectStore,
   type ObjectStoreOptions,
   type Predicate,
@@ -56,6 +59,7 @@ import {
   type UpdateFunc,
 } from '../object-store.js';
 import { CacheEvent, WatchCache, type CachedObject } from './watch-cache.js';
+import { isCorruptObjectError } from '../corrupt-values.js';
 
 export interface WatchCacheOptions {
   /** Events kept for resuming watches (default 10,000). */
@@ -102,6 +106,8 @@ export class CachedObjectStore implements ObjectStore {
   private readyWaiters: Array<() => void> = [];
   private stopped = false;
   private relistTimer: NodeJS.Timeout | undefined;
+  /** The revision of the last backend event applied (or of the list): where a resumed backend watch starts. */
+  private lastEventRevision = 0;
   /** Applied but not yet dispatched events. */
   private pending: CacheEvent[] = [];
   private dispatchScheduled = false;
@@ -113,7 +119,10 @@ export class CachedObjectStore implements ObjectStore {
     this.namespaced = options.namespaced;
     const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
     this.root = `${prefix}/${options.keyResource ?? options.resource.resource}/`;
-    this.cache = new WatchCache(options.cache?.historySize ?? DEFAULT_HISTORY_SIZE);
+    // Values are parsed by the direct store's decoder: a corrupt one fails as a storage read would.
+    this.cache = new WatchCache(options.cache?.historySize ?? DEFAULT_HISTORY_SIZE, (key, value, revision) =>
+      this.direct.decodeKv(key, value, revision),
+    );
     this.waitTimeoutMs = options.cache?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
     this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
   }
@@ -127,14 +136,8 @@ export class CachedObjectStore implements ObjectStore {
     const res = await this.backend.range(this.root, end);
     if (this.stopped) return;
     this.cache.replace(res.kvs, res.revision);
-    this.backendWatch = this.backend.watch(this.root, res.revision, {
-      onEvents: (events) => this.onBackendEvents(events),
-      onProgress: (revision) => {
-        this.cache.progress(revision);
-        this.scheduleDispatch();
-      },
-      onError: (err) => this.onBackendError(err),
-    });
+    this.lastEventRevision = res.revision;
+    this.watchBackend(res.revision);
     this.ready = true;
     for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
@@ -156,13 +159,37 @@ export class CachedObjectStore implements ObjectStore {
     return this.watchers.size;
   }
 
+  /** Opens the backend watch after `revision` (the cache holds everything up to it). */
+  private watchBackend(revision: number): void {
+    this.backendWatch = this.backend.watch(this.root, revision, {
+      onEvents: (events) => this.onBackendEvents(events),
+      onProgress: (progress) => {
+        this.cache.progress(progress);
+        this.scheduleDispatch();
+      },
+      onError: (err) => this.onBackendError(err),
+    });
+  }
+
   private onBackendEvents(events: KVWatchEvent[]): void {
+    const last = events[events.length - 1];
+    if (last !== undefined) this.lastEventRevision = last.type === 'put' ? last.kv.modRevision : last.revision;
     const applied = this.cache.apply(events);
     for (const e of applied) this.pending.push(e);
     this.scheduleDispatch();
   }
 
-  private onBackendError(_err: StorageError): void {
+  private onBackendError(err: StorageError): void {
+    this.backendWatch = undefined;
+    if (err.code === 'Unavailable' && !this.stopped) {
+      // The backend is away (etcd stopped, no quorum): the cache keeps what it
+      // has and its watchers stay open; the backend watch resumes from the last
+      // revision the cache applied once the backend answers, so nobody sees a
+      // 410 for history the backend still has. Compaction meanwhile fails that
+      // resume with Compacted, which re-lists below.
+      this.resumeLater();
+      return;
+    }
     // The cache can no longer tell what changed: end its watchers (clients
     // re-watch, possibly getting 410) and list again.
     this.ready = false;
@@ -170,6 +197,23 @@ export class CachedObjectStore implements ObjectStore {
     this.dispatch();
     this.closeAllWatchers();
     this.restartLater();
+  }
+
+  /** Watches the backend again from where the cache is, after relistDelayMs. */
+  private resumeLater(): void {
+    if (this.stopped || this.relistTimer !== undefined) return;
+    this.relistTimer = setTimeout(() => {
+      this.relistTimer = undefined;
+      if (this.stopped) return;
+      // Progress notifications are safe resume points only where the backend vouches for them.
+      try {
+        this.watchBackend(this.backend.consistentProgress ? this.cache.revision : this.lastEventRevision);
+      } catch {
+        // A backend that refuses at once (closed, or compacted past us): list again, as after any other failure.
+        this.onBackendError(new StorageError('Internal', 'the backend watch could not be resumed'));
+      }
+    }, this.relistDelayMs);
+    this.relistTimer.unref();
   }
 
   /** Lists again after relistDelayMs (used after a failed start or backend watch). */
@@ -235,6 +279,10 @@ export class CachedObjectStore implements ObjectStore {
     return this.direct.delete(namespace, name, check);
   }
 
+  deleteUnreadable(namespace: string, name: string): Promise<boolean> {
+    return this.direct.deleteUnreadable(namespace, name);
+  }
+
   // ---- reads -----------------------------------------------------------------
 
   async get(namespace: string, name: string, options: { resourceVersion?: string } = {}): Promise<KubeObject> {
@@ -246,14 +294,14 @@ export class CachedObjectStore implements ObjectStore {
       if (!this.holdsLatest()) return this.direct.get(namespace, name, options);
       const obj = this.cache.get(this.keyFor(namespace, name));
       if (obj === undefined) throw notFound(this.resource, name);
-      return decode(obj.value, obj.revision);
+      return this.direct.decodeKv(obj.key, obj.value, obj.revision);
     }
     const minimum = parseResourceVersion(rvText);
     if (!(await this.whenReady())) return this.direct.get(namespace, name, options);
     await this.waitFresh(minimum);
     const obj = this.cache.get(this.keyFor(namespace, name));
     if (obj === undefined) throw notFound(this.resource, name);
-    return decode(obj.value, obj.revision);
+    return this.direct.decodeKv(obj.key, obj.value, obj.revision);
   }
 
   /**
@@ -271,20 +319,33 @@ export class CachedObjectStore implements ObjectStore {
     return entry === undefined ? undefined : this.parsedEntry(entry);
   }
 
+  /** Entries whose value failed to decode: skipped by getCached and listCached without parsing again. */
+  private readonly corruptEntries = new WeakSet<CachedObject>();
+
   listCached(namespace: string): Readonly<KubeObject>[] | undefined {
     if (!this.ready) return undefined;
     const prefix = this.prefixFor(namespace);
     const out: Readonly<KubeObject>[] = [];
-    for (const entry of this.cache.range(prefix, prefixEnd(prefix))) out.push(this.parsedEntry(entry));
+    for (const entry of this.cache.range(prefix, prefixEnd(prefix))) {
+      const obj = this.parsedEntry(entry);
+      if (obj !== undefined) out.push(obj);
+    }
     return out;
   }
 
-  private parsedEntry(entry: CachedObject): Readonly<KubeObject> {
+  /** The entry's object, or undefined when its value is corrupt (in-process listers skip it). */
+  private parsedEntry(entry: CachedObject): Readonly<KubeObject> | undefined {
     // Parsed once per revision: a new revision is a new entry, so the memo
     // never serves an old state and goes with the entry it was made for.
     let obj = this.parsed.get(entry);
     if (obj === undefined) {
-      obj = deepFreeze(decode(entry.value, entry.revision));
+      if (this.corruptEntries.has(entry)) return undefined;
+      const decoded = this.direct.decodeOrSkip(entry.key, entry.value, entry.revision);
+      if (decoded === undefined) {
+        this.corruptEntries.add(entry);
+        return undefined;
+      }
+      obj = deepFreeze(decoded);
       this.parsed.set(entry, obj);
     }
     return obj;
@@ -304,7 +365,7 @@ export class CachedObjectStore implements ObjectStore {
     let minimum = 0;
     if (rvText === '') {
       // Consistent read: the cache must reflect every write acknowledged before now.
-      const current = await this.backend.currentRevision();
+      const current = await this.backendRevision();
       if (!(await this.whenReady())) return this.direct.list(namespace, options);
       if (this.cache.revision < current) {
         this.backendWatch?.requestProgress?.();
@@ -319,11 +380,25 @@ export class CachedObjectStore implements ObjectStore {
     const prefix = this.prefixFor(namespace);
     const predicate = options.predicate;
     const items: KubeObject[] = [];
+    // A consistent list fails on a corrupt value as storage's would (upstream
+    // reads it from etcd); one at "0" or NotOlderThan serves the rest, as
+    // upstream's watch cache, which never holds what it could not decode.
+    const decoder = rvText === '' ? this.direct.listDecoder() : undefined;
     for (const obj of this.cache.range(prefix, prefixEnd(prefix))) {
-      const item = decode(obj.value, obj.revision);
-      if (predicate === undefined || predicate(item)) items.push(item);
+      const item = decoder !== undefined ? decoder.decode(obj.key, obj.value, obj.revision) : this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
+      if (item !== undefined && (predicate === undefined || predicate(item))) items.push(item);
     }
+    decoder?.finish();
     return { items, resourceVersion: String(this.cache.revision) };
+  }
+
+  /** The backend's current revision; its errors as the direct store words them (etcd away: 504). */
+  private async backendRevision(): Promise<number> {
+    try {
+      return await this.backend.currentRevision();
+    } catch (err) {
+      throw this.direct.translate(err, '');
+    }
   }
 
   /** Waits (bounded) until the cache is not older than `minimum`, else 504 with Retry-After. */
@@ -350,7 +425,7 @@ export class CachedObjectStore implements ObjectStore {
       // The streaming list: "" is a consistent start, N not older than N.
       if (rvText === '' && !this.backend.consistentProgress) return this.direct.watch(namespace, options, handlers);
       if (rvText === '') {
-        const current = await this.backend.currentRevision();
+        const current = await this.backendRevision();
         if (this.cache.revision < current) {
           this.backendWatch?.requestProgress?.();
           await this.waitFresh(current);
@@ -378,7 +453,9 @@ export class CachedObjectStore implements ObjectStore {
     if (initial) {
       const revision = this.cache.revision;
       for (const obj of this.cache.range(watcher.prefix, prefixEnd(watcher.prefix))) {
-        const item = decode(obj.value, obj.revision);
+        // A corrupt value is left out of the stream (counted and logged once); the rest is served.
+        const item = this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
+        if (item === undefined) continue;
         if (watcher.predicate === undefined || watcher.predicate(item)) {
           if (!this.call(watcher, () => handlers.onEvent({ type: 'ADDED', object: item }))) return handle;
         }
@@ -493,8 +570,9 @@ export class CachedObjectStore implements ObjectStore {
         for (const e of events) this.deliverOne(watcher, e);
         continue;
       }
-      shared ??= events.map((e) => e.shared());
+      shared ??= sharedEvents(events);
       watcher.lastRevision = last;
+      if (shared.length === 0) continue;
       try {
         watcher.handlers.onEvents(shared);
       } catch (err) {
@@ -516,7 +594,14 @@ export class CachedObjectStore implements ObjectStore {
     if (watcher.stopped || e.revision <= watcher.lastRevision) return;
     watcher.lastRevision = e.revision;
     if (!e.key.startsWith(watcher.prefix)) return;
-    const out = translate(e, watcher.predicate);
+    let out: StoreWatchEvent | null;
+    try {
+      out = translate(e, watcher.predicate);
+    } catch (err) {
+      // A value that cannot be decoded: the event is skipped (counted and logged once).
+      if (isCorruptObjectError(err)) return;
+      throw err;
+    }
     if (out === null) return;
     try {
       watcher.handlers.onEvent(out);
@@ -549,6 +634,19 @@ export class CachedObjectStore implements ObjectStore {
       // The watch is over; a throwing handler has nobody left to tell.
     }
   }
+}
+
+/** The events as every unfiltered watcher sees them, without those whose value cannot be decoded. */
+function sharedEvents(events: readonly CacheEvent[]): StoreWatchEvent[] {
+  const out: StoreWatchEvent[] = [];
+  for (const e of events) {
+    try {
+      out.push(e.shared());
+    } catch (err) {
+      if (!isCorruptObjectError(err)) throw err;
+    }
+  }
+  return out;
 }
 
 /** A cache event as a watcher with this predicate sees it (null: not at all). */

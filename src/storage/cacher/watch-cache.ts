@@ -13,6 +13,9 @@
 //   resume from any revision >= oldestResumable(); older ones get 410.
 // - replace() loads a full list (initialisation, or after the backend watch
 //   failed): the history starts empty and resumable from the list revision on.
+// - A value that cannot be decoded is kept as stored (the cache never parses
+//   on apply); the decoder the cache was given throws for it when a reader or
+//   an event asks, and the cacher leaves it out of watch streams.
 // - Namespaced scans cost what the key range holds: keys are kept sorted and a
 //   scan starts with a binary search (SortedKeys).
 
@@ -20,6 +23,11 @@ import type { KeyValue, WatchEvent as KVWatchEvent } from '../interface.js';
 import type { KubeObject } from '../../machinery/meta.js';
 import { SortedKeys } from '../sorted-keys.js';
 import { decode, type StoreWatchEvent } from '../object-store.js';
+
+/** Parses a stored value at a revision; throws (a CorruptObjectError) for a value that is not an object. */
+export type CacheDecoder = (key: string, value: string, revision: number) => KubeObject;
+
+const plainDecoder: CacheDecoder = (_key, value, revision) => decode(value, revision);
 
 /** One object as the cache holds it. */
 export interface CachedObject {
@@ -44,18 +52,22 @@ export class CacheEvent {
     readonly object: CachedObject,
     /** The state before the change (updates and deletions), when known. */
     readonly prev: CachedObject | undefined,
+    private readonly decoder: CacheDecoder = plainDecoder,
   ) {}
 
-  /** The event as a watcher without a selector sees it; one object shared by every such watcher. */
+  /**
+   * The event as a watcher without a selector sees it; one object shared by
+   * every such watcher. Throws when the value cannot be decoded.
+   */
   shared(): StoreWatchEvent {
-    this.sharedEvent ??= { type: this.type, object: decode(this.object.value, this.revision) };
+    this.sharedEvent ??= { type: this.type, object: this.decoder(this.key, this.object.value, this.revision) };
     return this.sharedEvent;
   }
 
   /** The previous state, parsed once, its resourceVersion this event's revision (as upstream's DELETED of a filtered-out object). */
   previous(): KubeObject | undefined {
     if (this.prev === undefined) return undefined;
-    this.prevObject ??= decode(this.prev.value, this.revision);
+    this.prevObject ??= this.decoder(this.key, this.prev.value, this.revision);
     return this.prevObject;
   }
 
@@ -90,7 +102,10 @@ export class WatchCache {
   private waiters: Waiter[] = [];
   revision = 0;
 
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    private readonly decoder: CacheDecoder = plainDecoder,
+  ) {
     if (!(capacity >= 1)) throw new Error(`watch cache capacity must be at least 1, got ${capacity}`);
     this.history = new Array<CacheEvent | undefined>(capacity);
   }
@@ -126,13 +141,13 @@ export class WatchCache {
         if (prev === undefined) this.keys.insert(e.kv.key);
         this.objects.set(e.kv.key, object);
         const prevState = prev ?? (e.prevKv ? { key: e.kv.key, value: e.prevKv.value, revision: e.prevKv.modRevision } : undefined);
-        event = new CacheEvent(prevState === undefined ? 'ADDED' : 'MODIFIED', e.kv.key, e.kv.modRevision, object, prevState);
+        event = new CacheEvent(prevState === undefined ? 'ADDED' : 'MODIFIED', e.kv.key, e.kv.modRevision, object, prevState, this.decoder);
       } else {
         const prev = this.objects.get(e.key);
         this.objects.delete(e.key);
         this.keys.remove(e.key);
         const last: CachedObject = { key: e.key, value: (prev ?? e.prevKv).value, revision: e.revision };
-        event = new CacheEvent('DELETED', e.key, e.revision, last, last);
+        event = new CacheEvent('DELETED', e.key, e.revision, last, last, this.decoder);
       }
       this.push(event);
       out.push(event);

@@ -376,7 +376,46 @@ export class EtcdBackend implements Backend {
     }
   }
 
+  /**
+   * A guarded write whose fate is unknown (the member answering it went away
+   * after it may have been sent) is sent again, to any member, until the
+   * request deadline: the guard keeps it from applying twice, and `ours`
+   * tells the write's own effect (the key holding exactly this value, at a
+   * later revision) from someone else's, which would have failed the guard.
+   */
+  private async retryAmbiguous<T>(write: () => Promise<T>, ours: (err: StorageError) => Promise<T | undefined>): Promise<T> {
+    const until = Date.now() + this.requestTimeoutMs;
+    let ambiguous = false;
+    let backoffMs = 100;
+    for (;;) {
+      try {
+        return await write();
+      } catch (err) {
+        if (!(err instanceof StorageError)) throw err;
+        if (ambiguous && (err.code === 'KeyExists' || err.code === 'Conflict')) {
+          const mine = await ours(err);
+          if (mine !== undefined) return mine;
+        }
+        if (err.code !== 'Unavailable' || this.closed || Date.now() + backoffMs >= until) throw err;
+        ambiguous = true;
+        await sleep(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, 1000);
+      }
+    }
+  }
+
   async create(key: string, value: string, options: WriteOptions = {}): Promise<KeyValue> {
+    return this.retryAmbiguous(
+      () => this.createOnce(key, value, options),
+      async () => {
+        const { kv } = await this.get(key);
+        // The value holds the object's uid and creation time: the same bytes are this create's.
+        return kv !== null && kv.value === value ? kv : undefined;
+      },
+    );
+  }
+
+  private async createOnce(key: string, value: string, options: WriteOptions): Promise<KeyValue> {
     this.check();
     const k = bytes(key);
     const res = await this.txn(
@@ -395,6 +434,18 @@ export class EtcdBackend implements Backend {
   }
 
   async update(key: string, value: string, expectedModRevision?: number, options: WriteOptions = {}): Promise<KeyValue> {
+    // An unguarded update sent twice would write twice: only guarded ones are retried.
+    if (expectedModRevision === undefined) return this.updateOnce(key, value, expectedModRevision, options);
+    return this.retryAmbiguous(
+      () => this.updateOnce(key, value, expectedModRevision, options),
+      async (err) => {
+        const current = err.current;
+        return current && current.value === value && current.modRevision > expectedModRevision ? current : undefined;
+      },
+    );
+  }
+
+  private async updateOnce(key: string, value: string, expectedModRevision: number | undefined, options: WriteOptions): Promise<KeyValue> {
     this.check();
     const k = bytes(key);
     const compare =

@@ -43,6 +43,7 @@ export function toStorageError(err: unknown, key?: string): StorageError {
         return new StorageError('Unavailable', `etcd unavailable: ${details}`, key);
       case grpc.status.RESOURCE_EXHAUSTED:
         if (/too many requests/.test(details)) return new StorageError('Unavailable', `etcd: ${details}`, key);
+        if (/database space exceeded/.test(details)) return new StorageError('NoSpace', details, key);
         break;
       default:
         if (/no leader|leader changed|request timed out/.test(details)) {

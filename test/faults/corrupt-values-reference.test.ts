@@ -1,0 +1,147 @@
+// The corrupt-value cases as a differential comparison, live: the same values
+// written with etcdctl under a real kube-apiserver 1.32.4's etcd prefix and
+// under apiary's, and the answers compared (status, reason, message; LIST at
+// resourceVersion=0 by the names it serves). Skipped where the reference
+// binaries are not built (scripts/run-tests.mjs builds them); the recorded
+// answers in corrupt-values.test.ts hold apiary to the same wherever they are not.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { startTestServer } from '../helpers/server.js';
+import { REFERENCE_BINARIES } from '../compat/differential/reference.js';
+import { send, type Target } from '../compat/differential/client.js';
+
+const CORRUPT: Record<string, string> = {
+  garbage: 'xxxxnotjson',
+  trunc: '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"t"',
+  scalar: '42',
+  enc: 'k8s:enc:aescbc:v1:key1:xxxx',
+  b64: 'aGVsbG8=',
+  badjson: '{"kind":"ConfigMap" x}',
+};
+
+const missing = [REFERENCE_BINARIES.kubeApiserver, REFERENCE_BINARIES.etcd].filter((p) => !existsSync(p));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+interface Answer {
+  status: number;
+  reason?: string;
+  message?: string;
+  names?: string[];
+}
+
+async function ask(target: Target, path: string): Promise<Answer> {
+  const reply = await send(target, 'GET', path, { accept: 'application/json' });
+  const body = JSON.parse(reply.body.toString('utf8')) as { reason?: string; message?: string; items?: Array<{ metadata: { name: string } }> };
+  const answer: Answer = { status: reply.status };
+  if (body.reason !== undefined) answer.reason = body.reason;
+  if (body.message !== undefined) answer.message = body.message.replace(/revision=[1-9]\d*/g, 'revision=<rev>');
+  if (body.items !== undefined) answer.names = body.items.map((i) => i.metadata.name);
+  return answer;
+}
+
+async function post(target: Target, path: string, body: unknown): Promise<number> {
+  return (await send(target, 'POST', path, { 'content-type': 'application/json' }, JSON.stringify(body))).status;
+}
+
+test('corrupt values: apiary answers as kube-apiserver 1.32.4 (live)', { timeout: 180_000, skip: missing.length > 0 ? `reference binaries missing: ${missing.join(', ')}` : false }, async (t) => {
+  const clusters: EtcdCluster[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-faults-reference-'));
+  let apiserver: ChildProcess | undefined;
+  let log = '';
+  t.after(async () => {
+    if (apiserver?.pid !== undefined && apiserver.exitCode === null) process.kill(-apiserver.pid, 'SIGKILL');
+    for (const c of clusters) await c.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const refEtcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd });
+  clusters.push(refEtcd);
+  const ourEtcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd });
+  clusters.push(ourEtcd);
+
+  const token = randomBytes(16).toString('hex');
+  writeFileSync(join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
+  const keys = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  });
+  writeFileSync(join(dir, 'sa.key'), keys.privateKey);
+  writeFileSync(join(dir, 'sa.pub'), keys.publicKey);
+  const port = await freePort();
+  apiserver = spawn(
+    REFERENCE_BINARIES.kubeApiserver,
+    [
+      `--etcd-servers=${refEtcd.endpoints[0]}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      `--cert-dir=${join(dir, 'certs')}`,
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+      '--authorization-mode=RBAC',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${join(dir, 'sa.pub')}`,
+      `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+    ],
+    { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  apiserver.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
+  const reference: Target = { name: 'reference', base: `https://127.0.0.1:${port}`, token };
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const ok = await send(reference, 'GET', '/readyz', {}, undefined, 2000).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (apiserver.exitCode !== null || Date.now() > deadline) throw new Error(`kube-apiserver not ready:\n${log}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const server = await startTestServer({ storage: 'etcd', etcdServers: ourEtcd.endpoints });
+  t.after(() => server.stop());
+  const apiary: Target = { name: 'apiary', base: server.url };
+
+  for (const [target, etcd] of [
+    [reference, refEtcd],
+    [apiary, ourEtcd],
+  ] as const) {
+    assert.equal(await post(target, '/api/v1/namespaces', { metadata: { name: 'bench' } }), 201);
+    assert.equal(await post(target, '/api/v1/namespaces/bench/configmaps', { metadata: { name: 'good' } }), 201);
+    for (const [name, value] of Object.entries(CORRUPT)) {
+      execFileSync('etcdctl', ['--endpoints', etcd.endpoints[0]!, 'put', `/registry/configmaps/bench/${name}`, value], {
+        env: { ...process.env, ETCDCTL_API: '3' },
+        stdio: 'ignore',
+      });
+    }
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  const paths = [
+    ...Object.keys(CORRUPT).map((name) => `/api/v1/namespaces/bench/configmaps/${name}`),
+    '/api/v1/namespaces/bench/configmaps',
+    '/api/v1/configmaps?limit=500',
+    '/api/v1/namespaces/bench/configmaps?resourceVersion=0',
+    '/api/v1/namespaces/bench/configmaps/good',
+  ];
+  for (const path of paths) {
+    const [want, got] = await Promise.all([ask(reference, path), ask(apiary, path)]);
+    if (want.names !== undefined) {
+      assert.deepEqual(got.names, want.names, path);
+      assert.equal(got.status, want.status, path);
+    } else if (want.status === 200) assert.equal(got.status, 200, path);
+    else assert.deepEqual(got, want, path);
+  }
+});
