@@ -416,8 +416,13 @@ function isReset(entries: readonly ManagedFieldsEntry[] | undefined): boolean {
 /** kubectl's last-applied annotation for an applied configuration: its JSON (sorted keys) without the annotation. */
 function lastAppliedOf(config: Record<string, unknown>): string {
   const copy = deepCopy(config) as KubeObject;
-  const annotations = copy.metadata?.annotations;
-  if (annotations !== undefined) delete annotations[LAST_APPLIED_ANNOTATION];
+  const meta = copy.metadata as Record<string, unknown> | null | undefined;
+  if (meta !== null && typeof meta === 'object' && 'annotations' in meta) {
+    // as upstream's unstructured accessors: `annotations: null` reads as no map and is dropped
+    const annotations = meta['annotations'];
+    if (annotations !== null && typeof annotations === 'object' && !Array.isArray(annotations)) delete (annotations as Record<string, unknown>)[LAST_APPLIED_ANNOTATION];
+    else delete meta['annotations'];
+  }
   return `${JSON.stringify(sortKeysDeep(copy))}\n`;
 }
 
