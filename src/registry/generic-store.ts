@@ -205,7 +205,13 @@ export class GenericStore implements RESTStore {
       return;
     }
     try {
-      fm.update(live, next, manager ?? '');
+      // The fields an update manager sets are those of the typed object: what Go's encode leaves
+      // out (an omitempty 0, false or "") is not set, though the body held it (issue 34 item 3).
+      const typed = deepCopy(next);
+      this.fillZeroValues(typed, true);
+      fm.update(live, typed, manager ?? '');
+      if (typed.metadata.managedFields === undefined) delete next.metadata.managedFields;
+      else next.metadata.managedFields = typed.metadata.managedFields;
     } catch {
       // As upstream's UpdateNoErrors: a failure to track never fails the write; the entries go.
       delete next.metadata.managedFields;
@@ -754,7 +760,9 @@ export class GenericStore implements RESTStore {
     if (meta.resourceVersion === undefined || meta.resourceVersion === '') meta.resourceVersion = oldMeta.resourceVersion;
     // Defaults apply to every write, subresources too (upstream defaults on decode).
     this.strategy.defaults?.(obj);
-    this.fillZeroValues(obj);
+    // An omitempty scalar set to its zero value is no change for upstream's decoded struct: drop
+    // it now, so that the strategy's spec comparison (generation) sees none (issue 34 item 3).
+    this.fillZeroValues(obj, true);
     meta.generation = oldMeta.generation;
     if (meta.generation === undefined) delete meta.generation;
     // Ownership follows what the client sent, before the strategy resets what
