@@ -4,6 +4,44 @@
 import type { DiffCase } from '../case.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const SERVICES = '/api/v1/namespaces/{ns}/services';
+const CONFIGMAPS = '/api/v1/namespaces/{ns}/configmaps';
+const DEPLOYMENTS = '/apis/apps/v1/namespaces/{ns}/deployments';
+const WEBHOOKS = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+const APPLY = { 'content-type': 'application/apply-patch+yaml' };
+const STRATEGIC = { 'content-type': 'application/strategic-merge-patch+json' };
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+/** What `kubectl apply` (client-side) sends: the manifest with its last-applied annotation. */
+const csa = (manifest: Record<string, unknown>, annotations: Record<string, string> | null): Record<string, unknown> => {
+  const meta = manifest['metadata'] as Record<string, unknown>;
+  const last = JSON.stringify({ ...manifest, metadata: { ...meta, annotations: annotations ?? {}, namespace: '{ns}' } });
+  return { ...manifest, metadata: { ...meta, annotations: { ...(annotations ?? {}), [LAST_APPLIED]: `${last}\n` } } };
+};
+const service = (annotations: unknown): Record<string, unknown> => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: 'web', annotations },
+  spec: { ports: [{ port: 80, targetPort: 8080 }], selector: { app: 'web' } },
+});
+/** A Deployment whose manifest spells out zero and false values its typed object omits. */
+const zeroes = (): Record<string, unknown> => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'zeroes' },
+  spec: {
+    replicas: 1,
+    minReadySeconds: 0,
+    selector: { matchLabels: { app: 'zeroes' } },
+    template: {
+      metadata: { labels: { app: 'zeroes' } },
+      spec: {
+        hostNetwork: false,
+        containers: [{ name: 'c', image: 'nginx', volumeMounts: [{ name: 'v', mountPath: '/v', readOnly: false }] }],
+        volumes: [{ name: 'v', emptyDir: {} }],
+      },
+    },
+  },
+});
 const CRDS_DRY = `${CRDS}?dryRun=All`;
 
 /** A CRD (dry run) whose spec has a list `outer` (maxItems `outerMax` when given) of objects with a list `inner` of `item`. */
@@ -54,4 +92,101 @@ export const cases: DiffCase[] = [
       { title: 'an unbounded string compared, unbounded lists: over', method: 'POST', path: CRDS_DRY, body: nested({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.a == self.b' }] }) },
     ],
   },
+  {
+    name: 'issue 34 item 2: server-side apply over an object whose manifest had `annotations:` null',
+    setup: [{ method: 'POST', path: `${SERVICES}?fieldManager=kubectl-client-side-apply`, body: csa(service(null), null) }],
+    steps: [
+      { title: 'kubectl apply --server-side: the migration from client-side apply', method: 'PATCH', path: `${SERVICES}/web?fieldManager=kubectl&force=false`, headers: APPLY, body: service(null), select: 'metadata.annotations' },
+      { title: 'and again, forced', method: 'PATCH', path: `${SERVICES}/web?fieldManager=kubectl&force=true`, headers: APPLY, body: service(null), select: 'spec.ports' },
+      { title: 'a dry run (diff --server-side)', method: 'PATCH', path: `${SERVICES}/web?fieldManager=kubectl&force=true&dryRun=All`, headers: APPLY, body: service(null), select: 'metadata.annotations' },
+    ],
+  },
+  {
+    name: 'issue 34 item 2: null in map and list fields of an applied configuration',
+    steps: [
+      {
+        title: 'server-side apply of a ConfigMap with null labels and data',
+        method: 'PATCH',
+        path: `${CONFIGMAPS}/nulls?fieldManager=m`,
+        headers: APPLY,
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nulls', labels: null, annotations: null }, data: null },
+      },
+      { title: 'then with values', method: 'PATCH', path: `${CONFIGMAPS}/nulls?fieldManager=m`, headers: APPLY, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nulls', labels: { a: 'b' } }, data: { k: 'v' } } },
+      { title: 'then null again: the values go', method: 'PATCH', path: `${CONFIGMAPS}/nulls?fieldManager=m`, headers: APPLY, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nulls', labels: null }, data: null } },
+      {
+        title: 'a Service with a null list and a null map',
+        method: 'PATCH',
+        path: `${SERVICES}/nulls?fieldManager=m`,
+        headers: APPLY,
+        body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'nulls' }, spec: { ports: [{ port: 80 }], selector: null, externalIPs: null } },
+        mask: ['10\\.\\d+\\.\\d+\\.\\d+'],
+      },
+      { title: 'client-side apply (create) with null maps', method: 'POST', path: `${CONFIGMAPS}?fieldManager=kubectl-client-side-apply`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'csa', labels: null }, data: null } },
+      { title: 'a strategic merge patch with null maps', method: 'PATCH', path: `${CONFIGMAPS}/csa?fieldManager=kubectl-client-side-apply`, headers: STRATEGIC, body: { metadata: { labels: null, annotations: null }, data: null, binaryData: null } },
+    ],
+  },
+  {
+    name: 'issue 34 item 3: zero and false values after client-side apply',
+    setup: [{ method: 'POST', path: `${DEPLOYMENTS}?fieldManager=kubectl-client-side-apply`, body: csa(zeroes(), null) }],
+    steps: [
+      { title: 'the create recorded no zero value', method: 'GET', path: `${DEPLOYMENTS}/zeroes`, select: 'metadata.managedFields.0.fieldsV1' },
+      {
+        title: 're-apply of the unchanged manifest: the patch kubectl sends (the zero values the live object lacks)',
+        method: 'PATCH',
+        path: `${DEPLOYMENTS}/zeroes?fieldManager=kubectl-client-side-apply`,
+        headers: STRATEGIC,
+        body: { spec: { minReadySeconds: 0, template: { spec: { $setElementOrder: { containers: [{ name: 'c' }] }, hostNetwork: false, containers: [{ name: 'c', volumeMounts: [{ mountPath: '/v', readOnly: false }] }] } } } },
+        select: 'metadata.generation',
+      },
+      { title: 'still no zero value owned', method: 'GET', path: `${DEPLOYMENTS}/zeroes`, select: 'metadata.managedFields.0.fieldsV1' },
+      { title: 'kubectl apply --server-side afterwards: no conflict', method: 'PATCH', path: `${DEPLOYMENTS}/zeroes?fieldManager=kubectl&force=false`, headers: APPLY, body: zeroes(), select: 'metadata.generation' },
+      { title: 'another manager applying the zero values: no conflict either', method: 'PATCH', path: `${DEPLOYMENTS}/zeroes?fieldManager=other&force=false`, headers: APPLY, body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'zeroes' }, spec: { minReadySeconds: 0 } }, select: 'metadata.generation' },
+    ],
+  },
+  {
+    name: 'issue 34 item 4: a webhook whose service cannot be called',
+    setup: [
+      { method: 'POST', path: SERVICES, body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'no-pods' }, spec: { ports: [{ port: 443, targetPort: 9443 }], selector: { app: 'none' } } } },
+      {
+        method: 'POST',
+        path: WEBHOOKS,
+        body: {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name: '{ns}-unreachable' },
+          webhooks: [
+            hookTo('absent.example.com', 'absent', '/validate', 'cm-absent'),
+            hookTo('nopods.example.com', 'no-pods', undefined, 'cm-nopods'),
+          ],
+        },
+      },
+      { method: 'POST', path: `${CONFIGMAPS}?dryRun=All`, body: labelled('probe', 'cm-absent'), until: { path: 'code', equals: 500 } },
+    ],
+    steps: [
+      { title: 'the service does not exist', method: 'POST', path: CONFIGMAPS, body: labelled('one', 'cm-absent') },
+      // upstream dials the service's cluster IP, which nothing routes here (it times out); apiary
+      // resolves the Endpoints, which are empty: the same words up to the dial error
+      { title: 'the service has no pods', method: 'POST', path: CONFIGMAPS, body: labelled('two', 'cm-nopods') },
+    ],
+    cleanup: [{ method: 'DELETE', path: `${WEBHOOKS}/{ns}-unreachable` }],
+  },
 ];
+
+/** A webhook on configmap creation in the case's namespace with label `hook` = `value`, at a service of the case. */
+function hookTo(name: string, service: string, path: string | undefined, value: string): unknown {
+  return {
+    name,
+    clientConfig: { service: { namespace: '{ns}', name: service, ...(path === undefined ? {} : { path }) } },
+    rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': '{ns}' } },
+    objectSelector: { matchLabels: { hook: value } },
+    failurePolicy: 'Fail',
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    timeoutSeconds: 2,
+  };
+}
+
+function labelled(name: string, hook: string): unknown {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { hook } } };
+}
