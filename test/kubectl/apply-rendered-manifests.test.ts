@@ -100,3 +100,19 @@ test('zero and false values: re-apply keeps the generation, diff exits 0, server
   assert.equal(ssa.code, 0, ssa.stderr);
   assert.equal(ssa.stdout, 'deployment.apps/zeroes serverside-applied\n');
 });
+
+test('null maps in a manifest apply as upstream: server-side and client-side, the object has none', async () => {
+  const text = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  labels:\n  annotations:\ndata:\nbinaryData:\n`;
+  assert.equal(await k.ok(['apply', '--server-side', '-f', manifest('ssa.yaml', text('ssa'))]), 'configmap/ssa serverside-applied\n');
+  assert.equal(await k.ok(['apply', '-f', manifest('csa.yaml', text('csa'))]), 'configmap/csa created\n');
+  for (const name of ['ssa', 'csa']) {
+    const obj = JSON.parse(await k.ok(['get', 'configmap', name, '-o', 'json'])) as Record<string, Record<string, unknown> | undefined>;
+    assert.equal(obj['data'], undefined, name);
+    assert.equal(obj['binaryData'], undefined, name);
+    assert.equal(obj['metadata']!['labels'], undefined, name);
+  }
+  // and again, unchanged: nothing to do, no error
+  assert.equal(await k.ok(['apply', '--server-side', '-f', path.join(dir, 'ssa.yaml')]), 'configmap/ssa serverside-applied\n');
+  const diff = await k.run(['diff', '-f', path.join(dir, 'csa.yaml')]);
+  assert.equal(diff.code, 0, diff.stdout + diff.stderr);
+});
