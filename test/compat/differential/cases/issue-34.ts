@@ -144,6 +144,39 @@ export const cases: DiffCase[] = [
     ],
   },
   {
+    name: 'issue 34 chart pass: a StatefulSet whose volume mount names a volumeClaimTemplate (bitnami postgresql)',
+    steps: [
+      {
+        title: 'created: the template is not validated as a pod spec',
+        method: 'POST',
+        path: '/apis/apps/v1/namespaces/{ns}/statefulsets',
+        body: {
+          apiVersion: 'apps/v1',
+          kind: 'StatefulSet',
+          metadata: { name: 'db' },
+          spec: {
+            serviceName: 'db',
+            selector: { matchLabels: { app: 'db' } },
+            template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'postgres', volumeMounts: [{ name: 'data', mountPath: '/data' }] }] } },
+            volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+          },
+        },
+        select: 'spec.template',
+      },
+      {
+        title: 'bad template labels are still refused',
+        method: 'POST',
+        path: '/apis/apps/v1/namespaces/{ns}/statefulsets?dryRun=All',
+        body: {
+          apiVersion: 'apps/v1',
+          kind: 'StatefulSet',
+          metadata: { name: 'bad' },
+          spec: { serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db', 'a/b/c': 'x' } }, spec: { containers: [{ name: 'c', image: 'postgres' }] } } },
+        },
+      },
+    ],
+  },
+  {
     name: 'issue 34 item 4: a webhook whose service cannot be called',
     setup: [
       { method: 'POST', path: SERVICES, body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'no-pods' }, spec: { ports: [{ port: 443, targetPort: 9443 }], selector: { app: 'none' } } } },
