@@ -1,0 +1,72 @@
+// The charts of the chart pass (fixtures/README.md says where each comes from
+// and which hook jobs are off): how each is installed and upgraded, and one
+// custom resource of every CRD it installs.
+
+export interface ChartFixture {
+  /** Release name and the fixture's file name (fixtures/<name>.tgz). */
+  name: string;
+  /** `--set` values of the install (hook jobs that need running pods are turned off here). */
+  install: string[];
+  /** `--set` values of the upgrade: a changed value. */
+  upgrade: string[];
+  /** A custom resource of each CRD the chart installs, as YAML (namespaced ones go to the kubectl namespace). */
+  customResources: string[];
+}
+
+const cr = (apiVersion: string, kind: string, name: string, spec: string): string =>
+  `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: ${name}\nspec:\n${spec.replace(/^/gm, '  ')}\n`;
+
+export const corpus: ChartFixture[] = [
+  {
+    name: 'ingress-nginx',
+    // the admission webhook's certificate is made and patched in by hook Jobs (pods)
+    install: ['controller.admissionWebhooks.enabled=false'],
+    upgrade: ['controller.admissionWebhooks.enabled=false', 'controller.replicaCount=2'],
+    customResources: [],
+  },
+  {
+    name: 'postgresql',
+    // a fixed password: the chart otherwise generates one, and an upgrade must repeat it
+    install: ['auth.postgresPassword=secret-pw'],
+    upgrade: ['auth.postgresPassword=secret-pw', 'primary.podAnnotations.revision=two'],
+    customResources: [],
+  },
+  {
+    name: 'prometheus-operator-crds',
+    install: [],
+    upgrade: ['setting=two'],
+    customResources: [
+      // the rule of issue 34 item 1 is on sigv4, under receivers[].snsConfigs[]
+      cr('monitoring.coreos.com/v1alpha1', 'AlertmanagerConfig', 'amc', 'receivers:\n- name: sns\n  snsConfigs:\n  - topicARN: arn:aws:sns:us-east-1:1:t\n    sigv4:\n      region: us-east-1\n      roleArn: arn:aws:iam::1:role/r\nroute:\n  receiver: sns'),
+      cr('monitoring.coreos.com/v1', 'ServiceMonitor', 'sm', 'selector:\n  matchLabels:\n    app: web\nendpoints:\n- port: http\n  interval: 30s'),
+      cr('monitoring.coreos.com/v1', 'PodMonitor', 'pm', 'selector:\n  matchLabels:\n    app: web\npodMetricsEndpoints:\n- port: http'),
+      cr('monitoring.coreos.com/v1', 'PrometheusRule', 'pr', 'groups:\n- name: g\n  rules:\n  - alert: Down\n    expr: up == 0\n    for: 5m'),
+      cr('monitoring.coreos.com/v1', 'Probe', 'probe', 'prober:\n  url: blackbox:9115\ntargets:\n  staticConfig:\n    static:\n    - https://example.com'),
+    ],
+  },
+  {
+    name: 'gateway-api-crds',
+    install: [],
+    upgrade: ['setting=two'],
+    customResources: [
+      `apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: gc-{ns}\nspec:\n  controllerName: example.com/gateway\n`,
+      cr('gateway.networking.k8s.io/v1', 'Gateway', 'gw', 'gatewayClassName: gc\nlisteners:\n- name: http\n  protocol: HTTP\n  port: 80'),
+      cr('gateway.networking.k8s.io/v1', 'HTTPRoute', 'route', 'parentRefs:\n- name: gw\nhostnames:\n- example.com\nrules:\n- matches:\n  - path:\n      type: PathPrefix\n      value: /api\n  backendRefs:\n  - name: web\n    port: 80'),
+      cr('gateway.networking.k8s.io/v1', 'GRPCRoute', 'grpc', 'parentRefs:\n- name: gw\nrules:\n- backendRefs:\n  - name: web\n    port: 9000'),
+      cr('gateway.networking.k8s.io/v1beta1', 'ReferenceGrant', 'grant', 'from:\n- group: gateway.networking.k8s.io\n  kind: HTTPRoute\n  namespace: other\nto:\n- group: ""\n  kind: Service'),
+    ],
+  },
+  {
+    name: 'cert-manager-crds',
+    install: [],
+    upgrade: ['setting=two'],
+    customResources: [
+      cr('cert-manager.io/v1', 'Issuer', 'selfsigned', 'selfSigned: {}'),
+      `apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\nmetadata:\n  name: ci-{ns}\nspec:\n  selfSigned: {}\n`,
+      cr('cert-manager.io/v1', 'Certificate', 'cert', 'secretName: cert-tls\ndnsNames:\n- example.com\nissuerRef:\n  name: selfsigned\n  kind: Issuer'),
+      cr('cert-manager.io/v1', 'CertificateRequest', 'req', 'request: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K\nissuerRef:\n  name: selfsigned'),
+      cr('acme.cert-manager.io/v1', 'Order', 'order', 'request: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K\nissuerRef:\n  name: selfsigned\ndnsNames:\n- example.com'),
+      cr('acme.cert-manager.io/v1', 'Challenge', 'challenge', 'url: https://acme.example.com/c/1\nauthorizationURL: https://acme.example.com/a/1\ndnsName: example.com\ntype: HTTP-01\ntoken: t\nkey: k\nsolver:\n  http01:\n    ingress: {}\nissuerRef:\n  name: selfsigned'),
+    ],
+  },
+];
