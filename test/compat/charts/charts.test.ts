@@ -68,6 +68,8 @@ async function runSide(name: string, kubeconfig: (dir: string) => string): Promi
 
 test('Helm charts and CRD bundles behave on apiary as on kube-apiserver 1.32, except the reviewed allow-list', { timeout: 1_200_000 }, async () => {
   const [a, r] = await Promise.all([runSide('apiary', () => apiary!.kubeconfig), runSide('reference', (dir) => kubeconfigFor(reference!.target, dir))]);
+  const dump = process.env['CHARTS_JSON'];
+  if (dump !== undefined) writeFileSync(dump, JSON.stringify({ apiary: a, reference: r }, null, 1));
   const report = compareOutcomes(a, r, loadChartAllowList());
   const unlisted = report.differences.filter((d) => d.allowedBy === undefined);
   const lines = [`# charts: ${report.steps} steps a side, ${report.differingSteps} differ (${unlisted.length} differences unlisted)`];

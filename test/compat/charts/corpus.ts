@@ -69,4 +69,46 @@ export const corpus: ChartFixture[] = [
       cr('acme.cert-manager.io/v1', 'Challenge', 'challenge', 'url: https://acme.example.com/c/1\nauthorizationURL: https://acme.example.com/a/1\ndnsName: example.com\ntype: HTTP-01\ntoken: t\nkey: k\nsolver:\n  http01:\n    ingress: {}\nissuerRef:\n  name: selfsigned'),
     ],
   },
+  {
+    name: 'argo-cd',
+    // the pre-install/pre-upgrade hook Job that makes the Redis password needs a running pod
+    install: ['redisSecretInit.enabled=false'],
+    upgrade: ['redisSecretInit.enabled=false', 'server.replicas=2'],
+    customResources: [
+      cr('argoproj.io/v1alpha1', 'AppProject', 'team', "description: a team\nsourceRepos:\n- '*'\ndestinations:\n- namespace: '*'\n  server: https://kubernetes.default.svc"),
+      cr('argoproj.io/v1alpha1', 'Application', 'guestbook', 'project: team\nsource:\n  repoURL: https://github.com/argoproj/argocd-example-apps.git\n  path: guestbook\n  targetRevision: HEAD\ndestination:\n  server: https://kubernetes.default.svc\n  namespace: guestbook\nsyncPolicy:\n  automated:\n    prune: true\n    selfHeal: false'),
+      cr('argoproj.io/v1alpha1', 'ApplicationSet', 'set', 'generators:\n- list:\n    elements:\n    - cluster: in-cluster\ntemplate:\n  metadata:\n    name: "{{cluster}}-app"\n  spec:\n    project: default\n    source:\n      repoURL: https://github.com/argoproj/argocd-example-apps.git\n      path: guestbook\n    destination:\n      server: https://kubernetes.default.svc\n      namespace: guestbook'),
+    ],
+  },
+  {
+    name: 'velero',
+    // the CRD upgrade hook Job (pre-install/pre-upgrade/pre-rollback) runs kubectl in a pod
+    // and no default BackupStorageLocation/VolumeSnapshotLocation: they need a provider's configuration
+    install: ['upgradeCRDs=false', 'backupsEnabled=false', 'snapshotsEnabled=false'],
+    upgrade: ['upgradeCRDs=false', 'backupsEnabled=false', 'snapshotsEnabled=false', 'podAnnotations.revision=two'],
+    customResources: [
+      cr('velero.io/v1', 'BackupStorageLocation', 'default', 'provider: aws\nobjectStorage:\n  bucket: backups\nconfig:\n  region: us-east-1'),
+      cr('velero.io/v1', 'Backup', 'nightly', 'includedNamespaces:\n- default\nttl: 720h0m0s\nstorageLocation: default'),
+      cr('velero.io/v1', 'Schedule', 'daily', "schedule: '0 1 * * *'\ntemplate:\n  includedNamespaces:\n  - '*'"),
+      cr('velero.io/v1', 'Restore', 'restore', 'backupName: nightly'),
+    ],
+  },
+  {
+    name: 'crossplane',
+    install: [],
+    upgrade: ['replicas=2'],
+    customResources: [],
+  },
+  {
+    name: 'external-secrets-crds',
+    install: [],
+    upgrade: ['setting=two'],
+    customResources: [
+      cr('external-secrets.io/v1', 'SecretStore', 'fake', 'provider:\n  fake:\n    data:\n    - key: /db/password\n      value: s3cret'),
+      cr('external-secrets.io/v1', 'ExternalSecret', 'db', 'refreshInterval: 1h\nsecretStoreRef:\n  name: fake\n  kind: SecretStore\ntarget:\n  name: db\ndata:\n- secretKey: password\n  remoteRef:\n    key: /db/password'),
+      `apiVersion: external-secrets.io/v1\nkind: ClusterSecretStore\nmetadata:\n  name: css-{ns}\nspec:\n  provider:\n    fake:\n      data: []\n`,
+      cr('external-secrets.io/v1alpha1', 'PushSecret', 'push', 'secretStoreRefs:\n- name: fake\n  kind: SecretStore\nselector:\n  secret:\n    name: db\ndata:\n- match:\n    secretKey: password\n    remoteRef:\n      remoteKey: /db/copy'),
+      cr('generators.external-secrets.io/v1alpha1', 'Password', 'pw', 'length: 32\ndigits: 5\nsymbols: 5\nnoUpper: false\nallowRepeat: true'),
+    ],
+  },
 ];
