@@ -5,12 +5,14 @@
 export interface ChartFixture {
   /** Release name and the fixture's file name (fixtures/<name>.tgz). */
   name: string;
-  /** `--set` values of the install (hook jobs that need running pods are turned off here). */
+  /** `--set` values of the install (hook jobs that need running pods are turned off here); `{ns}` is the namespace. */
   install: string[];
   /** `--set` values of the upgrade: a changed value. */
   upgrade: string[];
   /** A custom resource of each CRD the chart installs, as YAML (namespaced ones go to the kubectl namespace). */
   customResources: string[];
+  /** Helm's --no-hooks on every Helm step: for a chart whose hooks no value turns off. */
+  noHooks?: boolean;
 }
 
 const cr = (apiVersion: string, kind: string, name: string, spec: string): string =>
@@ -109,6 +111,54 @@ export const corpus: ChartFixture[] = [
       `apiVersion: external-secrets.io/v1\nkind: ClusterSecretStore\nmetadata:\n  name: css-{ns}\nspec:\n  provider:\n    fake:\n      data: []\n`,
       cr('external-secrets.io/v1alpha1', 'PushSecret', 'push', 'secretStoreRefs:\n- name: fake\n  kind: SecretStore\nselector:\n  secret:\n    name: db\ndata:\n- match:\n    secretKey: password\n    remoteRef:\n      remoteKey: /db/copy'),
       cr('generators.external-secrets.io/v1alpha1', 'Password', 'pw', 'length: 32\ndigits: 5\nsymbols: 5\nnoUpper: false\nallowRepeat: true'),
+    ],
+  },
+  {
+    name: 'istio-base',
+    // the chart puts its ServiceAccount in istio-system unless told the namespace
+    install: ['global.istioNamespace={ns}'],
+    upgrade: ['global.istioNamespace={ns}', 'base.validationFailurePolicy=Ignore'],
+    customResources: [
+      cr('networking.istio.io/v1', 'VirtualService', 'reviews', 'hosts:\n- reviews\nhttp:\n- route:\n  - destination:\n      host: reviews\n      subset: v1\n    weight: 100'),
+      cr('networking.istio.io/v1', 'DestinationRule', 'reviews', 'host: reviews\nsubsets:\n- name: v1\n  labels:\n    version: v1\ntrafficPolicy:\n  tls:\n    mode: ISTIO_MUTUAL'),
+      cr('security.istio.io/v1', 'PeerAuthentication', 'default', 'mtls:\n  mode: STRICT'),
+      cr('security.istio.io/v1', 'AuthorizationPolicy', 'deny', 'action: DENY\nrules:\n- from:\n  - source:\n      notNamespaces:\n      - prod'),
+      cr('networking.istio.io/v1', 'Gateway', 'ingress', "selector:\n  istio: ingressgateway\nservers:\n- port:\n    number: 80\n    name: http\n    protocol: HTTP\n  hosts:\n  - '*'"),
+    ],
+  },
+  {
+    name: 'knative-serving-crds',
+    install: [],
+    upgrade: ['setting=two'],
+    customResources: [
+      cr('serving.knative.dev/v1', 'Service', 'hello', 'template:\n  spec:\n    containers:\n    - image: ghcr.io/knative/helloworld-go:latest\n      env:\n      - name: TARGET\n        value: World'),
+      cr('serving.knative.dev/v1', 'Configuration', 'config', 'template:\n  spec:\n    containers:\n    - image: ghcr.io/knative/helloworld-go:latest'),
+      cr('serving.knative.dev/v1', 'Route', 'route', 'traffic:\n- configurationName: config\n  percent: 100'),
+      cr('serving.knative.dev/v1beta1', 'DomainMapping', 'example.com', 'ref:\n  name: hello\n  kind: Service\n  apiVersion: serving.knative.dev/v1'),
+    ],
+  },
+  {
+    name: 'strimzi-kafka-operator',
+    install: [],
+    upgrade: ['replicas=2'],
+    customResources: [
+      cr('kafka.strimzi.io/v1', 'Kafka', 'cluster', 'kafka:\n  listeners:\n  - name: plain\n    port: 9092\n    type: internal\n    tls: false\nentityOperator:\n  topicOperator: {}\n  userOperator: {}'),
+      cr('kafka.strimzi.io/v1', 'KafkaNodePool', 'pool', 'replicas: 3\nroles:\n- broker\n- controller\nstorage:\n  type: ephemeral'),
+      cr('kafka.strimzi.io/v1', 'KafkaTopic', 'orders', 'partitions: 3\nreplicas: 3\nconfig:\n  retention.ms: 604800000'),
+      cr('kafka.strimzi.io/v1', 'KafkaUser', 'app', 'authentication:\n  type: scram-sha-512\nauthorization:\n  type: simple\n  acls:\n  - resource:\n      type: topic\n      name: orders\n    operations:\n    - Read'),
+    ],
+  },
+  {
+    name: 'flux2',
+    // its pre-install hook Job (flux check) needs a running pod, and no value turns it off
+    install: [],
+    upgrade: ['logLevel=debug'],
+    noHooks: true,
+    customResources: [
+      cr('source.toolkit.fluxcd.io/v1', 'GitRepository', 'podinfo', 'interval: 1m\nurl: https://github.com/stefanprodan/podinfo\nref:\n  branch: master'),
+      cr('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', 'podinfo', 'interval: 10m\npath: ./kustomize\nprune: true\nsourceRef:\n  kind: GitRepository\n  name: podinfo'),
+      cr('source.toolkit.fluxcd.io/v1', 'HelmRepository', 'bitnami', 'interval: 1h\nurl: https://charts.example.com'),
+      cr('helm.toolkit.fluxcd.io/v2', 'HelmRelease', 'redis', 'interval: 10m\nchart:\n  spec:\n    chart: redis\n    sourceRef:\n      kind: HelmRepository\n      name: bitnami'),
     ],
   },
 ];

@@ -94,13 +94,15 @@ export async function runChart(chart: ChartFixture, tools: Tools): Promise<StepO
   const kubectlNs = `k-${chart.name}`;
   const rel = chart.name.slice(0, 30);
   const out: StepOutcome[] = [];
-  const sets = (values: string[]): string[] => values.flatMap((v) => ['--set', v]);
+  // `{ns}` in a value is the namespace the chart goes to
+  const sets = (values: string[], ns = helmNs): string[] => values.flatMap((v) => ['--set', v.replaceAll('{ns}', ns)]);
+  const hooks = chart.noHooks === true ? ['--no-hooks'] : [];
   const helm = (args: string[]): Promise<Run> => run(tools.helm, args, env);
   const kubectl = (args: string[]): Promise<Run> => run('kubectl', args, env);
 
   // the chart's objects as the release renders them, for reading them back after each step
   const rendered = async (values: string[], ns: string): Promise<string> => {
-    const r = await helm(['template', rel, chartFile, '-n', ns, '--include-crds', '--kube-version', 'v1.32.4', ...sets(values)]);
+    const r = await helm(['template', rel, chartFile, '-n', ns, '--include-crds', '--kube-version', 'v1.32.4', ...sets(values, ns)]);
     if (r.code !== 0) throw new Error(`helm template ${chart.name} failed: ${r.stderr}`);
     const file = join(dir, `manifest-${ns}-${values.join('_').replace(/[^\w.=-]/g, '')}.yaml`);
     writeFileSync(file, r.stdout);
@@ -135,13 +137,13 @@ export async function runChart(chart: ChartFixture, tools: Tools): Promise<StepO
     const r = await helm(args);
     record(step, r, { release: await releaseStatus(), objects: await snapshot(manifest, helmNs) });
   };
-  await helmStep('helm install', ['install', rel, chartFile, '-n', helmNs, '--create-namespace', '--wait=false', ...sets(chart.install)], installed);
-  await helmStep('helm upgrade (a changed value)', ['upgrade', rel, chartFile, '-n', helmNs, '--wait=false', ...sets(chart.upgrade)], upgraded);
-  await helmStep('helm rollback to revision 1', ['rollback', rel, '1', '-n', helmNs, '--wait=false'], installed);
+  await helmStep('helm install', ['install', rel, chartFile, '-n', helmNs, '--create-namespace', '--wait=false', ...hooks, ...sets(chart.install)], installed);
+  await helmStep('helm upgrade (a changed value)', ['upgrade', rel, chartFile, '-n', helmNs, '--wait=false', ...hooks, ...sets(chart.upgrade)], upgraded);
+  await helmStep('helm rollback to revision 1', ['rollback', rel, '1', '-n', helmNs, '--wait=false', ...hooks], installed);
   const history = await helm(['history', rel, '-n', helmNs, '-o', 'json']);
   const revisions = history.code === 0 ? (JSON.parse(history.stdout) as { revision: number; status: string }[]).map((h) => `${h.revision}:${h.status}`).join(' ') : 'none';
   record('helm history', history, { release: revisions });
-  await helmStep('helm uninstall', ['uninstall', rel, '-n', helmNs], installed);
+  await helmStep('helm uninstall', ['uninstall', rel, '-n', helmNs, ...hooks], installed);
 
   // kubectl on the rendered manifests, in a namespace of their own
   await kubectl(['create', 'namespace', kubectlNs]);
