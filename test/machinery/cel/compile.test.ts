@@ -343,3 +343,23 @@ test('estimated cost under lists without maxItems: the rule runs as often as its
   const over = compileValidationRules(nested({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.a == self.b' }] }), BASE);
   assert.equal(over.errors[0]?.toString(), `${PATH}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`);
 });
+
+test('an object compares with null, as cel-go\'s legacy nullness of message types; lists, maps and strings do not', () => {
+  // opentelemetry-operator's OpenTelemetryCollector CRD: `self.affinity != null`
+  const schema = (rule: string) => ({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule }],
+        properties: { mode: { type: 'string' }, affinity: { type: 'object', properties: { a: { type: 'string' } } }, l: { type: 'array', items: { type: 'string' } } },
+      },
+    },
+  });
+  for (const rule of ["!(self.mode == 'sidecar' && self.affinity != null) || !has(self.affinity)", 'self.affinity == null', 'null != self.affinity']) {
+    assert.deepEqual(compileValidationRules(schema(rule), BASE).errors, [], rule);
+  }
+  const detail = (rule: string) => compileValidationRules(schema(rule), BASE).errors.map((e) => e.detail.split('\n')[0]);
+  assert.deepEqual(detail('self.l != null'), ["compilation failed: ERROR: <input>:1:8: found no matching overload for '_!=_' applied to '(list(string), null)'"]);
+  assert.deepEqual(detail('self.mode != null'), ["compilation failed: ERROR: <input>:1:11: found no matching overload for '_!=_' applied to '(string, null)'"]);
+});

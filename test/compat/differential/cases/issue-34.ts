@@ -89,6 +89,18 @@ export const cases: DiffCase[] = [
       { title: 'with a required property: just over', method: 'POST', path: CRDS_DRY, body: nested(item(100, true, "self.s.matches('^a$')")) },
       { title: 'a longer string: over by more', method: 'POST', path: CRDS_DRY, body: nested(item(120, true, "self.s.matches('^a$')")) },
       { title: 'a shorter string: accepted', method: 'POST', path: CRDS_DRY, body: nested(item(80, true, "self.s.matches('^a$')")) },
+      {
+        title: 'an object compared with null (opentelemetry-operator): accepted',
+        method: 'POST',
+        path: CRDS_DRY,
+        body: nested({ type: 'object', properties: { mode: { type: 'string', maxLength: 10 }, affinity: { type: 'object', properties: { a: { type: 'string' } } } }, 'x-kubernetes-validations': [{ rule: "!(self.mode == 'sidecar' && self.affinity != null) || !has(self.affinity)" }] }, 10, 10),
+      },
+      {
+        title: 'a list compared with null: refused',
+        method: 'POST',
+        path: CRDS_DRY,
+        body: nested({ type: 'object', properties: { l: { type: 'array', maxItems: 2, items: { type: 'string', maxLength: 5 } } }, 'x-kubernetes-validations': [{ rule: 'self.l != null' }] }, 10, 10),
+      },
       { title: 'an unbounded string compared, unbounded lists: over', method: 'POST', path: CRDS_DRY, body: nested({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.a == self.b' }] }) },
     ],
   },
