@@ -161,4 +161,15 @@ export const corpus: ChartFixture[] = [
       cr('helm.toolkit.fluxcd.io/v2', 'HelmRelease', 'redis', 'interval: 10m\nchart:\n  spec:\n    chart: redis\n    sourceRef:\n      kind: HelmRepository\n      name: bitnami'),
     ],
   },
+  {
+    name: 'opentelemetry-operator',
+    // its admission and CRD conversion webhooks need the operator's pod (and a certificate from
+    // cert-manager or the chart); without them the CRDs are served without conversion
+    install: ['admissionWebhooks.create=false'],
+    upgrade: ['admissionWebhooks.create=false', 'replicaCount=2'],
+    customResources: [
+      cr('opentelemetry.io/v1beta1', 'OpenTelemetryCollector', 'otel', 'mode: deployment\nconfig:\n  receivers:\n    otlp:\n      protocols:\n        grpc: {}\n  exporters:\n    debug: {}\n  service:\n    pipelines:\n      traces:\n        receivers: [otlp]\n        exporters: [debug]'),
+      cr('opentelemetry.io/v1alpha1', 'Instrumentation', 'auto', 'exporter:\n  endpoint: http://otel-collector:4317\npropagators:\n- tracecontext\n- baggage\nsampler:\n  type: parentbased_traceidratio\n  argument: "0.25"'),
+    ],
+  },
 ];

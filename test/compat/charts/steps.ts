@@ -143,7 +143,7 @@ export async function runChart(chart: ChartFixture, tools: Tools): Promise<StepO
   const history = await helm(['history', rel, '-n', helmNs, '-o', 'json']);
   const revisions = history.code === 0 ? (JSON.parse(history.stdout) as { revision: number; status: string }[]).map((h) => `${h.revision}:${h.status}`).join(' ') : 'none';
   record('helm history', history, { release: revisions });
-  await helmStep('helm uninstall', ['uninstall', rel, '-n', helmNs, ...hooks], installed);
+  await helmStep('helm uninstall', ['uninstall', rel, '-n', helmNs, '--wait', '--timeout', '60s', ...hooks], installed);
 
   // kubectl on the rendered manifests, in a namespace of their own
   await kubectl(['create', 'namespace', kubectlNs]);
