@@ -1,6 +1,7 @@
 // Runs every test file under test/ with node's test runner through tsx, then
 // (on full runs) the tests on real etcd again, on etcd 3.5, then the
-// differential pass against a real kube-apiserver 1.32 (test/compat/differential).
+// differential pass against a real kube-apiserver 1.32 (test/compat/differential),
+// the control-plane pass and the chart pass (test/compat/charts).
 // Node 20's --test takes no recursive globs, so we find the files here.
 // Usage: node scripts/run-tests.mjs [substring filter …]
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -38,7 +39,10 @@ const DIFFERENTIAL_FILES = files.filter((f) => f.startsWith(DIFFERENTIAL_DIR + '
 // So does the control-plane test (upstream's controllers, scheduler and kwok on apiary).
 const CONTROLPLANE_DIR = join('test', 'compat', 'controlplane');
 const CONTROLPLANE_FILES = files.filter((f) => f.startsWith(CONTROLPLANE_DIR + '/'));
-const firstPass = files.filter((f) => !DIFFERENTIAL_FILES.includes(f) && !CONTROLPLANE_FILES.includes(f));
+// And the chart pass (Helm and kubectl on apiary and on kube-apiserver 1.32).
+const CHARTS_DIR = join('test', 'compat', 'charts');
+const CHARTS_FILES = files.filter((f) => f.startsWith(CHARTS_DIR + '/'));
+const firstPass = files.filter((f) => !DIFFERENTIAL_FILES.includes(f) && !CONTROLPLANE_FILES.includes(f) && !CHARTS_FILES.includes(f));
 
 let status = firstPass.length > 0 ? runFiles(firstPass) : 0;
 
@@ -145,5 +149,21 @@ if (status === 0 && CONTROLPLANE_FILES.length > 0) {
       KWOK_BIN: kwok,
     });
   }
+}
+// Fifth pass (full runs, and filtered runs that name it): the chart pass
+// (test/compat/charts): Helm v3.16, built from test/compat/helm, installs,
+// upgrades, rolls back and uninstalls charts on apiary and on kube-apiserver 1.32.
+if (status === 0 && CHARTS_FILES.length > 0) {
+  const etcd = buildEtcd35();
+  const [apiserver, controllerManager] = buildKubernetes();
+  const [helm] = goBuild('helm 3.16', join('test', 'compat', 'helm'), ['helm.sh/helm/v3/cmd/helm'], ['helm']);
+  console.log(`# charts: ${CHARTS_FILES.join(', ')}`);
+  status = runFiles(CHARTS_FILES, {
+    ...process.env,
+    ETCD35_BIN: etcd,
+    KUBE_APISERVER_BIN: apiserver,
+    KUBE_CONTROLLER_MANAGER_BIN: controllerManager,
+    HELM_BIN: helm,
+  });
 }
 process.exit(status);

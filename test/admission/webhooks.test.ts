@@ -454,7 +454,7 @@ describe('matching', () => {
     ]));
     try {
       const r = await createUntil(ns, (s) => s === 500);
-      assert.equal(r.json.message, 'Internal error occurred: failed calling webhook "missing.example.com": could not get REST client: service "absent" not found in wh-svc (port 443)');
+      assert.equal(r.json.message, 'Internal error occurred: failed calling webhook "missing.example.com": failed to call webhook: Post "https://absent.wh-svc.svc:443/?timeout=10s": service "absent" not found in wh-svc (port 443)');
     } finally {
       await removeMissing();
     }

@@ -44,9 +44,6 @@ export class WebhookCallError extends Error {
   }
 }
 
-/** The service reference could not be resolved to an address (upstream: the REST client cannot be built). */
-export class ServiceResolutionError extends Error {}
-
 interface Target {
   url: string;
   host: string;
@@ -92,12 +89,14 @@ async function targetOf(config: WebhookClientConfig, timeoutSeconds: number, res
   const serverName = `${svc.name}.${svc.namespace}.svc`;
   let path = svc.path ?? '';
   if (path !== '' && !path.startsWith('/')) path = `/${path}`;
-  const url = `https://${serverName}:${port}${path}${query}`;
+  // client-go's request path: the base path joined to "/" (an empty path is "/")
+  const url = `https://${serverName}:${port}${path === '' ? '/' : path}${query}`;
   let resolved: ResolvedService;
   try {
     resolved = await resolve(svc.namespace, svc.name, port);
   } catch (err) {
-    throw new ServiceResolutionError((err as Error).message);
+    // upstream resolves the service in the rest client's dialer: a failure is the POST's error
+    throw new WebhookCallError(`Post "${url}": ${(err as Error).message}`);
   }
   return { url, host: resolved.host, port: resolved.port, path: `${path === '' ? '/' : path}${query}`, servername: serverName };
 }

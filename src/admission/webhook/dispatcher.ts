@@ -31,7 +31,7 @@ import { StatusError, badRequest, internalError, type Status } from '../../machi
 import type { KubeObject } from '../../machinery/meta.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../registry/admission.js';
 import type { RESTStore } from '../../registry/rest.js';
-import { ServiceResolutionError, WebhookCallError, callWebhook, type ServiceResolver } from './client.js';
+import { WebhookCallError, callWebhook, type ServiceResolver } from './client.js';
 import { type ConfiguredWebhook, WebhookConfigurationSource } from './configuration.js';
 import { type NamespaceLabels, isExemptResource, shouldCall } from './matching.js';
 import { deepCopy } from '../../machinery/deep-copy.js';
@@ -235,7 +235,6 @@ abstract class WebhookDispatcher {
       body = await callWebhook(hook.clientConfig, review, { timeoutSeconds: hook.timeoutSeconds ?? 10, resolveService: this.options.resolveService });
     } catch (err) {
       if (err instanceof WebhookCallError) throw new CallingWebhookError(hook.name, `failed to call webhook: ${err.message}`);
-      if (err instanceof ServiceResolutionError) throw new CallingWebhookError(hook.name, `could not get REST client: ${err.message}`);
       throw err;
     }
     let response: ReviewResponse;

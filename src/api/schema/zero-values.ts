@@ -17,7 +17,8 @@
  * every such missing field under `obj` (into nested structs, list elements and
  * map values too), walking the schema registry. With `dropZeroScalars` it also
  * removes what Go's encode leaves out: an `omitempty` string, number or boolean
- * (not a pointer) holding "", 0 or false. Other present values are never
+ * (not a pointer) holding "", 0 or false, and an `omitempty` map or list that is
+ * null or empty (or pointer that is null). Other present values are never
  * changed. A kind the registry does not describe is left untouched. The
  * registry calls it on every write (dropping only on the last call, after
  * validation saw what the client sent), so what is stored, and so every read
@@ -62,12 +63,27 @@ function fillStruct(def: DefinitionSchema, obj: JsonObject, drop: boolean): void
     const value = obj[field.name];
     if (value !== undefined) {
       if (drop && field.omitempty === true && field.pointer !== true && isZeroScalar(field, value)) delete obj[field.name];
+      else if (drop && omittedCollection(def, field, value)) delete obj[field.name];
       else walkValue(field, value, drop);
       continue;
     }
     const zero = zeroOf(field);
     if (zero !== ABSENT) obj[field.name] = zero;
   }
+}
+
+/**
+ * An omitempty map or list that is null or empty, or an omitempty pointer that is null: Go's
+ * encode leaves it out (a server-side apply's `labels: null` or `data: null`, which no
+ * body decode dropped). ObjectMeta's `managedFields: []` is kept (it asks for them to be cleared).
+ */
+function omittedCollection(def: DefinitionSchema, field: FieldSchema, value: unknown): boolean {
+  if (field.omitempty !== true) return false;
+  if (value === null) return field.pointer === true || field.type === 'map' || field.type === 'array';
+  if (field.name === 'managedFields' && def.name === 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta') return false;
+  if (field.type === 'array') return Array.isArray(value) && value.length === 0;
+  if (field.type === 'map') return isPlainObject(value) && Object.keys(value).length === 0;
+  return false;
 }
 
 const ABSENT = Symbol('absent');

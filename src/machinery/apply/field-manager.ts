@@ -285,17 +285,24 @@ export class FieldManager {
     out.versions.set(key, this.apiVersion);
     if (!out.times.has(key)) out.times.delete(key);
     let object: KubeObject;
-    const changed = result.object !== undefined;
+    let changed = result.object !== undefined;
     if (changed) {
-      if (this.recordTimes) out.times.set(key, formatSeconds(this.clock()));
       object = result.object as KubeObject;
       object.metadata = { ...(object.metadata ?? {}) };
-      if (manager === 'kubectl' && live?.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== undefined) {
-        object.metadata.annotations = { ...object.metadata.annotations, [LAST_APPLIED_ANNOTATION]: lastAppliedOf(config) };
-      }
     } else {
       object = { ...liveView, metadata: { ...(liveView as KubeObject).metadata } } as KubeObject;
     }
+    // upstream's lastAppliedUpdater: kubectl's apply keeps the client-side annotation, when the
+    // object has one, in step with the configuration (also when nothing else changed)
+    const lastApplied = object.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+    if (manager === 'kubectl' && lastApplied !== undefined) {
+      const value = lastAppliedOf(config);
+      if (value !== lastApplied) {
+        object.metadata.annotations = { ...object.metadata.annotations, [LAST_APPLIED_ANNOTATION]: value };
+        changed = true;
+      }
+    }
+    if (changed && this.recordTimes) out.times.set(key, formatSeconds(this.clock()));
     for (const k of out.managers.keys()) if (!out.versions.has(k)) out.versions.set(k, this.apiVersion);
     this.stamp(object, out);
     return { object, changed };
@@ -416,8 +423,13 @@ function isReset(entries: readonly ManagedFieldsEntry[] | undefined): boolean {
 /** kubectl's last-applied annotation for an applied configuration: its JSON (sorted keys) without the annotation. */
 function lastAppliedOf(config: Record<string, unknown>): string {
   const copy = deepCopy(config) as KubeObject;
-  const annotations = copy.metadata?.annotations;
-  if (annotations !== undefined) delete annotations[LAST_APPLIED_ANNOTATION];
+  const meta = copy.metadata as Record<string, unknown> | null | undefined;
+  if (meta !== null && typeof meta === 'object' && 'annotations' in meta) {
+    // as upstream's unstructured accessors: `annotations: null` reads as no map and is dropped
+    const annotations = meta['annotations'];
+    if (annotations !== null && typeof annotations === 'object' && !Array.isArray(annotations)) delete (annotations as Record<string, unknown>)[LAST_APPLIED_ANNOTATION];
+    else delete meta['annotations'];
+  }
   return `${JSON.stringify(sortKeysDeep(copy))}\n`;
 }
 

@@ -318,11 +318,3 @@ export function costErrorMessage(costName: string, cost: number, limit: number):
   else text = `${factor.toFixed(1)}x`;
   return `${costName} exceeds budget by factor of ${text} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }
-
-/**
- * The worst-case number of times a rule at a schema node runs: the product of the max sizes of
- * every list and map above it (upstream's MaxCardinality).
- */
-export function multiplyCardinality(cardinality: number, t: DeclType): number {
-  return cardinality * Math.max(1, t.maxElements);
-}

@@ -69,6 +69,10 @@ export class ExpressionEnvironment {
         const eq = decls.objectEquals;
         env.registerOperator(`${t.name} == ${t.name}`, (a: unknown, b: unknown) => eq(a, b));
       }
+      // cel-go's checker keeps the legacy nullness of message types: an object compares with null
+      // (`self.affinity != null`, opentelemetry-operator's CRDs); lists, maps and scalars do not
+      // (the library registers the mirrored `null == T` and the `!=` forms with it)
+      env.registerOperator(`${t.name} == null`, (a: unknown, b: unknown) => (a ?? null) === (b ?? null));
     }
     for (const [name, type] of Object.entries(decls.variables)) env.registerVariable(name, type);
     this.env = env;

@@ -38,6 +38,7 @@ import {
 import {
   celEquals,
   celTypeName,
+  MAX_REQUEST_SIZE_BYTES,
   objectTypes,
   schemaDeclType,
   toCelValue,
@@ -230,7 +231,7 @@ function compileNode(
   schema: JSONSchema,
   decl: DeclType | undefined,
   path: string,
-  cardinality: number,
+  cardinality: Cardinality,
   uncorrelatablePath: string | undefined,
   ctx: CompileContext,
 ): NodeValidator | undefined {
@@ -267,13 +268,12 @@ function compileNode(
     const itemsDecl = decl?.kind === 'list' ? decl.elem : undefined;
     const itemsPath = `${path}.items`;
     const forbid = uncorrelatablePath ?? (schema['x-kubernetes-list-type'] === 'map' ? undefined : path);
-    const card = decl ? cardinality * Math.max(1, decl.maxElements) : cardinality;
-    const child = compileNode(schema.items as JSONSchema, itemsDecl, itemsPath, card, forbid, ctx);
+    const child = compileNode(schema.items as JSONSchema, itemsDecl, itemsPath, childCardinality(cardinality, schema.maxItems), forbid, ctx);
     if (child && node) children.push(() => (node.items = child));
   }
   if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
     const apDecl = decl?.kind === 'map' ? decl.elem : undefined;
-    const card = decl ? cardinality * Math.max(1, decl.maxElements) : cardinality;
+    const card = childCardinality(cardinality, schema.maxProperties);
     const child = compileNode(schema.additionalProperties as JSONSchema, apDecl, `${path}.additionalProperties`, card, uncorrelatablePath, ctx);
     if (child && node) children.push(() => (node.additionalProperties = child));
   }
@@ -302,7 +302,7 @@ function compileRule(
   schema: JSONSchema,
   node: NodeValidator,
   path: string,
-  cardinality: number,
+  cardinality: Cardinality,
   uncorrelatablePath: string | undefined,
   ctx: CompileContext,
 ): void {
@@ -319,7 +319,7 @@ function compileRule(
 
   const vars = { self: node.decl, oldSelf: node.decl };
   if (program) {
-    const cost = multiply(estimateCost(program.ast, vars), cardinality);
+    const cost = multiply(estimateCost(program.ast, vars), ruleCardinality(cardinality, node.decl));
     if (cost > STATIC_ESTIMATED_COST_LIMIT) ctx.celErrors.push(fieldErrors.forbidden(`${p}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
     observeCost(ctx, `${p}.rule`, cost);
   }
@@ -334,7 +334,7 @@ function compileRule(
       ctx.celErrors.push(fieldErrors.invalid(`${p}.messageExpression`, ruleRepr(r), 'messageExpression must evaluate to a string'));
     } else {
       messageExpression = m.expression;
-      const cost = multiply(estimateCost(m.expression.ast, vars), cardinality);
+      const cost = multiply(estimateCost(m.expression.ast, vars), ruleCardinality(cardinality, node.decl));
       if (cost > STATIC_ESTIMATED_COST_LIMIT) {
         ctx.celErrors.push(fieldErrors.forbidden(`${p}.messageExpression`, costErrorMessage('estimated messageExpression cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
       }
@@ -364,6 +364,28 @@ function compileRule(
 function scopeTypeNames(message: string, decl: DeclType): string {
   if (decl.kind !== 'object' && decl.kind !== 'list' && decl.kind !== 'map') return message;
   return message.split(decl.name).join('selfType0');
+}
+
+/**
+ * How many times a node's rules can run per object, as upstream's CELSchemaContext.MaxCardinality:
+ * the product of maxItems/maxProperties of every list and map above the node, or undefined
+ * (unbounded) as soon as one of them declares no limit. An object's properties do not multiply.
+ */
+type Cardinality = number | undefined;
+
+function childCardinality(parent: Cardinality, maxElements: unknown): Cardinality {
+  if (parent === undefined || typeof maxElements !== 'number') return undefined;
+  return parent * Math.max(0, maxElements);
+}
+
+/**
+ * The factor a rule's cost is multiplied by: the bounded cardinality, or else (upstream's
+ * maxCardinality) how many values of the node's minimal serialized size fit in one request,
+ * one comma apart. The unbounded parents' estimated sizes are not multiplied.
+ */
+function ruleCardinality(cardinality: Cardinality, decl: DeclType): number {
+  if (cardinality !== undefined) return cardinality;
+  return Math.floor(MAX_REQUEST_SIZE_BYTES / (decl.minSize + 1));
 }
 
 function multiply(cost: number, cardinality: number): number {

@@ -22,6 +22,7 @@ import {
 } from '../../machinery/fields.js';
 import { validateKubeFinalizerNames, validateObjectMeta } from '../../machinery/validation.js';
 import { fillZeroValues } from '../../api/schema/zero-values.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 import { definitionFor } from '../../api/schema/index.js';
 import { type Clock, newUid, systemClock } from '../../machinery/names.js';
 import type { ObjectStore, Predicate, StoreWatchEvent } from '../../storage/object-store.js';
@@ -183,7 +184,13 @@ export abstract class StoreBase {
       return;
     }
     try {
-      fm.update(live, next, manager ?? '');
+      // The fields an update manager sets are those of the typed object: what Go's encode leaves
+      // out (an omitempty 0, false or "") is not set, though the body held it (issue 34 item 3).
+      const typed = deepCopy(next);
+      this.fillZeroValues(typed, true);
+      fm.update(live, typed, manager ?? '');
+      if (typed.metadata.managedFields === undefined) delete next.metadata.managedFields;
+      else next.metadata.managedFields = typed.metadata.managedFields;
     } catch {
       // As upstream's UpdateNoErrors: a failure to track never fails the write; the entries go.
       delete next.metadata.managedFields;

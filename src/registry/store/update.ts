@@ -249,7 +249,9 @@ export abstract class UpdateStore extends DeleteStore {
     if (meta.resourceVersion === undefined || meta.resourceVersion === '') meta.resourceVersion = oldMeta.resourceVersion;
     // Defaults apply to every write, subresources too (upstream defaults on decode).
     this.strategy.defaults?.(obj);
-    this.fillZeroValues(obj);
+    // An omitempty scalar set to its zero value is no change for upstream's decoded struct: drop
+    // it now, so that the strategy's spec comparison (generation) sees none (issue 34 item 3).
+    this.fillZeroValues(obj, true);
     meta.generation = oldMeta.generation;
     if (meta.generation === undefined) delete meta.generation;
     // Ownership follows what the client sent, before the strategy resets what

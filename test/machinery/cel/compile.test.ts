@@ -303,3 +303,63 @@ test('a property CEL cannot name still gets its own rules, under its JSON name',
     '0x: Invalid value: "object": failed rule: self.y == "a"',
   ]);
 });
+
+test('estimated cost under lists without maxItems: the rule runs as often as its smallest value fits in a request', () => {
+  // Upstream multiplies a rule's cost by the product of maxItems/maxProperties above it when all
+  // of them declare one, and otherwise by 3 MiB / (the node's minimal serialized size + 1), not
+  // by the unbounded lists' own size estimates (prometheus-operator's AlertmanagerConfig).
+  // Expected factors read from kube-apiserver 1.32 (test/compat/differential/cases/issue-34.ts).
+  const nested = (item: unknown, outerMax?: number, innerMax?: number) => ({
+    type: 'object',
+    properties: {
+      outer: {
+        type: 'array', ...(outerMax === undefined ? {} : { maxItems: outerMax }),
+        items: { type: 'object', properties: { inner: { type: 'array', ...(innerMax === undefined ? {} : { maxItems: innerMax }), items: item } } },
+      },
+    },
+  });
+  const sigv4 = { type: 'object', properties: { externalId: { type: 'string' }, roleArn: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: '!has(self.externalId) || has(self.roleArn)' }] };
+  const item = (maxLength: number, required: boolean, rule: string) => ({
+    type: 'object', ...(required ? { required: ['name'] } : {}),
+    properties: { name: { type: 'string' }, s: { type: 'string', maxLength } },
+    'x-kubernetes-validations': [{ rule }],
+  });
+  const factor = (schema: unknown): string | undefined => {
+    const texts = compileValidationRules(schema, BASE).errors.map((e) => e.detail);
+    const m = texts.map((t) => /^estimated rule cost exceeds budget by factor of (.*?) \(/.exec(t)?.[1]).find((f) => f !== undefined);
+    return m;
+  };
+  const PATH = `${BASE}.properties[outer].items.properties[inner].items.x-kubernetes-validations[0].rule`;
+  assert.deepEqual(compileValidationRules(nested(sigv4), BASE).errors, []);
+  assert.deepEqual(compileValidationRules(nested(sigv4, 10), BASE).errors, []);
+  assert.deepEqual(compileValidationRules(nested(sigv4, undefined, 10), BASE).errors, []);
+  assert.deepEqual(compileValidationRules(nested(sigv4, 1000, 1000), BASE).errors, []);
+  // bounded on both levels: the product counts (1e9 runs of a rule costing 3)
+  assert.equal(factor(nested(sigv4, 100000, 10000)), 'more than 100x');
+  assert.equal(factor(nested(item(300, false, "self.s.matches('^a$')"))), '12.9x');
+  assert.equal(factor(nested(item(100, true, "self.s.matches('^a$')"))), '1.040510x');
+  assert.equal(factor(nested(item(120, true, "self.s.matches('^a$')"))), '1.234093x');
+  assert.equal(factor(nested(item(80, true, "self.s.matches('^a$')"))), undefined);
+  const over = compileValidationRules(nested({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.a == self.b' }] }), BASE);
+  assert.equal(over.errors[0]?.toString(), `${PATH}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`);
+});
+
+test('an object compares with null, as cel-go\'s legacy nullness of message types; lists, maps and strings do not', () => {
+  // opentelemetry-operator's OpenTelemetryCollector CRD: `self.affinity != null`
+  const schema = (rule: string) => ({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule }],
+        properties: { mode: { type: 'string' }, affinity: { type: 'object', properties: { a: { type: 'string' } } }, l: { type: 'array', items: { type: 'string' } } },
+      },
+    },
+  });
+  for (const rule of ["!(self.mode == 'sidecar' && self.affinity != null) || !has(self.affinity)", 'self.affinity == null', 'null != self.affinity']) {
+    assert.deepEqual(compileValidationRules(schema(rule), BASE).errors, [], rule);
+  }
+  const detail = (rule: string) => compileValidationRules(schema(rule), BASE).errors.map((e) => e.detail.split('\n')[0]);
+  assert.deepEqual(detail('self.l != null'), ["compilation failed: ERROR: <input>:1:8: found no matching overload for '_!=_' applied to '(list(string), null)'"]);
+  assert.deepEqual(detail('self.mode != null'), ["compilation failed: ERROR: <input>:1:11: found no matching overload for '_!=_' applied to '(string, null)'"]);
+});

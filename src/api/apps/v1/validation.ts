@@ -1,7 +1,7 @@
 // apps/v1 Deployment validation (upstream pkg/apis/apps/validation, main rules).
 import type { KubeObject } from '../../../machinery/meta.js';
 import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
-import { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG } from '../../../machinery/validation.js';
+import { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG, validateAnnotations, validateLabels } from '../../../machinery/validation.js';
 import { labelSelectorFromMeta } from '../../../machinery/labels.js';
 import { StatusError } from '../../../machinery/errors.js';
 import { goLabelSelector, goStringMap } from '../../../machinery/go-syntax.js';
@@ -218,7 +218,10 @@ export function validateStatefulSet(obj: KubeObject): FieldError[] {
   errs.push(...validateSelectorForTemplate(spec.selector, spec.template));
   if (spec.template === undefined) errs.push(fieldErrors.required('spec.template'));
   else {
-    errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
+    // Upstream's ValidatePodTemplateSpecForStatefulSet checks the template's labels and annotations
+    // only, not its pod spec: volume mounts may name volumeClaimTemplates (bitnami's charts do).
+    errs.push(...validateLabels(spec.template.metadata?.labels, 'spec.template.labels'));
+    errs.push(...validateAnnotations(spec.template.metadata?.annotations, 'spec.template.annotations'));
     errs.push(...restartAlwaysRequired(spec.template));
     errs.push(...activeDeadlineForbidden(spec.template, 'StatefulSet'));
   }
