@@ -48,6 +48,11 @@ export interface ServerOptions {
   storage?: 'memory' | 'sqlite' | 'etcd';
   /** etcd client URLs (--etcd-servers); required when storage is etcd. */
   etcdServers?: string[];
+  /**
+   * --max-object-size-bytes: the largest object a write may store (key + stored value;
+   * default 1.5 MiB, etcd's default --max-request-bytes: kube-apiserver on etcd stores no larger).
+   */
+  maxObjectSizeBytes?: number;
   /** --etcd-compaction-interval in ms (default 5 minutes); 0 disables compaction. */
   compactionIntervalMs?: number;
   /** --event-ttl in seconds: how long events are kept (default 3600). */
@@ -245,6 +250,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? startCompactor(rawBackend, { intervalMs: compactionIntervalMs, onError: (err) => logger.warn({ err }, 'compaction failed') })
       : undefined;
   const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
+  if (options.maxObjectSizeBytes !== undefined) backend.maxObjectSizeBytes = options.maxObjectSizeBytes;
   // The admission chain (src/admission/chain.ts) reads through the registry it guards (in-process).
   // ServiceAccount admission needs what security brings (the `default` accounts its
   // controller makes, the token volume's kube-root-ca.crt): without security it is off.

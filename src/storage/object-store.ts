@@ -28,7 +28,7 @@
 // translated event by identity so the HTTP layer encodes it once).
 
 import type { Backend, KeyValue, StorageError, WatchEvent as KVWatchEvent } from './interface.js';
-import { StorageError as StorageErrorClass, prefixEnd } from './interface.js';
+import { DEFAULT_MAX_OBJECT_SIZE_BYTES, StorageError as StorageErrorClass, prefixEnd } from './interface.js';
 import type { GroupResource, KubeObject } from '../machinery/meta.js';
 import {
   StatusError,
@@ -296,6 +296,7 @@ export class BackendObjectStore implements ObjectStore {
 
   async create(namespace: string, name: string, obj: KubeObject, options: { ttlSeconds?: number } = {}): Promise<KubeObject> {
     const value = encode(obj);
+    this.checkSize(this.keyFor(namespace, name), value);
     const kv = await this.call(
       () => this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds)),
       name,
@@ -346,6 +347,7 @@ export class BackendObjectStore implements ObjectStore {
         else delete out.metadata.resourceVersion;
         return { object: out, created: current === null };
       }
+      this.checkSize(key, value);
       try {
         // The stored value is `next` as JSON: hand `next` back at its new
         // revision (as decode would place it) instead of parsing that JSON again.
@@ -442,6 +444,24 @@ export class BackendObjectStore implements ObjectStore {
   }
 
   /** Runs a backend call, turning StorageErrors into StatusErrors. */
+  /**
+   * Refuses a write etcd would refuse (its request size limit; kube-apiserver
+   * passes etcd's "request is too large" on), on every backend alike so an
+   * object stored here can move to etcd. Upstream answers it as a 500 (an
+   * error that is not a Status); we answer 413 RequestEntityTooLarge with the
+   * same message: the request, not the server, is at fault, and clients must
+   * not retry it. Checked on the encoded value, so status and finalizer
+   * updates (every guaranteedUpdate) are bounded too.
+   */
+  private checkSize(key: string, value: string): void {
+    const limit = this.backend.maxObjectSizeBytes ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
+    // A UTF-16 unit is at most 3 UTF-8 bytes: most values need no count.
+    if ((key.length + value.length) * 3 <= limit) return;
+    if (Buffer.byteLength(key) + Buffer.byteLength(value) > limit) {
+      throw new StatusError(413, 'RequestEntityTooLarge', 'etcdserver: request is too large');
+    }
+  }
+
   private async call<T>(fn: () => Promise<T>, name: string): Promise<T> {
     try {
       return await fn();
