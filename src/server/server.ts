@@ -39,6 +39,13 @@ import { DEFAULT_SERVICE_CLUSTER_IP_RANGE } from '../registry/service-ip-allocat
 
 export type { SecurityOptions };
 
+/**
+ * Request headers a client may send: Go's http.Server default (MaxHeaderBytes
+ * 1 MiB, plus the 4 KiB it allows beyond), which kube-apiserver keeps. Node's
+ * default (16 KiB) refuses requests upstream serves, such as large bearer tokens.
+ */
+const MAX_HEADER_BYTES = (1 << 20) + 4096;
+
 export interface ServerOptions {
   /** Address to listen on (default 127.0.0.1). */
   bindAddress?: string;
@@ -360,8 +367,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Client certificates are asked for but not required: a request without one is authenticated otherwise (or anonymous).
   const server =
     tls !== undefined && termination === 'inline'
-      ? https.createServer({ keepAlive: true, requestTimeout: 0, key: tls.key, cert: tls.cert, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, handler)
-      : http.createServer({ keepAlive: true, requestTimeout: 0 }, handler);
+      ? https.createServer({ keepAlive: true, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES, key: tls.key, cert: tls.cert, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, handler)
+      : http.createServer({ keepAlive: true, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, handler);
   server.keepAliveTimeout = 65_000;
 
   const bindAddress = options.bindAddress ?? '127.0.0.1';

@@ -295,8 +295,11 @@ export class BackendObjectStore implements ObjectStore {
   }
 
   async create(namespace: string, name: string, obj: KubeObject, options: { ttlSeconds?: number } = {}): Promise<KubeObject> {
-    const value = encode(obj);
-    this.checkSize(this.keyFor(namespace, name), value);
+    let value = encode(obj);
+    if (this.tooLarge(this.keyFor(namespace, name), value)) {
+      obj = withoutManagedFields(obj);
+      value = this.sized(this.keyFor(namespace, name), encode(obj));
+    }
     const kv = await this.call(
       () => this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds)),
       name,
@@ -331,7 +334,11 @@ export class BackendObjectStore implements ObjectStore {
         fresh = true;
         continue;
       }
-      const value = encode(next);
+      let value = encode(next);
+      if (this.tooLarge(key, value)) {
+        next = withoutManagedFields(next);
+        value = this.sized(key, encode(next));
+      }
       if (!fresh && ((current !== null && value === current.value) || options.dryRun === true)) {
         current = await read();
         fresh = true;
@@ -347,7 +354,6 @@ export class BackendObjectStore implements ObjectStore {
         else delete out.metadata.resourceVersion;
         return { object: out, created: current === null };
       }
-      this.checkSize(key, value);
       try {
         // The stored value is `next` as JSON: hand `next` back at its new
         // revision (as decode would place it) instead of parsing that JSON again.
@@ -451,15 +457,21 @@ export class BackendObjectStore implements ObjectStore {
    * error that is not a Status); we answer 413 RequestEntityTooLarge with the
    * same message: the request, not the server, is at fault, and clients must
    * not retry it. Checked on the encoded value, so status and finalizer
-   * updates (every guaranteedUpdate) are bounded too.
+   * updates (every guaranteedUpdate) are bounded too. As upstream's create,
+   * update and patch handlers, a write too large with its managedFields is
+   * tried once more without them (they can be large: one entry per key).
    */
-  private checkSize(key: string, value: string): void {
+  private tooLarge(key: string, value: string): boolean {
     const limit = this.backend.maxObjectSizeBytes ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
     // A UTF-16 unit is at most 3 UTF-8 bytes: most values need no count.
-    if ((key.length + value.length) * 3 <= limit) return;
-    if (Buffer.byteLength(key) + Buffer.byteLength(value) > limit) {
-      throw new StatusError(413, 'RequestEntityTooLarge', 'etcdserver: request is too large');
-    }
+    if ((key.length + value.length) * 3 <= limit) return false;
+    return Buffer.byteLength(key) + Buffer.byteLength(value) > limit;
+  }
+
+  /** `value`, or the 413 when it is too large to store. */
+  private sized(key: string, value: string): string {
+    if (this.tooLarge(key, value)) throw new StatusError(413, 'RequestEntityTooLarge', 'etcdserver: request is too large');
+    return value;
   }
 
   private async call<T>(fn: () => Promise<T>, name: string): Promise<T> {
@@ -545,6 +557,13 @@ function ttlOptions(ttlSeconds: number | undefined): { ttlSeconds?: number } | u
  * The stored value: JSON without metadata.resourceVersion (the revision is the
  * version), managedFields in their compact stored form (managed-fields-codec.ts).
  */
+/** `obj` without metadata.managedFields (a new top level and metadata). */
+function withoutManagedFields(obj: KubeObject): KubeObject {
+  if (obj.metadata?.managedFields === undefined) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
 export function encode(obj: KubeObject): string {
   return encodeStoredValue(obj);
 }

@@ -64,6 +64,17 @@ describe('a configured limit (--max-object-size-bytes 65536)', () => {
     assert.equal((await get(server.url, `${CM}/cm`)).json.data.b, undefined);
   });
 
+  test('an object too large only with its managedFields is stored without them, as upstream', async () => {
+    const data: Record<string, string> = {};
+    for (let i = 0; i < 4000; i++) data[`key-${i}`] = 'v';
+    const created = await request(server.url, 'POST', CM, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'many-keys' }, data } });
+    assert.equal(created.status, 201, created.text.slice(0, 300));
+    assert.equal(created.json.metadata.managedFields, undefined);
+    const read = await get(server.url, `${CM}/many-keys`);
+    assert.equal(Object.keys(read.json.data).length, 4000);
+    assert.equal(read.json.metadata.managedFields, undefined);
+  });
+
   test('a status update and a finalizer update past it are refused', async () => {
     const ns = (await get(server.url, '/api/v1/namespaces/small')).json;
     const status = { ...ns, status: { ...ns.status, conditions: [{ type: 'NamespaceContentRemaining', status: 'True', reason: 'R', message: 'm'.repeat(70_000) }] } };

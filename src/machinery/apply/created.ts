@@ -11,7 +11,7 @@
  * from the root.
  */
 import { fieldElement } from './path.js';
-import { comparePathElements } from './path.js';
+import { sortPathElements } from './path.js';
 import { resolveUntyped, type TypeNode } from './schema.js';
 import { deepEqual, listItemElement } from './typed.js';
 
@@ -126,7 +126,7 @@ function unset(top: Node, path: readonly string[]): void {
 function emit(n: Node): Record<string, unknown> | undefined {
   if (n.children === undefined) return undefined;
   const keys = [...n.children.keys()];
-  if (keys.length > 1) keys.sort(comparePathElements);
+  sortPathElements(keys);
   let out: Record<string, unknown> | undefined;
   for (const k of keys) {
     const c = n.children.get(k)!;
