@@ -364,6 +364,7 @@ export class GenericStore implements RESTStore {
     this.pruneBody(obj, options, 'decode');
     this.strategy.defaults?.(obj);
     this.fillZeroValues(obj);
+    await options.pause?.();
     const meta = obj.metadata;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -375,11 +376,14 @@ export class GenericStore implements RESTStore {
     this.trackUpdate(null, obj, '', options.fieldManager);
     this.strategy.prepareForCreate?.(obj, options.user);
     managedFieldsLast(obj);
+    await options.pause?.();
 
     await this.admit('CREATE', obj, undefined, '', options);
     this.validateCreate(obj);
+    await options.pause?.();
     await this.validateAdmission('CREATE', obj, undefined, '', options);
     this.fillZeroValues(obj, true);
+    await options.pause?.();
 
     const ns = this.ns(meta.namespace ?? '');
     for (let attempt = 1; ; attempt++) {

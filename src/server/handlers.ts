@@ -462,6 +462,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
     await pause();
     // The body's name and namespace are checked against the URL by the store (every caller goes through it).
     options.warnings = [];
+    options.pause = pause;
     const created = await scope.store.create(scope.namespace, object, options);
     await pause();
     setWarningHeaders(scope.res, options.warnings);

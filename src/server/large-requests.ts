@@ -25,7 +25,7 @@
 // do the rest: the body (3 MiB, --max-request-body-bytes), its nesting depth
 // (json-depth.ts), the stored object (--max-object-size-bytes).
 
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 /** Bodies at least this large take turns and yield between stages (kubectl's largest common bodies, CRDs, are below). */
 export const LARGE_BODY_BYTES = 256 * 1024;
@@ -51,9 +51,16 @@ export class LargeRequestTurns {
 }
 
 const noPause = (): Promise<void> => Promise.resolve();
+// Two turns of the loop (a request on a connection accepted during the last
+// stage is read in the turn after its accept), then a few milliseconds for the
+// requests that queued up meanwhile to be answered.
 const yieldTurn = async (): Promise<void> => {
   await nextTurn();
+  await nextTurn();
+  await sleep(PAUSE_MS);
 };
+
+const PAUSE_MS = 5;
 
 /** The process's turns: every server in it shares the one event loop they protect. */
 export const largeRequestTurns = new LargeRequestTurns();

@@ -182,10 +182,15 @@ export function sortPathElements(elements: string[]): void {
     return;
   }
   const parsed = new Map<string, Array<[string, unknown]>>();
-  for (const e of elements) if (e.startsWith('k:')) parsed.set(e, Object.entries(JSON.parse(e.slice(2)) as Record<string, unknown>));
+  const values = new Map<string, unknown>();
+  for (const e of elements) {
+    if (e.startsWith('k:')) parsed.set(e, Object.entries(JSON.parse(e.slice(2)) as Record<string, unknown>));
+    else if (e.startsWith('v:')) values.set(e, JSON.parse(e.slice(2)));
+  }
   const fieldsOf = (e: string): Array<[string, unknown]> => parsed.get(e) ?? keyFields(e);
   elements.sort((a, b) => {
     if (a === b) return 0;
+    if (a.startsWith('v:') && b.startsWith('v:')) return compareValues(values.get(a), values.get(b));
     if (a.startsWith('k:') && b.startsWith('k:')) {
       const fa = fieldsOf(a);
       const fb = fieldsOf(b);
