@@ -33,6 +33,8 @@ import YAML from 'yaml';
 import { decodeDocument, decodeObject, encodeBody, EXCESSIVE_ALIASING, isExcessiveAliasing, YAML_PARSE_OPTIONS, YAML_TO_JS_OPTIONS, YAML_TOO_DEEP, yamlErrorText } from './codecs.js';
 import { jsonDepthError, valueTooDeep } from '../machinery/json-depth.js';
 import { replaceLoneSurrogates } from '../machinery/json-surrogates.js';
+import { parseMergingDuplicates } from '../machinery/json-merge-duplicates.js';
+import { findDuplicateFields } from '../api/schema/prune.js';
 import { checkFields, setWarningHeaders } from './field-validation.js';
 import {
   baseMediaType,
@@ -194,6 +196,20 @@ function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType:
 }
 
 /**
+ * A JSON body that repeats an object's key, read as Go decodes it into the
+ * kind's struct: objects under the repeated key merged (parseMergingDuplicates).
+ * Custom resources decode into maps, where Go keeps the later value as
+ * JSON.parse does.
+ */
+function mergeDuplicateKeys(scope: ResourceScope, object: KubeObject, body: Buffer, mediaType: string): void {
+  if (mediaType !== 'application/json' || scope.store.unstructured === true) return;
+  const text = body.toString('utf8');
+  if (findDuplicateFields(text).length === 0) return;
+  const merged = replaceLoneSurrogates(parseMergingDuplicates(text), text) as Record<string, unknown>;
+  for (const key of Object.keys(merged)) if (key !== 'apiVersion' && key !== 'kind') (object as unknown as Record<string, unknown>)[key] = merged[key];
+}
+
+/**
  * Upstream's dedupOwnerReferencesAndAddWarning: owner references equal in
  * every field are kept once, with a warning naming the duplicated UIDs (a
  * million identical references are one). Linear: references are compared
@@ -232,6 +248,17 @@ function boundedWarning(text: string): string {
 
 /** Drops unknown/duplicate fields of a decoded body per fieldValidation; warnings go on the response. */
 function checkBodyFields(scope: ResourceScope, object: KubeObject, options: WriteOptions, body: Buffer, mediaType: string, kind?: ExpectedKind): void {
+  // A YAML body's repeated keys (the last one won when it was read): go-yaml's
+  // strict decode names each by its line, before any unknown field.
+  if (mediaType === 'application/yaml' && options.fieldValidation !== 'Ignore') {
+    const text = body.toString('utf8');
+    const repeated = duplicateKeys(YAML.parseDocument(text, YAML_PARSE_OPTIONS), text);
+    if (repeated.length > 0 && options.fieldValidation === 'Strict') {
+      const k = kind ?? scope.type;
+      throw badRequest(`${k.kind} in version ${JSON.stringify(k.version)} cannot be handled as a ${k.kind}: strict decoding error: yaml: unmarshal errors:\n  ${repeated.join('\n  ')}`);
+    }
+    setWarningHeaders(scope.res, repeated);
+  }
   const warnings = checkFields(object, {
     group: kind?.group ?? scope.type.group,
     version: kind?.version ?? scope.type.version,
@@ -455,6 +482,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   await largeRequestTurns.run(body.length, async (pause) => {
     await pause();
     const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
+    mergeDuplicateKeys(scope, object, body, mediaType);
     await pause();
     decodeBody(scope, object);
     checkBodyFields(scope, object, options, body, mediaType);
@@ -486,6 +514,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
   await largeRequestTurns.run(body.length, async (pause) => {
     await pause();
     const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
+    mergeDuplicateKeys(scope, object, body, mediaType);
     await pause();
     decodeBody(scope, object);
     checkBodyFields(scope, object, options, body, mediaType);

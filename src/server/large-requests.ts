@@ -13,10 +13,12 @@
 //   by one stage of one of them, not by the sum of all eight (the work of
 //   concurrent requests interleaves on one thread: each stage of each request
 //   would sit between the GET and its turn).
-// - A yield between the stages of a large request (read, parse, typed decode
-//   and field checks, the store's write, the response's encoding): requests
-//   that arrived meanwhile are served in between, so a small GET waits for at
-//   most one stage, not for the whole request.
+// - A pause between the stages of a large request (parse, typed decode and
+//   field checks, the store's defaults, field sets, validation, the write, the
+//   response's encoding) as long as the stage before it (up to 250 ms):
+//   requests that arrived meanwhile are served in between, so a small GET
+//   waits for at most one stage, not for the whole request, and other clients
+//   keep about half of the loop while a large request runs.
 //
 // Worker threads were considered and not taken: the costly stages walk the
 // decoded object, which would have to cross back to the main thread by a
@@ -41,7 +43,7 @@ export class LargeRequestTurns {
     if (this.running) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.running = true;
     try {
-      return await work(yieldTurn);
+      return await work(pacedPauses());
     } finally {
       const next = this.waiting.shift();
       if (next !== undefined) next();
@@ -51,16 +53,28 @@ export class LargeRequestTurns {
 }
 
 const noPause = (): Promise<void> => Promise.resolve();
-// Two turns of the loop (a request on a connection accepted during the last
-// stage is read in the turn after its accept), then a few milliseconds for the
-// requests that queued up meanwhile to be answered.
-const yieldTurn = async (): Promise<void> => {
-  await nextTurn();
-  await nextTurn();
-  await sleep(PAUSE_MS);
-};
+
+/**
+ * Pauses for one large request: two turns of the loop (a request on a
+ * connection accepted during the last stage is read in the turn after its
+ * accept), then as long as the stage before ran (at least PAUSE_MS, at most
+ * MAX_PAUSE_MS): the large request gets about half of the loop's time while
+ * it runs, the requests queued behind it the other half, instead of a few
+ * turns between seconds of its work.
+ */
+function pacedPauses(): () => Promise<void> {
+  let resumed = performance.now();
+  return async () => {
+    const stage = performance.now() - resumed;
+    await nextTurn();
+    await nextTurn();
+    await sleep(Math.min(MAX_PAUSE_MS, Math.max(PAUSE_MS, stage)));
+    resumed = performance.now();
+  };
+}
 
 const PAUSE_MS = 5;
+const MAX_PAUSE_MS = 250;
 
 /** The process's turns: every server in it shares the one event loop they protect. */
 export const largeRequestTurns = new LargeRequestTurns();

@@ -135,3 +135,29 @@ describe('bad input', () => {
     assert.equal(reply.status, 200);
   });
 });
+
+describe('duplicate keys', () => {
+  let server: TestServer;
+  const CM = '/api/v1/namespaces/dup/configmaps';
+  before(async () => {
+    server = await startTestServer({ storage: 'memory' });
+    await request(server.url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dup' } } });
+  });
+  after(() => server.stop());
+
+  test('a repeated object key is merged as Go decodes it, with the duplicate-field warning', async () => {
+    const reply = await request(server.url, 'POST', CM, { raw: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"twice"},"data":{"a":"1","c":"1"},"data":{"b":"2","c":"2"}}', headers: { 'content-type': 'application/json' } });
+    assert.equal(reply.status, 201, reply.text);
+    assert.deepEqual(reply.json.data, { a: '1', c: '2', b: '2' });
+  });
+
+  test('a YAML body repeating a key warns as go-yaml strict decoding does; Strict refuses it', async () => {
+    const yaml = (name: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n  a: "2"\n`;
+    const res = await fetch(`${server.url}${CM}`, { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: yaml('warned') });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get('warning'), '299 - "line 7: key \\"a\\" already set in map"');
+    await res.text();
+    const strict = await request(server.url, 'POST', `${CM}?fieldValidation=Strict`, { raw: yaml('strict'), headers: { 'content-type': 'application/yaml' } });
+    assertStatus(strict, 400, 'BadRequest', 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
+  });
+});
