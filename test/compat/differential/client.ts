@@ -66,8 +66,9 @@ function open(
   return new Promise((resolve, reject) => {
     const req = (secure ? https : http).request(
       url,
-      // The path goes out as written: dot segments and escapes are part of what a case checks.
-      { method, path, headers: allHeaders, agent: secure ? httpsAgent : httpAgent, signal },
+      // The path goes out as written (dot segments and escapes are part of what a case checks),
+      // spaces and non-ASCII characters escaped as `new URL` would.
+      { method, path: path.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c)), headers: allHeaders, agent: secure ? httpsAgent : httpAgent, signal },
       resolve,
     );
     req.on('error', reject);
