@@ -8,9 +8,10 @@
 // fixed schedule (every 25 ms, not waiting for the previous one): a stall
 // delays every GET sent during it and shows in the percentiles. Each maximal
 // request is also checked for its answer.
-// Bounds allow for a 2-core machine shared with other work: before the fixes
-// the 100,000-key create alone held the loop for 8–22 s (quadratic field
-// lookups), and every GET sent meanwhile waited for it.
+// Bounds allow for a 2-core machine shared with other work (a ratio, and a
+// median): before the fixes the 100,000-key create alone held the loop for
+// 8–22 s (quadratic field lookups) and every GET sent meanwhile waited for
+// it, and a million owner references ended in a 500 (stack overflow).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,7 +104,13 @@ test('small GETs are served while maximal requests arrive back to back', { timeo
     // flight were answered before it was (one synchronous block would answer
     // none of those sent after its body arrived). A ratio, not a time: it
     // holds on a loaded machine as on an idle one.
-    if (sorted.length >= 8) assert.ok(answeredDuring >= sorted.length * 0.4, `${b.title}: only ${answeredDuring} of ${sorted.length} GETs answered while it ran`);
+    if (sorted.length >= 8) {
+      assert.ok(answeredDuring >= sorted.length * 0.4, `${b.title}: only ${answeredDuring} of ${sorted.length} GETs answered while it ran`);
+      // Large requests pause between stages for twice the stage's length:
+      // most GETs arrive in a pause and are answered at once. (The slowest
+      // waits for one stage, which on a loaded 2-core machine can take a second.)
+      assert.ok(percentile(sorted, 50) < 100, `${b.title}: median GET latency ${Math.round(percentile(sorted, 50))} ms`);
+    }
   }
   for (const line of report) console.log(`# ${line}`);
 });
