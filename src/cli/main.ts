@@ -56,6 +56,8 @@ Flags:
   --etcd-compaction-interval DUR
                           how often old revisions are compacted; 0 disables (default 5m)
   --event-ttl DUR         how long events are kept (default 1h)
+  --max-object-size-bytes N
+                          the largest object a write may store (default 1572864, etcd's request limit)
   --service-cluster-ip-range CIDR
                           the IPv4 range services' cluster IPs come from (default 10.0.0.0/24)
   --service-node-port-range RANGE
@@ -144,6 +146,7 @@ async function serve(argv: string[]): Promise<void> {
         'etcd-prefix': { type: 'string', default: '/registry' },
         'etcd-compaction-interval': { type: 'string', default: '5m' },
         'event-ttl': { type: 'string', default: '1h' },
+        'max-object-size-bytes': { type: 'string' },
         'service-cluster-ip-range': { type: 'string', default: DEFAULT_SERVICE_CLUSTER_IP_RANGE },
         'service-node-port-range': { type: 'string', default: DEFAULT_SERVICE_NODE_PORT_RANGE },
         'endpoint-reconciler-type': { type: 'string', default: 'lease' },
@@ -224,6 +227,12 @@ async function serve(argv: string[]): Promise<void> {
     serviceClusterIpRange: values['service-cluster-ip-range'],
     serviceNodePortRange: values['service-node-port-range'],
   };
+  const maxObjectSize = values['max-object-size-bytes'];
+  if (maxObjectSize !== undefined) {
+    const bytes = Number(maxObjectSize);
+    if (!/^\d+$/.test(maxObjectSize) || !Number.isSafeInteger(bytes) || bytes < 1) fail(`invalid --max-object-size-bytes ${JSON.stringify(maxObjectSize)}: want a positive number of bytes`);
+    options.maxObjectSizeBytes = bytes;
+  }
   const reconciler = values['endpoint-reconciler-type'];
   if (reconciler !== 'lease' && reconciler !== 'none') fail(`invalid --endpoint-reconciler-type ${JSON.stringify(reconciler)}: want lease or none`);
   options.endpointReconcilerType = reconciler;

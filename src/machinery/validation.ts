@@ -296,11 +296,11 @@ function validateMetaCommon(meta: ObjectMeta, path: string): FieldError[] {
   if (meta.generation !== undefined && meta.generation < 0) {
     errs.push(fieldErrors.invalid(`${path}.generation`, meta.generation, IS_NEGATIVE_ERROR_MSG));
   }
-  errs.push(...validateLabels(meta.labels, `${path}.labels`));
-  errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
-  errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
-  errs.push(...validateFinalizers(meta.finalizers, `${path}.finalizers`));
-  errs.push(...validateManagedFields(meta.managedFields, `${path}.managedFields`));
+  append(errs, validateLabels(meta.labels, `${path}.labels`));
+  append(errs, validateAnnotations(meta.annotations, `${path}.annotations`));
+  append(errs, validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
+  append(errs, validateFinalizers(meta.finalizers, `${path}.finalizers`));
+  append(errs, validateManagedFields(meta.managedFields, `${path}.managedFields`));
   return errs;
 }
 
@@ -336,7 +336,7 @@ export function validateObjectMeta(
   } else if (meta.namespace) {
     errs.push(fieldErrors.forbidden(`${path}.namespace`, 'not allowed on this type'));
   }
-  errs.push(...validateMetaCommon(meta, path));
+  append(errs, validateMetaCommon(meta, path));
   return errs;
 }
 
@@ -359,7 +359,7 @@ function immutable(newVal: string | undefined, oldVal: string | undefined, field
 export function validateObjectMetaUpdate(newMeta: ObjectMeta, oldMeta: ObjectMeta, path = 'metadata'): FieldError[] {
   const errs: FieldError[] = [];
   if (oldMeta.deletionTimestamp) {
-    errs.push(...validateNoNewFinalizers(newMeta.finalizers, oldMeta.finalizers, `${path}.finalizers`));
+    append(errs, validateNoNewFinalizers(newMeta.finalizers, oldMeta.finalizers, `${path}.finalizers`));
   }
   if (!newMeta.resourceVersion) {
     errs.push(fieldErrors.invalid(`${path}.resourceVersion`, newMeta.resourceVersion ?? '', 'must be specified for an update'));
@@ -367,11 +367,11 @@ export function validateObjectMetaUpdate(newMeta: ObjectMeta, oldMeta: ObjectMet
   if ((newMeta.generation ?? 0) < (oldMeta.generation ?? 0)) {
     errs.push(fieldErrors.invalid(`${path}.generation`, newMeta.generation ?? 0, 'must not be decremented'));
   }
-  errs.push(...immutable(newMeta.name, oldMeta.name, `${path}.name`));
-  errs.push(...immutable(newMeta.namespace, oldMeta.namespace, `${path}.namespace`));
-  errs.push(...immutable(newMeta.uid, oldMeta.uid, `${path}.uid`));
-  errs.push(...immutable(newMeta.creationTimestamp, oldMeta.creationTimestamp, `${path}.creationTimestamp`));
-  errs.push(...immutable(newMeta.deletionTimestamp, oldMeta.deletionTimestamp, `${path}.deletionTimestamp`, null));
+  append(errs, immutable(newMeta.name, oldMeta.name, `${path}.name`));
+  append(errs, immutable(newMeta.namespace, oldMeta.namespace, `${path}.namespace`));
+  append(errs, immutable(newMeta.uid, oldMeta.uid, `${path}.uid`));
+  append(errs, immutable(newMeta.creationTimestamp, oldMeta.creationTimestamp, `${path}.creationTimestamp`));
+  append(errs, immutable(newMeta.deletionTimestamp, oldMeta.deletionTimestamp, `${path}.deletionTimestamp`, null));
   if (newMeta.deletionGracePeriodSeconds !== oldMeta.deletionGracePeriodSeconds) {
     errs.push(
       fieldErrors.invalid(
@@ -381,10 +381,19 @@ export function validateObjectMetaUpdate(newMeta: ObjectMeta, oldMeta: ObjectMet
       ),
     );
   }
-  errs.push(...validateLabels(newMeta.labels, `${path}.labels`));
-  errs.push(...validateAnnotations(newMeta.annotations, `${path}.annotations`));
-  errs.push(...validateOwnerReferences(newMeta.ownerReferences, `${path}.ownerReferences`));
-  errs.push(...validateFinalizers(newMeta.finalizers, `${path}.finalizers`));
-  errs.push(...validateManagedFields(newMeta.managedFields, `${path}.managedFields`));
+  append(errs, validateLabels(newMeta.labels, `${path}.labels`));
+  append(errs, validateAnnotations(newMeta.annotations, `${path}.annotations`));
+  append(errs, validateOwnerReferences(newMeta.ownerReferences, `${path}.ownerReferences`));
+  append(errs, validateFinalizers(newMeta.finalizers, `${path}.finalizers`));
+  append(errs, validateManagedFields(newMeta.managedFields, `${path}.managedFields`));
   return errs;
+}
+
+/**
+ * Appends `more` to `errs`. Not `errs.push(...more)`: a spread passes every
+ * element as an argument on the stack, and a list of a hundred thousand
+ * invalid items (ownerReferences, finalizers) overflows it.
+ */
+function append(errs: FieldError[], more: readonly FieldError[]): void {
+  for (const e of more) errs.push(e);
 }

@@ -73,6 +73,8 @@ export interface WriteOptions {
   user?: UserInfo;
   /** The HTTP request this write serves, for admission (absent for the server's own writes). */
   request?: AdmissionRequestContext;
+  /** Between the stages of a large write: lets the event loop serve other requests (server/large-requests.ts). */
+  pause?: () => Promise<void>;
 }
 
 export interface DeleteOptions {

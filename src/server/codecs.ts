@@ -8,6 +8,8 @@ import YAML from 'yaml';
 import { decodeProtobuf, encodeProtobuf } from '../api/schema/protobuf.js';
 import { badRequest } from '../machinery/errors.js';
 import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
+import { jsonDepthError, MAX_JSON_DEPTH, valueTooDeep } from '../machinery/json-depth.js';
+import { replaceLoneSurrogates } from '../machinery/json-surrogates.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { apiVersionOf, parseApiVersion } from '../machinery/meta.js';
 
@@ -106,22 +108,72 @@ function parseDocument(body: Buffer, mediaType: string, kindForErrors: string): 
   const text = body.toString('utf8');
   if (mediaType === 'application/yaml') {
     try {
-      const docs = YAML.parseAllDocuments(text);
+      const docs = YAML.parseAllDocuments(text, YAML_PARSE_OPTIONS);
       const first = Array.isArray(docs) ? docs[0] : docs;
       if (first === undefined) return null;
       if (first.errors.length > 0) throw first.errors[0];
-      return first.toJS({ maxAliasCount: 100 }) as unknown;
+      const value = first.toJS(YAML_TO_JS_OPTIONS) as unknown;
+      if (valueTooDeep(value)) throw new RangeError(YAML_TOO_DEEP);
+      return value;
     } catch (err) {
-      const line = err instanceof YAML.YAMLError && err.linePos !== undefined ? `line ${err.linePos[0].line}: ` : '';
-      const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      throw unrecognized(kindForErrors, `error converting YAML to JSON: yaml: ${line}${message}`, body);
+      // Go's YAML decoder reports aliasing before the conversion to JSON.
+      if (isExcessiveAliasing(err)) throw unrecognized(kindForErrors, `yaml: ${EXCESSIVE_ALIASING}`, body);
+      throw unrecognized(kindForErrors, `error converting YAML to JSON: yaml: ${yamlErrorText(err)}`, body);
     }
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (err) {
     throw unrecognized(kindForErrors, `couldn't get version/kind; json parse error: ${goJsonMessage(err, text)}`, body);
   }
+  const tooDeep = jsonDepthError(text);
+  if (tooDeep !== undefined) throw unrecognized(kindForErrors, `couldn't get version/kind; json parse error: ${tooDeep}`, body);
+  return replaceLoneSurrogates(value, text);
+}
+
+/**
+ * How request bodies in YAML are read, as sigs.k8s.io/yaml (go-yaml v2) reads
+ * them: a duplicate key is no error (the last one wins), `!!binary` is the
+ * string of its decoded bytes. Alias expansion is bounded by maxAliasCount
+ * (a billion-laughs body is a 400, as go-yaml's "excessive aliasing").
+ */
+export const YAML_PARSE_OPTIONS = {
+  uniqueKeys: false,
+  customTags: [
+    {
+      tag: 'tag:yaml.org,2002:binary',
+      identify: () => false,
+      resolve: (source: string): string => Buffer.from(source.replace(/\s+/g, ''), 'base64').toString('utf8'),
+    },
+  ],
+} satisfies YAML.ParseOptions & YAML.DocumentOptions & YAML.SchemaOptions;
+
+export const YAML_TO_JS_OPTIONS = { maxAliasCount: 100 } satisfies YAML.ToJSOptions;
+
+/** go-yaml's message for a document whose aliases expand too far. */
+export const EXCESSIVE_ALIASING = 'document contains excessive aliasing';
+
+/**
+ * A YAML body nested past MAX_JSON_DEPTH (json-depth.ts says why), in
+ * go-yaml's words; a stack overflow while converting it counts as the same.
+ */
+export const YAML_TOO_DEEP = `exceeded max depth of ${MAX_JSON_DEPTH}`;
+
+export function isYamlTooDeep(err: unknown): boolean {
+  return err instanceof RangeError && (err.message === YAML_TOO_DEEP || /call stack/.test(err.message));
+}
+
+export function isExcessiveAliasing(err: unknown): boolean {
+  return err instanceof Error && /Excessive alias count/.test(err.message);
+}
+
+/** A YAML parse error as go-yaml words its position: `line N: message`. */
+export function yamlErrorText(err: unknown): string {
+  if (isYamlTooDeep(err)) return YAML_TOO_DEEP;
+  const line = err instanceof YAML.YAMLError && err.linePos !== undefined ? `line ${err.linePos[0].line}: ` : '';
+  const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  return `${line}${message}`;
 }
 
 function fillTypeMeta(object: KubeObject, expected: ExpectedKind): KubeObject {

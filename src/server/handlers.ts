@@ -27,7 +27,11 @@ import type {
   WriteOptions,
 } from '../registry/rest.js';
 import YAML from 'yaml';
-import { decodeDocument, decodeObject, encodeBody } from './codecs.js';
+import { decodeDocument, decodeObject, encodeBody, EXCESSIVE_ALIASING, isExcessiveAliasing, YAML_PARSE_OPTIONS, YAML_TO_JS_OPTIONS, YAML_TOO_DEEP, yamlErrorText } from './codecs.js';
+import { jsonDepthError, valueTooDeep } from '../machinery/json-depth.js';
+import { replaceLoneSurrogates } from '../machinery/json-surrogates.js';
+import { parseMergingDuplicates } from '../machinery/json-merge-duplicates.js';
+import { findDuplicateFields } from '../api/schema/prune.js';
 import { checkFields, setWarningHeaders } from './field-validation.js';
 import {
   baseMediaType,
@@ -56,6 +60,7 @@ import {
 } from './request-options.js';
 
 export { listOptionsFrom, managerOrUserAgent };
+import { largeRequestTurns } from './large-requests.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
 
 /** kube-apiserver's --max-request-body-bytes default: 3 MiB. */
@@ -204,8 +209,70 @@ function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType:
   }
 }
 
+/**
+ * A JSON body that repeats an object's key, read as Go decodes it into the
+ * kind's struct: objects under the repeated key merged (parseMergingDuplicates).
+ * Custom resources decode into maps, where Go keeps the later value as
+ * JSON.parse does.
+ */
+function mergeDuplicateKeys(scope: ResourceScope, object: KubeObject, body: Buffer, mediaType: string): void {
+  if (mediaType !== 'application/json' || scope.store.unstructured === true) return;
+  const text = body.toString('utf8');
+  if (findDuplicateFields(text).length === 0) return;
+  const merged = replaceLoneSurrogates(parseMergingDuplicates(text), text) as Record<string, unknown>;
+  for (const key of Object.keys(merged)) if (key !== 'apiVersion' && key !== 'kind') (object as unknown as Record<string, unknown>)[key] = merged[key];
+}
+
+/**
+ * Upstream's dedupOwnerReferencesAndAddWarning: owner references equal in
+ * every field are kept once, with a warning naming the duplicated UIDs (a
+ * million identical references are one). Linear: references are compared
+ * only with the kept ones of the same UID.
+ */
+function dedupOwnerReferences(scope: ResourceScope, object: KubeObject, afterMutatingAdmission: boolean): void {
+  const refs = object.metadata?.ownerReferences;
+  if (!Array.isArray(refs) || refs.length < 2) return;
+  const kept: typeof refs = [];
+  const seen = new Map<string, Set<string>>();
+  const duplicates: string[] = [];
+  for (const ref of refs) {
+    const uid = String(ref?.uid ?? '');
+    const identity = JSON.stringify([ref?.apiVersion, ref?.kind, ref?.name, ref?.uid, ref?.controller, ref?.blockOwnerDeletion]);
+    let same = seen.get(uid);
+    if (same === undefined) seen.set(uid, (same = new Set()));
+    if (same.has(identity)) {
+      duplicates.push(uid);
+      continue;
+    }
+    same.add(identity);
+    kept.push(ref);
+  }
+  if (duplicates.length === 0) return;
+  object.metadata.ownerReferences = kept;
+  const when = afterMutatingAdmission ? ' after mutating admission happens' : '';
+  const text = `.metadata.ownerReferences contains duplicate entries${when}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${duplicates.join(', ')}`;
+  setWarningHeaders(scope.res, [boundedWarning(text)]);
+}
+
+/** Upstream's warning recorder keeps 4 KiB of warnings a request, cutting longer ones to 256 characters. */
+function boundedWarning(text: string): string {
+  if (text.length <= 4096) return text;
+  return [...text.slice(0, 512)].slice(0, 256).join('');
+}
+
 /** Drops unknown/duplicate fields of a decoded body per fieldValidation; warnings go on the response. */
 function checkBodyFields(scope: ResourceScope, object: KubeObject, options: WriteOptions, body: Buffer, mediaType: string, kind?: ExpectedKind): void {
+  // A YAML body's repeated keys (the last one won when it was read): go-yaml's
+  // strict decode names each by its line, before any unknown field.
+  if (mediaType === 'application/yaml' && options.fieldValidation !== 'Ignore') {
+    const text = body.toString('utf8');
+    const repeated = duplicateKeys(YAML.parseDocument(text, YAML_PARSE_OPTIONS), text);
+    if (repeated.length > 0 && options.fieldValidation === 'Strict') {
+      const k = kind ?? scope.type;
+      throw badRequest(`${k.kind} in version ${JSON.stringify(k.version)} cannot be handled as a ${k.kind}: strict decoding error: yaml: unmarshal errors:\n  ${repeated.join('\n  ')}`);
+    }
+    setWarningHeaders(scope.res, repeated);
+  }
   const warnings = checkFields(object, {
     group: kind?.group ?? scope.type.group,
     version: kind?.version ?? scope.type.version,
@@ -316,14 +383,24 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   const options = writeOptionsFrom(scope.query, 'CreateOptions');
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
   fromRequest(scope, options);
-  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
-  decodeBody(scope, object);
-  checkBodyFields(scope, object, options, body, mediaType);
-  // The body's name and namespace are checked against the URL by the store (every caller goes through it).
-  options.warnings = [];
-  const created = await scope.store.create(scope.namespace, object, options);
-  setWarningHeaders(scope.res, options.warnings);
-  write(scope, 201, created, out);
+  // A large body takes its turn and yields between stages (large-requests.ts says why).
+  await largeRequestTurns.run(body.length, async (pause) => {
+    await pause();
+    const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
+    mergeDuplicateKeys(scope, object, body, mediaType);
+    await pause();
+    decodeBody(scope, object);
+    checkBodyFields(scope, object, options, body, mediaType);
+    dedupOwnerReferences(scope, object, false);
+    await pause();
+    // The body's name and namespace are checked against the URL by the store (every caller goes through it).
+    options.warnings = [];
+    options.pause = pause;
+    const created = await scope.store.create(scope.namespace, object, options);
+    await pause();
+    setWarningHeaders(scope.res, options.warnings);
+    write(scope, 201, created, out);
+  });
 }
 
 export async function handleUpdate(scope: ResourceScope): Promise<void> {
@@ -339,14 +416,22 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
     write(scope, 200, await scope.store.updateScale!(scope.namespace, scope.info.name, () => scale, options), out, SCALE_KIND);
     return;
   }
-  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
-  decodeBody(scope, object);
-  checkBodyFields(scope, object, options, body, mediaType);
-  if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
-  options.warnings = [];
-  const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
-  setWarningHeaders(scope.res, options.warnings);
-  write(scope, created ? 201 : 200, updated, out);
+  await largeRequestTurns.run(body.length, async (pause) => {
+    await pause();
+    const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
+    mergeDuplicateKeys(scope, object, body, mediaType);
+    await pause();
+    decodeBody(scope, object);
+    checkBodyFields(scope, object, options, body, mediaType);
+    dedupOwnerReferences(scope, object, false);
+    await pause();
+    if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
+    options.warnings = [];
+    const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
+    await pause();
+    setWarningHeaders(scope.res, options.warnings);
+    write(scope, created ? 201 : 200, updated, out);
+  });
 }
 
 export async function handlePatch(scope: ResourceScope): Promise<void> {
@@ -364,12 +449,27 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
   fromRequest(scope, options);
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
-  if (patchType === APPLY_PATCH_TYPE) {
-    await handleApply(scope, body, options, out);
-    return;
-  }
+  await largeRequestTurns.run(body.length, async (pause) => {
+    await pause();
+    if (patchType === APPLY_PATCH_TYPE) await handleApply(scope, body, options, out);
+    else await handleNonApplyPatch(scope, body, options, out, patchType, target, smpSchema, pause);
+  });
+}
+
+async function handleNonApplyPatch(
+  scope: ResourceScope,
+  body: Buffer,
+  options: WriteOptions & { subresource?: string; force?: boolean },
+  out: NegotiatedOutput,
+  patchType: string,
+  target: ExpectedKind,
+  smpSchema: ReturnType<typeof smpSchemaFor>,
+  pause: () => Promise<void>,
+): Promise<void> {
+  const scale = scope.info.subresource === 'scale';
   const text = body.toString('utf8');
   const patch = parsePatch(text, patchType, options.fieldValidation ?? 'Warn');
+  await pause();
   const expected = target;
   const name = scope.info.name;
   let warnings: string[] = [];
@@ -405,10 +505,12 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
         patchValue,
         ...(patchType === 'application/json-patch+json' ? {} : { rawJson: text }),
       });
+      dedupOwnerReferences(scope, object, true);
       return object;
     },
     options,
   );
+  await pause();
   setWarningHeaders(scope.res, [...warnings, ...storeWarnings]);
   write(scope, 200, patched, out, scale ? SCALE_KIND : undefined);
 }
@@ -424,18 +526,20 @@ function decodeApplyBody(scope: ResourceScope, body: Buffer, strict: boolean): {
     } catch {
       parsed = undefined;
     }
-    if (parsed !== undefined) return { config: checkApplyKind(scope, parsed as Record<string, unknown>), warnings: strict ? jsonDuplicateKeys(text) : [] };
+    if (parsed !== undefined && jsonDepthError(text) !== undefined) throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${YAML_TOO_DEEP}`);
+    if (parsed !== undefined) return { config: checkApplyKind(scope, replaceLoneSurrogates(parsed, text) as Record<string, unknown>), warnings: strict ? jsonDuplicateKeys(text) : [] };
   }
   let doc: YAML.Document.Parsed | undefined;
+  let value: unknown;
   try {
-    doc = YAML.parseDocument(text, { uniqueKeys: false });
+    doc = YAML.parseDocument(text, YAML_PARSE_OPTIONS);
     if (doc.errors.length > 0) throw doc.errors[0];
+    value = doc.toJS(YAML_TO_JS_OPTIONS) as unknown;
+    if (valueTooDeep(value)) throw new RangeError(YAML_TOO_DEEP);
   } catch (err) {
-    const line = err instanceof YAML.YAMLError && err.linePos !== undefined ? `line ${err.linePos[0].line}: ` : '';
-    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${line}${message}`);
+    const message = isExcessiveAliasing(err) ? EXCESSIVE_ALIASING : yamlErrorText(err);
+    throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${message}`);
   }
-  const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
   if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
     const what = Array.isArray(value) ? 'array' : typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'bool' : 'number';
     throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${what} into Go value of type map[string]interface {}`);
@@ -569,6 +673,9 @@ function parsePatch(text: string, patchType: string, directive: NonNullable<Writ
     if (!decodesFirst && patchType === 'application/merge-patch+json') throw badRequest('Invalid JSON Patch');
     fail(goJsonSyntaxError(text) ?? (err instanceof Error ? err.message : String(err)));
   }
+  const tooDeep = jsonDepthError(text);
+  if (tooDeep !== undefined) fail(tooDeep);
+  patch = replaceLoneSurrogates(patch, text);
   if (patchType === 'application/json-patch+json') {
     if (!decodesFirst || patch === null) return patch;
     if (!Array.isArray(patch)) fail(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type []handlers.jsonPatchOp`);

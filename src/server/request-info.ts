@@ -51,20 +51,36 @@ export function parseBool(value: string | null): boolean | undefined {
 }
 
 /**
- * A request target that WHATWG URL parsing would leave as it is: a path of
- * plain path characters, without dot segments or a leading `//`, and a query
- * of printable ASCII without a fragment. Every request is parsed, and
- * `new URL` costs about 5 µs; targets of another shape take that path.
+ * The path and query of a request target as Go's net/http gives a handler
+ * (req.URL.Path, req.URL.Query()): the path percent-decoded as a whole and
+ * nothing else — dot segments stay segments (`/namespaces/a/../b/secrets`
+ * names a resource "..", which no group serves: 404; a name `..` or `%2e%2e`
+ * is refused by the store), and `%2f` splits a segment as a `/` does. WHATWG
+ * URL parsing (`new URL`) would resolve the dots before routing and route the
+ * request somewhere its authorization did not look.
  */
-const PLAIN_TARGET = /^(\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*)(?:\?([\x21\x24-\x7e]*))?$/;
-const DOT_SEGMENT = /\/\.\.?(?:\/|$)|%2e/i;
-
-/** The path and query of a request target, as `new URL(target, base)` gives them (pathname, searchParams). */
 export function splitTarget(rawUrl: string): { path: string; query: URLSearchParams } {
-  const m = PLAIN_TARGET.exec(rawUrl);
-  if (m !== null && !DOT_SEGMENT.test(m[1]!)) return { path: m[1]!, query: new URLSearchParams(m[2] ?? '') };
-  const url = new URL(rawUrl, 'http://apiary.invalid');
-  return { path: url.pathname, query: url.searchParams };
+  if (!rawUrl.startsWith('/')) {
+    // The absolute form (`http://host/path`): its path and query, as Go reads them.
+    const url = new URL(rawUrl);
+    return splitTarget(`${url.pathname}${url.search}`);
+  }
+  const hash = rawUrl.indexOf('#');
+  const target = hash < 0 ? rawUrl : rawUrl.slice(0, hash);
+  const q = target.indexOf('?');
+  const rawPath = q < 0 ? target : target.slice(0, q);
+  return { path: rawPath.includes('%') ? percentDecode(rawPath) : rawPath, query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)) };
+}
+
+const ESCAPE = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/** Go's PathUnescape for a path of valid escapes; a malformed `%` is left as it is. Bytes that are not UTF-8 become U+FFFD. */
+function percentDecode(path: string): string {
+  return path.replace(ESCAPE, (run) => {
+    const bytes = Buffer.alloc(run.length / 3);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16);
+    return bytes.toString('utf8');
+  });
 }
 
 export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
@@ -116,12 +132,12 @@ export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
 
   if (parts[0] === 'namespaces') {
     if (parts.length > 1) {
-      info.namespace = decodeSegment(parts[1]!);
+      info.namespace = parts[1]!;
       if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2]!)) parts = parts.slice(2);
     }
   }
 
-  info.parts = parts.map(decodeSegment);
+  info.parts = parts;
   info.resource = info.parts[0] ?? '';
   if (info.parts.length >= 2) info.name = info.parts[1]!;
   if (info.parts.length >= 3) info.subresource = info.parts[2]!;
@@ -133,12 +149,4 @@ export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
   if (info.name === '' && verb === 'delete') verb = 'deletecollection';
   info.verb = verb;
   return info;
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

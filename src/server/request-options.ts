@@ -12,10 +12,22 @@ import type { ListOptions, WatchOptions, WriteOptions } from '../registry/rest.j
 import { APPLY_PATCH_TYPE } from './negotiation.js';
 import { parseBool } from './request-info.js';
 
+function clampSafe(n: number | undefined): number | undefined {
+  return n === undefined ? undefined : Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, n));
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** A query integer as upstream's parameter codec reads it (strconv.ParseInt, 64 bits): malformed or out of range → 400. */
 export function parseInteger(query: URLSearchParams, key: string): number | undefined {
   const raw = query.get(key);
   if (raw === null || raw === '') return undefined;
-  if (!/^-?\d+$/.test(raw)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  if (!/^[-+]?\d+$/.test(raw)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  if (raw.length > 18) {
+    const value = BigInt(raw);
+    if (value < INT64_MIN || value > INT64_MAX) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: value out of range`);
+  }
   return Number(raw);
 }
 
@@ -29,8 +41,11 @@ export function listOptionsFrom(query: URLSearchParams): ListOptions {
   setIfPresent(options, 'fieldSelector', query.get('fieldSelector'));
   setIfPresent(options, 'resourceVersion', query.get('resourceVersion'));
   setIfPresent(options, 'resourceVersionMatch', query.get('resourceVersionMatch'));
-  setIfPresent(options, 'limit', parseInteger(query, 'limit'));
+  // Past 2^53 every limit means "all": kept exact for the backends' integer parameters.
+  setIfPresent(options, 'limit', clampSafe(parseInteger(query, 'limit')));
   setIfPresent(options, 'continue', query.get('continue'));
+  // A list reads timeoutSeconds too (upstream bounds the request by it): a malformed one is refused alike.
+  parseInteger(query, 'timeoutSeconds');
   return options;
 }
 

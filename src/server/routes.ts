@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { forbidden, methodNotSupported } from '../machinery/errors.js';
+import { badRequest, forbidden, methodNotSupported } from '../machinery/errors.js';
 import type { RESTStore, ResourceType } from '../registry/rest.js';
 import { definitionFor } from '../api/schema/index.js';
 import {
@@ -362,6 +362,11 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   if (verb === 'watch' && !(type.verbs as string[]).includes('watch')) throw methodNotSupported(type, 'watch');
   if (verb === 'list' && !(type.verbs as string[]).includes('list')) throw methodNotSupported(type, 'list');
   info.verb = verb;
+  // The store's key function refuses a name that cannot be a path segment (upstream's NamespaceKeyFunc).
+  if (info.name !== '' && verb !== 'watch' && verb !== 'list') {
+    const problems = pathSegmentNameProblems(info.name);
+    if (problems.length > 0) throw badRequest(`Name parameter invalid: ${JSON.stringify(info.name)}: ${problems.join(';')}`);
+  }
   if (store.warning !== undefined) setWarningHeaders(res, [store.warning]);
 
   const scope: ResourceScope = {
@@ -406,6 +411,14 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   if (manager !== null && manager !== '') request.fieldManager = manager;
   scope.request = request;
   await VERB_HANDLERS[verb]!(scope);
+}
+
+/** path.IsValidPathSegmentName: not "." or "..", no "/" or "%". */
+function pathSegmentNameProblems(name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  const problems: string[] = [];
+  for (const c of ['/', '%']) if (name.includes(c)) problems.push(`may not contain '${c}'`);
+  return problems;
 }
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);

@@ -41,6 +41,13 @@ import { DEFAULT_SERVICE_CLUSTER_IP_RANGE } from '../registry/service-ip-allocat
 
 export type { SecurityOptions };
 
+/**
+ * Request headers a client may send: Go's http.Server default (MaxHeaderBytes
+ * 1 MiB, plus the 4 KiB it allows beyond), which kube-apiserver keeps. Node's
+ * default (16 KiB) refuses requests upstream serves, such as large bearer tokens.
+ */
+const MAX_HEADER_BYTES = (1 << 20) + 4096;
+
 export interface ServerOptions {
   /** Address to listen on (default 127.0.0.1). */
   bindAddress?: string;
@@ -50,6 +57,11 @@ export interface ServerOptions {
   storage?: 'memory' | 'sqlite' | 'etcd';
   /** etcd client URLs (--etcd-servers); required when storage is etcd. */
   etcdServers?: string[];
+  /**
+   * --max-object-size-bytes: the largest object a write may store (key + stored value;
+   * default 1.5 MiB, etcd's default --max-request-bytes: kube-apiserver on etcd stores no larger).
+   */
+  maxObjectSizeBytes?: number;
   /** --etcd-compaction-interval in ms (default 5 minutes); 0 disables compaction. */
   compactionIntervalMs?: number;
   /** --event-ttl in seconds: how long events are kept (default 3600). */
@@ -259,6 +271,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     logger.error({ resource, key, revision, err: cause }, 'stored value cannot be decoded'),
   );
   metrics.countDecodeErrors(() => corruptValues.failures());
+  if (options.maxObjectSizeBytes !== undefined) backend.maxObjectSizeBytes = options.maxObjectSizeBytes;
   // The admission chain (src/admission/chain.ts) reads through the registry it guards (in-process).
   // ServiceAccount admission needs what security brings (the `default` accounts its
   // controller makes, the token volume's kube-root-ca.crt): without security it is off.
@@ -369,8 +382,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Client certificates are asked for but not required: a request without one is authenticated otherwise (or anonymous).
   const server =
     tls !== undefined && termination === 'inline'
-      ? https.createServer({ keepAlive: true, requestTimeout: 0, key: tls.key, cert: tls.cert, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, handler)
-      : http.createServer({ keepAlive: true, requestTimeout: 0 }, handler);
+      ? https.createServer({ keepAlive: true, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES, key: tls.key, cert: tls.cert, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, handler)
+      : http.createServer({ keepAlive: true, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, handler);
   server.keepAliveTimeout = 65_000;
 
   const bindAddress = options.bindAddress ?? '127.0.0.1';

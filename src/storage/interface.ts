@@ -116,6 +116,13 @@ export interface Backend {
    */
   readonly consistentProgress: boolean;
 
+  /**
+   * The largest write (key + value bytes) the object store sends this backend
+   * (--max-object-size-bytes; default DEFAULT_MAX_OBJECT_SIZE_BYTES, etcd's
+   * default request limit). The server sets it on the backend it hands the stores.
+   */
+  maxObjectSizeBytes?: number;
+
   /** The revision of the last write (0 for an empty store). */
   currentRevision(): Promise<number>;
   /**
@@ -153,6 +160,9 @@ export interface Backend {
   /** Flushes and closes; later calls fail. */
   close(): Promise<void>;
 }
+
+/** etcd's default --max-request-bytes (1.5 MiB): kube-apiserver on etcd can store no larger object. */
+export const DEFAULT_MAX_OBJECT_SIZE_BYTES = 1.5 * 1024 * 1024;
 
 /** The end of the key range holding every key that starts with prefix (etcd's prefix end). */
 export function prefixEnd(prefix: string): string {

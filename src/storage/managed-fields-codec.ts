@@ -166,16 +166,19 @@ const SCAN_LIMIT = 16;
 
 /** Per object node its keys as JSON writes them; per long list its items by key values (memos for one encode). */
 class IndexCache {
-  private readonly keys = new WeakMap<object, string[]>();
+  private readonly keys = new WeakMap<object, string[] | Map<string, number>>();
   private readonly items = new WeakMap<object, Map<string, Map<string, number>>>();
 
   keyAt(node: Record<string, unknown>, key: string): number | undefined {
     let keys = this.keys.get(node);
     if (keys === undefined) {
-      keys = jsonKeys(node);
+      const list = jsonKeys(node);
+      // A node with many keys (a ConfigMap's data, labels) is looked up once per
+      // key: a scan each would make the encode quadratic in the key count.
+      keys = list.length <= SCAN_LIMIT ? list : new Map(list.map((k, i) => [k, i]));
       this.keys.set(node, keys);
     }
-    const i = keys.indexOf(key);
+    const i = Array.isArray(keys) ? keys.indexOf(key) : keys.get(key) ?? -1;
     return i < 0 ? undefined : i;
   }
 

@@ -28,7 +28,7 @@
 // translated event by identity so the HTTP layer encodes it once).
 
 import type { Backend, KeyValue, StorageError, WatchEvent as KVWatchEvent } from './interface.js';
-import { StorageError as StorageErrorClass, prefixEnd } from './interface.js';
+import { DEFAULT_MAX_OBJECT_SIZE_BYTES, StorageError as StorageErrorClass, prefixEnd } from './interface.js';
 import type { GroupResource, KubeObject } from '../machinery/meta.js';
 import {
   StatusError,
@@ -331,7 +331,11 @@ export class BackendObjectStore implements ObjectStore {
   }
 
   async create(namespace: string, name: string, obj: KubeObject, options: { ttlSeconds?: number } = {}): Promise<KubeObject> {
-    const value = encode(obj);
+    let value = encode(obj);
+    if (this.tooLarge(this.keyFor(namespace, name), value)) {
+      obj = withoutManagedFields(obj);
+      value = this.sized(this.keyFor(namespace, name), encode(obj));
+    }
     let kv: KeyValue;
     try {
       kv = await this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds));
@@ -368,7 +372,11 @@ export class BackendObjectStore implements ObjectStore {
         fresh = true;
         continue;
       }
-      const value = encode(next);
+      let value = encode(next);
+      if (this.tooLarge(key, value)) {
+        next = withoutManagedFields(next);
+        value = this.sized(key, encode(next));
+      }
       if (!fresh && ((current !== null && value === current.value) || options.dryRun === true)) {
         current = await read();
         fresh = true;
@@ -519,6 +527,30 @@ export class BackendObjectStore implements ObjectStore {
   }
 
   /** Runs a backend call, turning StorageErrors into StatusErrors. */
+  /**
+   * Refuses a write etcd would refuse (its request size limit; kube-apiserver
+   * passes etcd's "request is too large" on), on every backend alike so an
+   * object stored here can move to etcd. Upstream answers it as a 500 (an
+   * error that is not a Status); we answer 413 RequestEntityTooLarge with the
+   * same message: the request, not the server, is at fault, and clients must
+   * not retry it. Checked on the encoded value, so status and finalizer
+   * updates (every guaranteedUpdate) are bounded too. As upstream's create,
+   * update and patch handlers, a write too large with its managedFields is
+   * tried once more without them (they can be large: one entry per key).
+   */
+  private tooLarge(key: string, value: string): boolean {
+    const limit = this.backend.maxObjectSizeBytes ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
+    // A UTF-16 unit is at most 3 UTF-8 bytes: most values need no count.
+    if ((key.length + value.length) * 3 <= limit) return false;
+    return Buffer.byteLength(key) + Buffer.byteLength(value) > limit;
+  }
+
+  /** `value`, or the 413 when it is too large to store. */
+  private sized(key: string, value: string): string {
+    if (this.tooLarge(key, value)) throw new StatusError(413, 'RequestEntityTooLarge', 'etcdserver: request is too large');
+    return value;
+  }
+
   private async call<T>(fn: () => Promise<T>, name: string): Promise<T> {
     try {
       return await fn();
@@ -616,6 +648,13 @@ function ttlOptions(ttlSeconds: number | undefined): { ttlSeconds?: number } | u
  * The stored value: JSON without metadata.resourceVersion (the revision is the
  * version), managedFields in their compact stored form (managed-fields-codec.ts).
  */
+/** `obj` without metadata.managedFields (a new top level and metadata). */
+function withoutManagedFields(obj: KubeObject): KubeObject {
+  if (obj.metadata?.managedFields === undefined) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
 export function encode(obj: KubeObject): string {
   return encodeStoredValue(obj);
 }

@@ -25,6 +25,7 @@
  */
 import { Base64CorruptInputError, decodeStdBase64 } from '../../machinery/base64.js';
 import { type DefinitionSchema, type ElementSchema, definitionFor, fieldOf, refOf } from './index.js';
+import { rfc3339Error } from '../../machinery/go-time.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -141,6 +142,12 @@ function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField 
       if (items === undefined || value.length === 0) return undefined;
       ctx.depth++;
       for (let i = 0; i < value.length; i++) {
+        if (value[i] === null && items.format !== 'byte') {
+          // Go decodes null into an element's zero value.
+          const zero = scalarZero(items);
+          if (zero !== undefined) value[i] = zero;
+          continue;
+        }
         const replaced = walkValue(items, value[i], ctx);
         if (replaced !== undefined) value[i] = replaced;
       }
@@ -156,6 +163,12 @@ function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField 
         const item = value[key];
         // A string in a map of strings (labels, data) is the common case: nothing to do.
         if (typeof item === 'string' && values.type === 'string' && values.format === undefined) continue;
+        if (item === null && values.format !== 'byte') {
+          // A map keeps the key with its value's zero value (a label `a: null` is stored as "").
+          const zero = scalarZero(values);
+          if (zero !== undefined) value[key] = zero;
+          continue;
+        }
         const replaced = walkValue(values, item, ctx);
         if (replaced !== undefined) value[key] = replaced;
       }
@@ -169,6 +182,22 @@ function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField 
       return undefined;
     default:
       return undefined; // free-form
+  }
+}
+
+/** The zero value of a scalar element (Go's for null), undefined for anything else. */
+function scalarZero(schema: ElementSchema): string | number | boolean | undefined {
+  if (refOf(schema) !== undefined) return undefined;
+  switch (schema.type) {
+    case 'string':
+      return '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    default:
+      return undefined;
   }
 }
 
@@ -229,6 +258,11 @@ function checkSpecial(special: string, value: unknown, ctx: Context): void {
       if (typeof value !== 'string') {
         if (ctx.decoder === 'json') jsonTypeError(jsonKind(value), 'string', ctx);
         throw new TypedDecodeError(`json: cannot unmarshal ${jsonKind(value)} into Go value of type string`);
+      }
+      if (special === 'time') {
+        // metav1.Time parses the string as RFC 3339 and fails the decode with Go's message.
+        const invalid = rfc3339Error(value);
+        if (invalid !== undefined) throw new TypedDecodeError(invalid);
       }
       return;
     case 'quantity':

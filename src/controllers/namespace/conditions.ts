@@ -59,7 +59,7 @@ export function emptyReport(): DeletionReport {
 function failing(report: DeletionReport, now: string): Map<DeletionConditionType, NamespaceCondition> {
   const out = new Map<DeletionConditionType, NamespaceCondition>();
   const put = (type: DeletionConditionType, reason: string, message: string): void => {
-    out.set(type, { type, status: 'True', lastTransitionTime: now, reason, message });
+    out.set(type, { type, status: 'True', lastTransitionTime: now, reason, message: bounded(message) });
   };
   if (report.discoveryFailure !== undefined) put('NamespaceDeletionDiscoveryFailure', 'DiscoveryFailed', report.discoveryFailure);
   if (report.groupVersionFailure !== undefined) {
@@ -86,6 +86,21 @@ function failing(report: DeletionReport, now: string): Map<DeletionConditionType
     );
   }
   return out;
+}
+
+/**
+ * The longest condition message written. Upstream's messages list every
+ * failure and finalizer; a namespace holding thousands of finalizers (or an
+ * error quoting a large object) would make its own status too large to store,
+ * and the controller could never record why it waits. Past this length the
+ * message is cut, saying how much was left out; shorter ones are upstream's.
+ */
+export const MAX_CONDITION_MESSAGE = 4096;
+
+function bounded(message: string): string {
+  if (message.length <= MAX_CONDITION_MESSAGE) return message;
+  const omitted = message.length - MAX_CONDITION_MESSAGE;
+  return `${message.slice(0, MAX_CONDITION_MESSAGE)}… (${omitted} more characters)`;
 }
 
 /**

@@ -11,7 +11,7 @@
  * from the root.
  */
 import { fieldElement } from './path.js';
-import { comparePathElements } from './path.js';
+import { sortPathElements } from './path.js';
 import { resolveUntyped, type TypeNode } from './schema.js';
 import { deepEqual, listItemElement } from './typed.js';
 
@@ -122,19 +122,35 @@ function unset(top: Node, path: readonly string[]): void {
   }
 }
 
-/** The fieldsV1 of a node's children, or undefined when nothing below it is owned. */
-function emit(n: Node): Record<string, unknown> | undefined {
+/**
+ * The fieldsV1 of a node's children, or undefined when nothing below it is
+ * owned; `self` puts the node's own "." first (it is a member).
+ */
+function emit(n: Node, self = false): Record<string, unknown> | undefined {
   if (n.children === undefined) return undefined;
   const keys = [...n.children.keys()];
-  if (keys.length > 1) keys.sort(comparePathElements);
+  sortPathElements(keys);
   let out: Record<string, unknown> | undefined;
+  const start = (): Record<string, unknown> => {
+    const o: Record<string, unknown> = self ? { '.': {} } : {};
+    // A node with thousands of children (a ConfigMap's data, a long list) is
+    // built as a dictionary from the start: adding keys one by one to an
+    // object in V8's fast mode first walks a hidden-class chain per key.
+    if (keys.length > 1000) {
+      o[DICTIONARY_MODE] = true;
+      delete o[DICTIONARY_MODE];
+    }
+    return o;
+  };
   for (const k of keys) {
     const c = n.children.get(k)!;
-    const below = emit(c);
+    const below = emit(c, c.member);
     if (below === undefined) {
       if (!c.member) continue;
-      (out ??= {})[k] = {};
-    } else (out ??= {})[k] = c.member ? { '.': {}, ...below } : below;
+      (out ??= start())[k] = {};
+    } else (out ??= start())[k] = below;
   }
   return out;
 }
+
+const DICTIONARY_MODE = '\u0000dictionary';

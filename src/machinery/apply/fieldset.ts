@@ -9,7 +9,7 @@
  * alone, except `insert`, which builds a set in place. Elements are canonical
  * path element strings (see path.ts).
  */
-import { canonicalElement, comparePathElements, pathString } from './path.js';
+import { canonicalElement, pathString, sortPathElements } from './path.js';
 
 export class FieldSet {
   members: Set<string> | undefined;
@@ -180,7 +180,9 @@ export class FieldSet {
 
 function sorted(elements: Iterable<string> | undefined): string[] {
   if (elements === undefined) return [];
-  return [...elements].sort(comparePathElements);
+  const out = [...elements];
+  sortPathElements(out);
+  return out;
 }
 
 function emit(s: FieldSet, self: boolean): Record<string, unknown> {

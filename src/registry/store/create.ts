@@ -28,6 +28,7 @@ export abstract class CreateStore extends ReadStore {
     this.pruneBody(obj, options, 'decode');
     this.strategy.defaults?.(obj);
     this.fillZeroValues(obj);
+    await options.pause?.();
     const meta = obj.metadata;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -39,11 +40,14 @@ export abstract class CreateStore extends ReadStore {
     this.trackUpdate(null, obj, '', options.fieldManager);
     this.strategy.prepareForCreate?.(obj, options.user);
     managedFieldsLast(obj);
+    await options.pause?.();
 
     await this.admit('CREATE', obj, undefined, '', options);
     this.validateCreate(obj);
+    await options.pause?.();
     await this.validateAdmission('CREATE', obj, undefined, '', options);
     this.fillZeroValues(obj, true);
+    await options.pause?.();
 
     const ns = this.ns(meta.namespace ?? '');
     for (let attempt = 1; ; attempt++) {

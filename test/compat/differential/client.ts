@@ -58,7 +58,7 @@ function open(
   body: string | undefined,
   signal: AbortSignal,
 ): Promise<http.IncomingMessage> {
-  const url = new URL(target.base + path);
+  const url = new URL(target.base);
   const secure = url.protocol === 'https:';
   const allHeaders: Record<string, string> = { 'user-agent': USER_AGENT, ...headers };
   if (target.token !== undefined) allHeaders['authorization'] = `Bearer ${target.token}`;
@@ -66,7 +66,9 @@ function open(
   return new Promise((resolve, reject) => {
     const req = (secure ? https : http).request(
       url,
-      { method, headers: allHeaders, agent: secure ? httpsAgent : httpAgent, signal },
+      // The path goes out as written (dot segments and escapes are part of what a case checks),
+      // spaces and non-ASCII characters escaped as `new URL` would.
+      { method, path: path.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c)), headers: allHeaders, agent: secure ? httpsAgent : httpAgent, signal },
       resolve,
     );
     req.on('error', reject);

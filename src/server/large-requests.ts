@@ -1,0 +1,82 @@
+// Large request bodies and the event loop.
+//
+// apiary serves every request on one event loop, so a request's synchronous
+// work delays every other request by its length. Every per-request cost is
+// linear in the body (the quadratic paths are gone), but a maximal body (3 MiB:
+// 100,000 keys, a million list elements) still costs from hundreds of
+// milliseconds to seconds of parse, typed decode, field checks, field sets,
+// validation and encoding.
+// What this module does about it, and why:
+//
+// - One large body at a time. A body of LARGE_BODY_BYTES or more waits for the
+//   large body before it to finish (first come, first served); small requests
+//   never wait here. Eight maximal creates sent at once then delay a small GET
+//   by one stage of one of them, not by the sum of all eight (the work of
+//   concurrent requests interleaves on one thread: each stage of each request
+//   would sit between the GET and its turn).
+// - A pause between the stages of a large request (parse, typed decode and
+//   field checks, the store's defaults, field sets, validation, the write, the
+//   response's encoding) twice as long as the stage before it (up to 1 s):
+//   requests that arrived meanwhile are served in between, so a small GET
+//   waits for at most one stage, not for the whole request, and other clients
+//   keep about two thirds of the loop while a large request runs (the large
+//   request, usually the noisy one, takes about three times as long).
+//
+// Worker threads were considered and not taken: the costly stages walk the
+// decoded object, which would have to cross back to the main thread by a
+// structured clone costing about as much as the parse it saved, and the
+// store, the watch cache and admission live on the main thread. Hard limits
+// do the rest: the body (3 MiB, kube-apiserver's --max-request-body-bytes
+// default), its nesting depth (json-depth.ts), the stored object
+// (--max-object-size-bytes).
+
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+
+/** Bodies at least this large take turns and yield between stages (kubectl's largest common bodies, CRDs, are below). */
+export const LARGE_BODY_BYTES = 256 * 1024;
+
+/** First come, first served turns for large bodies (one at a time). */
+export class LargeRequestTurns {
+  private running = false;
+  private readonly waiting: Array<() => void> = [];
+
+  /** Runs `work` in this body's turn when `size` is large; at once otherwise. */
+  async run<T>(size: number, work: (pause: () => Promise<void>) => Promise<T>): Promise<T> {
+    if (size < LARGE_BODY_BYTES) return work(noPause);
+    if (this.running) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running = true;
+    try {
+      return await work(pacedPauses());
+    } finally {
+      const next = this.waiting.shift();
+      if (next !== undefined) next();
+      else this.running = false;
+    }
+  }
+}
+
+const noPause = (): Promise<void> => Promise.resolve();
+
+/**
+ * Pauses for one large request: two turns of the loop (a request on a
+ * connection accepted during the last stage is read in the turn after its
+ * accept), then PAUSE_FACTOR times as long as the stage before ran (at least
+ * PAUSE_MS, at most MAX_PAUSE_MS).
+ */
+function pacedPauses(): () => Promise<void> {
+  let resumed = performance.now();
+  return async () => {
+    const stage = performance.now() - resumed;
+    await nextTurn();
+    await nextTurn();
+    await sleep(Math.min(MAX_PAUSE_MS, Math.max(PAUSE_MS, PAUSE_FACTOR * stage)));
+    resumed = performance.now();
+  };
+}
+
+const PAUSE_MS = 5;
+const PAUSE_FACTOR = 2;
+const MAX_PAUSE_MS = 1000;
+
+/** The process's turns: every server in it shares the one event loop they protect. */
+export const largeRequestTurns = new LargeRequestTurns();
