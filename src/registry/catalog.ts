@@ -37,6 +37,7 @@ import { validatingAdmissionPolicyBindingStrategy, validatingAdmissionPolicyStra
 import { eventFromCore, eventToCore } from '../api/events/v1/conversion.js';
 import type { Conversion } from './converting-store.js';
 import type { KubeObject } from '../machinery/meta.js';
+import { flowcontrolEntries } from './flowcontrol/index.js';
 
 export interface CatalogEntry {
   type: ResourceType;
@@ -140,6 +141,7 @@ const entries: CatalogEntry[] = [
   entry({ group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest', singular: 'certificatesigningrequest', short: ['csr'], strategy: certificateSigningRequestStrategy }),
   entry({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', singular: 'mutatingwebhookconfiguration', categories: ['api-extensions'], strategy: mutatingWebhookConfigurationStrategy }),
   entry({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', singular: 'validatingwebhookconfiguration', categories: ['api-extensions'], strategy: validatingWebhookConfigurationStrategy }),
+  ...flowcontrolEntries,
 ];
 
 // An entry stored as another one's objects is stored in that one's group, version and kind.

@@ -53,6 +53,7 @@ import { setWarningHeaders } from './field-validation.js';
 import { auditAnnotationsOf } from './audit.js';
 import type { AdmissionRequestContext } from '../registry/admission.js';
 import { requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
+import type { FlowControlFilter } from './flowcontrol/filter.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
 export interface RegistryView {
@@ -76,6 +77,8 @@ export interface ApiContext {
   version: Record<string, string>;
   /** Authentication, impersonation and authorization (absent: every request is allowed, as anonymous). */
   security?: SecurityFilters;
+  /** API Priority and Fairness, after authentication and impersonation (absent: --enable-priority-and-fairness=false). */
+  flowControl?: FlowControlFilter;
   /** Requests served outside the resource routes (TokenRequest, OIDC discovery); true when answered. */
   extraRoutes?: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
 }
@@ -151,10 +154,15 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
         const allowed = runSecurityFilters(ctx.security, req, res, info);
         if (!(allowed instanceof Promise ? await allowed : allowed)) return;
       }
-      if (ctx.extraRoutes !== undefined && (await ctx.extraRoutes(req, res, info))) return;
-      if (info.isResourceRequest) await serveResource(ctx, req, res, info);
-      else if (openApiService().handles(info.path)) openApiService().serve(req, res, info.path);
-      else await serveNonResource(ctx, req, res, info);
+      const requestInfo = info;
+      const serve = async (): Promise<void> => {
+        if (ctx.extraRoutes !== undefined && (await ctx.extraRoutes(req, res, requestInfo))) return;
+        if (requestInfo.isResourceRequest) await serveResource(ctx, req, res, requestInfo);
+        else if (openApiService().handles(requestInfo.path)) openApiService().serve(req, res, requestInfo.path);
+        else await serveNonResource(ctx, req, res, requestInfo);
+      };
+      if (ctx.flowControl !== undefined) await ctx.flowControl.handle(req, res, info, ctx.security !== undefined ? requestUser(req) : undefined, serve);
+      else await serve();
     };
     run()
       .catch((err: unknown) => {

@@ -58,6 +58,7 @@ import {
   statefulSetPrinter,
 } from './workloads.js';
 import { validatingAdmissionPolicyBindingPrinter, validatingAdmissionPolicyPrinter } from './admissionregistration.js';
+import { flowSchemaPrinter, priorityLevelConfigurationPrinter } from '../flowcontrol/v1/table.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -106,6 +107,8 @@ const printers = new Map<string, Printer>([
   ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationPrinter],
   ['admissionregistration.k8s.io/ValidatingAdmissionPolicy', validatingAdmissionPolicyPrinter],
   ['admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding', validatingAdmissionPolicyBindingPrinter],
+  ['flowcontrol.apiserver.k8s.io/FlowSchema', flowSchemaPrinter],
+  ['flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration', priorityLevelConfigurationPrinter],
 ]);
 
 /** Go's time.RFC3339 in UTC without fractions: "2024-05-01T10:00:00Z". */

@@ -1,0 +1,28 @@
+// PriorityLevelConfigurations: cluster-scoped, with a status subresource; a
+// spec change bumps generation (upstream's prioritylevelconfiguration strategy).
+
+import { nameIsDNSSubdomain } from '../../machinery/validation.js';
+import { defaultPriorityLevelConfiguration } from '../../api/flowcontrol/v1/defaults.js';
+import { validatePriorityLevelConfiguration, validatePriorityLevelConfigurationStatus } from '../../api/flowcontrol/v1/validation.js';
+import type { Strategy } from '../strategy.js';
+import { bumpGenerationOnSpecChange, keepStatus, statusSubresource } from '../strategies/common.js';
+
+export const priorityLevelConfigurationStrategy: Strategy = {
+  namespaced: false,
+  nameValidator: nameIsDNSSubdomain,
+  defaults: defaultPriorityLevelConfiguration,
+  prepareForCreate(obj) {
+    obj.metadata.generation = 1;
+    delete obj.status;
+  },
+  prepareForUpdate(obj, old) {
+    keepStatus(obj, old);
+    bumpGenerationOnSpecChange(obj, old);
+  },
+  validate: validatePriorityLevelConfiguration,
+  validateUpdate: (obj) => validatePriorityLevelConfiguration(obj),
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: false,
+  subresources: { status: statusSubresource((obj) => validatePriorityLevelConfigurationStatus(obj)) },
+};

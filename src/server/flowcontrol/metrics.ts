@@ -1,0 +1,103 @@
+// apiserver_flowcontrol_* metrics (upstream's util/flowcontrol/metrics):
+// counters and histograms updated per request through per-(schema, level)
+// children looked up once per classification, gauges computed at scrape.
+
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Classification, FlowController } from './controller.js';
+import type { RejectReason } from './queueset.js';
+
+const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
+const SEAT_BUCKETS = [1, 2, 4, 10];
+
+interface Children {
+  dispatched: Counter.Internal;
+  waitExecuted: Histogram.Internal<string>;
+  seats: Histogram.Internal<string>;
+}
+
+export class FlowControlMetrics {
+  private readonly dispatched: Counter<'priority_level' | 'flow_schema'>;
+  private readonly rejected: Counter<'priority_level' | 'flow_schema' | 'reason'>;
+  private readonly wait: Histogram<'priority_level' | 'flow_schema' | 'execute'>;
+  private readonly seats: Histogram<'priority_level' | 'flow_schema'>;
+  private readonly children = new Map<string, Children>();
+  /** Executing and waiting requests per (level, schema), for the current_* gauges. */
+  readonly current = new Map<string, { pl: string; fs: string; executing: number; waiting: number }>();
+
+  constructor(registry: Registry, controller: FlowController) {
+    const registers = [registry];
+    this.dispatched = new Counter({ name: 'apiserver_flowcontrol_dispatched_requests_total', help: 'Number of requests executed by API Priority and Fairness subsystem', labelNames: ['priority_level', 'flow_schema'], registers });
+    this.rejected = new Counter({ name: 'apiserver_flowcontrol_rejected_requests_total', help: 'Number of requests rejected by API Priority and Fairness subsystem', labelNames: ['priority_level', 'flow_schema', 'reason'], registers });
+    this.wait = new Histogram({ name: 'apiserver_flowcontrol_request_wait_duration_seconds', help: 'Length of time a request spent waiting in its queue', labelNames: ['priority_level', 'flow_schema', 'execute'], buckets: WAIT_BUCKETS, registers });
+    this.seats = new Histogram({ name: 'apiserver_flowcontrol_work_estimated_seats', help: 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', labelNames: ['priority_level', 'flow_schema'], buckets: SEAT_BUCKETS, registers });
+    const current = this.current;
+    const perRequest = (name: string, help: string, pick: (v: { executing: number; waiting: number }) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['priority_level', 'flow_schema'],
+        registers,
+        collect() {
+          this.reset();
+          for (const v of current.values()) this.set({ priority_level: v.pl, flow_schema: v.fs }, pick(v));
+        },
+      });
+    };
+    perRequest('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', (v) => v.executing);
+    perRequest('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', (v) => v.waiting);
+    const perLevel = (name: string, help: string, pick: (c: FlowController, l: ReturnType<FlowController['priorityLevels']>[number]) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['priority_level'],
+        registers,
+        collect() {
+          this.reset();
+          for (const l of controller.priorityLevels()) if (!l.config.exempt) this.set({ priority_level: l.config.name }, pick(controller, l));
+        },
+      });
+    };
+    perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (_c, l) => l.config.limits.nominal);
+    perLevel('apiserver_flowcontrol_request_concurrency_limit', 'Nominal number of execution seats configured for each priority level', (_c, l) => l.config.limits.nominal);
+    perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (_c, l) => l.config.limits.nominal);
+    perLevel('apiserver_flowcontrol_lower_limit_seats', 'Configured lower bound on number of execution seats available to each priority level', (_c, l) => l.config.limits.nominal - l.config.limits.lendable);
+    perLevel('apiserver_flowcontrol_upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', (c, l) => Math.min(l.config.limits.max, c.serverLimit));
+    perLevel('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (_c, l) => l.seatsInUse);
+    perLevel('apiserver_flowcontrol_request_concurrency_in_use', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (_c, l) => l.seatsInUse);
+  }
+
+  private childrenFor(c: Classification): Children {
+    const key = `${c.level.config.name}\u0000${c.flowSchema.metadata.name}`;
+    let ch = this.children.get(key);
+    if (ch === undefined) {
+      const labels = { priority_level: c.level.config.name, flow_schema: c.flowSchema.metadata.name! };
+      ch = { dispatched: this.dispatched.labels(labels), waitExecuted: this.wait.labels({ ...labels, execute: 'true' }), seats: this.seats.labels(labels) };
+      this.children.set(key, ch);
+    }
+    return ch;
+  }
+
+  /** The executing/waiting tally of a classification. */
+  tally(c: Classification): { executing: number; waiting: number } {
+    const key = `${c.level.config.name}\u0000${c.flowSchema.metadata.name}`;
+    let t = this.current.get(key);
+    if (t === undefined) {
+      t = { pl: c.level.config.name, fs: c.flowSchema.metadata.name!, executing: 0, waiting: 0 };
+      this.current.set(key, t);
+    }
+    return t;
+  }
+
+  onDispatched(c: Classification, waitedMs: number, width: number): void {
+    const ch = this.childrenFor(c);
+    ch.dispatched.inc();
+    ch.waitExecuted.observe(waitedMs / 1000);
+    ch.seats.observe(width);
+  }
+
+  onRejected(c: Classification, reason: RejectReason): void {
+    const labels = { priority_level: c.level.config.name, flow_schema: c.flowSchema.metadata.name! };
+    this.rejected.inc({ ...labels, reason });
+    this.wait.observe({ ...labels, execute: 'false' }, 0);
+  }
+}
