@@ -21,7 +21,7 @@
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from '../../api/flowcontrol/v1/bootstrap.js';
 import { DEFAULT_NOMINAL_CONCURRENCY_SHARES } from '../../api/flowcontrol/v1/defaults.js';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../api/flowcontrol/v1/types.js';
-import { flowDistinguisher, flowSchemaMatches, type RequestDigest } from './matching.js';
+import { compileFlowSchema, flowDistinguisher, type RequestDigest } from './matching.js';
 import { PriorityLevelState, type LevelConfig, type RejectReason, type Waiter } from './queueset.js';
 import { flowHash } from './shuffle-sharding.js';
 
@@ -39,7 +39,12 @@ export interface Classification {
   flowSchema: FlowSchema;
   level: PriorityLevelState;
   flowKey: string;
+  /** The flow's hand of queues at its level (shuffle sharding), dealt once per flow and configuration. */
+  hand?: number[];
 }
+
+/** Flows remembered per configuration; past this many the memo starts over. */
+const MAX_REMEMBERED_FLOWS = 10_000;
 
 /** A granted request: release() exactly once when its work (or a watch's initialization) is done. */
 export interface Ticket {
@@ -65,7 +70,10 @@ const MAX_SEATS_PERCENT = 0.15;
 export class FlowController {
   readonly serverLimit: number;
   private schemas: FlowSchema[] = [];
+  private matchers: Array<(d: RequestDigest) => boolean> = [];
   private levels = new Map<string, PriorityLevelState>();
+  /** One Classification per flow (schema and distinguisher) of the current configuration: no hashing or dealing per request. */
+  private flows = new Map<string, Classification>();
   private readonly queueWaitLimitMs: number;
   private readonly now: () => number;
   events: FlowControlEvents = {};
@@ -130,9 +138,11 @@ export class FlowController {
     }
     for (const [name, old] of this.levels) if (!next.has(name)) this.drainLater(old);
     this.levels = next;
+    this.flows = new Map();
     this.schemas = [...fss.values()]
       .filter((fs) => next.has(fs.spec.priorityLevelConfiguration.name))
       .sort((a, b) => (a.spec.matchingPrecedence ?? 1000) - (b.spec.matchingPrecedence ?? 1000) || (a.metadata.name! < b.metadata.name! ? -1 : 1));
+    this.matchers = this.schemas.map(compileFlowSchema);
     this.dispatchAll();
   }
 
@@ -143,10 +153,17 @@ export class FlowController {
   }
 
   classify(d: RequestDigest): Classification {
-    for (const fs of this.schemas) {
-      if (!flowSchemaMatches(fs, d)) continue;
-      const level = this.levels.get(fs.spec.priorityLevelConfiguration.name)!;
-      return { flowSchema: fs, level, flowKey: `${fs.metadata.name},${flowDistinguisher(fs, d)}` };
+    for (let i = 0; i < this.schemas.length; i++) {
+      if (!this.matchers[i]!(d)) continue;
+      const fs = this.schemas[i]!;
+      const flowKey = `${fs.metadata.name},${flowDistinguisher(fs, d)}`;
+      let c = this.flows.get(flowKey);
+      if (c === undefined) {
+        if (this.flows.size >= MAX_REMEMBERED_FLOWS) this.flows.clear();
+        c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey };
+        this.flows.set(flowKey, c);
+      }
+      return c;
     }
     // Unreachable while catch-all is in place (it matches every user); kept total anyway.
     const fs = this.schemas[this.schemas.length - 1]!;
@@ -170,7 +187,7 @@ export class FlowController {
     const level = c.level;
     if (level.config.exempt) return this.grant(c, width, -1, 0);
     const w = Math.max(1, width);
-    const queue = level.pickQueue(flowHash(c.flowKey));
+    const queue = level.pickQueue((c.hand ??= level.dealHand(flowHash(c.flowKey))));
     if (level.waiting === 0 && this.canDispatch(level, w)) return this.grant(c, w, queue, 0);
     if (level.config.reject) return this.reject(c, 'concurrency-limit');
     if (level.queueLength(queue) >= level.config.queueLengthLimit) return this.reject(c, 'queue-full');
@@ -194,7 +211,6 @@ export class FlowController {
       timer = setTimeout(() => {
         if (level.remove(waiter)) waiter.settle(false, 'time-out');
       }, this.queueWaitLimitMs);
-      timer.unref();
       onCancelable?.(() => {
         if (level.remove(waiter)) waiter.settle(false, 'cancelled');
       });
@@ -249,6 +265,7 @@ export class FlowController {
 
   /** Starts waiting requests, in fair order per level, while seats allow. */
   private dispatchAll(): void {
+    if (this.waitingTotal() === 0 && this.retired.size === 0) return;
     for (const level of this.levels.values()) this.dispatchLevel(level);
     for (const level of this.retired) {
       this.dispatchLevel(level);
@@ -263,6 +280,12 @@ export class FlowController {
       level.take(next);
       next.settle(true);
     }
+  }
+
+  private waitingTotal(): number {
+    let n = 0;
+    for (const level of this.levels.values()) n += level.waiting;
+    return n;
   }
 
   priorityLevels(): PriorityLevelState[] {

@@ -13,6 +13,7 @@ interface Children {
   dispatched: Counter.Internal;
   waitExecuted: Histogram.Internal<string>;
   seats: Histogram.Internal<string>;
+  tally: { executing: number; waiting: number };
 }
 
 export class FlowControlMetrics {
@@ -21,6 +22,8 @@ export class FlowControlMetrics {
   private readonly wait: Histogram<'priority_level' | 'flow_schema' | 'execute'>;
   private readonly seats: Histogram<'priority_level' | 'flow_schema'>;
   private readonly children = new Map<string, Children>();
+  /** Per classification (one per flow), the children of its (level, schema): no label strings per request. */
+  private readonly byClassification = new WeakMap<Classification, Children>();
   /** Executing and waiting requests per (level, schema), for the current_* gauges. */
   readonly current = new Map<string, { pl: string; fs: string; executing: number; waiting: number }>();
 
@@ -67,25 +70,27 @@ export class FlowControlMetrics {
   }
 
   private childrenFor(c: Classification): Children {
+    const known = this.byClassification.get(c);
+    if (known !== undefined) return known;
     const key = `${c.level.config.name}\u0000${c.flowSchema.metadata.name}`;
     let ch = this.children.get(key);
     if (ch === undefined) {
       const labels = { priority_level: c.level.config.name, flow_schema: c.flowSchema.metadata.name! };
-      ch = { dispatched: this.dispatched.labels(labels), waitExecuted: this.wait.labels({ ...labels, execute: 'true' }), seats: this.seats.labels(labels) };
+      let tally = this.current.get(key);
+      if (tally === undefined) {
+        tally = { pl: labels.priority_level, fs: labels.flow_schema, executing: 0, waiting: 0 };
+        this.current.set(key, tally);
+      }
+      ch = { dispatched: this.dispatched.labels(labels), waitExecuted: this.wait.labels({ ...labels, execute: 'true' }), seats: this.seats.labels(labels), tally };
       this.children.set(key, ch);
     }
+    this.byClassification.set(c, ch);
     return ch;
   }
 
   /** The executing/waiting tally of a classification. */
   tally(c: Classification): { executing: number; waiting: number } {
-    const key = `${c.level.config.name}\u0000${c.flowSchema.metadata.name}`;
-    let t = this.current.get(key);
-    if (t === undefined) {
-      t = { pl: c.level.config.name, fs: c.flowSchema.metadata.name!, executing: 0, waiting: 0 };
-      this.current.set(key, t);
-    }
-    return t;
+    return this.childrenFor(c).tally;
   }
 
   onDispatched(c: Classification, waitedMs: number, width: number): void {

@@ -61,16 +61,20 @@ export class PriorityLevelState {
   timedOut = 0;
   cancelled = 0;
   private virtualNow = 0;
-  private readonly hand: number[] = [];
 
   constructor(public config: LevelConfig) {
     this.queues = Array.from({ length: config.reject || config.exempt ? 0 : config.queues }, () => ({ items: [], head: 0, executingSeats: 0, virtualTime: 0 }));
   }
 
+  /** A flow's hand of queues (empty for levels without queues). */
+  dealHand(hash: number): number[] {
+    if (this.queues.length === 0) return [];
+    return dealHand(hash, this.queues.length, Math.min(this.config.handSize, this.queues.length));
+  }
+
   /** The queue a flow's request goes to: the least loaded of its hand. */
-  pickQueue(hash: number): number {
-    if (this.queues.length === 0) return -1;
-    const hand = dealHand(hash, this.queues.length, Math.min(this.config.handSize, this.queues.length), this.hand);
+  pickQueue(hand: readonly number[]): number {
+    if (hand.length === 0) return -1;
     let best = hand[0]!;
     let bestLoad = Infinity;
     for (const q of hand) {
