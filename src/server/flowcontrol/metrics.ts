@@ -1,8 +1,10 @@
 // apiserver_flowcontrol_* metrics (upstream's util/flowcontrol/metrics):
 // counters and histograms updated per request through per-(schema, level)
-// children looked up once per classification, gauges computed at scrape.
+// children looked up once per classification (plain numbers, see
+// metric-vecs.ts), gauges computed at scrape.
 
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { CounterVec, HistogramVec, type CounterChild, type HistogramChild } from './metric-vecs.js';
 import type { Classification, FlowController } from './controller.js';
 import type { RejectReason } from './queueset.js';
 
@@ -10,17 +12,20 @@ const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
 const SEAT_BUCKETS = [1, 2, 4, 10];
 
 interface Children {
-  dispatched: Counter.Internal;
-  waitExecuted: Histogram.Internal<string>;
-  seats: Histogram.Internal<string>;
+  dispatched: CounterChild;
+  waitExecuted: HistogramChild;
+  seats: HistogramChild;
+  rejected: Map<string, CounterChild>;
+  waitRejected?: HistogramChild;
+  labels: { priority_level: string; flow_schema: string };
   tally: { executing: number; waiting: number };
 }
 
 export class FlowControlMetrics {
-  private readonly dispatched: Counter<'priority_level' | 'flow_schema'>;
-  private readonly rejected: Counter<'priority_level' | 'flow_schema' | 'reason'>;
-  private readonly wait: Histogram<'priority_level' | 'flow_schema' | 'execute'>;
-  private readonly seats: Histogram<'priority_level' | 'flow_schema'>;
+  private readonly dispatched: CounterVec;
+  private readonly rejected: CounterVec;
+  private readonly wait: HistogramVec;
+  private readonly seats: HistogramVec;
   private readonly children = new Map<string, Children>();
   /** Per classification (one per flow), the children of its (level, schema): no label strings per request. */
   private readonly byClassification = new WeakMap<Classification, Children>();
@@ -29,10 +34,10 @@ export class FlowControlMetrics {
 
   constructor(registry: Registry, controller: FlowController) {
     const registers = [registry];
-    this.dispatched = new Counter({ name: 'apiserver_flowcontrol_dispatched_requests_total', help: 'Number of requests executed by API Priority and Fairness subsystem', labelNames: ['priority_level', 'flow_schema'], registers });
-    this.rejected = new Counter({ name: 'apiserver_flowcontrol_rejected_requests_total', help: 'Number of requests rejected by API Priority and Fairness subsystem', labelNames: ['priority_level', 'flow_schema', 'reason'], registers });
-    this.wait = new Histogram({ name: 'apiserver_flowcontrol_request_wait_duration_seconds', help: 'Length of time a request spent waiting in its queue', labelNames: ['priority_level', 'flow_schema', 'execute'], buckets: WAIT_BUCKETS, registers });
-    this.seats = new Histogram({ name: 'apiserver_flowcontrol_work_estimated_seats', help: 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', labelNames: ['priority_level', 'flow_schema'], buckets: SEAT_BUCKETS, registers });
+    this.dispatched = new CounterVec('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', registry);
+    this.rejected = new CounterVec('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', registry);
+    this.wait = new HistogramVec('apiserver_flowcontrol_request_wait_duration_seconds', 'Length of time a request spent waiting in its queue', WAIT_BUCKETS, registry);
+    this.seats = new HistogramVec('apiserver_flowcontrol_work_estimated_seats', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', SEAT_BUCKETS, registry);
     const current = this.current;
     const perRequest = (name: string, help: string, pick: (v: { executing: number; waiting: number }) => number): void => {
       new Gauge({
@@ -81,7 +86,7 @@ export class FlowControlMetrics {
         tally = { pl: labels.priority_level, fs: labels.flow_schema, executing: 0, waiting: 0 };
         this.current.set(key, tally);
       }
-      ch = { dispatched: this.dispatched.labels(labels), waitExecuted: this.wait.labels({ ...labels, execute: 'true' }), seats: this.seats.labels(labels), tally };
+      ch = { dispatched: this.dispatched.child(labels), waitExecuted: this.wait.child({ ...labels, execute: 'true' }), seats: this.seats.child(labels), rejected: new Map(), labels, tally };
       this.children.set(key, ch);
     }
     this.byClassification.set(c, ch);
@@ -95,14 +100,19 @@ export class FlowControlMetrics {
 
   onDispatched(c: Classification, waitedMs: number, width: number): void {
     const ch = this.childrenFor(c);
-    ch.dispatched.inc();
-    ch.waitExecuted.observe(waitedMs / 1000);
-    ch.seats.observe(width);
+    ch.dispatched.value++;
+    this.wait.observe(ch.waitExecuted, waitedMs / 1000);
+    this.seats.observe(ch.seats, width);
   }
 
   onRejected(c: Classification, reason: RejectReason): void {
-    const labels = { priority_level: c.level.config.name, flow_schema: c.flowSchema.metadata.name! };
-    this.rejected.inc({ ...labels, reason });
-    this.wait.observe({ ...labels, execute: 'false' }, 0);
+    const ch = this.childrenFor(c);
+    let counter = ch.rejected.get(reason);
+    if (counter === undefined) {
+      counter = this.rejected.child({ ...ch.labels, reason });
+      ch.rejected.set(reason, counter);
+    }
+    counter.value++;
+    this.wait.observe((ch.waitRejected ??= this.wait.child({ ...ch.labels, execute: 'false' })), 0);
   }
 }
