@@ -15,6 +15,7 @@ export class ConfigConsumer {
   private pending = false;
   private stopped = false;
   private generation = 0;
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly controller: FlowController,
@@ -42,10 +43,11 @@ export class ConfigConsumer {
     }
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
     for (const w of this.watchers) w.stop();
     this.watchers = [];
+    await this.syncing;
   }
 
   private changed(): void {
@@ -63,7 +65,8 @@ export class ConfigConsumer {
     const [fs, pl] = await Promise.all([this.flowSchemas.list('', {}), this.priorityLevels.list('', {})]);
     if (generation !== this.generation || this.stopped) return;
     this.controller.configure(fs.items as FlowSchema[], pl.items as PriorityLevelConfiguration[]);
-    await this.syncDangling(fs.items as FlowSchema[], new Set(pl.items.map((o) => o.metadata.name!)));
+    // Status writes follow in the background: classification does not wait for them.
+    this.syncing = this.syncDangling(fs.items as FlowSchema[], new Set(pl.items.map((o) => o.metadata.name!)));
   }
 
   /**
@@ -72,7 +75,7 @@ export class ConfigConsumer {
    * upstream's consumer does.
    */
   private async syncDangling(flowSchemas: FlowSchema[], levels: Set<string>): Promise<void> {
-    for (const fs of flowSchemas) {
+    await Promise.all(flowSchemas.map(async (fs) => {
       const plName = fs.spec.priorityLevelConfiguration.name;
       const dangling = !levels.has(plName);
       const status = dangling ? 'True' : 'False';
@@ -81,7 +84,7 @@ export class ConfigConsumer {
         ? `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(plName)} but there is no such object`
         : `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(plName)} and it exists`;
       const current = fs.status?.conditions?.find((c) => c.type === 'Dangling');
-      if (current?.status === status && current.reason === reason && current.message === message) continue;
+      if (current?.status === status && current.reason === reason && current.message === message) return;
       const condition = { type: 'Dangling', status, lastTransitionTime: new Date(this.now()).toISOString().replace(/\.\d+Z$/, 'Z'), reason, message };
       const name = fs.metadata.name!;
       try {
@@ -93,6 +96,6 @@ export class ConfigConsumer {
         if (this.stopped) return;
         this.logger.warn({ err, name }, 'writing a FlowSchema status failed');
       }
-    }
+    }));
   }
 }

@@ -120,9 +120,10 @@ export class ConfigProducer {
   ensure(): Promise<void> {
     return (this.running ??= (async () => {
       try {
-        for (const k of this.kinds) for (const o of k.suggested) await this.ensureOne(k, o, false);
-        for (const k of this.kinds) for (const o of k.mandatory) await this.ensureOne(k, o, true);
-        for (const k of this.kinds) await this.removeUnwanted(k);
+        // The objects of a phase are independent: written concurrently (one group commit on sqlite).
+        await Promise.all(this.kinds.flatMap((k) => k.suggested.map((o) => this.ensureOne(k, o, false))));
+        await Promise.all(this.kinds.flatMap((k) => k.mandatory.map((o) => this.ensureOne(k, o, true))));
+        await Promise.all(this.kinds.map((k) => this.removeUnwanted(k)));
       } finally {
         this.running = undefined;
       }

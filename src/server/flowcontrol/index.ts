@@ -54,8 +54,8 @@ export async function startFlowControl(options: FlowControlSetupOptions): Promis
     filter,
     controller,
     stop: async () => {
-      consumer.stop();
       await producer.stop();
+      await consumer.stop();
     },
   };
 }
