@@ -274,6 +274,9 @@ test('kubectl get prints upstream columns; protobuf decodes to the JSON answer',
   assert.equal(fs.code, 0, fs.stderr);
   assert.match(fs.stdout.split('\n')[0]!, /^NAME\s+PRIORITYLEVEL\s+MATCHINGPRECEDENCE\s+DISTINGUISHERMETHOD\s+AGE\s+MISSINGPL$/);
   assert.match(fs.stdout, /\nexempt\s+exempt\s+1\s+<none>\s+\S+\s+False\n/);
+  // Rows in matching order, as upstream's list printer sorts them.
+  const order = fs.stdout.trim().split('\n').slice(1).map((line) => line.split(/\s+/)[0]);
+  assert.deepEqual(order.slice(0, 4), ['exempt', 'probes', 'system-leader-election', 'endpoint-controller']);
 
   const pb = await fetch(`${server.url}${GV}/flowschemas/exempt`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
   assert.equal(pb.status, 200);

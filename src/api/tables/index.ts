@@ -156,7 +156,8 @@ export function buildTable(group: string, kind: string, objects: KubeObject[], o
   }
   const now = options.now ?? new Date();
   const printer = options.printer ?? printerFor(group, kind);
-  const rows: TableRow[] = objects.map((object) => {
+  const ordered = options.listMeta !== undefined && printer.listOrder !== undefined ? [...objects].sort((a, b) => printer.listOrder!(a as Obj, b as Obj)) : objects;
+  const rows: TableRow[] = ordered.map((object) => {
     const printed = printer.print(object as Obj, now);
     const row: TableRow = { cells: printed.cells };
     if (printed.conditions !== undefined) row.conditions = printed.conditions.map((c) => ({ ...c }));

@@ -34,6 +34,13 @@ export const flowSchemaPrinter: Printer = {
       cells: [name(o), str(at(o, 'spec', 'priorityLevelConfiguration', 'name')), typeof precedence === 'number' ? precedence : 0, typeof method === 'string' ? method : '<none>', age(o, now), dangling],
     };
   },
+  listOrder: (a, b) => {
+    const pa = at(a, 'spec', 'matchingPrecedence');
+    const pb = at(b, 'spec', 'matchingPrecedence');
+    const byPrecedence = (typeof pa === 'number' ? pa : 0) - (typeof pb === 'number' ? pb : 0);
+    if (byPrecedence !== 0) return byPrecedence;
+    return name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0;
+  },
 };
 
 export const priorityLevelConfigurationPrinter: Printer = {
