@@ -52,7 +52,7 @@ import type { WatchTracker } from './watch.js';
 import { setWarningHeaders } from './field-validation.js';
 import { auditAnnotationsOf } from './audit.js';
 import type { AdmissionRequestContext } from '../registry/admission.js';
-import { requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
+import { authorizeIdentified, identifyRequest, requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
 import type { FlowControlFilter } from './flowcontrol/filter.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
@@ -150,12 +150,18 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
     // Panic recovery: nothing thrown below escapes as an unhandled rejection.
     const run = async (): Promise<void> => {
       info = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
-      if (ctx.security !== undefined) {
-        const allowed = runSecurityFilters(ctx.security, req, res, info);
+      const security = ctx.security;
+      if (security !== undefined && ctx.flowControl === undefined) {
+        const allowed = runSecurityFilters(security, req, res, info);
         if (!(allowed instanceof Promise ? await allowed : allowed)) return;
+      } else if (security !== undefined) {
+        // Priority and fairness sits between impersonation and authorization, as upstream's.
+        const identified = identifyRequest(security, req, res, info);
+        if (!(identified instanceof Promise ? await identified : identified)) return;
       }
       const requestInfo = info;
       const serve = async (): Promise<void> => {
+        if (security !== undefined && ctx.flowControl !== undefined && !authorizeIdentified(security, req, res, requestInfo)) return;
         if (ctx.extraRoutes !== undefined && (await ctx.extraRoutes(req, res, requestInfo))) return;
         if (requestInfo.isResourceRequest) await serveResource(ctx, req, res, requestInfo);
         else if (openApiService().handles(requestInfo.path)) openApiService().serve(req, res, requestInfo.path);

@@ -1,8 +1,9 @@
 // Classification of authenticated requests (TLS, tokens, RBAC on): the
 // cluster admin (system:masters) is exempt, a token user falls to
 // global-default, an impersonated request is classified as the user it
-// impersonates (the filter runs after impersonation), and anonymous probes
-// are exempt through the probes schema. Seen through the X-Kubernetes-PF-*
+// impersonates (the filter runs after impersonation), anonymous probes
+// are exempt through the probes schema, and a request authorization refuses
+// was classified (the filter runs before authorization). Seen through the X-Kubernetes-PF-*
 // response headers, compared with the objects' UIDs.
 
 import { after, before, test } from 'node:test';
@@ -51,4 +52,6 @@ test('admin, token user, impersonation and probes are classified as upstream cla
   assert.deepEqual(await headersOf('/apis', { token: 'alice-token' }), { status: 200, fs: globalFs, pl: globalPl });
   assert.deepEqual(await headersOf('/apis', { admin: true, headers: { 'impersonate-user': 'bob' } }), { status: 200, fs: globalFs, pl: globalPl });
   assert.deepEqual(await headersOf('/readyz'), { status: 200, fs: probesFs, pl: exemptPl });
+  // Classified before authorization, as upstream: a refused request carries the headers too.
+  assert.deepEqual(await headersOf('/api/v1/namespaces/default/secrets', { token: 'alice-token' }), { status: 403, fs: globalFs, pl: globalPl });
 });
