@@ -12,8 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../machinery/user.js';
 import type { RequestInfo } from '../request-info.js';
-import { isTicket, type Classification, type FlowController } from './controller.js';
-import type { RequestDigest } from './matching.js';
+import { isTicket, type Classification, type FlowController, type Rejection, type Ticket } from './controller.js';
 import type { FlowControlMetrics } from './metrics.js';
 import { DEBUG_PREFIX, dumpPriorityLevels, dumpQueues, dumpRequests } from './debug.js';
 import { RetryAfterTracker } from './retry-after.js';
@@ -51,57 +50,63 @@ export class FlowControlFilter {
     }
   }
 
-  /** Serves `serve` under priority and fairness; `user` undefined: the server authenticates nobody (anonymous). */
-  async handle(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo | undefined, serve: ServeFn): Promise<void> {
-    const isWatch = info.verb === 'watch';
-    if (!isWatch && (info.verb === 'proxy' || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource)))) return serve();
+  /**
+   * Serves `serve` under priority and fairness; `user` undefined: the server
+   * authenticates nobody (anonymous). Not async on the common path (a seat is
+   * free): the caller awaits only the promise it gets.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo | undefined, serve: ServeFn): Promise<void> {
+    const verb = info.verb;
+    if (verb !== 'watch' && (verb === 'proxy' || (info.isResourceRequest && info.subresource !== '' && LONG_RUNNING_SUBRESOURCES.has(info.subresource)))) return serve();
     const who = user ?? ANONYMOUS;
-    const digest: RequestDigest = {
+    const controller = this.options.controller;
+    const c = controller.classify({
       user: who.name,
       groups: who.groups,
       isResourceRequest: info.isResourceRequest,
-      verb: info.verb,
+      verb,
       apiGroup: info.apiGroup,
       resource: info.resource,
       subresource: info.subresource,
       namespace: info.namespace,
       path: info.path,
-    };
-    const controller = this.options.controller;
-    const c = controller.classify(digest);
+    });
     res.setHeader(PRIORITY_LEVEL_UID_HEADER, c.level.config.uid);
     res.setHeader(FLOW_SCHEMA_UID_HEADER, c.flowSchema.metadata.uid ?? '');
-    const width = this.width(info, c);
+    const width = info.isResourceRequest && (verb === 'list' || verb === 'watch') ? this.width(info, c) : 1;
+    const admitted = controller.admit(c, width, (cancel) => res.once('close', cancel));
+    if (admitted instanceof Promise) return this.afterWaiting(admitted, c, res, info, serve);
+    return this.run(admitted, res, info, serve);
+  }
+
+  private async afterWaiting(admitted: Promise<Ticket | Rejection>, c: Classification, res: ServerResponse, info: RequestInfo, serve: ServeFn): Promise<void> {
     const tally = this.options.metrics?.tally(c);
-    let admitted = controller.admit(c, width, (cancel) => res.once('close', cancel));
-    if (!('classification' in admitted)) {
-      if (tally !== undefined) tally.waiting++;
-      try {
-        admitted = await admitted;
-      } finally {
-        if (tally !== undefined) tally.waiting--;
-      }
+    if (tally !== undefined) tally.waiting++;
+    let outcome: Ticket | Rejection;
+    try {
+      outcome = await admitted;
+    } finally {
+      if (tally !== undefined) tally.waiting--;
     }
+    return this.run(outcome, res, info, serve);
+  }
+
+  private run(admitted: Ticket | Rejection, res: ServerResponse, info: RequestInfo, serve: ServeFn): Promise<void> {
     if (!isTicket(admitted)) {
-      this.retryAfter.dropped(c.level.config.name);
-      if (!res.headersSent && !res.destroyed) {
-        res.setHeader('Retry-After', String(this.retryAfter.get(c.level.config.name)));
-        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-        res.setHeader('X-Content-Type-Options', 'nosniff');
-        res.writeHead(429);
-        res.end('Too many requests, please try again later.\n');
-      }
-      return;
+      this.reject(admitted, res);
+      return Promise.resolve();
     }
     const ticket = admitted;
+    const tally = this.options.metrics?.tally(ticket.classification);
     if (tally !== undefined) tally.executing++;
+    let released = false;
     const release = (): void => {
-      if (tally !== undefined && !released) tally.executing--;
+      if (released) return;
       released = true;
+      if (tally !== undefined) tally.executing--;
       ticket.release();
     };
-    let released = false;
-    if (isWatch) {
+    if (info.verb === 'watch') {
       // The stream's headers go out once its initial events are gathered: the seat is free from then on.
       const writeHead = res.writeHead;
       res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
@@ -110,12 +115,31 @@ export class FlowControlFilter {
         return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
       } as typeof res.writeHead;
     }
+    let served: Promise<void>;
     try {
-      if (info.path.startsWith(DEBUG_PREFIX) && !info.isResourceRequest) this.serveDebug(res, info);
-      else await serve();
-    } finally {
+      if (!info.isResourceRequest && info.path.startsWith(DEBUG_PREFIX)) {
+        this.serveDebug(res, info);
+        served = Promise.resolve();
+      } else served = serve();
+    } catch (err) {
       release();
+      throw err;
     }
+    return served.then(release, (err: unknown) => {
+      release();
+      throw err;
+    });
+  }
+
+  private reject(rejection: Rejection, res: ServerResponse): void {
+    const name = rejection.classification.level.config.name;
+    this.retryAfter.dropped(name);
+    if (res.headersSent || res.destroyed) return;
+    res.setHeader('Retry-After', String(this.retryAfter.get(name)));
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.writeHead(429);
+    res.end('Too many requests, please try again later.\n');
   }
 
   /** Seats of a request: one, but for lists (and watches sending initial events) by the objects they read. */
