@@ -70,6 +70,13 @@ Flags:
   --feature-gates GATES   A=true,B=false: kube-apiserver feature gates apiary honours
                           (AllowUnsafeMalformedObjectDeletion, default false)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
+  --enable-priority-and-fairness BOOL
+                          API Priority and Fairness: classify requests by FlowSchema, limit them per
+                          priority level, queue fairly (default true)
+  --max-requests-inflight N
+  --max-mutating-requests-inflight N
+                          their sum is the concurrency limit APF shares among priority levels
+                          (defaults 400 and 200)
   --admission-control-config-file FILE
                           an AdmissionConfiguration (ResourceQuota's limitedResources)
   --enable-admission-plugins NAMES
@@ -153,6 +160,9 @@ async function serve(argv: string[]): Promise<void> {
         'advertise-address': { type: 'string' },
         'log-level': { type: 'string', default: 'info' },
         'feature-gates': { type: 'string', default: '' },
+        'enable-priority-and-fairness': { type: 'string', default: 'true' },
+        'max-requests-inflight': { type: 'string', default: '400' },
+        'max-mutating-requests-inflight': { type: 'string', default: '200' },
         'admission-control-config-file': { type: 'string', default: '' },
         'disable-admission-plugins': { type: 'string', default: '' },
         'enable-admission-plugins': { type: 'string', default: '' },
@@ -232,6 +242,18 @@ async function serve(argv: string[]): Promise<void> {
     const bytes = Number(maxObjectSize);
     if (!/^\d+$/.test(maxObjectSize) || !Number.isSafeInteger(bytes) || bytes < 1) fail(`invalid --max-object-size-bytes ${JSON.stringify(maxObjectSize)}: want a positive number of bytes`);
     options.maxObjectSizeBytes = bytes;
+  }
+  const apf = values['enable-priority-and-fairness'];
+  if (apf !== 'true' && apf !== 'false') fail(`invalid --enable-priority-and-fairness ${JSON.stringify(apf)}: want true or false`);
+  options.enablePriorityAndFairness = apf === 'true';
+  for (const flag of ['max-requests-inflight', 'max-mutating-requests-inflight'] as const) {
+    const n = Number(values[flag]);
+    if (!Number.isInteger(n) || n < 0) fail(`invalid --${flag} ${JSON.stringify(values[flag])}: want a non-negative integer`);
+    if (flag === 'max-requests-inflight') options.maxRequestsInflight = n;
+    else options.maxMutatingRequestsInflight = n;
+  }
+  if ((options.maxRequestsInflight ?? 0) + (options.maxMutatingRequestsInflight ?? 0) === 0 && options.enablePriorityAndFairness) {
+    fail('--max-requests-inflight plus --max-mutating-requests-inflight must be positive with priority and fairness enabled');
   }
   const reconciler = values['endpoint-reconciler-type'];
   if (reconciler !== 'lease' && reconciler !== 'none') fail(`invalid --endpoint-reconciler-type ${JSON.stringify(reconciler)}: want lease or none`);

@@ -21,6 +21,7 @@ import { storageEntries } from './storage/index.js';
 import { schedulingEntries } from './scheduling/index.js';
 import { nodeEntries } from './node/index.js';
 import { certificatesEntries } from './certificates/index.js';
+import { flowcontrolEntries } from './flowcontrol/index.js';
 
 export type { CatalogEntry } from './catalog-entry.js';
 
@@ -40,6 +41,7 @@ const GROUPS: ((ctx: StrategyContext) => CatalogEntry[])[] = [
   schedulingEntries,
   nodeEntries,
   certificatesEntries,
+  flowcontrolEntries,
 ];
 
 /** Every built-in entry, built for one registry (its clock and uid source reach the strategies that need them). */

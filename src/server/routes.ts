@@ -52,7 +52,8 @@ import type { WatchTracker } from './watch.js';
 import { setWarningHeaders } from './field-validation.js';
 import { auditAnnotationsOf } from './audit.js';
 import type { AdmissionRequestContext } from '../registry/admission.js';
-import { attributesFor, requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
+import { attributesFor, authorizeIdentified, identifyRequest, requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
+import type { FlowControlFilter } from './flowcontrol/filter.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
 export interface RegistryView {
@@ -78,6 +79,8 @@ export interface ApiContext {
   security?: SecurityFilters;
   /** AllowUnsafeMalformedObjectDeletion: the delete option ignoreStoreReadErrorWithClusterBreakingPotential is honoured. */
   allowUnsafeMalformedObjectDeletion?: boolean;
+  /** API Priority and Fairness, after authentication and impersonation (absent: --enable-priority-and-fairness=false). */
+  flowControl?: FlowControlFilter;
   /** Requests served outside the resource routes (TokenRequest, OIDC discovery); true when answered. */
   extraRoutes?: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
 }
@@ -149,14 +152,25 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
     // Panic recovery: nothing thrown below escapes as an unhandled rejection.
     const run = async (): Promise<void> => {
       info = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
-      if (ctx.security !== undefined) {
-        const allowed = runSecurityFilters(ctx.security, req, res, info);
+      const security = ctx.security;
+      if (security !== undefined && ctx.flowControl === undefined) {
+        const allowed = runSecurityFilters(security, req, res, info);
         if (!(allowed instanceof Promise ? await allowed : allowed)) return;
+      } else if (security !== undefined) {
+        // Priority and fairness sits between impersonation and authorization, as upstream's.
+        const identified = identifyRequest(security, req, res, info);
+        if (!(identified instanceof Promise ? await identified : identified)) return;
       }
-      if (ctx.extraRoutes !== undefined && (await ctx.extraRoutes(req, res, info))) return;
-      if (info.isResourceRequest) await serveResource(ctx, req, res, info);
-      else if (openApiService().handles(info.path)) openApiService().serve(req, res, info.path);
-      else await serveNonResource(ctx, req, res, info);
+      const requestInfo = info;
+      const serve = async (): Promise<void> => {
+        if (security !== undefined && ctx.flowControl !== undefined && !authorizeIdentified(security, req, res, requestInfo)) return;
+        if (ctx.extraRoutes !== undefined && (await ctx.extraRoutes(req, res, requestInfo))) return;
+        if (requestInfo.isResourceRequest) await serveResource(ctx, req, res, requestInfo);
+        else if (openApiService().handles(requestInfo.path)) openApiService().serve(req, res, requestInfo.path);
+        else await serveNonResource(ctx, req, res, requestInfo);
+      };
+      if (ctx.flowControl !== undefined) await ctx.flowControl.handle(req, res, info, ctx.security !== undefined ? requestUser(req) : undefined, serve);
+      else await serve();
     };
     run()
       .catch((err: unknown) => {

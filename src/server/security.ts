@@ -118,6 +118,17 @@ function impersonate(filters: SecurityFilters, req: IncomingMessage, actor: User
  * impersonation errors) and must go no further.
  */
 export function runSecurityFilters(filters: SecurityFilters, req: IncomingMessage, res: ServerResponse, info: RequestInfo): boolean | Promise<boolean> {
+  const identified = identifyRequest(filters, req, res, info);
+  if (identified instanceof Promise) return identified.then((ok) => ok && authorizeIdentified(filters, req, res, info));
+  return identified && authorizeIdentified(filters, req, res, info);
+}
+
+/**
+ * Authentication, impersonation and audit: the filters upstream runs before
+ * priority and fairness. False when the request was answered here (401,
+ * impersonation errors). authorizeIdentified() follows.
+ */
+export function identifyRequest(filters: SecurityFilters, req: IncomingMessage, res: ServerResponse, info: RequestInfo): boolean | Promise<boolean> {
   const credentials: Credentials = {};
   const cert = clientCertificate(req);
   if (cert !== undefined) credentials.clientCertificate = cert;
@@ -125,16 +136,16 @@ export function runSecurityFilters(filters: SecurityFilters, req: IncomingMessag
   if (token !== undefined) credentials.bearerToken = token;
   if (isLoopbackRequest(req)) {
     const loopbackUser = token === undefined ? undefined : filters.loopback?.userFor(token);
-    return authorizeRequest(filters, req, res, info, loopbackUser === undefined ? { ok: false } : { ok: true, user: loopbackUser, anonymous: false });
+    return identified(filters, req, res, info, loopbackUser === undefined ? { ok: false } : { ok: true, user: loopbackUser, anonymous: false });
   }
   // Synchronous but for service-account tokens: no promise on most requests.
   const result = filters.authenticator.authenticate(credentials);
-  if (result instanceof Promise) return result.then((r) => authorizeRequest(filters, req, res, info, r));
-  return authorizeRequest(filters, req, res, info, result);
+  if (result instanceof Promise) return result.then((r) => identified(filters, req, res, info, r));
+  return identified(filters, req, res, info, result);
 }
 
-/** What follows authentication: impersonation, audit, authorization. */
-function authorizeRequest(filters: SecurityFilters, req: IncomingMessage, res: ServerResponse, info: RequestInfo, result: AuthenticationResult): boolean {
+/** What follows authentication: impersonation and audit. */
+function identified(filters: SecurityFilters, req: IncomingMessage, res: ServerResponse, info: RequestInfo, result: AuthenticationResult): boolean {
   if (!result.ok) {
     writeError(req, res, unauthorized());
     return false;
@@ -152,6 +163,13 @@ function authorizeRequest(filters: SecurityFilters, req: IncomingMessage, res: S
     throw err;
   }
   USERS.set(req, user);
+  return true;
+}
+
+/** Authorization of a request identifyRequest() let through (403 with upstream's message; false when refused). */
+export function authorizeIdentified(filters: SecurityFilters, req: IncomingMessage, res: ServerResponse, info: RequestInfo): boolean {
+  const user = USERS.get(req);
+  if (user === undefined) throw new Error('authorizeIdentified: the request was not identified');
   const attributes = attributesFor(user, info);
   const decision = filters.authorizer.authorize(attributes);
   if (!decision.allowed) {

@@ -38,6 +38,7 @@ import { CustomResourceServing, crdCatalogEntry, type ValidationRuleCompiler } f
 import { setupSecurity, type SecurityOptions, type SecuritySetup } from './secure-serving.js';
 import { SystemObjects, type EndpointReconcilerOptions } from './system-objects.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE } from '../registry/service-ip-allocator.js';
+import { startFlowControl, type FlowControlSetup } from './flowcontrol/index.js';
 
 export type { SecurityOptions };
 
@@ -128,6 +129,15 @@ export interface ServerOptions {
    * as the library always did; `apiary serve` turns it on by default.
    */
   security?: SecurityOptions;
+  /** --enable-priority-and-fairness (default true): API Priority and Fairness (src/server/flowcontrol). */
+  enablePriorityAndFairness?: boolean;
+  /** --max-requests-inflight and --max-mutating-requests-inflight: their sum is APF's server concurrency limit (default 400 + 200). */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  /** Between passes of APF's configuration producer (default 60 s, as upstream); tests shorten it. */
+  apfConfigIntervalMs?: number;
+  /** The longest a request waits in its APF queue before a 429 (default 15 s). */
+  apfQueueWaitLimitMs?: number;
 }
 
 /** How a client reaches this server as the cluster admin (for in-process controllers). */
@@ -355,6 +365,29 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     }
   }
 
+  let flowControl: FlowControlSetup | undefined;
+  if (options.enablePriorityAndFairness !== false) {
+    try {
+      flowControl = await startFlowControl({
+        storeFor: (group, resource) => registry.storeFor(group, resource),
+        metricsRegistry: metrics.registry,
+        logger,
+        ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
+        ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
+        ...(options.apfConfigIntervalMs !== undefined ? { configIntervalMs: options.apfConfigIntervalMs } : {}),
+        ...(options.apfQueueWaitLimitMs !== undefined ? { queueWaitLimitMs: options.apfQueueWaitLimitMs } : {}),
+      });
+    } catch (err) {
+      security?.stop();
+      compactor?.stop();
+      customResources.stop();
+      for (const p of admission) p.stop?.();
+      await registry.close();
+      await rawBackend.close();
+      throw err;
+    }
+  }
+
   const watchLimits: WatchLimits = {};
   if (options.minRequestTimeoutSeconds !== undefined) watchLimits.minRequestTimeoutSeconds = options.minRequestTimeoutSeconds;
   if (options.maxWatchBufferedBytes !== undefined) watchLimits.maxBufferedBytes = options.maxWatchBufferedBytes;
@@ -368,6 +401,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     watches,
     metrics,
     logger,
+    ...(flowControl !== undefined ? { flowControl: flowControl.filter } : {}),
     serverAddress: () => address,
     isReady: () => ready,
     storageHealth: async () => {
@@ -404,6 +438,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       port = (server.address() as AddressInfo).port;
     }
   } catch (err) {
+    await flowControl?.stop();
     security?.stop();
     compactor?.stop();
     customResources.stop();
@@ -469,6 +504,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await front?.close();
       await loopback?.close();
       await systemObjects.stop();
+      await flowControl?.stop();
       security?.stop();
       compactor?.stop();
       customResources.stop();

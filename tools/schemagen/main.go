@@ -41,6 +41,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -110,6 +111,9 @@ func roots() []root {
 	rs = append(rs, kinds("batch", "v1", batchv1.Job{}, batchv1.JobList{}, batchv1.CronJob{}, batchv1.CronJobList{})...)
 	rs = append(rs, kinds("policy", "v1", policyv1.PodDisruptionBudget{}, policyv1.PodDisruptionBudgetList{}, policyv1.Eviction{})...)
 	rs = append(rs, kinds("events.k8s.io", "v1", eventsv1.Event{}, eventsv1.EventList{})...)
+	rs = append(rs, kinds("flowcontrol.apiserver.k8s.io", "v1",
+		flowcontrolv1.FlowSchema{}, flowcontrolv1.FlowSchemaList{},
+		flowcontrolv1.PriorityLevelConfiguration{}, flowcontrolv1.PriorityLevelConfigurationList{})...)
 	rs = append(rs, kinds("autoscaling", "v1", autoscalingv1.Scale{},
 		autoscalingv1.HorizontalPodAutoscaler{}, autoscalingv1.HorizontalPodAutoscalerList{})...)
 	rs = append(rs, kinds("autoscaling", "v2", autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{})...)
@@ -138,7 +142,7 @@ func roots() []root {
 		{"networking.k8s.io", "v1"}, {"discovery.k8s.io", "v1"}, {"storage.k8s.io", "v1"}, {"scheduling.k8s.io", "v1"},
 		{"node.k8s.io", "v1"}, {"certificates.k8s.io", "v1"},
 		{"autoscaling", "v2"}, {"batch", "v1"}, {"policy", "v1"}}
-	gvs = append(gvs, [2]string{"admissionregistration.k8s.io", "v1"})
+	gvs = append(gvs, [2]string{"admissionregistration.k8s.io", "v1"}, [2]string{"flowcontrol.apiserver.k8s.io", "v1"})
 	for _, o := range []any{metav1.WatchEvent{}, metav1.DeleteOptions{}} {
 		var list []gvk
 		for _, gv := range gvs {

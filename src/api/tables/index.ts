@@ -37,6 +37,7 @@ import { schedulingPrinters } from '../scheduling/v1/table.js';
 import { nodePrinters } from '../node/v1/table.js';
 import { certificatesPrinters } from '../certificates/v1/table.js';
 import { admissionregistrationPrinters } from '../admissionregistration/v1/table.js';
+import { flowcontrolPrinters } from '../flowcontrol/v1/table.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -59,6 +60,7 @@ const GROUP_PRINTERS: [group: string, printers: Record<string, Printer>][] = [
   ['node.k8s.io', nodePrinters],
   ['certificates.k8s.io', certificatesPrinters],
   ['admissionregistration.k8s.io', admissionregistrationPrinters],
+  ['flowcontrol.apiserver.k8s.io', flowcontrolPrinters],
 ];
 
 const printers = new Map<string, Printer>(
@@ -110,7 +112,8 @@ export function buildTable(group: string, kind: string, objects: KubeObject[], o
   }
   const now = options.now ?? new Date();
   const printer = options.printer ?? printerFor(group, kind);
-  const rows: TableRow[] = objects.map((object) => {
+  const ordered = options.listMeta !== undefined && printer.listOrder !== undefined ? [...objects].sort((a, b) => printer.listOrder!(a as Obj, b as Obj)) : objects;
+  const rows: TableRow[] = ordered.map((object) => {
     const printed = printer.print(object as Obj, now);
     const row: TableRow = { cells: printed.cells };
     if (printed.conditions !== undefined) row.conditions = printed.conditions.map((c) => ({ ...c }));

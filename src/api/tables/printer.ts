@@ -23,6 +23,8 @@ export interface Printer {
    * conversion adds what v1 alone carries (a DaemonSet's template-generation annotation).
    */
   rowMetadata?(metadata: Record<string, unknown>): Record<string, unknown>;
+  /** The order of a list's rows, when upstream's list printer sorts them (FlowSchemas: by matchingPrecedence, then name). */
+  listOrder?(a: Obj, b: Obj): number;
 }
 
 /** A column definition; descriptions are our own words (kubectl never shows them). */

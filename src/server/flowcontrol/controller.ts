@@ -1,0 +1,302 @@
+// API Priority and Fairness: the configuration consumer and the seat keeper
+// (upstream's util/flowcontrol/apf_controller.go and conc_alloc.go, in our
+// own shape). It turns the FlowSchemas and PriorityLevelConfigurations into
+// a classifier (schemas in matchingPrecedence order, then by name; a schema
+// whose level is missing matches nothing) and one PriorityLevelState per
+// level, each with its share of the server's concurrency limit:
+//
+//   nominal(l) = ceil(serverLimit × shares(l) / Σ shares)
+//   lendable(l) = round(nominal(l) × lendablePercent / 100)
+//   max(l)      = nominal(l) + round(nominal(l) × borrowingLimitPercent / 100)  (no limit when unset)
+//
+// Borrowing is decided when a request is dispatched: beyond its nominal seats
+// a level may use the idle lendable seats of the others, up to its max.
+// (Upstream re-divides the limits every 10 s from smoothed demand; deciding at
+// dispatch lends the same seats without the period's lag.)
+//
+// Admission is synchronous whenever a seat is free: no promise, no timer on
+// the unloaded path. Otherwise the request waits in its flow's queue until a
+// seat frees, its wait limit passes (rejected: time-out) or it is cancelled.
+
+import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from '../../api/flowcontrol/v1/bootstrap.js';
+import { DEFAULT_NOMINAL_CONCURRENCY_SHARES } from '../../api/flowcontrol/v1/defaults.js';
+import type { FlowSchema, PriorityLevelConfiguration } from '../../api/flowcontrol/v1/types.js';
+import { compileFlowSchema, flowDistinguisher, type RequestDigest } from './matching.js';
+import { PriorityLevelState, type LevelConfig, type RejectReason, type Waiter } from './queueset.js';
+import { flowHash } from './shuffle-sharding.js';
+
+export interface FlowControlOptions {
+  /** --max-requests-inflight (default 400). */
+  maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight (default 200). */
+  maxMutatingRequestsInflight?: number;
+  /** How long a request may wait in its queue before it is refused (default 15 s, upstream's default wait limit). */
+  queueWaitLimitMs?: number;
+  now?: () => number;
+}
+
+export interface Classification {
+  flowSchema: FlowSchema;
+  level: PriorityLevelState;
+  flowKey: string;
+  /** The flow's hand of queues at its level (shuffle sharding), dealt once per flow and configuration. */
+  hand?: number[];
+}
+
+/** Flows remembered per configuration; past this many the memo starts over. */
+const MAX_REMEMBERED_FLOWS = 10_000;
+
+/** A granted request: release() exactly once when its work (or a watch's initialization) is done. */
+export interface Ticket {
+  readonly classification: Classification;
+  readonly width: number;
+  readonly waitedMs: number;
+  release(): void;
+}
+
+export interface Rejection {
+  readonly classification: Classification;
+  readonly reason: RejectReason;
+}
+
+export interface FlowControlEvents {
+  dispatched?(c: Classification, waitedMs: number, width: number): void;
+  rejected?(c: Classification, reason: RejectReason): void;
+}
+
+const MAX_SEATS_LIMIT = 10;
+const MAX_SEATS_PERCENT = 0.15;
+
+export class FlowController {
+  readonly serverLimit: number;
+  private schemas: FlowSchema[] = [];
+  private matchers: Array<(d: RequestDigest) => boolean> = [];
+  private levels = new Map<string, PriorityLevelState>();
+  /** One Classification per flow (schema and distinguisher) of the current configuration: no hashing or dealing per request. */
+  private flows = new Map<string, Classification>();
+  private readonly queueWaitLimitMs: number;
+  private readonly now: () => number;
+  events: FlowControlEvents = {};
+
+  constructor(options: FlowControlOptions = {}) {
+    this.serverLimit = (options.maxRequestsInflight ?? 400) + (options.maxMutatingRequestsInflight ?? 200);
+    this.queueWaitLimitMs = options.queueWaitLimitMs ?? 15_000;
+    this.now = options.now ?? Date.now;
+    this.configure([], []);
+  }
+
+  /**
+   * Installs a configuration. Missing mandatory objects are filled in from the
+   * built-in ones (as upstream does before they are created); a level that stays
+   * keeps its state (its executing and waiting requests); a level that goes
+   * drains as it is (its waiters are still dispatched as seats free).
+   */
+  configure(flowSchemas: readonly FlowSchema[], priorityLevels: readonly PriorityLevelConfiguration[]): void {
+    const pls = new Map<string, PriorityLevelConfiguration>();
+    for (const pl of MANDATORY_PRIORITY_LEVELS) pls.set(pl.metadata.name!, pl);
+    for (const pl of priorityLevels) pls.set(pl.metadata.name!, pl);
+    const fss = new Map<string, FlowSchema>();
+    for (const fs of MANDATORY_FLOW_SCHEMAS) fss.set(fs.metadata.name!, fs);
+    for (const fs of flowSchemas) fss.set(fs.metadata.name!, fs);
+
+    const shares = (pl: PriorityLevelConfiguration): number =>
+      pl.spec.type === 'Exempt' ? (pl.spec.exempt?.nominalConcurrencyShares ?? 0) : (pl.spec.limited?.nominalConcurrencyShares ?? DEFAULT_NOMINAL_CONCURRENCY_SHARES);
+    let sumShares = 0;
+    for (const pl of pls.values()) sumShares += shares(pl);
+    const next = new Map<string, PriorityLevelState>();
+    for (const [name, pl] of pls) {
+      const exempt = pl.spec.type === 'Exempt';
+      const limited = pl.spec.limited;
+      const nominal = sumShares > 0 ? Math.ceil((this.serverLimit * shares(pl)) / sumShares) : 0;
+      const lendablePercent = (exempt ? pl.spec.exempt?.lendablePercent : limited?.lendablePercent) ?? 0;
+      const borrowingLimitPercent = limited?.borrowingLimitPercent;
+      const queuing = limited?.limitResponse?.queuing;
+      const reject = !exempt && limited?.limitResponse?.type !== 'Queue';
+      const config: LevelConfig = {
+        name,
+        uid: pl.metadata.uid ?? '',
+        exempt,
+        reject,
+        queues: queuing?.queues ?? 0,
+        handSize: queuing?.handSize ?? 0,
+        queueLengthLimit: queuing?.queueLengthLimit ?? 0,
+        limits: {
+          nominal,
+          lendable: Math.round((nominal * lendablePercent) / 100),
+          max: exempt ? Infinity : borrowingLimitPercent === undefined ? Infinity : nominal + Math.round((nominal * borrowingLimitPercent) / 100),
+        },
+      };
+      const old = this.levels.get(name);
+      const sameShape = old !== undefined && old.config.queues === config.queues && old.config.reject === config.reject && old.config.exempt === config.exempt;
+      if (sameShape) {
+        old.config = config;
+        next.set(name, old);
+      } else {
+        next.set(name, new PriorityLevelState(config));
+        if (old !== undefined) this.drainLater(old);
+      }
+    }
+    for (const [name, old] of this.levels) if (!next.has(name)) this.drainLater(old);
+    this.levels = next;
+    this.flows = new Map();
+    this.schemas = [...fss.values()]
+      .filter((fs) => next.has(fs.spec.priorityLevelConfiguration.name))
+      .sort((a, b) => (a.spec.matchingPrecedence ?? 1000) - (b.spec.matchingPrecedence ?? 1000) || (a.metadata.name! < b.metadata.name! ? -1 : 1));
+    this.matchers = this.schemas.map(compileFlowSchema);
+    this.dispatchAll();
+  }
+
+  /** A level that left the configuration: its waiters go as its running requests finish (they keep their old state object). */
+  private readonly retired = new Set<PriorityLevelState>();
+  private drainLater(level: PriorityLevelState): void {
+    if (level.executing > 0 || level.waiting > 0) this.retired.add(level);
+  }
+
+  classify(d: RequestDigest): Classification {
+    for (let i = 0; i < this.schemas.length; i++) {
+      if (!this.matchers[i]!(d)) continue;
+      const fs = this.schemas[i]!;
+      const flowKey = `${fs.metadata.name},${flowDistinguisher(fs, d)}`;
+      let c = this.flows.get(flowKey);
+      if (c === undefined) {
+        if (this.flows.size >= MAX_REMEMBERED_FLOWS) this.flows.clear();
+        c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey };
+        this.flows.set(flowKey, c);
+      }
+      return c;
+    }
+    // Unreachable while catch-all is in place (it matches every user); kept total anyway.
+    const fs = this.schemas[this.schemas.length - 1]!;
+    return { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},` };
+  }
+
+  /** Seats a list or watch-with-initial-events of `objects` objects takes at this level (upstream's list work estimator). */
+  maxSeats(level: PriorityLevelState): number {
+    if (level.config.exempt || level.config.reject || level.config.handSize === 0) return MAX_SEATS_LIMIT;
+    const n = level.config.limits.nominal;
+    const seats = Math.max(1, Math.min(Math.ceil(n * MAX_SEATS_PERCENT), Math.floor(n / level.config.handSize)));
+    return Math.min(seats, MAX_SEATS_LIMIT);
+  }
+
+  /**
+   * Admits a request: a Ticket at once when a seat is free, a Rejection when
+   * it cannot wait, else a promise of either. `cancel` (set by the caller)
+   * takes a waiting request out of its queue.
+   */
+  admit(c: Classification, width: number, onCancelable?: (cancel: () => void) => void): Ticket | Rejection | Promise<Ticket | Rejection> {
+    const level = c.level;
+    if (level.config.exempt) return this.grant(c, width, -1, 0);
+    const w = Math.max(1, width);
+    const queue = level.pickQueue((c.hand ??= level.dealHand(flowHash(c.flowKey))));
+    if (level.waiting === 0 && this.canDispatch(level, w)) return this.grant(c, w, queue, 0);
+    if (level.config.reject) return this.reject(c, 'concurrency-limit');
+    if (level.queueLength(queue) >= level.config.queueLengthLimit) return this.reject(c, 'queue-full');
+    return new Promise<Ticket | Rejection>((resolve) => {
+      const enqueuedAt = this.now();
+      let timer: NodeJS.Timeout | undefined;
+      let settled = false;
+      const waiter: Waiter = {
+        width: w,
+        flowSchema: c.flowSchema.metadata.name!,
+        queue,
+        enqueuedAt,
+        settle: (admitted, reason) => {
+          if (settled) return;
+          settled = true;
+          if (timer !== undefined) clearTimeout(timer);
+          resolve(admitted ? this.grant(c, w, queue, this.now() - enqueuedAt) : this.reject(c, reason ?? 'time-out'));
+        },
+      };
+      level.enqueue(waiter);
+      timer = setTimeout(() => {
+        if (level.remove(waiter)) waiter.settle(false, 'time-out');
+      }, this.queueWaitLimitMs);
+      onCancelable?.(() => {
+        if (level.remove(waiter)) waiter.settle(false, 'cancelled');
+      });
+    });
+  }
+
+  private grant(c: Classification, width: number, queue: number, waitedMs: number): Ticket {
+    const level = c.level;
+    level.start(width, queue);
+    this.events.dispatched?.(c, waitedMs, width);
+    let released = false;
+    return {
+      classification: c,
+      width,
+      waitedMs,
+      release: () => {
+        if (released) return;
+        released = true;
+        level.finish(width, queue);
+        this.dispatchAll();
+      },
+    };
+  }
+
+  private reject(c: Classification, reason: RejectReason): Rejection {
+    if (reason === 'time-out') c.level.timedOut++;
+    else if (reason === 'cancelled') c.level.cancelled++;
+    else c.level.rejected++;
+    this.events.rejected?.(c, reason);
+    return { classification: c, reason };
+  }
+
+  /** May `level` start a request of `width` seats now? */
+  private canDispatch(level: PriorityLevelState, width: number): boolean {
+    const { nominal, max } = level.config.limits;
+    if (level.seatsInUse + width <= nominal) return true;
+    if (level.seatsInUse === 0 && nominal > 0) return true; // a request wider than the level still runs alone
+    if (level.seatsInUse + width > max) return false;
+    // Borrow: the seats every level holds beyond its nominal ones (this one's after
+    // the request) must be covered by the other levels' idle lendable seats.
+    let borrowed = 0;
+    let idleLendable = 0;
+    for (const other of this.levels.values()) {
+      if (other.config.exempt) continue;
+      const o = other.config.limits;
+      const inUse = other === level ? other.seatsInUse + width : other.seatsInUse;
+      borrowed += Math.max(0, inUse - o.nominal);
+      if (other !== level) idleLendable += Math.max(0, Math.min(o.lendable, o.nominal - other.seatsInUse));
+    }
+    return borrowed <= idleLendable;
+  }
+
+  /** Starts waiting requests, in fair order per level, while seats allow. */
+  private dispatchAll(): void {
+    if (this.waitingTotal() === 0 && this.retired.size === 0) return;
+    for (const level of this.levels.values()) this.dispatchLevel(level);
+    for (const level of this.retired) {
+      this.dispatchLevel(level);
+      if (level.executing === 0 && level.waiting === 0) this.retired.delete(level);
+    }
+  }
+
+  private dispatchLevel(level: PriorityLevelState): void {
+    while (level.waiting > 0) {
+      const next = level.peek();
+      if (next === undefined || !this.canDispatch(level, next.width)) return;
+      level.take(next);
+      next.settle(true);
+    }
+  }
+
+  private waitingTotal(): number {
+    let n = 0;
+    for (const level of this.levels.values()) n += level.waiting;
+    return n;
+  }
+
+  priorityLevels(): PriorityLevelState[] {
+    return [...this.levels.values()];
+  }
+
+  flowSchemas(): FlowSchema[] {
+    return [...this.schemas];
+  }
+}
+
+export function isTicket(v: Ticket | Rejection): v is Ticket {
+  return 'release' in v;
+}

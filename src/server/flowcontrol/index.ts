@@ -1,0 +1,61 @@
+// API Priority and Fairness in the server: the controller (classification,
+// levels, queues), its configuration consumer and producer over the registry,
+// the filter and its metrics, started and stopped together.
+
+import type { Logger } from 'pino';
+import type { Registry as PromRegistry } from 'prom-client';
+import type { RESTStore } from '../../registry/rest.js';
+import { ConfigConsumer } from './config-consumer.js';
+import { ConfigProducer } from './config-producer.js';
+import { FlowController } from './controller.js';
+import { FlowControlFilter } from './filter.js';
+import { FlowControlMetrics } from './metrics.js';
+import { ObjectCounts } from './object-counts.js';
+
+export { FlowControlFilter } from './filter.js';
+
+export interface FlowControlSetupOptions {
+  storeFor(group: string, resource: string): RESTStore | undefined;
+  metricsRegistry?: PromRegistry;
+  logger: Logger;
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  /** Between the configuration producer's passes (default 60 s). */
+  configIntervalMs?: number;
+  /** The longest a request waits in its queue (default 15 s). */
+  queueWaitLimitMs?: number;
+}
+
+export interface FlowControlSetup {
+  filter: FlowControlFilter;
+  controller: FlowController;
+  stop(): Promise<void>;
+}
+
+const GROUP = 'flowcontrol.apiserver.k8s.io';
+
+export async function startFlowControl(options: FlowControlSetupOptions): Promise<FlowControlSetup> {
+  const flowSchemas = options.storeFor(GROUP, 'flowschemas');
+  const priorityLevels = options.storeFor(GROUP, 'prioritylevelconfigurations');
+  if (flowSchemas === undefined || priorityLevels === undefined) throw new Error('flowcontrol: the registry serves no flowschemas / prioritylevelconfigurations');
+  const controller = new FlowController({
+    ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
+    ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
+    ...(options.queueWaitLimitMs !== undefined ? { queueWaitLimitMs: options.queueWaitLimitMs } : {}),
+  });
+  const metrics = options.metricsRegistry !== undefined ? new FlowControlMetrics(options.metricsRegistry, controller) : undefined;
+  const counts = new ObjectCounts(options.storeFor);
+  const filter = new FlowControlFilter({ controller, ...(metrics !== undefined ? { metrics } : {}), objectCount: (info) => counts.count(info) });
+  const producer = new ConfigProducer({ flowSchemas, priorityLevels, logger: options.logger, ...(options.configIntervalMs !== undefined ? { intervalMs: options.configIntervalMs } : {}) });
+  const consumer = new ConfigConsumer(controller, flowSchemas, priorityLevels, options.logger);
+  await producer.start();
+  await consumer.start();
+  return {
+    filter,
+    controller,
+    stop: async () => {
+      await producer.stop();
+      await consumer.stop();
+    },
+  };
+}

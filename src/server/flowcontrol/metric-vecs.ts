@@ -1,0 +1,85 @@
+// Counters and histograms for the per-request path, kept as plain numbers and
+// rendered only when /metrics is scraped: prom-client's own children hash
+// their label set on every inc/observe, which costs microseconds per request.
+// They register in a prom-client Registry as custom metrics (name + get()).
+
+import type { Metric, Registry } from 'prom-client';
+
+type Labels = Record<string, string>;
+
+interface MetricValue {
+  labels: Labels;
+  value: number;
+  metricName?: string;
+}
+
+export interface CounterChild {
+  value: number;
+}
+
+export class CounterVec {
+  private readonly children: Array<{ labels: Labels; child: CounterChild }> = [];
+
+  constructor(readonly name: string, private readonly help: string, registry: Registry) {
+    registry.registerMetric(this as unknown as Metric);
+  }
+
+  /** A child for these labels; keep it: every call makes a new series. */
+  child(labels: Labels): CounterChild {
+    const child = { value: 0 };
+    this.children.push({ labels, child });
+    return child;
+  }
+
+  get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: string } {
+    return { name: this.name, help: this.help, type: 'counter', aggregator: 'sum', values: this.children.map(({ labels, child }) => ({ labels, value: child.value })) };
+  }
+}
+
+export interface HistogramChild {
+  /** Per bucket (cumulative at render), then +Inf. */
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+export class HistogramVec {
+  private readonly children: Array<{ labels: Labels; child: HistogramChild }> = [];
+
+  constructor(readonly name: string, private readonly help: string, private readonly buckets: readonly number[], registry: Registry) {
+    registry.registerMetric(this as unknown as Metric);
+  }
+
+  child(labels: Labels): HistogramChild {
+    const child = { counts: new Array<number>(this.buckets.length).fill(0), sum: 0, count: 0 };
+    this.children.push({ labels, child });
+    return child;
+  }
+
+  observe(child: HistogramChild, value: number): void {
+    const b = this.buckets;
+    for (let i = 0; i < b.length; i++) {
+      if (value <= b[i]!) {
+        child.counts[i]!++;
+        break;
+      }
+    }
+    child.sum += value;
+    child.count++;
+  }
+
+  get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: string } {
+    const values: MetricValue[] = [];
+    for (const { labels, child } of this.children) {
+      let cumulative = 0;
+      this.buckets.forEach((le, i) => {
+        cumulative += child.counts[i]!;
+        values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: String(le) }, value: cumulative });
+      });
+      values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: child.count });
+      values.push({ metricName: `${this.name}_sum`, labels, value: child.sum });
+      values.push({ metricName: `${this.name}_count`, labels, value: child.count });
+    }
+    return { name: this.name, help: this.help, type: 'histogram', aggregator: 'sum', values };
+  }
+}

@@ -1,0 +1,118 @@
+// apiserver_flowcontrol_* metrics (upstream's util/flowcontrol/metrics):
+// counters and histograms updated per request through per-(schema, level)
+// children looked up once per classification (plain numbers, see
+// metric-vecs.ts), gauges computed at scrape.
+
+import { Gauge, type Registry } from 'prom-client';
+import { CounterVec, HistogramVec, type CounterChild, type HistogramChild } from './metric-vecs.js';
+import type { Classification, FlowController } from './controller.js';
+import type { RejectReason } from './queueset.js';
+
+const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
+const SEAT_BUCKETS = [1, 2, 4, 10];
+
+interface Children {
+  dispatched: CounterChild;
+  waitExecuted: HistogramChild;
+  seats: HistogramChild;
+  rejected: Map<string, CounterChild>;
+  waitRejected?: HistogramChild;
+  labels: { priority_level: string; flow_schema: string };
+  tally: { executing: number; waiting: number };
+}
+
+export class FlowControlMetrics {
+  private readonly dispatched: CounterVec;
+  private readonly rejected: CounterVec;
+  private readonly wait: HistogramVec;
+  private readonly seats: HistogramVec;
+  private readonly children = new Map<string, Children>();
+  /** Per classification (one per flow), the children of its (level, schema): no label strings per request. */
+  private readonly byClassification = new WeakMap<Classification, Children>();
+  /** Executing and waiting requests per (level, schema), for the current_* gauges. */
+  readonly current = new Map<string, { pl: string; fs: string; executing: number; waiting: number }>();
+
+  constructor(registry: Registry, controller: FlowController) {
+    const registers = [registry];
+    this.dispatched = new CounterVec('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', registry);
+    this.rejected = new CounterVec('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', registry);
+    this.wait = new HistogramVec('apiserver_flowcontrol_request_wait_duration_seconds', 'Length of time a request spent waiting in its queue', WAIT_BUCKETS, registry);
+    this.seats = new HistogramVec('apiserver_flowcontrol_work_estimated_seats', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', SEAT_BUCKETS, registry);
+    const current = this.current;
+    const perRequest = (name: string, help: string, pick: (v: { executing: number; waiting: number }) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['priority_level', 'flow_schema'],
+        registers,
+        collect() {
+          this.reset();
+          for (const v of current.values()) this.set({ priority_level: v.pl, flow_schema: v.fs }, pick(v));
+        },
+      });
+    };
+    perRequest('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', (v) => v.executing);
+    perRequest('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', (v) => v.waiting);
+    const perLevel = (name: string, help: string, pick: (c: FlowController, l: ReturnType<FlowController['priorityLevels']>[number]) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['priority_level'],
+        registers,
+        collect() {
+          this.reset();
+          for (const l of controller.priorityLevels()) if (!l.config.exempt) this.set({ priority_level: l.config.name }, pick(controller, l));
+        },
+      });
+    };
+    perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (_c, l) => l.config.limits.nominal);
+    perLevel('apiserver_flowcontrol_request_concurrency_limit', 'Nominal number of execution seats configured for each priority level', (_c, l) => l.config.limits.nominal);
+    perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (_c, l) => l.config.limits.nominal);
+    perLevel('apiserver_flowcontrol_lower_limit_seats', 'Configured lower bound on number of execution seats available to each priority level', (_c, l) => l.config.limits.nominal - l.config.limits.lendable);
+    perLevel('apiserver_flowcontrol_upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', (c, l) => Math.min(l.config.limits.max, c.serverLimit));
+    perLevel('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (_c, l) => l.seatsInUse);
+    perLevel('apiserver_flowcontrol_request_concurrency_in_use', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (_c, l) => l.seatsInUse);
+  }
+
+  private childrenFor(c: Classification): Children {
+    const known = this.byClassification.get(c);
+    if (known !== undefined) return known;
+    const key = `${c.level.config.name}\u0000${c.flowSchema.metadata.name}`;
+    let ch = this.children.get(key);
+    if (ch === undefined) {
+      const labels = { priority_level: c.level.config.name, flow_schema: c.flowSchema.metadata.name! };
+      let tally = this.current.get(key);
+      if (tally === undefined) {
+        tally = { pl: labels.priority_level, fs: labels.flow_schema, executing: 0, waiting: 0 };
+        this.current.set(key, tally);
+      }
+      ch = { dispatched: this.dispatched.child(labels), waitExecuted: this.wait.child({ ...labels, execute: 'true' }), seats: this.seats.child(labels), rejected: new Map(), labels, tally };
+      this.children.set(key, ch);
+    }
+    this.byClassification.set(c, ch);
+    return ch;
+  }
+
+  /** The executing/waiting tally of a classification. */
+  tally(c: Classification): { executing: number; waiting: number } {
+    return this.childrenFor(c).tally;
+  }
+
+  onDispatched(c: Classification, waitedMs: number, width: number): void {
+    const ch = this.childrenFor(c);
+    ch.dispatched.value++;
+    this.wait.observe(ch.waitExecuted, waitedMs / 1000);
+    this.seats.observe(ch.seats, width);
+  }
+
+  onRejected(c: Classification, reason: RejectReason): void {
+    const ch = this.childrenFor(c);
+    let counter = ch.rejected.get(reason);
+    if (counter === undefined) {
+      counter = this.rejected.child({ ...ch.labels, reason });
+      ch.rejected.set(reason, counter);
+    }
+    counter.value++;
+    this.wait.observe((ch.waitRejected ??= this.wait.child({ ...ch.labels, execute: 'false' })), 0);
+  }
+}
