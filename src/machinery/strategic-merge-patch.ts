@@ -257,18 +257,37 @@ class Merger {
     let patchItems = patch;
     let merged: unknown[];
     if (kind === 'scalar') {
-      if (isDeleteList) return original.filter((v) => !patch.some((d) => d === v));
+      // Sets, not scans: primitives compare as === does (a scan per element would be quadratic).
+      if (isDeleteList) {
+        const deleted = new Set(patch);
+        return original.filter((v) => !deleted.has(v));
+      }
+      const seen = new Set<unknown>();
       merged = [];
-      for (const v of [...original, ...patch]) if (!merged.some((m) => m === v)) merged.push(v);
+      for (const list of [original, patch]) {
+        for (const v of list) {
+          if (seen.has(v)) continue;
+          seen.add(v);
+          merged.push(v);
+        }
+      }
     } else {
       if (mergeKey === '') throw mergeFailure('cannot merge lists without merge key for type struct');
       [base, patchItems] = this.applyListDirectives(original, patch, mergeKey);
       merged = base.slice();
+      // Each merge key's first position in the merged list, kept as items are added.
+      const positionOf = new Map<unknown, number>();
+      merged.forEach((m, i) => {
+        if (isMap(m) && mergeKey in m && !positionOf.has(m[mergeKey])) positionOf.set(m[mergeKey], i);
+      });
       for (const item of patchItems as JsonMap[]) {
         if (!(mergeKey in item)) throw noMergeKey(item, mergeKey);
-        const at = merged.findIndex((m) => isMap(m) && mergeKey in m && m[mergeKey] === item[mergeKey]);
+        const at = positionOf.get(item[mergeKey]) ?? -1;
         if (at >= 0) merged[at] = this.mergeMap(merged[at] as JsonMap, item, path);
-        else merged.push(clean(item));
+        else {
+          positionOf.set(item[mergeKey], merged.length);
+          merged.push(clean(item));
+        }
       }
     }
     const partitionKind: ElementKind = mergeKey === '' ? 'scalar' : 'map';

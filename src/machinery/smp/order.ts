@@ -28,7 +28,28 @@ function sameIdentity(a: unknown, b: unknown): boolean {
 
 export function indexIn(list: readonly unknown[], item: unknown, mergeKey: string, kind: ElementKind): number {
   const wanted = identity(item, mergeKey, kind);
-  return list.findIndex((v) => sameIdentity(identity(v, mergeKey, kind), wanted));
+  if (list.length <= SCAN_LIMIT) return list.findIndex((v) => sameIdentity(identity(v, mergeKey, kind), wanted));
+  return positions(list, mergeKey, kind).get(wanted ?? null) ?? -1;
+}
+
+/** Lists up to this long are scanned; longer ones get an index (a scan per lookup would make merges quadratic). */
+const SCAN_LIMIT = 16;
+
+const positionIndexes = new WeakMap<readonly unknown[], { signature: string; length: number; first: Map<unknown, number> }>();
+
+/** Each identity's first position in `list` (what findIndex would find), built once per list. */
+function positions(list: readonly unknown[], mergeKey: string, kind: ElementKind): Map<unknown, number> {
+  const signature = `${kind}\u0000${mergeKey}`;
+  const cached = positionIndexes.get(list);
+  if (cached !== undefined && cached.signature === signature && cached.length === list.length) return cached.first;
+  const first = new Map<unknown, number>();
+  for (let i = 0; i < list.length; i++) {
+    // A Map matches keys as === does (JSON values have no NaN), with absent and null as one: sameIdentity.
+    const id = identity(list[i], mergeKey, kind) ?? null;
+    if (!first.has(id)) first.set(id, i);
+  }
+  positionIndexes.set(list, { signature, length: list.length, first });
+  return first;
 }
 
 /** Every item must be a map carrying the merge key. */
@@ -48,6 +69,16 @@ export function requireMergeKey(mergeKey: string, ...lists: Array<readonly unkno
  * for lists of up to 20 items.
  */
 function sortByOrder(items: unknown[], order: readonly unknown[], mergeKey: string, kind: ElementKind): unknown[] {
+  if (items.length > SCAN_LIMIT) {
+    // Every item in `order`: the comparison is a total order by position, and
+    // a stable sort by it gives what the insertion sort would, in n log n.
+    const at = items.map((item) => indexIn(order, item, mergeKey, kind));
+    if (at.every((i) => i >= 0)) {
+      const byPosition = items.map((item, i) => ({ item, at: at[i]! }));
+      byPosition.sort((a, b) => a.at - b.at);
+      return byPosition.map((e) => e.item);
+    }
+  }
   const out = items.slice();
   const less = (a: unknown, b: unknown): boolean => {
     const ia = indexIn(order, a, mergeKey, kind);
@@ -117,14 +148,19 @@ export function normalizeElementOrder(
 export function partitionByPresence(items: unknown[], by: readonly unknown[], mergeKey: string, kind: ElementKind): [unknown[], unknown[]] {
   const inPatch: unknown[] = [];
   const serverOnly: unknown[] = [];
+  // The identities `by` names, once (a scan of `by` per item would be quadratic).
+  const named = new Set<unknown>();
+  for (const b of by) {
+    if (kind !== 'map') named.add(b ?? null);
+    else if (isMap(b) && mergeKey in b) named.add(b[mergeKey] ?? null);
+  }
   for (const item of items) {
     if (kind === 'map') {
       if (!isMap(item)) throw badArgType('map', item);
       if (!(mergeKey in item)) throw noMergeKey(item, mergeKey);
-      const found = by.some((b) => isMap(b) && mergeKey in b && sameIdentity(b[mergeKey], item[mergeKey]));
-      (found ? inPatch : serverOnly).push(item);
+      (named.has(item[mergeKey] ?? null) ? inPatch : serverOnly).push(item);
     } else {
-      (by.some((b) => sameIdentity(b, item)) ? inPatch : serverOnly).push(item);
+      (named.has(item ?? null) ? inPatch : serverOnly).push(item);
     }
   }
   return [inPatch, serverOnly];
