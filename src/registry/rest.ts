@@ -33,6 +33,8 @@ export interface ResourceType {
    * storageVersionHash is computed from it.
    */
   storageVersion?: { group: string; version: string; kind: string };
+  /** Not kept in storage (bindings, componentstatuses): discovery lists no storageVersionHash, as upstream. */
+  unstored?: boolean;
   /** Discovery lists `verbs` as given instead of sorted (custom resources, as upstream). */
   keepVerbOrder?: boolean;
   /** Custom resources: their OpenAPI definitions (built-in kinds have theirs in the schema registry). */

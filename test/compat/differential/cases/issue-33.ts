@@ -1,0 +1,65 @@
+// Issue 33's small remaining APIs, each against kube-apiserver 1.32: the 406
+// for a Table asked of a kind with no Table form (the reviews, pods/binding,
+// pods/eviction), CSR patches that change metadata on every subresource, and
+// /api/v1's bindings and componentstatuses.
+
+import type { DiffCase } from '../case.js';
+
+const TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+const TABLE_OR_JSON = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io, application/json' };
+const MERGE = { 'content-type': 'application/merge-patch+json' };
+const CSR = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+/** An ECDSA P-256 certificate request for CN=apis-diff, PEM then base64 (the one cluster-policy.ts uses). */
+const REQUEST = 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlITk1IWUNBUUF3RkRFU01CQUdBMVVFQXd3SllYQnBjeTFrYVdabU1Ga3dFd1lIS29aSXpqMENBUVlJS29aSQp6ajBEQVFjRFFnQUVLcEJVS3ZydUhXdStVMU9oSTRRL2VxOXVyVnB4R2ZvcENkWit1aExiSExIZzFXaE0xSUVYCkZxdDFJQjkzcnoyUzJXVU9BUDRUUEx1cWcwNVQwRzEwTTZBQU1Bb0dDQ3FHU000OUJBTUNBMGNBTUVRQ0lCYmYKNjRPOFFtNEYxV3NibWJJb2xlUFlqVmliQzJ0SnRWME9LdHlsUzBvVUFpQndRZ2FhdG96NEdoWEY1bmR3cVpmYwp1T0FsZzc3NDJrSjQ5UmpUQmJ1Wk13PT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==';
+const ssar = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods', namespace: '{ns}' } } };
+const pod = (name: string): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+
+export const cases: DiffCase[] = [
+  {
+    name: 'issue 33: a Table of a kind without one is a 406',
+    setup: [{ method: 'POST', path: '/api/v1/namespaces/{ns}/pods', body: pod('p') }],
+    steps: [
+      { title: 'SelfSubjectAccessReview as a Table', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', headers: TABLE, body: ssar },
+      { title: 'SelfSubjectAccessReview as a Table or JSON: JSON', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', headers: TABLE_OR_JSON, body: ssar },
+      {
+        title: 'SubjectAccessReview as a Table',
+        method: 'POST',
+        path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+        headers: TABLE,
+        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'u', resourceAttributes: { verb: 'get', resource: 'pods' } } },
+      },
+      {
+        title: 'LocalSubjectAccessReview as a Table',
+        method: 'POST',
+        path: '/apis/authorization.k8s.io/v1/namespaces/{ns}/localsubjectaccessreviews',
+        headers: TABLE,
+        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', metadata: { namespace: '{ns}' }, spec: { user: 'u', resourceAttributes: { verb: 'get', resource: 'pods', namespace: '{ns}' } } },
+      },
+      { title: 'SelfSubjectRulesReview as a Table', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', headers: TABLE, body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: '{ns}' } } },
+      { title: 'SelfSubjectReview as a Table', method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', headers: TABLE, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } },
+      { title: 'TokenReview as a Table', method: 'POST', path: '/apis/authentication.k8s.io/v1/tokenreviews', headers: TABLE, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'x' } } },
+      {
+        title: 'pods/binding as a Table',
+        method: 'POST',
+        path: '/api/v1/namespaces/{ns}/pods/p/binding',
+        headers: TABLE,
+        body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } },
+      },
+      { title: 'the pod was not bound', method: 'GET', path: '/api/v1/namespaces/{ns}/pods/p', select: 'spec' },
+      { title: 'pods/eviction as a Table', method: 'POST', path: '/api/v1/namespaces/{ns}/pods/p/eviction', headers: TABLE, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p' } } },
+      { title: 'the pod was not evicted', method: 'GET', path: '/api/v1/namespaces/{ns}/pods/p', select: 'metadata.name' },
+    ],
+  },
+  {
+    name: 'issue 33: CSR merge patches keep metadata on every subresource',
+    steps: [
+      { title: 'create', method: 'POST', path: CSR, body: { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'issue33-csr' }, spec: { request: REQUEST, signerName: 'example.com/signer', usages: ['client auth'] } } },
+      { title: 'annotation on the main resource', method: 'PATCH', path: `${CSR}/issue33-csr`, headers: MERGE, body: { metadata: { annotations: { main: 'yes' } } }, select: 'metadata.annotations' },
+      { title: 'annotation on /approval', method: 'PATCH', path: `${CSR}/issue33-csr/approval`, headers: MERGE, body: { metadata: { annotations: { approval: 'yes' } } }, select: 'metadata.annotations' },
+      { title: 'annotation on /status', method: 'PATCH', path: `${CSR}/issue33-csr/status`, headers: MERGE, body: { metadata: { annotations: { status: 'yes' } } }, select: 'metadata.annotations' },
+      { title: 'label on /status', method: 'PATCH', path: `${CSR}/issue33-csr/status`, headers: MERGE, body: { metadata: { labels: { l: 'v' } } }, select: 'metadata.labels' },
+      { title: 'all kept', method: 'GET', path: `${CSR}/issue33-csr`, select: 'metadata.annotations' },
+    ],
+    cleanup: [{ method: 'DELETE', path: `${CSR}/issue33-csr` }],
+  },
+];
