@@ -24,6 +24,7 @@ import {
   apiResourceList,
   apiVersions,
   servesGroupVersion,
+  isConnectSubresource,
   subresourceVerbs,
 } from './discovery.js';
 import {
@@ -265,7 +266,7 @@ function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean)
   const has = (verb: string): boolean => (type.verbs as string[]).includes(verb);
   const legacyWatch = isLegacyWatch(info);
   if (info.subresource !== '') {
-    if (!type.subresources.includes(info.subresource) || legacyWatch) return routes;
+    if (!type.subresources.includes(info.subresource) || legacyWatch || isConnectSubresource(info.subresource)) return routes;
     const verbs = subresourceVerbs(info.subresource);
     if (verbs.includes('get')) routes.set('GET', 'get');
     if (verbs.includes('create')) routes.set('POST', 'create');

@@ -229,6 +229,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // there and labelled resource.group, as upstream labels them.
     const keyed = new Map<string, string>();
     for (const s of registry.stores) {
+      if (s.type.unstored === true) continue;
       const { group, resource } = s.type;
       if (group === '' || group === 'apps' || group === 'coordination.k8s.io' || group === 'events.k8s.io') keyed.set(resource, resource);
       else keyed.set(`${resource}.${group}`, `${group}/${resource}`);

@@ -20,7 +20,7 @@ export const cases: DiffCase[] = [
     setup: [{ method: 'POST', path: '/api/v1/namespaces/{ns}/pods', body: pod('p') }],
     steps: [
       { title: 'SelfSubjectAccessReview as a Table', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', headers: TABLE, body: ssar },
-      { title: 'SelfSubjectAccessReview as a Table or JSON: JSON', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', headers: TABLE_OR_JSON, body: ssar },
+      { title: 'SelfSubjectAccessReview as a Table or JSON: JSON', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', headers: TABLE_OR_JSON, body: ssar, select: 'status' },
       {
         title: 'SubjectAccessReview as a Table',
         method: 'POST',
@@ -61,5 +61,57 @@ export const cases: DiffCase[] = [
       { title: 'all kept', method: 'GET', path: `${CSR}/issue33-csr`, select: 'metadata.annotations' },
     ],
     cleanup: [{ method: 'DELETE', path: `${CSR}/issue33-csr` }],
+  },
+  {
+    name: 'issue 33: /api/v1 discovery lists bindings, componentstatuses and the kubelet-facing subresources',
+    steps: [
+      ...['bindings', 'componentstatuses', 'pods/log', 'pods/exec', 'pods/attach', 'pods/portforward', 'pods/proxy', 'nodes/proxy', 'services/proxy'].map((name) => ({
+        title: `/api/v1 lists ${name}`,
+        method: 'GET' as const,
+        path: '/api/v1',
+        select: `resources[name=${name}]`,
+      })),
+      ...['bindings', 'componentstatuses', 'pods', 'nodes', 'services'].map((name) => ({
+        title: `aggregated discovery of ${name}`,
+        method: 'GET' as const,
+        path: '/api',
+        headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' },
+        select: `items[0].versions[version=v1].resources[resource=${name}]`,
+      })),
+    ],
+  },
+  {
+    name: 'issue 33: POST bindings binds a pod as pods/binding does',
+    setup: [
+      { method: 'POST', path: '/api/v1/namespaces/{ns}/pods', body: pod('p') },
+      { method: 'POST', path: '/api/v1/namespaces/{ns}/pods', body: pod('q') },
+    ],
+    steps: [
+      {
+        title: 'bind p to n1',
+        method: 'POST',
+        path: '/api/v1/namespaces/{ns}/bindings',
+        body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p', annotations: { bound: 'by-bindings' } }, target: { kind: 'Node', name: 'n1' } },
+      },
+      { title: 'p has its node, the annotation and PodScheduled', method: 'GET', path: '/api/v1/namespaces/{ns}/pods/p', select: 'spec.nodeName' },
+      { title: 'the annotation', method: 'GET', path: '/api/v1/namespaces/{ns}/pods/p', select: 'metadata.annotations' },
+      { title: 'PodScheduled', method: 'GET', path: '/api/v1/namespaces/{ns}/pods/p', select: 'status.conditions[type=PodScheduled].status' },
+      { title: 'binding again is a conflict', method: 'POST', path: '/api/v1/namespaces/{ns}/bindings', body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p' }, target: { kind: 'Node', name: 'n2' } } },
+      { title: 'a missing pod', method: 'POST', path: '/api/v1/namespaces/{ns}/bindings', body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'nope' }, target: { kind: 'Node', name: 'n1' } } },
+      { title: 'no target name', method: 'POST', path: '/api/v1/namespaces/{ns}/bindings', body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'q' }, target: { kind: 'Node' } } },
+      { title: 'another namespace in the body', method: 'POST', path: '/api/v1/namespaces/{ns}/bindings', body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'q', namespace: 'other' }, target: { kind: 'Node', name: 'n1' } } },
+      { title: 'q is still unbound', method: 'GET', path: '/api/v1/namespaces/{ns}/pods/q', select: 'spec' },
+      { title: 'GET of bindings is not served', method: 'GET', path: '/api/v1/namespaces/{ns}/bindings' },
+    ],
+  },
+  {
+    name: 'issue 33: componentstatuses answer for the store',
+    steps: [
+      { title: 'get etcd-0', method: 'GET', path: '/api/v1/componentstatuses/etcd-0' },
+      { title: 'list: the store entry', method: 'GET', path: '/api/v1/componentstatuses', select: 'items[metadata.name=etcd-0]' },
+      { title: 'an unknown component', method: 'GET', path: '/api/v1/componentstatuses/nope' },
+      { title: 'get etcd-0 as a Table (kubectl get cs)', method: 'GET', path: '/api/v1/componentstatuses/etcd-0', headers: TABLE },
+      { title: 'create is not served', method: 'POST', path: '/api/v1/componentstatuses', body: { apiVersion: 'v1', kind: 'ComponentStatus', metadata: { name: 'x' } } },
+    ],
   },
 ];
