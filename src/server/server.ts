@@ -141,6 +141,8 @@ export interface RunningServer {
    * security on, on Linux. Preferred over clientCredentials where present.
    */
   loopbackCredentials?(user: string, groups: string[]): AdminCredentials;
+  /** With security on: signs legacy service account tokens with the server's key (the tokens controller's signer). */
+  signLegacyToken?: SecuritySetup['signLegacyToken'];
   stop(): Promise<void>;
 }
 
@@ -460,6 +462,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       return { server: url, caData: pki.caCertPem, certData: issued.certPem, keyData: issued.keyPem };
     };
     if (loopbackListening) running.loopbackCredentials = (user, groups) => loopback!.credentials(user, groups)!;
+    running.signLegacyToken = security.signLegacyToken;
   }
   if (dataDir !== undefined) running.dataDir = dataDir;
   if (kubeconfigPath !== undefined) running.kubeconfigPath = kubeconfigPath;
