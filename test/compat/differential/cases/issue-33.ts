@@ -114,4 +114,18 @@ export const cases: DiffCase[] = [
       { title: 'create is not served', method: 'POST', path: '/api/v1/componentstatuses', body: { apiVersion: 'v1', kind: 'ComponentStatus', metadata: { name: 'x' } } },
     ],
   },
+  {
+    name: 'issue 33: connect subresources with no kubelet to reach',
+    setup: [{ method: 'POST', path: '/api/v1/namespaces/{ns}/pods', body: pod('p') }],
+    steps: [
+      { title: 'log of an unscheduled pod', method: 'GET', path: '/api/v1/namespaces/{ns}/pods/p/log' },
+      { title: 'log of a missing pod', method: 'GET', path: '/api/v1/namespaces/{ns}/pods/nope/log' },
+      { title: 'exec in an unscheduled pod', method: 'POST', path: '/api/v1/namespaces/{ns}/pods/p/exec?command=ls&stdout=true' },
+      { title: 'attach to a missing pod', method: 'POST', path: '/api/v1/namespaces/{ns}/pods/nope/attach?stdout=true' },
+      { title: 'portforward to an unscheduled pod', method: 'POST', path: '/api/v1/namespaces/{ns}/pods/p/portforward?ports=80' },
+      { title: 'proxy to an unscheduled pod', method: 'GET', path: '/api/v1/namespaces/{ns}/pods/p/proxy/' },
+      { title: 'proxy to a missing node', method: 'GET', path: '/api/v1/nodes/nope/proxy/' },
+      { title: 'proxy to a missing service', method: 'GET', path: '/api/v1/namespaces/{ns}/services/nope/proxy/' },
+    ],
+  },
 ];
