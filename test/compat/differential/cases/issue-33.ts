@@ -1,7 +1,8 @@
 // Issue 33's small remaining APIs, each against kube-apiserver 1.32: the 406
 // for a Table asked of a kind with no Table form (the reviews, pods/binding,
-// pods/eviction), CSR patches that change metadata on every subresource, and
-// /api/v1's bindings and componentstatuses.
+// pods/eviction), CSR patches that change metadata on every subresource,
+// /api/v1's bindings and componentstatuses, and the connect subresources
+// (listed in discovery; answered up to where upstream would reach a kubelet).
 
 import type { DiffCase } from '../case.js';
 
