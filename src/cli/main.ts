@@ -326,6 +326,8 @@ async function serve(argv: string[]): Promise<void> {
     if (server.admin.caData !== undefined) {
       managerOptions.controllers = { ...managerOptions.controllers, namespace: true, systemNamespaces: true, namespaceDefaults: true, clusterInfo: true };
       managerOptions.rootCaData = server.admin.caData;
+      // The tokens controller: kubernetes.io/service-account-token Secrets, signed with the server's key.
+      if (server.signLegacyToken !== undefined) managerOptions.signLegacyToken = server.signLegacyToken;
       managerOptions.clusterInfo = { server: server.url, caData: server.admin.caData };
     }
     if (selection.run) managerOptions.controllers = applyControllerSelection(managerOptions.controllers ?? {}, selection.controllers);

@@ -6,7 +6,8 @@
 //
 // startControllerManager() starts the informers, the namespace controller,
 // the resource quota controller, the system namespaces controller, the CRD
-// cleanup (finalizer) controller and the pvc-protection controller and returns at once; `systemNamespacesSynced`
+// cleanup (finalizer) controller, the pvc-protection controller and (given a
+// signer) the service account tokens controller and returns at once; `systemNamespacesSynced`
 // resolves after the first pass that found or created every system namespace;
 // stop() stops them all and resolves when every loop has finished.
 
@@ -29,6 +30,7 @@ import { PVCProtectionController } from './pvc-protection.js';
 import { NamespaceDefaultsController } from './namespace-defaults.js';
 import { DEFAULT_CONCURRENT_GC_SYNCS, GarbageCollector } from './garbagecollector/controller.js';
 import { ClusterInfoPublisher } from './cluster-info.js';
+import { type LegacyTokenClaims, ServiceAccountTokensController } from './service-account-tokens.js';
 
 export interface ControllerManagerOptions {
   /** The controller manager's own client: the shared informers list and watch through it. */
@@ -83,6 +85,12 @@ export interface ControllerManagerOptions {
   gcDiscoveryPeriodMs?: number;
   /** The CA bundle the namespace defaults controller publishes as kube-root-ca.crt. */
   rootCaData?: string;
+  /**
+   * Signs legacy service account tokens (the API server's key): with it, the
+   * tokens controller fills kubernetes.io/service-account-token Secrets
+   * (token, ca.crt from rootCaData, namespace) and removes those of deleted accounts.
+   */
+  signLegacyToken?: (claims: LegacyTokenClaims) => Promise<string>;
   /** What the cluster-info publisher puts in kube-public/cluster-info: the server URL and its CA. */
   clusterInfo?: { server: string; caData: string };
   logger?: ClientLogger;
@@ -182,6 +190,17 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     if (options.rootCaData !== undefined && options.controllers.rootCaPublisher !== false) defaults.rootCaData = options.rootCaData;
     if (options.controllers.serviceAccounts === false) defaults.serviceAccounts = false;
     new NamespaceDefaultsController(defaults);
+  }
+  if (options.signLegacyToken !== undefined) {
+    // Upstream runs it with kube-controller-manager's own credentials (the role that may write secrets).
+    const tokensOptions: ConstructorParameters<typeof ServiceAccountTokensController>[0] = {
+      client: options.client,
+      informers,
+      sign: options.signLegacyToken,
+      logger: log,
+    };
+    if (options.rootCaData !== undefined) tokensOptions.rootCaData = options.rootCaData;
+    loops.push(new ServiceAccountTokensController(tokensOptions).run(abort.signal));
   }
   if (options.controllers?.clusterInfo === true && options.clusterInfo !== undefined) {
     new ClusterInfoPublisher({ client: options.clients?.apiserver ?? options.client, informers, logger: log, ...options.clusterInfo });

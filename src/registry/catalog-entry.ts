@@ -61,11 +61,14 @@ export interface EntryLine {
   storedAs?: CatalogEntry['storedAs'];
   wrapStorage?: CatalogEntry['wrapStorage'];
   createSubresource?: CatalogEntry['createSubresource'];
+  /** Connect subresources served by the kubelet upstream (pods/log, nodes/proxy, …): listed in discovery only. */
+  connect?: string[];
 }
 
 export function entry(l: EntryLine): CatalogEntry {
   const sub = Object.keys(l.strategy.subresources ?? {});
   if (l.strategy.scale !== undefined) sub.push('scale');
+  sub.push(...(l.connect ?? []));
   const out: CatalogEntry = {
     type: {
       group: l.group,

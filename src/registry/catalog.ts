@@ -4,9 +4,10 @@
 // folder under api/, its strategy file and one entry in its group's index
 // (see README.md here); a new group = its folder and one line below.
 
-import type { CatalogEntry } from './catalog-entry.js';
+import type { CatalogEntry, RegistryContext } from './catalog-entry.js';
+import type { RESTStore } from './rest.js';
 import type { StrategyContext } from './strategy.js';
-import { coreEntries } from './core/index.js';
+import { coreEntries, coreUnstoredStores } from './core/index.js';
 import { appsEntries } from './apps/index.js';
 import { batchEntries } from './batch/index.js';
 import { autoscalingEntries } from './autoscaling/index.js';
@@ -56,4 +57,9 @@ export function builtInCatalog(ctx: StrategyContext): CatalogEntry[] {
     e.type.storageVersion = { group, version: stored.type.version, kind: stored.type.kind };
   }
   return entries;
+}
+
+/** The built-in resources served without storage of their own (served after the catalog's stores, once they exist). */
+export function builtInUnstoredStores(ctx: RegistryContext): RESTStore[] {
+  return coreUnstoredStores(ctx);
 }

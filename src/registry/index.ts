@@ -19,7 +19,7 @@ import type { AdmissionPlugin } from './admission.js';
 import type { RESTStore } from './rest.js';
 import type { Strategy } from './strategy.js';
 import { GenericStore } from './generic-store.js';
-import { builtInCatalog } from './catalog.js';
+import { builtInCatalog, builtInUnstoredStores } from './catalog.js';
 import type { CatalogEntry, RegistryContext } from './catalog-entry.js';
 import { ConvertingObjectStore } from './converting-store.js';
 import { pruneObject } from '../api/schema/prune.js';
@@ -144,6 +144,10 @@ export function createRegistry(options: RegistryOptions): Registry {
   }
   // POST subresources (pods/binding, pods/eviction) may look up other stores: built once all exist.
   for (const { build, store } of postSubresources) store.createSubresource = build(store, context);
+  for (const store of builtInUnstoredStores(context)) {
+    stores.push(store);
+    byKey.set(`${store.type.group}/${store.type.resource}`, store);
+  }
   // A cache that fails to list retries on its own; reads fall back to the backend meanwhile.
   const ready = Promise.all(caches.map((c) => c.start().catch(() => c.restartLater()))).then(() => undefined);
   const builtIn = stores.length;

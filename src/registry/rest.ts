@@ -33,6 +33,8 @@ export interface ResourceType {
    * storageVersionHash is computed from it.
    */
   storageVersion?: { group: string; version: string; kind: string };
+  /** Not kept in storage (bindings, componentstatuses): discovery lists no storageVersionHash, as upstream. */
+  unstored?: boolean;
   /** Discovery lists `verbs` as given instead of sorted (custom resources, as upstream). */
   keepVerbOrder?: boolean;
   /** Custom resources: their OpenAPI definitions (built-in kinds have theirs in the schema registry). */
@@ -122,6 +124,8 @@ export interface RESTStore {
   readonly warning?: string;
   /** Custom resources: bodies of any kind decode, and the store answers a kind or apiVersion mismatch (422). */
   readonly unstructured?: boolean;
+  /** The kind has no Table form (upstream: its storage has no TableConvertor): an Accept asking only for a Table is a 406. */
+  readonly noTable?: boolean;
 
   /** `subresource` names what a GET of a subresource path asks for (status: the object; scale: a Scale). */
   get(namespace: string, name: string, options: { resourceVersion?: string; subresource?: string }): Promise<KubeObject>;

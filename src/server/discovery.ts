@@ -40,6 +40,11 @@ interface SubresourceFacts {
   verbs: string[];
   /** Set when the subresource answers with another kind (scale → autoscaling/v1 Scale). */
   responseKind?: { group: string; version: string; kind: string };
+  /**
+   * Served by the kubelet (or the service) behind it upstream, through a connect
+   * handler: listed in discovery, not routed here (no kubelet client yet).
+   */
+  connect?: boolean;
 }
 
 // What each known subresource does; an unknown one is treated like status.
@@ -51,10 +56,28 @@ const SUBRESOURCES: Record<string, SubresourceFacts> = {
   // Binding is the core group's own kind: group and version stay empty, as for a resource's own kind.
   binding: { verbs: ['create'], responseKind: { group: '', version: '', kind: 'Binding' } },
   eviction: { verbs: ['create'], responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
+  // The kubelet-facing connect subresources (their options kinds, as upstream lists them).
+  log: { verbs: ['get'], connect: true },
+  exec: { verbs: ['create', 'get'], responseKind: { group: '', version: '', kind: 'PodExecOptions' }, connect: true },
+  attach: { verbs: ['create', 'get'], responseKind: { group: '', version: '', kind: 'PodAttachOptions' }, connect: true },
+  portforward: { verbs: ['create', 'get'], responseKind: { group: '', version: '', kind: 'PodPortForwardOptions' }, connect: true },
 };
 
-function subresourceFacts(name: string): SubresourceFacts {
+/** proxy answers with the options kind of its resource: PodProxyOptions, NodeProxyOptions, ServiceProxyOptions. */
+const PROXY_VERBS = ['create', 'delete', 'get', 'patch', 'update'];
+
+function subresourceFacts(name: string, type?: ResourceType): SubresourceFacts {
+  if (name === 'proxy') {
+    const facts: SubresourceFacts = { verbs: PROXY_VERBS, connect: true };
+    if (type !== undefined) facts.responseKind = { group: '', version: '', kind: `${type.kind}ProxyOptions` };
+    return facts;
+  }
   return SUBRESOURCES[name] ?? { verbs: ['get', 'patch', 'update'] };
+}
+
+/** Whether a subresource is a connect one, listed but not served (see SubresourceFacts.connect). */
+export function isConnectSubresource(name: string): boolean {
+  return subresourceFacts(name).connect === true;
 }
 
 /** The verbs a subresource answers (used by routing as well as discovery). */
@@ -136,10 +159,10 @@ export function apiResourceList(types: ResourceType[], group: string, version: s
     };
     if (t.shortNames.length > 0) entry['shortNames'] = [...t.shortNames];
     if (t.categories.length > 0) entry['categories'] = [...t.categories];
-    entry['storageVersionHash'] = storageVersionHash(t);
+    if (t.unstored !== true) entry['storageVersionHash'] = storageVersionHash(t);
     resources.push(entry);
     for (const sub of [...t.subresources].sort()) {
-      const facts = subresourceFacts(sub);
+      const facts = subresourceFacts(sub, t);
       const subEntry: Record<string, unknown> = { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced };
       if (facts.responseKind !== undefined) {
         if (facts.responseKind.version !== '') {
@@ -181,7 +204,7 @@ function discoveryResource(t: ResourceType): Record<string, unknown> {
   if (t.categories.length > 0) entry['categories'] = [...t.categories];
   if (t.subresources.length > 0) {
     entry['subresources'] = [...t.subresources].sort().map((sub) => {
-      const facts = subresourceFacts(sub);
+      const facts = subresourceFacts(sub, t);
       return {
         subresource: sub,
         responseKind: facts.responseKind ?? ownKind(t),

@@ -47,7 +47,7 @@ import {
 } from './negotiation.js';
 import { parseBool, type RequestInfo } from './request-info.js';
 import { writeNegotiated } from './responses.js';
-import { RESOURCE_RESTRICTIONS, transformResponse, watchEventTransformer, type TransformContext } from './transform.js';
+import { NO_TABLE_RESTRICTIONS, RESOURCE_RESTRICTIONS, transformResponse, watchEventTransformer, type TransformContext } from './transform.js';
 import { validateListOptions } from './list-options.js';
 import {
   dryRunErrors,
@@ -149,7 +149,7 @@ function servedMediaTypes(scope: ResourceScope): string[] {
 }
 
 function output(scope: ResourceScope): NegotiatedOutput {
-  return negotiateOutput(scope.req.headers.accept, RESOURCE_RESTRICTIONS, servedMediaTypes(scope));
+  return negotiateOutput(scope.req.headers.accept, scope.store.noTable === true ? NO_TABLE_RESTRICTIONS : RESOURCE_RESTRICTIONS, servedMediaTypes(scope));
 }
 
 function transformContext(scope: ResourceScope): TransformContext {
@@ -362,7 +362,8 @@ const SUBRESOURCE_BODY_KINDS: Record<string, { expected: ExpectedKind; accepts: 
 
 /** POST of a subresource: decode its kind, let the store act, answer its Status with 201. */
 async function handleCreateSubresource(scope: ResourceScope): Promise<void> {
-  const out = output(scope);
+  // Upstream's binding and eviction storages have no Table convertor: asking for a Table is a 406 before anything is read.
+  const out = negotiateOutput(scope.req.headers.accept, NO_TABLE_RESTRICTIONS, servedMediaTypes(scope));
   const kinds = SUBRESOURCE_BODY_KINDS[scope.info.subresource];
   if (kinds === undefined || scope.store.createSubresource === undefined) throw methodNotSupported({ group: scope.type.group, resource: `${scope.type.resource}/${scope.info.subresource}` }, 'create');
   const mediaType = negotiateInput(scope.req.headers['content-type']);

@@ -41,6 +41,7 @@ function createOnly(type: ResourceType, create: Create): RESTStore {
   };
   return {
     type,
+    noTable: true,
     get: unsupported('get'),
     getCached: () => undefined,
     list: unsupported('list') as () => Promise<KubeList>,

@@ -24,6 +24,7 @@ import {
   apiResourceList,
   apiVersions,
   servesGroupVersion,
+  isConnectSubresource,
   subresourceVerbs,
 } from './discovery.js';
 import {
@@ -42,6 +43,7 @@ import { reportedVerb, type ServerMetrics } from './metrics.js';
 import { DOCUMENT_MEDIA_TYPES, negotiateOutput, routeAccepts, SERVED_MEDIA_TYPES, SERVED_STREAM_MEDIA_TYPES } from './negotiation.js';
 import { createOpenApiService, type OpenApiService } from './openapi/service.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import { serveConnect } from './connect.js';
 import { routeError, routeNotAcceptable, toStatusError, writeError, writeNegotiated, writeObject, writeText } from './responses.js';
 
 /** What go-restful routes of resources produce (upstream's media types, then its stream types). */
@@ -281,7 +283,7 @@ function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean)
   const has = (verb: string): boolean => (type.verbs as string[]).includes(verb);
   const legacyWatch = isLegacyWatch(info);
   if (info.subresource !== '') {
-    if (!type.subresources.includes(info.subresource) || legacyWatch) return routes;
+    if (!type.subresources.includes(info.subresource) || legacyWatch || isConnectSubresource(info.subresource)) return routes;
     const verbs = subresourceVerbs(info.subresource);
     if (verbs.includes('get')) routes.set('GET', 'get');
     if (verbs.includes('create')) routes.set('POST', 'create');
@@ -348,7 +350,9 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   }
   // A version of a group we serve that we do not serve (apps/v1beta1): go-restful's JSON 404, as upstream.
   if (!served) throw routeError(404);
-  if (store === undefined || store.type.version !== info.apiVersion || info.parts.length > 3) throw routeError(404);
+  // proxy subresources take a path after them (pods/{name}/proxy/{path}).
+  const proxyPath = info.subresource === 'proxy' && store?.type.subresources.includes('proxy') === true;
+  if (store === undefined || store.type.version !== info.apiVersion || (info.parts.length > 3 && !proxyPath)) throw routeError(404);
   const type = store.type;
 
   // Which namespace the path carries for this resource, and whether the path's shape fits its scope.
@@ -364,6 +368,14 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
     hasNamespace = true;
   }
 
+  if (info.subresource !== '' && hasNamespace && type.subresources.includes(info.subresource) && isConnectSubresource(info.subresource)) {
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    const verbs = subresourceVerbs(info.subresource);
+    const verb = CONNECT_VERBS[method];
+    if (verb === undefined || !verbs.includes(verb)) throw routeError(405);
+    await serveConnect(store, namespace, info.name, info.subresource, req, res);
+    return;
+  }
   const routes = routesFor(type, info, hasNamespace);
   if (routes.size === 0) throw routeError(404);
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
@@ -434,5 +446,8 @@ function pathSegmentNameProblems(name: string): string[] {
   for (const c of ['/', '%']) if (name.includes(c)) problems.push(`may not contain '${c}'`);
   return problems;
 }
+
+/** The verb a connect subresource answers per HTTP method (upstream's connect routes; proxy takes them all). */
+const CONNECT_VERBS: Record<string, string> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);

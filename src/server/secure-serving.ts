@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import { ensureClusterPki, type ClusterPki } from '../auth/pki/pki.js';
 import { ensureSharedClusterPki, type IdentityStore } from '../auth/pki/cluster-identity.js';
 import { Authenticator, type AuthenticatorOptions } from '../auth/authn/authenticator.js';
-import { ServiceAccountTokens, type ServiceAccountLookups } from '../auth/authn/serviceaccount.js';
+import type { KubeObject } from '../machinery/meta.js';
+import { ServiceAccountTokens, type LegacyTokenRequest, type ServiceAccountLookups } from '../auth/authn/serviceaccount.js';
 import { loadTokenFile } from '../auth/authn/token-file.js';
 import { RbacAuthorizer, alwaysAllow, type Authorizer } from '../auth/authz/rbac.js';
 import { StatusError } from '../machinery/errors.js';
@@ -67,6 +68,8 @@ export interface SecuritySetup {
   filters: SecurityFilters;
   registryView: RegistryView;
   extraRoutes: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
+  /** Signs a legacy service account token (for the tokens controller's Secrets). */
+  signLegacyToken(request: LegacyTokenRequest): Promise<string>;
   tls?: { key: string; cert: string; ca: string };
   /** Starts following RBAC objects and reconciles the bootstrap policy (after the registry is ready). */
   start(): Promise<void>;
@@ -111,6 +114,22 @@ export async function setupSecurity(
     serviceAccountUid: (ns, name) => uidOf('serviceaccounts', ns, name),
     podUid: (ns, name) => uidOf('pods', ns, name),
     secretUid: (ns, name) => uidOf('secrets', ns, name),
+    secretToken: async (ns, name) => {
+      const store = registry.storeFor('', 'secrets')!;
+      const tokenOf = (secret: Readonly<KubeObject> | undefined): string | undefined => {
+        const data = (secret as { data?: Record<string, string> } | undefined)?.data?.['token'];
+        return secret === undefined || secret.metadata.deletionTimestamp !== undefined || data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+      };
+      // The cache may not hold the controller's last write yet: storage settles a miss.
+      const cached = tokenOf(store.getCached(ns, name));
+      if (cached !== undefined) return cached;
+      try {
+        return tokenOf(await store.get(ns, name, {}));
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) return undefined;
+        throw err;
+      }
+    },
   };
   const authnOptions: AuthenticatorOptions = { serviceAccounts: { tokens, lookups }, anonymous: options.anonymousAuth !== false, now };
   if (options.tokenAuthFile !== undefined) authnOptions.tokens = loadTokenFile(options.tokenAuthFile);
@@ -150,6 +169,7 @@ export async function setupSecurity(
     filters: { authenticator, authorizer, ...(audit !== undefined ? { audit } : {}) },
     registryView,
     extraRoutes: authRoutes(registry, tokens, now),
+    signLegacyToken: (request) => tokens.issueLegacy(request),
     async start() {
       await index.start();
       await index.reconcileBootstrapPolicy();

@@ -170,6 +170,8 @@ export interface RunningServer {
    * security on, on Linux. Preferred over clientCredentials where present.
    */
   loopbackCredentials?(user: string, groups: string[]): AdminCredentials;
+  /** With security on: signs legacy service account tokens with the server's key (the tokens controller's signer). */
+  signLegacyToken?: SecuritySetup['signLegacyToken'];
   stop(): Promise<void>;
 }
 
@@ -258,6 +260,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // there and labelled resource.group, as upstream labels them.
     const keyed = new Map<string, string>();
     for (const s of registry.stores) {
+      if (s.type.unstored === true) continue;
       const { group, resource } = s.type;
       if (group === '' || group === 'apps' || group === 'coordination.k8s.io' || group === 'events.k8s.io') keyed.set(resource, resource);
       else keyed.set(`${resource}.${group}`, `${group}/${resource}`);
@@ -523,6 +526,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       return { server: url, caData: pki.caCertPem, certData: issued.certPem, keyData: issued.keyPem };
     };
     if (loopbackListening) running.loopbackCredentials = (user, groups) => loopback!.credentials(user, groups)!;
+    running.signLegacyToken = security.signLegacyToken;
   }
   if (dataDir !== undefined) running.dataDir = dataDir;
   if (kubeconfigPath !== undefined) running.kubeconfigPath = kubeconfigPath;

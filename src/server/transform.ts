@@ -32,6 +32,12 @@ export const RESOURCE_RESTRICTIONS: EndpointRestrictions = {
   allowsStreamSchema: (schema) => schema === 'watch',
 };
 
+/** Resource endpoints whose storage has no Table convertor (reviews, pods/binding, pods/eviction): Table is never negotiated. */
+export const NO_TABLE_RESTRICTIONS: EndpointRestrictions = {
+  allowsConversion: (t) => t.kind !== 'Table' && RESOURCE_RESTRICTIONS.allowsConversion(t),
+  allowsStreamSchema: RESOURCE_RESTRICTIONS.allowsStreamSchema,
+};
+
 export interface TransformContext {
   /** The resource's API group (the Table printer is chosen by group and kind). */
   group: string;

@@ -53,12 +53,14 @@ test('/api and /api/v1', async () => {
     shortNames: ['cm'],
     storageVersionHash: 'qFsyl6wFWjQ=',
   });
-  // Every resource carries the hash kube-apiserver 1.32 shows (of the kind it is stored as); subresources none.
+  // Every resource carries the hash kube-apiserver 1.32 shows (of the kind it is stored as); subresources none,
+  // nor the resources kept in no storage (bindings, componentstatuses).
   const hashes = Object.fromEntries(
     v1.json.resources.filter((r: { name: string }) => !r.name.includes('/')).map((r: { name: string; storageVersionHash: string }) => [r.name, r.storageVersionHash]),
   );
   assert.deepEqual(hashes, {
     configmaps: 'qFsyl6wFWjQ=', endpoints: 'fWeeMqaN/OA=', events: 'r2yiGXH7wu8=', limitranges: 'EBKMFVe6cwo=', namespaces: 'Q3oi5N2YM8M=',
+    bindings: undefined, componentstatuses: undefined,
     nodes: 'XwShjMxG9Fs=', persistentvolumeclaims: 'QWTyNDq0dC4=', persistentvolumes: 'HN/zwEC+JgM=', pods: 'xPOwRZ+Yhw8=', podtemplates: 'LIXB2x4IFpk=', replicationcontrollers: 'Jond2If31h0=', resourcequotas: '8uhSgffRX6w=',
     secrets: 'S6u1pOWzb84=', serviceaccounts: 'pbx9ZvyFpBE=', services: '0/CO1lhkEBI=',
   });

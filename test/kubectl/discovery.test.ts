@@ -44,10 +44,13 @@ test('kubectl api-resources: columns and rows as a cluster prints them', async (
   assert.deepEqual(byName.get('poddisruptionbudgets'), ['poddisruptionbudgets', 'pdb', 'policy/v1', 'true', 'PodDisruptionBudget']);
   // Secrets have no short name: the empty cell collapses in this split.
   assert.deepEqual(byName.get('secrets'), ['secrets', 'v1', 'true', 'Secret']);
+  // The core resources with no storage of their own, as a cluster lists them.
+  assert.deepEqual(byName.get('bindings'), ['bindings', 'v1', 'true', 'Binding']);
+  assert.deepEqual(byName.get('componentstatuses'), ['componentstatuses', 'cs', 'v1', 'false', 'ComponentStatus']);
   assert.deepEqual(byName.get('validatingadmissionpolicies'), ['validatingadmissionpolicies', 'admissionregistration.k8s.io/v1', 'false', 'ValidatingAdmissionPolicy']);
   const namespaced = await k.ok(['api-resources', '--namespaced=false', '-o', 'name']);
   assert.deepEqual(namespaced.trim().split('\n'), [
-    'namespaces', 'nodes', 'persistentvolumes', 'mutatingwebhookconfigurations.admissionregistration.k8s.io', 'validatingadmissionpolicies.admissionregistration.k8s.io', 'validatingadmissionpolicybindings.admissionregistration.k8s.io', 'validatingwebhookconfigurations.admissionregistration.k8s.io',
+    'componentstatuses', 'namespaces', 'nodes', 'persistentvolumes', 'mutatingwebhookconfigurations.admissionregistration.k8s.io', 'validatingadmissionpolicies.admissionregistration.k8s.io', 'validatingadmissionpolicybindings.admissionregistration.k8s.io', 'validatingwebhookconfigurations.admissionregistration.k8s.io',
     'customresourcedefinitions.apiextensions.k8s.io', 'certificatesigningrequests.certificates.k8s.io',
     'flowschemas.flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io',
     'ingressclasses.networking.k8s.io', 'runtimeclasses.node.k8s.io', 'clusterrolebindings.rbac.authorization.k8s.io', 'clusterroles.rbac.authorization.k8s.io',

@@ -32,6 +32,20 @@ export interface ServiceAccountLookups {
   serviceAccountUid(namespace: string, name: string): Promise<string | undefined>;
   podUid(namespace: string, name: string): Promise<string | undefined>;
   secretUid(namespace: string, name: string): Promise<string | undefined>;
+  /** A Secret's data.token (decoded), undefined when the Secret is gone or being deleted: legacy tokens must match it. */
+  secretToken?(namespace: string, name: string): Promise<string | undefined>;
+}
+
+/** The issuer of legacy (Secret-held, non-expiring) service account tokens, as upstream's. */
+export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
+const LEGACY = 'kubernetes.io/serviceaccount/';
+
+/** The claims of a legacy token: the account and the Secret holding it. */
+export interface LegacyTokenRequest {
+  namespace: string;
+  serviceAccountName: string;
+  serviceAccountUid: string;
+  secretName: string;
 }
 
 interface KubernetesClaims {
@@ -90,16 +104,62 @@ export class ServiceAccountTokens {
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
-  /** Whether a token looks like one of ours (a JWT naming our issuer); cheap, no signature check. */
-  claimsIssuer(token: string): boolean {
+  /** Signs a legacy token for a kubernetes.io/service-account-token Secret: no expiry, no audience, upstream's legacy claims. */
+  async issueLegacy(request: LegacyTokenRequest): Promise<string> {
+    return new SignJWT({
+      [`${LEGACY}namespace`]: request.namespace,
+      [`${LEGACY}secret.name`]: request.secretName,
+      [`${LEGACY}service-account.name`]: request.serviceAccountName,
+      [`${LEGACY}service-account.uid`]: request.serviceAccountUid,
+    })
+      .setProtectedHeader({ alg: 'ES256', kid: this.kid })
+      .setIssuer(LEGACY_ISSUER)
+      .setSubject(`system:serviceaccount:${request.namespace}:${request.serviceAccountName}`)
+      .sign(await this.privateKey);
+  }
+
+  private issuerOf(token: string): unknown {
     const parts = token.split('.');
-    if (parts.length !== 3) return false;
+    if (parts.length !== 3) return undefined;
     try {
-      const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { iss?: unknown };
-      return payload.iss === this.issuer;
+      return (JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { iss?: unknown }).iss;
     } catch {
-      return false;
+      return undefined;
     }
+  }
+
+  /** Whether a token looks like one of ours (a JWT naming our issuer or the legacy one); cheap, no signature check. */
+  claimsIssuer(token: string): boolean {
+    const iss = this.issuerOf(token);
+    return iss === this.issuer || iss === LEGACY_ISSUER;
+  }
+
+  /**
+   * A legacy token: signed by our key, its account there with the uid it names,
+   * and its Secret there holding this very token (a deleted or rewritten Secret revokes it).
+   */
+  private async authenticateLegacy(token: string, lookups: ServiceAccountLookups, audiences: string[]): Promise<{ user: UserInfo; audiences: string[] } | undefined> {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, await this.publicKey, { issuer: LEGACY_ISSUER, algorithms: ['ES256'], requiredClaims: ['sub'] }));
+    } catch {
+      return undefined;
+    }
+    const claim = (name: string): string | undefined => (typeof payload[`${LEGACY}${name}`] === 'string' ? (payload[`${LEGACY}${name}`] as string) : undefined);
+    const namespace = claim('namespace');
+    const saName = claim('service-account.name');
+    const saUid = claim('service-account.uid');
+    const secretName = claim('secret.name');
+    if (namespace === undefined || saName === undefined || secretName === undefined) return undefined;
+    if (payload.sub !== `system:serviceaccount:${namespace}:${saName}`) return undefined;
+    const liveUid = await lookups.serviceAccountUid(namespace, saName);
+    if (liveUid === undefined || (saUid !== undefined && saUid !== liveUid)) return undefined;
+    if (lookups.secretToken === undefined || (await lookups.secretToken(namespace, secretName)) !== token) return undefined;
+    return {
+      user: { name: `system:serviceaccount:${namespace}:${saName}`, uid: liveUid, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`], extra: {} },
+      // Legacy tokens carry no audience: they are good for the API server's own.
+      audiences,
+    };
   }
 
   /**
@@ -108,6 +168,7 @@ export class ServiceAccountTokens {
    * `audiences` narrows the accepted audiences (TokenReview's spec.audiences).
    */
   async authenticate(token: string, lookups: ServiceAccountLookups, now: number, audiences = this.apiAudiences): Promise<{ user: UserInfo; audiences: string[] } | undefined> {
+    if (this.issuerOf(token) === LEGACY_ISSUER) return this.authenticateLegacy(token, lookups, audiences);
     let payload;
     try {
       ({ payload } = await jwtVerify(token, await this.publicKey, {

@@ -38,20 +38,15 @@ function preserveConditions(obj: KubeObject, old: KubeObject, type: string): voi
   newIdx.forEach((n, i) => (next[n] = deepCopy(prev[oldIdx[i]!]!)));
 }
 
-function keepFromOld(obj: KubeObject, old: KubeObject, keep: (o: Loose, prev: Loose) => void): void {
-  const status = obj.status;
-  const rv = obj.metadata.resourceVersion;
-  for (const key of Object.keys(obj)) if (key !== 'status') delete obj[key];
-  for (const [key, value] of Object.entries(deepCopy(old))) if (key !== 'status') obj[key] = value;
-  obj.metadata.resourceVersion = rv;
-  if (status === undefined) delete obj.status;
-  else obj.status = status;
-  keep(obj as Loose, old as Loose);
+/** The subresources change status only; metadata changes are kept, as upstream's strategies keep them (they reset spec alone). */
+function keepSpec(obj: KubeObject, old: KubeObject): void {
+  if (old['spec'] === undefined) delete obj['spec'];
+  else obj['spec'] = deepCopy(old['spec']);
 }
 
 const csrStatus = (clock: Clock): SubresourceStrategy => ({
   prepareForUpdate(obj, old) {
-    keepFromOld(obj, old, () => undefined);
+    keepSpec(obj, old);
     preserveConditions(obj, old, 'Approved');
     preserveConditions(obj, old, 'Denied');
     stampConditions(obj, old, clock);
@@ -63,12 +58,12 @@ const csrStatus = (clock: Clock): SubresourceStrategy => ({
 const csrApproval = (clock: Clock): SubresourceStrategy => ({
   prepareForUpdate(obj, old) {
     stampConditions(obj, old, clock);
-    keepFromOld(obj, old, (o, prev) => {
-      const conditions = o.status?.conditions;
-      o.status = deepCopy(prev.status ?? {});
-      if (conditions === undefined) delete o.status.conditions;
-      else o.status.conditions = conditions;
-    });
+    keepSpec(obj, old);
+    const conditions = (obj as Loose).status?.conditions;
+    const status: Loose = deepCopy((old as Loose).status ?? {});
+    if (conditions === undefined) delete status.conditions;
+    else status.conditions = conditions;
+    obj.status = status;
   },
   validateUpdate: validateCertificateSigningRequestApprovalUpdate,
   resetFields: [['spec'], ['status', 'certificate']],

@@ -23,6 +23,9 @@ import { persistentVolumeClaimStrategy } from './persistentvolumeclaims.js';
 import { replicationControllerStrategy } from './replicationcontrollers.js';
 import { persistentVolumeStrategy } from './persistentvolumes.js';
 import { podTemplateStrategy } from './podtemplates.js';
+import { bindingsStore } from './bindings.js';
+import { componentStatusesStore } from './componentstatuses.js';
+import type { RESTStore } from '../rest.js';
 
 const core = { group: '', version: 'v1', plainKey: true } as const;
 
@@ -48,19 +51,29 @@ export function coreEntries(ctx: StrategyContext): CatalogEntry[] {
     entry({ ...core, resource: 'secrets', kind: 'Secret', singular: 'secret', strategy: secretStrategy }),
     entry({ ...core, resource: 'serviceaccounts', kind: 'ServiceAccount', singular: 'serviceaccount', short: ['sa'], strategy: serviceAccountStrategy }),
     entry({ ...core, resource: 'services', kind: 'Service', singular: 'service', short: ['svc'], categories: ['all'], strategy: serviceStrategy,
-      wrapStorage: allocatingServices }),
+      wrapStorage: allocatingServices, connect: ['proxy'] }),
     entry({ ...core, resource: 'pods', kind: 'Pod', singular: 'pod', short: ['po'], categories: ['all'], strategy: podStrategy,
+      connect: ['attach', 'exec', 'log', 'portforward', 'proxy'],
       // binding and eviction act on pods (and, for eviction, on the budgets that select them).
       createSubresource: (pods, registry) =>
         podSubresources({ pods, budgets: () => registry.storeFor('policy', 'poddisruptionbudgets'), clock: registry.clock }) }),
     entry({ ...core, resource: 'events', kind: 'Event', singular: 'event', short: ['ev'], strategy: eventStrategy }),
     entry({ ...core, resource: 'endpoints', kind: 'Endpoints', singular: 'endpoints', short: ['ep'], strategy: endpointsStrategy }),
-    entry({ ...core, resource: 'nodes', kind: 'Node', singular: 'node', short: ['no'], strategy: nodeStrategy }),
+    entry({ ...core, resource: 'nodes', kind: 'Node', singular: 'node', short: ['no'], strategy: nodeStrategy, connect: ['proxy'] }),
     entry({ ...core, resource: 'limitranges', kind: 'LimitRange', singular: 'limitrange', short: ['limits'], strategy: limitRangeStrategy }),
     entry({ ...core, resource: 'resourcequotas', kind: 'ResourceQuota', singular: 'resourcequota', short: ['quota'], strategy: resourceQuotaStrategy }),
     entry({ ...core, resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', singular: 'persistentvolumeclaim', short: ['pvc'], strategy: persistentVolumeClaimStrategy }),
     entry({ ...core, resource: 'replicationcontrollers', kind: 'ReplicationController', singular: 'replicationcontroller', short: ['rc'], categories: ['all'], strategy: replicationControllerStrategy }),
     entry({ ...core, resource: 'persistentvolumes', kind: 'PersistentVolume', singular: 'persistentvolume', short: ['pv'], strategy: persistentVolumeStrategy(ctx) }),
     entry({ ...core, resource: 'podtemplates', kind: 'PodTemplate', singular: 'podtemplate', strategy: podTemplateStrategy }),
+  ];
+}
+
+/** The core resources with no storage of their own: bindings (binds through pods/binding) and componentstatuses (the store's health). */
+export function coreUnstoredStores(ctx: RegistryContext): RESTStore[] {
+  const { backend } = ctx.options;
+  return [
+    bindingsStore(() => ctx.storeFor('', 'pods')?.createSubresource),
+    componentStatusesStore(() => backend.currentRevision()),
   ];
 }

@@ -424,6 +424,21 @@ export const persistentVolumePrinter: Printer = {
 };
 
 /** The printers by kind, for api/tables/index.ts. */
+/** The component's Healthy condition: Healthy or Unhealthy with its message and error (Unknown without one), as upstream prints it. */
+export const componentStatusPrinter: Printer = {
+  columns: [
+    NAME_COLUMN,
+    column('Status', 'string', 'Whether the component answered its health check.'),
+    column('Message', 'string', 'What the health check answered.'),
+    column('Error', 'string', 'Why the health check failed.'),
+  ],
+  print: (o) => {
+    const healthy = arr(o.conditions).map(rec).find((c) => c.type === 'Healthy');
+    if (healthy === undefined) return { cells: [objectName(o), 'Unknown', '', ''] };
+    return { cells: [objectName(o), healthy.status === 'True' ? 'Healthy' : 'Unhealthy', str(healthy.message), str(healthy.error)] };
+  },
+};
+
 export const corePrinters: Record<string, Printer> = {
   Namespace: namespacePrinter,
   ConfigMap: configMapPrinter,
@@ -439,4 +454,5 @@ export const corePrinters: Record<string, Printer> = {
   ReplicationController: replicationControllerPrinter,
   PersistentVolume: persistentVolumePrinter,
   PodTemplate: podTemplatePrinter,
+  ComponentStatus: componentStatusPrinter,
 };
