@@ -200,6 +200,10 @@ export function sample(group: string, resource: string, name: string, namespace 
       };
     case 'admissionregistration.k8s.io/validatingadmissionpolicybindings':
       return { metadata: meta, spec: { policyName: 'p', validationActions: ['Deny'] } };
+    case 'flowcontrol.apiserver.k8s.io/flowschemas':
+      return { metadata: meta, spec: { priorityLevelConfiguration: { name: 'workload-low' }, matchingPrecedence: 5000, rules: [{ subjects: [{ kind: 'User', user: { name: 'sample' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/sample'] }] }] } };
+    case 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations':
+      return { metadata: meta, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 5, limitResponse: { type: 'Reject' } } } };
     default:
       throw new Error(`no sample for ${group}/${resource}`);
   }
