@@ -172,4 +172,14 @@ export const corpus: ChartFixture[] = [
       cr('opentelemetry.io/v1alpha1', 'Instrumentation', 'auto', 'exporter:\n  endpoint: http://otel-collector:4317\npropagators:\n- tracecontext\n- baggage\nsampler:\n  type: parentbased_traceidratio\n  argument: "0.25"'),
     ],
   },
+  {
+    name: 'argo-rollouts',
+    install: [],
+    upgrade: ['controller.replicas=2'],
+    customResources: [
+      cr('argoproj.io/v1alpha1', 'Rollout', 'web', "replicas: 3\nselector:\n  matchLabels:\n    app: web\ntemplate:\n  metadata:\n    labels:\n      app: web\n  spec:\n    containers:\n    - name: web\n      image: nginx:1.25\nstrategy:\n  canary:\n    steps:\n    - setWeight: 20\n    - pause: {duration: 1h}"),
+      cr('argoproj.io/v1alpha1', 'AnalysisTemplate', 'success-rate', "metrics:\n- name: success-rate\n  interval: 5m\n  successCondition: result[0] >= 0.95\n  provider:\n    prometheus:\n      address: http://prometheus:9090\n      query: sum(rate(http_requests_total[5m]))"),
+      cr('argoproj.io/v1alpha1', 'Experiment', 'exp', "duration: 1h\ntemplates:\n- name: baseline\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25"),
+    ],
+  },
 ];

@@ -76,7 +76,14 @@ export function errorClasses(text: string): string {
 
 interface ListedObject {
   kind?: string;
-  metadata?: { name?: string; namespace?: string; generation?: number; managedFields?: { manager?: string; operation?: string; subresource?: string }[] };
+  metadata?: { name?: string; namespace?: string; generation?: number; managedFields?: { manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown }[] };
+}
+
+function stableJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'undefined';
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`).join(',')}}`;
 }
 
 export async function runChart(chart: ChartFixture, tools: Tools): Promise<StepOutcome[]> {
@@ -116,8 +123,12 @@ export async function runChart(chart: ChartFixture, tools: Tools): Promise<StepO
     const items = parsed.items ?? [parsed];
     for (const o of items) {
       const m = o.metadata ?? {};
-      const managers = (m.managedFields ?? []).filter((e) => (e.subresource ?? '') === '').map((e) => `${e.manager}:${e.operation}`).sort();
-      objects[`${o.kind}/${m.namespace ?? ''}/${m.name}`] = `generation=${m.generation ?? '-'} managers=${managers.join(',')}`;
+      const entries = (m.managedFields ?? []).filter((e) => (e.subresource ?? '') === '');
+      const managers = entries.map((e) => `${e.manager}:${e.operation}`).sort();
+      const id = `${o.kind}/${m.namespace ?? ''}/${m.name}`;
+      objects[id] = `generation=${m.generation ?? '-'} managers=${managers.join(',')}`;
+      // the fields each manager owns
+      for (const e of entries) objects[`${id} fields of ${e.manager}:${e.operation}`] = stableJson(e.fieldsV1);
     }
     return objects;
   };

@@ -92,6 +92,15 @@ interface Probe {
   failureThreshold?: number;
 }
 
+/** Upstream's SetDefaults_HTTPGetAction: path "/" and scheme HTTP (probes and lifecycle hooks). */
+function defaultHttpGet(handler: unknown): void {
+  if (handler === undefined || handler === null || typeof handler !== 'object') return;
+  const get = (handler as { httpGet?: { path?: string; scheme?: string } | null }).httpGet;
+  if (get === undefined || get === null || typeof get !== 'object') return;
+  if (get.path === undefined || get.path === '') get.path = '/';
+  if (get.scheme === undefined || get.scheme === '') get.scheme = 'HTTP';
+}
+
 function defaultProbe(p: unknown): void {
   if (p === undefined || p === null || typeof p !== 'object') return;
   const probe = p as Probe;
@@ -99,6 +108,7 @@ function defaultProbe(p: unknown): void {
   probe.periodSeconds ??= 10;
   probe.successThreshold ??= 1;
   probe.failureThreshold ??= 3;
+  defaultHttpGet(probe);
 }
 
 export function defaultContainer(c: Container): void {
@@ -118,6 +128,11 @@ export function defaultContainer(c: Container): void {
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
   defaultProbe(c.startupProbe);
+  const lifecycle = (c as { lifecycle?: { postStart?: unknown; preStop?: unknown } | null }).lifecycle;
+  if (lifecycle !== undefined && lifecycle !== null) {
+    defaultHttpGet(lifecycle.postStart);
+    defaultHttpGet(lifecycle.preStop);
+  }
 }
 
 /** SetDefaults_PodSpec and the generated defaulters beneath it. */

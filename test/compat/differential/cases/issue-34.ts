@@ -176,6 +176,24 @@ export const cases: DiffCase[] = [
         select: 'spec.template',
       },
       {
+        title: 'an httpGet probe and lifecycle hook get path / and scheme HTTP (flux, argo-cd)',
+        method: 'POST',
+        path: '/apis/apps/v1/namespaces/{ns}/deployments',
+        body: {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'probed' },
+          spec: {
+            selector: { matchLabels: { app: 'probed' } },
+            template: {
+              metadata: { labels: { app: 'probed' } },
+              spec: { containers: [{ name: 'c', image: 'nginx', livenessProbe: { httpGet: { port: 8080 } }, readinessProbe: { httpGet: { path: '/ready', port: 'http' } }, lifecycle: { preStop: { httpGet: { port: 80 } } } }] },
+            },
+          },
+        },
+        select: 'spec.template.spec.containers',
+      },
+      {
         title: 'bad template labels are still refused',
         method: 'POST',
         path: '/apis/apps/v1/namespaces/{ns}/statefulsets?dryRun=All',
