@@ -25,6 +25,7 @@ import { parseDurationFlag } from './duration.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseIPv4CIDR } from '../registry/service-ip-allocator.js';
 import { DEFAULT_SERVICE_NODE_PORT_RANGE, parsePortRange } from '../registry/service-node-port-allocator.js';
 import { exitOnSignals, waitAtMost } from './lifecycle.js';
+import { normalizeVerbosityArgs, resolveLogLevel } from './verbosity.js';
 import { RestClient } from '../client/index.js';
 import { controllerIdentities } from './controller-identities.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
@@ -62,7 +63,9 @@ Flags:
                           server (default); none: leave them out
   --advertise-address IP  the address the kubernetes endpoints list for this server (default: the
                           bind address, or the host's first non-loopback IPv4 address)
-  --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
+  --log-level LEVEL       trace | debug | info | warn | error | silent (default info: start, stop,
+                          warnings and errors; one line per request at debug)
+  -v, --v N               kube-apiserver's verbosity: 0-2 info, 3-5 debug (request lines), 6+ trace
   --admission-control-config-file FILE
                           an AdmissionConfiguration (ResourceQuota's limitedResources)
   --enable-admission-plugins NAMES
@@ -116,7 +119,7 @@ async function serve(argv: string[]): Promise<void> {
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: normalizeVerbosityArgs(argv),
       options: {
         'data-dir': { type: 'string', default: './.apiary' },
         'bind-address': { type: 'string', default: '127.0.0.1' },
@@ -143,7 +146,8 @@ async function serve(argv: string[]): Promise<void> {
         'service-node-port-range': { type: 'string', default: DEFAULT_SERVICE_NODE_PORT_RANGE },
         'endpoint-reconciler-type': { type: 'string', default: 'lease' },
         'advertise-address': { type: 'string' },
-        'log-level': { type: 'string', default: 'info' },
+        'log-level': { type: 'string' },
+        v: { type: 'string' },
         'admission-control-config-file': { type: 'string', default: '' },
         'disable-admission-plugins': { type: 'string', default: '' },
         'enable-admission-plugins': { type: 'string', default: '' },
@@ -160,6 +164,12 @@ async function serve(argv: string[]): Promise<void> {
   if (values.help) {
     process.stdout.write(USAGE);
     return;
+  }
+  let logLevel = 'info';
+  try {
+    logLevel = resolveLogLevel(values['log-level'], values.v);
+  } catch (err) {
+    fail((err as Error).message);
   }
   if (values.port !== undefined && values['secure-port'] !== undefined && values.port !== values['secure-port']) {
     fail('--port is an alias of --secure-port: give one of them');
@@ -206,7 +216,7 @@ async function serve(argv: string[]): Promise<void> {
     etcdPrefix: values['etcd-prefix'],
     compactionIntervalMs,
     eventTtlSeconds: Math.round(eventTtlMs / 1000),
-    logLevel: values['log-level'],
+    logLevel,
     serviceClusterIpRange: values['service-cluster-ip-range'],
     serviceNodePortRange: values['service-node-port-range'],
   };
@@ -274,7 +284,7 @@ async function serve(argv: string[]): Promise<void> {
     const identities = issue !== undefined ? await controllerIdentities(apiserverIdentity, issue, userAgent) : undefined;
     const client = identities?.client ?? new RestClient({ ...server.admin, userAgent });
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
-    const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) };
+    const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: logLevel, base: { component: 'controller-manager' } }) };
     if (identities !== undefined) managerOptions.clients = identities.clients;
     // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap,
     // and kube-public the cluster-info ConfigMap anyone may read.
