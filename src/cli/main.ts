@@ -26,6 +26,7 @@ import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseIPv4CIDR } from '../registry/ser
 import { DEFAULT_SERVICE_NODE_PORT_RANGE, parsePortRange } from '../registry/service-node-port-allocator.js';
 import { exitOnSignals, waitAtMost } from './lifecycle.js';
 import { normalizeVerbosityArgs, resolveLogLevel } from './verbosity.js';
+import { kubeApiserverCommand } from './kube-apiserver.js';
 import { RestClient } from '../client/index.js';
 import { controllerIdentities } from './controller-identities.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
@@ -42,6 +43,7 @@ import {
 
 const USAGE = `Usage: apiary serve [flags]
        apiary controller-manager --kubeconfig FILE [flags]
+       apiary kube-apiserver [kube-apiserver's flags]   (see apiary kube-apiserver --help)
 
 Flags:
   --data-dir DIR          where the sqlite store and kubeconfig live (default ./.apiary)
@@ -322,6 +324,9 @@ async function main(argv: string[]): Promise<void> {
       return;
     case 'controller-manager':
       await controllerManagerCommand(rest);
+      return;
+    case 'kube-apiserver':
+      await kubeApiserverCommand(rest);
       return;
     case undefined:
     case 'help':
