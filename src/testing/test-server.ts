@@ -11,7 +11,6 @@
 
 import fs from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -35,6 +34,12 @@ export interface TestServerOptions {
   crdDirectoryPaths?: string[];
   /** How long to wait for the CRDs to be Established and served (default 10 s). */
   crdInstallTimeoutMs?: number;
+  /**
+   * Load @kubernetes/client-node for `kubeConfig` (default true; it is an
+   * optional peer dependency, and nothing fails when it is missing until
+   * `kubeConfig` is read). false skips the import.
+   */
+  kubeConfig?: boolean;
   /**
    * Where the server and its controllers log: a pino logger (its level decides;
    * request lines are at debug). Default: nothing is logged.
@@ -61,9 +66,9 @@ export interface TestServer {
   /** The same kubeconfig as an object. */
   readonly kubeconfig: KubeconfigObject;
   /**
-   * A @kubernetes/client-node KubeConfig for this server, loaded on first use
-   * from the caller's own @kubernetes/client-node (an optional peer
-   * dependency: only tests that use this need it installed).
+   * A @kubernetes/client-node KubeConfig for this server, from the caller's own
+   * @kubernetes/client-node (an optional peer dependency: only tests that read
+   * this need it installed; reading it without throws saying so).
    */
   readonly kubeConfig: KubeConfig;
   /** Stops the controllers and the server and removes the temporary folder; resolves when all is gone. */
@@ -84,18 +89,18 @@ function kubeconfigObject(url: string): KubeconfigObject {
   };
 }
 
-/** @kubernetes/client-node's KubeConfig class, from the caller's install (require of an ES module, Node ≥ 20.19). */
-function loadKubeConfigClass(): new () => KubeConfig {
-  const require = createRequire(import.meta.url);
-  let lib: { KubeConfig: new () => KubeConfig };
-  try {
-    lib = require('@kubernetes/client-node') as typeof lib;
-  } catch (err) {
-    throw new Error(
-      `server.kubeConfig needs @kubernetes/client-node installed beside apiary (npm install --save-dev @kubernetes/client-node): ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-  return lib.KubeConfig;
+type ClientNode = { KubeConfig: new () => KubeConfig };
+
+/**
+ * @kubernetes/client-node, imported the way the caller's code imports it (a
+ * dynamic import goes through the same loader: Node's, Jest's or Vitest's, so
+ * `server.kubeConfig instanceof KubeConfig` holds in the test). Free when the
+ * test already imported it; once per process otherwise. Resolves with the
+ * import's error when it is not installed (only server.kubeConfig reports it).
+ */
+function importClientNode(): Promise<ClientNode | Error> {
+  const specifier = '@kubernetes/client-node';
+  return (import(specifier) as Promise<ClientNode>).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
 }
 
 /** Starts a test API server; see TestServerOptions. Always pair with stop() (after/afterAll). */
@@ -105,6 +110,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const logger = options.logger ?? pino({ level: 'silent' });
   // Read the CRDs first: a bad path or file fails before anything runs.
   const crds = options.crdDirectoryPaths !== undefined ? await readCrdFiles(options.crdDirectoryPaths) : [];
+  // Loaded beside the server's start, so it costs no time when the test has it already.
+  const clientNode = options.kubeConfig !== false ? importClientNode() : Promise.resolve(new Error('startTestServer was called with kubeConfig: false'));
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'apiary-testing-'));
   let server: RunningServer | undefined;
   let controllers: RunningControllerManager | undefined;
@@ -153,6 +160,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
   const url = server.url;
   const kubeconfigPath = server.kubeconfigPath!;
+  const lib = await clientNode;
   let kubeConfig: KubeConfig | undefined;
   let stopping: Promise<void> | undefined;
   return {
@@ -161,8 +169,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     kubeconfig: kubeconfigObject(url),
     get kubeConfig(): KubeConfig {
       if (kubeConfig === undefined) {
-        const KubeConfigClass = loadKubeConfigClass();
-        kubeConfig = new KubeConfigClass();
+        if (lib instanceof Error) {
+          throw new Error(`server.kubeConfig needs @kubernetes/client-node installed beside apiary (npm install --save-dev @kubernetes/client-node): ${lib.message}`);
+        }
+        kubeConfig = new lib.KubeConfig();
         kubeConfig.loadFromString(fs.readFileSync(kubeconfigPath, 'utf8'));
       }
       return kubeConfig;
