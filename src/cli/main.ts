@@ -25,6 +25,8 @@ import { parseDurationFlag } from './duration.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseIPv4CIDR } from '../registry/service-ip-allocator.js';
 import { DEFAULT_SERVICE_NODE_PORT_RANGE, parsePortRange } from '../registry/service-node-port-allocator.js';
 import { exitOnSignals, waitAtMost } from './lifecycle.js';
+import { normalizeVerbosityArgs, resolveLogLevel } from './verbosity.js';
+import { kubeApiserverCommand } from './kube-apiserver.js';
 import { RestClient } from '../client/index.js';
 import { controllerIdentities } from './controller-identities.js';
 import type { RunningControllerManager } from '../controllers/manager.js';
@@ -44,6 +46,7 @@ import { installProcessGuard } from '../server/process-guard.js';
 
 const USAGE = `Usage: apiary serve [flags]
        apiary controller-manager --kubeconfig FILE [flags]
+       apiary kube-apiserver [kube-apiserver's flags]   (see apiary kube-apiserver --help)
 
 Flags:
   --data-dir DIR          where the sqlite store and kubeconfig live (default ./.apiary)
@@ -69,7 +72,6 @@ Flags:
                           bind address, or the host's first non-loopback IPv4 address)
   --feature-gates GATES   A=true,B=false: kube-apiserver feature gates apiary honours
                           (AllowUnsafeMalformedObjectDeletion, default false)
-  --log-level LEVEL       trace | debug | info | warn | error | silent (default info)
   --enable-priority-and-fairness BOOL
                           API Priority and Fairness: classify requests by FlowSchema, limit them per
                           priority level, queue fairly (default true)
@@ -77,6 +79,9 @@ Flags:
   --max-mutating-requests-inflight N
                           their sum is the concurrency limit APF shares among priority levels
                           (defaults 400 and 200)
+  --log-level LEVEL       trace | debug | info | warn | error | silent (default info: start, stop,
+                          warnings and errors; one line per request at debug)
+  -v, --v N               kube-apiserver's verbosity: 0-2 info, 3-5 debug (request lines), 6+ trace
   --admission-control-config-file FILE
                           an AdmissionConfiguration (ResourceQuota's limitedResources)
   --enable-admission-plugins NAMES
@@ -130,7 +135,7 @@ async function serve(argv: string[]): Promise<void> {
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: normalizeVerbosityArgs(argv),
       options: {
         'data-dir': { type: 'string', default: './.apiary' },
         'bind-address': { type: 'string', default: '127.0.0.1' },
@@ -158,7 +163,8 @@ async function serve(argv: string[]): Promise<void> {
         'service-node-port-range': { type: 'string', default: DEFAULT_SERVICE_NODE_PORT_RANGE },
         'endpoint-reconciler-type': { type: 'string', default: 'lease' },
         'advertise-address': { type: 'string' },
-        'log-level': { type: 'string', default: 'info' },
+        'log-level': { type: 'string' },
+        v: { type: 'string' },
         'feature-gates': { type: 'string', default: '' },
         'enable-priority-and-fairness': { type: 'string', default: 'true' },
         'max-requests-inflight': { type: 'string', default: '400' },
@@ -179,6 +185,12 @@ async function serve(argv: string[]): Promise<void> {
   if (values.help) {
     process.stdout.write(USAGE);
     return;
+  }
+  let logLevel = 'info';
+  try {
+    logLevel = resolveLogLevel(values['log-level'], values.v);
+  } catch (err) {
+    fail((err as Error).message);
   }
   if (values.port !== undefined && values['secure-port'] !== undefined && values.port !== values['secure-port']) {
     fail('--port is an alias of --secure-port: give one of them');
@@ -233,7 +245,7 @@ async function serve(argv: string[]): Promise<void> {
     etcdPrefix: values['etcd-prefix'],
     compactionIntervalMs,
     eventTtlSeconds: Math.round(eventTtlMs / 1000),
-    logLevel: values['log-level'],
+    logLevel,
     serviceClusterIpRange: values['service-cluster-ip-range'],
     serviceNodePortRange: values['service-node-port-range'],
   };
@@ -319,7 +331,7 @@ async function serve(argv: string[]): Promise<void> {
     const identities = issue !== undefined ? await controllerIdentities(apiserverIdentity, issue, userAgent) : undefined;
     const client = identities?.client ?? new RestClient({ ...server.admin, userAgent });
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
-    const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: values['log-level'], base: { component: 'controller-manager' } }) };
+    const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: logLevel, base: { component: 'controller-manager' } }) };
     if (identities !== undefined) managerOptions.clients = identities.clients;
     // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap,
     // and kube-public the cluster-info ConfigMap anyone may read.
@@ -366,6 +378,9 @@ async function main(argv: string[]): Promise<void> {
     case 'controller-manager':
       guardProcess();
       await controllerManagerCommand(rest);
+      return;
+    case 'kube-apiserver':
+      await kubeApiserverCommand(rest);
       return;
     case undefined:
     case 'help':

@@ -131,8 +131,9 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
       const code = res.statusCode;
       const method = req.method ?? 'GET';
       ctx.metrics.observeRequest(info?.isResourceRequest ? reportedVerb(verb, method) : method, resource, code, seconds);
-      if (!ctx.logger.isLevelEnabled('info')) return;
-      ctx.logger.info(
+      // One line per request at debug only (kube-apiserver logs them from -v=3 on).
+      if (!ctx.logger.isLevelEnabled('debug')) return;
+      ctx.logger.debug(
         {
           verb,
           resource,

@@ -73,8 +73,10 @@ export interface ServerOptions {
   etcdPrefix?: string;
   /** Write DATA_DIR/kubeconfig (default: whenever there is a data dir). */
   writeKubeconfig?: boolean;
-  /** pino level: trace, debug, info, warn, error, fatal, silent (default info). */
+  /** pino level: trace, debug, info, warn, error, fatal, silent (default info; request lines at debug). */
   logLevel?: string;
+  /** Where the server logs (a pino logger; its level wins over logLevel). Default: stdout at logLevel. */
+  logger?: Logger;
   clock?: Clock;
   /** Admission plugins run after the built-in chain (tests use this to make writes fail). */
   admission?: AdmissionPlugin[];
@@ -250,7 +252,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Read before anything is opened: a bad file fails the start cleanly.
   const quotaConfig =
     options.admissionControlConfigFile !== undefined ? loadResourceQuotaConfiguration(options.admissionControlConfigFile) : undefined;
-  const logger: Logger = pino({ level: options.logLevel ?? 'info', base: { component: 'apiserver' } });
+  const logger: Logger = options.logger?.child({ component: 'apiserver' }) ?? pino({ level: options.logLevel ?? 'info', base: { component: 'apiserver' } });
 
   let registryRef: Registry | undefined;
   const metrics = new ServerMetrics(async () => {
