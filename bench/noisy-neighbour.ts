@@ -9,22 +9,31 @@
 //              ConfigMap of 100,000 keys, a million list elements, a million
 //              owner references, a 10,000-deep merge patch (each near the
 //              3 MiB body limit).
-// The same run measures apiary (`apiary serve`, sqlite, built with tsc) and
-// kube-apiserver 1.32.4 on etcd 3.5 (test/compat/differential/reference.ts).
+// The same run measures apiary (`apiary serve` as shipped: HTTPS, tokens,
+// RBAC; sqlite; built with tsc) and kube-apiserver 1.32.4 on etcd 3.5
+// (test/compat/differential/reference.ts).
 // Printed: medians over --rounds of A's p99 and requests/s, and their ratios
 // to solo (targets: p99 within 2x solo, throughput at least 70 % of solo).
 //
-// Both tenants are the same user here (apiary without authentication, the
-// reference's system:masters token): what keeps one user's flood from
-// another's requests is API Priority and Fairness, built on its own branch;
-// the maximal-body part measures the event loop, which needs no user.
+// A and B are different ordinary users (bearer tokens from the same
+// --token-auth-file on both servers), each bound to a Role over configmaps in
+// its own namespace only. Neither is in system:masters (exempt from priority
+// and fairness): both fall into the global-default priority level, whose
+// flows are distinguished by user, so APF's fair queuing separates them.
 //
 //   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference]
 
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { referenceBinariesMissing, startReference } from '../test/compat/differential/reference.js';
-import { fmt, median, percentile, startApiary } from './lib.js';
+import { spawnNode } from '../test/helpers/apiary-process.js';
+import { fmt, median, percentile } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,8 +48,12 @@ const rounds = Number(values.rounds);
 interface Target {
   name: string;
   origin: string;
-  token?: string;
+  token: string;
 }
+
+/** Bearer tokens of the run: an admin (setup only) and the two tenants. */
+const TOKENS = { admin: randomBytes(16).toString('hex'), a: randomBytes(16).toString('hex'), b: randomBytes(16).toString('hex') };
+const TENANT_TOKEN_LINES = [`${TOKENS.a},tenant-a,tenant-a-uid`, `${TOKENS.b},tenant-b,tenant-b-uid`];
 
 function pool(target: Target, connections: number): Pool {
   return new Pool(target.origin, { connections, pipelining: 1, connect: { rejectUnauthorized: false } });
@@ -48,7 +61,7 @@ function pool(target: Target, connections: number): Pool {
 
 function headers(target: Target, contentType?: string): Record<string, string> {
   const h: Record<string, string> = {};
-  if (target.token !== undefined) h['authorization'] = `Bearer ${target.token}`;
+  h['authorization'] = `Bearer ${target.token}`;
   if (contentType !== undefined) h['content-type'] = contentType;
   return h;
 }
@@ -62,12 +75,40 @@ async function call(p: Pool, target: Target, method: 'GET' | 'POST' | 'PATCH' | 
 const A = 'tenant-a';
 const B = 'tenant-b';
 
-async function prepare(target: Target): Promise<void> {
-  const p = pool(target, 1);
-  for (const ns of [A, B]) await call(p, target, 'POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
-  await call(p, target, 'POST', `/api/v1/namespaces/${A}/configmaps`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'read-me' }, data: { a: 'b' } }));
-  await call(p, target, 'POST', `/api/v1/namespaces/${B}/configmaps`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'patch-me' }, data: { a: 'b' } }));
+/** As the admin: the tenants' namespaces, each tenant bound to `edit` in its own; then each tenant's own objects. */
+async function prepare(admin: Target): Promise<{ a: Target; b: Target }> {
+  const p = pool(admin, 1);
+  const must = async (status: Promise<number>, what: string): Promise<void> => {
+    const s = await status;
+    if (s !== 201) throw new Error(`${admin.name}: ${what}: ${s}`);
+  };
+  for (const ns of [A, B]) {
+    await must(call(p, admin, 'POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })), `namespace ${ns}`);
+    // A Role of its own rather than the `edit` ClusterRole: the reference runs without the aggregation controller that fills `edit`'s rules.
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'tenant' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['*'] }] };
+    await must(call(p, admin, 'POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, JSON.stringify(role)), `role in ${ns}`);
+    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'tenant' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: ns }] };
+    await must(call(p, admin, 'POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, JSON.stringify(binding)), `rolebinding in ${ns}`);
+  }
   await p.close();
+  const a = { name: admin.name, origin: admin.origin, token: TOKENS.a };
+  const b = { name: admin.name, origin: admin.origin, token: TOKENS.b };
+  // RBAC caches may take a moment to see the bindings.
+  for (const [t, ns, name] of [[a, A, 'read-me'], [b, B, 'patch-me']] as const) {
+    const tp = pool(t, 1);
+    for (let i = 0; ; i++) {
+      const s = await call(tp, t, 'POST', `/api/v1/namespaces/${ns}/configmaps`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } }));
+      if (s === 201) break;
+      if (i > 100) throw new Error(`${admin.name}: ${ns} cannot create its configmap: ${s}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // A tenant may not read the other's namespace (the users are really apart).
+    const other = ns === A ? B : A;
+    const s = await call(tp, t, 'GET', `/api/v1/namespaces/${other}/configmaps`);
+    if (s !== 403) throw new Error(`${admin.name}: ${ns} reads ${other}: ${s}`);
+    await tp.close();
+  }
+  return { a, b };
 }
 
 interface Measure {
@@ -103,15 +144,16 @@ async function tenantA(target: Target): Promise<Measure> {
 }
 
 /** Tenant B's load until `stop` is set: workers each sending `next()` in a loop. */
-async function tenantB(target: Target, concurrency: number, next: (i: number) => { method: 'POST' | 'PATCH'; path: string; body: Buffer; contentType: string }, stop: { done: boolean }): Promise<number> {
+async function tenantB(target: Target, concurrency: number, next: (i: number) => { method: 'POST' | 'PATCH'; path: string; body: Buffer; contentType: string }, stop: { done: boolean }): Promise<{ sent: number; rejected: number }> {
   const p = pool(target, concurrency);
   let sent = 0;
+  let rejected = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (!stop.done) {
         const r = next(sent++);
         try {
-          await call(p, target, r.method, r.path, r.body, r.contentType);
+          if ((await call(p, target, r.method, r.path, r.body, r.contentType)) === 429) rejected++;
         } catch {
           // B's failures are B's business; A is measured.
         }
@@ -119,7 +161,7 @@ async function tenantB(target: Target, concurrency: number, next: (i: number) =>
     }),
   );
   await p.close();
-  return sent;
+  return { sent, rejected };
 }
 
 function maximalBodies(): Array<{ method: 'POST' | 'PATCH'; path: string; body: Buffer; contentType: string }> {
@@ -135,37 +177,61 @@ function maximalBodies(): Array<{ method: 'POST' | 'PATCH'; path: string; body: 
   ];
 }
 
-async function withB(target: Target, concurrency: number, next: Parameters<typeof tenantB>[2]): Promise<Measure & { bSent: number }> {
+async function withB(a: Target, b: Target, concurrency: number, next: Parameters<typeof tenantB>[2]): Promise<Measure & { bSent: number; bRejected: number }> {
   const stop = { done: false };
-  const b = tenantB(target, concurrency, next, stop);
+  const bLoad = tenantB(b, concurrency, next, stop);
   // Let B's load build up before A is measured.
   await new Promise((r) => setTimeout(r, 500));
-  const a = await tenantA(target);
+  const measured = await tenantA(a);
   stop.done = true;
-  return { ...a, bSent: await b };
+  const bDone = await bLoad;
+  return { ...measured, bSent: bDone.sent, bRejected: bDone.rejected };
 }
 
-async function measure(target: Target): Promise<Record<'solo' | 'flood' | 'maximal', Measure[]>> {
-  await prepare(target);
+async function measure(admin: Target): Promise<Record<'solo' | 'flood' | 'maximal', Measure[]>> {
+  const { a, b } = await prepare(admin);
+  const target = admin;
   const out: Record<'solo' | 'flood' | 'maximal', Measure[]> = { solo: [], flood: [], maximal: [] };
   const small = (i: number) => ({ method: 'POST' as const, path: `/api/v1/namespaces/${B}/configmaps`, body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `flood-${Date.now()}-${i}` }, data: { k: 'v' } })), contentType: 'application/json' });
   const bodies = maximalBodies();
   for (let round = 0; round < rounds; round++) {
-    out.solo.push(await tenantA(target));
-    const flood = await withB(target, 64, small);
+    out.solo.push(await tenantA(a));
+    const flood = await withB(a, b, 64, small);
     out.flood.push(flood);
-    const maximal = await withB(target, 1, (i) => bodies[i % bodies.length]!);
+    const maximal = await withB(a, b, 1, (i) => bodies[i % bodies.length]!);
     out.maximal.push(maximal);
-    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(out.solo.at(-1)!.p99, 1)} ms; flood p99 ${fmt(flood.p99, 1)} ms (B sent ${flood.bSent}); maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
+    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(out.solo.at(-1)!.p99, 1)} ms; flood p99 ${fmt(flood.p99, 1)} ms (B sent ${flood.bSent}, ${flood.bRejected} answered 429); maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
   }
   return out;
 }
 
+/** `apiary serve` as shipped (HTTPS, the token file, RBAC) from tsc's output, on sqlite. */
+async function startSecureApiary(): Promise<{ origin: string; stop(): Promise<void> }> {
+  const repo = fileURLToPath(new URL('..', import.meta.url));
+  execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'apiary-bench-noisy-'));
+  const tokens = join(dataDir, 'tokens.csv');
+  writeFileSync(tokens, [`${TOKENS.admin},bench-admin,bench-admin-uid,"system:masters"`, ...TENANT_TOKEN_LINES].join('\n') + '\n', { mode: 0o600 });
+  const proc = spawnNode(
+    [join(repo, 'dist/cli/main.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--storage', 'sqlite', '--token-auth-file', tokens, '--log-level', 'warn', ...(process.env.APIARY_SERVE_ARGS ?? '').split(' ').filter((x) => x !== '')],
+    { stderr: 'inherit' },
+    'apiary serve',
+  );
+  const origin = await proc.url;
+  return {
+    origin,
+    stop: async () => {
+      await proc.stop('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 const results: Array<[string, Record<'solo' | 'flood' | 'maximal', Measure[]>]> = [];
 if (values.only !== 'reference') {
-  const apiary = await startApiary({ storage: 'sqlite' });
+  const apiary = await startSecureApiary();
   try {
-    results.push(['apiary', await measure({ name: 'apiary', origin: apiary.origin })]);
+    results.push(['apiary', await measure({ name: 'apiary', origin: apiary.origin, token: TOKENS.admin })]);
   } finally {
     await apiary.stop();
   }
@@ -174,7 +240,7 @@ if (values.only !== 'apiary') {
   const missing = referenceBinariesMissing();
   if (missing.length > 0) console.error(`reference skipped: missing ${missing.join(', ')}`);
   else {
-    const reference = await startReference();
+    const reference = await startReference({ extraTokens: TENANT_TOKEN_LINES });
     try {
       results.push(['kube-apiserver 1.32.4', await measure({ name: 'reference', origin: reference.target.base, token: reference.target.token! })]);
     } finally {
