@@ -23,7 +23,7 @@
 //
 //   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference]
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -177,14 +177,53 @@ function maximalBodies(): Array<{ method: 'POST' | 'PATCH'; path: string; body: 
   ];
 }
 
-async function withB(a: Target, b: Target, concurrency: number, next: Parameters<typeof tenantB>[2]): Promise<Measure & { bSent: number; bRejected: number }> {
+type BKind = 'flood' | 'maximal';
+interface BJob {
+  origin: string;
+  token: string;
+  kind: BKind;
+}
+
+const B_JOB_ENV = 'APIARY_NOISY_NEIGHBOUR_B';
+
+/**
+ * Tenant B's load in a process of its own (this file, forked): B's client
+ * work (64 connections' TLS, bodies of megabytes) must not slow A's client
+ * loop, or A's latencies would measure this process rather than the server.
+ */
+function startB(b: Target, kind: BKind): { stop(): Promise<{ sent: number; rejected: number }> } {
+  const job: BJob = { origin: b.origin, token: b.token, kind };
+  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, [B_JOB_ENV]: JSON.stringify(job) } });
+  const result = new Promise<{ sent: number; rejected: number }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { sent: number; rejected: number }));
+    child.once('exit', (code) => reject(new Error(`tenant B exited with ${code}`)));
+  });
+  return {
+    stop: async () => {
+      child.send('stop');
+      return await result;
+    },
+  };
+}
+
+async function runB(job: BJob): Promise<void> {
+  const target: Target = { name: 'b', origin: job.origin, token: job.token };
   const stop = { done: false };
-  const bLoad = tenantB(b, concurrency, next, stop);
+  process.once('message', () => {
+    stop.done = true;
+  });
+  const small = (i: number) => ({ method: 'POST' as const, path: `/api/v1/namespaces/${B}/configmaps`, body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `flood-${Date.now()}-${i}` }, data: { k: 'v' } })), contentType: 'application/json' });
+  const bodies = job.kind === 'maximal' ? maximalBodies() : [];
+  const r = job.kind === 'flood' ? await tenantB(target, 64, small, stop) : await tenantB(target, 1, (i) => bodies[i % bodies.length]!, stop);
+  process.send!(r, () => process.disconnect());
+}
+
+async function withB(a: Target, b: Target, kind: BKind): Promise<Measure & { bSent: number; bRejected: number }> {
+  const bLoad = startB(b, kind);
   // Let B's load build up before A is measured.
-  await new Promise((r) => setTimeout(r, 500));
+  await new Promise((r) => setTimeout(r, 1000));
   const measured = await tenantA(a);
-  stop.done = true;
-  const bDone = await bLoad;
+  const bDone = await bLoad.stop();
   return { ...measured, bSent: bDone.sent, bRejected: bDone.rejected };
 }
 
@@ -192,13 +231,11 @@ async function measure(admin: Target): Promise<Record<'solo' | 'flood' | 'maxima
   const { a, b } = await prepare(admin);
   const target = admin;
   const out: Record<'solo' | 'flood' | 'maximal', Measure[]> = { solo: [], flood: [], maximal: [] };
-  const small = (i: number) => ({ method: 'POST' as const, path: `/api/v1/namespaces/${B}/configmaps`, body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `flood-${Date.now()}-${i}` }, data: { k: 'v' } })), contentType: 'application/json' });
-  const bodies = maximalBodies();
   for (let round = 0; round < rounds; round++) {
     out.solo.push(await tenantA(a));
-    const flood = await withB(a, b, 64, small);
+    const flood = await withB(a, b, 'flood');
     out.flood.push(flood);
-    const maximal = await withB(a, b, 1, (i) => bodies[i % bodies.length]!);
+    const maximal = await withB(a, b, 'maximal');
     out.maximal.push(maximal);
     console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(out.solo.at(-1)!.p99, 1)} ms; flood p99 ${fmt(flood.p99, 1)} ms (B sent ${flood.bSent}, ${flood.bRejected} answered 429); maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
   }
@@ -227,39 +264,45 @@ async function startSecureApiary(): Promise<{ origin: string; stop(): Promise<vo
   };
 }
 
-const results: Array<[string, Record<'solo' | 'flood' | 'maximal', Measure[]>]> = [];
-if (values.only !== 'reference') {
-  const apiary = await startSecureApiary();
-  try {
-    results.push(['apiary', await measure({ name: 'apiary', origin: apiary.origin, token: TOKENS.admin })]);
-  } finally {
-    await apiary.stop();
-  }
-}
-if (values.only !== 'apiary') {
-  const missing = referenceBinariesMissing();
-  if (missing.length > 0) console.error(`reference skipped: missing ${missing.join(', ')}`);
-  else {
-    const reference = await startReference({ extraTokens: TENANT_TOKEN_LINES });
+async function main(): Promise<void> {
+  const results: Array<[string, Record<'solo' | 'flood' | 'maximal', Measure[]>]> = [];
+  if (values.only !== 'reference') {
+    const apiary = await startSecureApiary();
     try {
-      results.push(['kube-apiserver 1.32.4', await measure({ name: 'reference', origin: reference.target.base, token: reference.target.token! })]);
+      results.push(['apiary', await measure({ name: 'apiary', origin: apiary.origin, token: TOKENS.admin })]);
     } finally {
-      await reference.stop();
+      await apiary.stop();
+    }
+  }
+  if (values.only !== 'apiary') {
+    const missing = referenceBinariesMissing();
+    if (missing.length > 0) console.error(`reference skipped: missing ${missing.join(', ')}`);
+    else {
+      const reference = await startReference({ extraTokens: TENANT_TOKEN_LINES });
+      try {
+        results.push(['kube-apiserver 1.32.4', await measure({ name: 'reference', origin: reference.target.base, token: reference.target.token! })]);
+      } finally {
+        await reference.stop();
+      }
+    }
+  }
+
+  console.log(`\nnoisy neighbour: tenant A GETs at concurrency 4, ${seconds} s per phase, medians of ${rounds} round(s)`);
+  console.log('server                 phase     A p99 ms   A req/s   p99 / solo   req/s / solo   A errors');
+  for (const [name, r] of results) {
+    const soloP99 = median(r.solo.map((m) => m.p99));
+    const soloRps = median(r.solo.map((m) => m.rps));
+    for (const phase of ['solo', 'flood', 'maximal'] as const) {
+      const p99 = median(r[phase].map((m) => m.p99));
+      const rps = median(r[phase].map((m) => m.rps));
+      const errors = r[phase].reduce((n, m) => n + m.errors, 0);
+      console.log(
+        `${name.padEnd(22)} ${phase.padEnd(9)} ${fmt(p99, 1).padStart(9)} ${fmt(rps).padStart(9)} ${fmt(p99 / soloP99, 2).padStart(11)}x ${fmt((100 * rps) / soloRps).padStart(12)} % ${String(errors).padStart(9)}`,
+      );
     }
   }
 }
 
-console.log(`\nnoisy neighbour: tenant A GETs at concurrency 4, ${seconds} s per phase, medians of ${rounds} round(s)`);
-console.log('server                 phase     A p99 ms   A req/s   p99 / solo   req/s / solo   A errors');
-for (const [name, r] of results) {
-  const soloP99 = median(r.solo.map((m) => m.p99));
-  const soloRps = median(r.solo.map((m) => m.rps));
-  for (const phase of ['solo', 'flood', 'maximal'] as const) {
-    const p99 = median(r[phase].map((m) => m.p99));
-    const rps = median(r[phase].map((m) => m.rps));
-    const errors = r[phase].reduce((n, m) => n + m.errors, 0);
-    console.log(
-      `${name.padEnd(22)} ${phase.padEnd(9)} ${fmt(p99, 1).padStart(9)} ${fmt(rps).padStart(9)} ${fmt(p99 / soloP99, 2).padStart(11)}x ${fmt((100 * rps) / soloRps).padStart(12)} % ${String(errors).padStart(9)}`,
-    );
-  }
-}
+const bJob = process.env[B_JOB_ENV];
+if (bJob === undefined) await main();
+else await runB(JSON.parse(bJob) as BJob);
