@@ -113,6 +113,8 @@ async function prepare(admin: Target): Promise<{ a: Target; b: Target }> {
 
 interface Measure {
   p99: number;
+  /** A's slowest request: how long one stage of a maximal body can hold the loop. */
+  max: number;
   rps: number;
   errors: number;
 }
@@ -140,7 +142,7 @@ async function tenantA(target: Target): Promise<Measure> {
   const elapsed = (performance.now() - started) / 1000;
   await p.close();
   latencies.sort((x, y) => x - y);
-  return { p99: percentile(latencies, 0.99), rps: latencies.length / elapsed, errors };
+  return { p99: percentile(latencies, 0.99), max: latencies.at(-1) ?? NaN, rps: latencies.length / elapsed, errors };
 }
 
 /** Tenant B's load until `stop` is set: workers each sending `next()` in a loop. */
@@ -288,16 +290,17 @@ async function main(): Promise<void> {
   }
 
   console.log(`\nnoisy neighbour: tenant A GETs at concurrency 4, ${seconds} s per phase, medians of ${rounds} round(s)`);
-  console.log('server                 phase     A p99 ms   A req/s   p99 / solo   req/s / solo   A errors');
+  console.log('server                 phase     A p99 ms   A max ms   A req/s   p99 / solo   req/s / solo   A errors');
   for (const [name, r] of results) {
     const soloP99 = median(r.solo.map((m) => m.p99));
     const soloRps = median(r.solo.map((m) => m.rps));
     for (const phase of ['solo', 'flood', 'maximal'] as const) {
       const p99 = median(r[phase].map((m) => m.p99));
+      const max = Math.max(...r[phase].map((m) => m.max));
       const rps = median(r[phase].map((m) => m.rps));
       const errors = r[phase].reduce((n, m) => n + m.errors, 0);
       console.log(
-        `${name.padEnd(22)} ${phase.padEnd(9)} ${fmt(p99, 1).padStart(9)} ${fmt(rps).padStart(9)} ${fmt(p99 / soloP99, 2).padStart(11)}x ${fmt((100 * rps) / soloRps).padStart(12)} % ${String(errors).padStart(9)}`,
+        `${name.padEnd(22)} ${phase.padEnd(9)} ${fmt(p99, 1).padStart(9)} ${fmt(max, 1).padStart(10)} ${fmt(rps).padStart(9)} ${fmt(p99 / soloP99, 2).padStart(11)}x ${fmt((100 * rps) / soloRps).padStart(12)} % ${String(errors).padStart(9)}`,
       );
     }
   }
