@@ -28,9 +28,11 @@
 // A's requests share the server's event loop (and, on a small machine, the
 // cores of the TLS front and both clients) with B's. Sizing the seats to the
 // event loop (--max-requests-inflight 8 --max-mutating-requests-inflight 4,
-// APIARY_SERVE_ARGS) did not change A's figures in our runs, so apiary keeps
-// upstream's defaults: the loss is CPU shared below the server, not requests
-// admitted too freely.
+// APIARY_SERVE_ARGS) made B queue but did not help A: A's p99 went from 8.4x
+// to 5.7x solo and its throughput from 22 % to 13 % (its requests then wait
+// for one of B's to release a seat), so apiary keeps upstream's defaults. The
+// loss is the loop's (and, here, the cores') time spent on B's requests
+// before and after admission (TLS, parsing, authentication, the write).
 //
 //   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference]
 
