@@ -72,8 +72,13 @@ export class FlowController {
   private schemas: FlowSchema[] = [];
   private matchers: Array<(d: RequestDigest) => boolean> = [];
   private levels = new Map<string, PriorityLevelState>();
-  /** One Classification per flow (schema and distinguisher) of the current configuration: no hashing or dealing per request. */
-  private flows = new Map<string, Classification>();
+  /**
+   * One Classification per flow of the current configuration, by schema (its
+   * index in `schemas`) then distinguisher: no hashing, dealing or key string
+   * built per request.
+   */
+  private flows: Array<Map<string, Classification>> = [];
+  private rememberedFlows = 0;
   private readonly queueWaitLimitMs: number;
   private readonly now: () => number;
   events: FlowControlEvents = {};
@@ -138,11 +143,12 @@ export class FlowController {
     }
     for (const [name, old] of this.levels) if (!next.has(name)) this.drainLater(old);
     this.levels = next;
-    this.flows = new Map();
     this.schemas = [...fss.values()]
       .filter((fs) => next.has(fs.spec.priorityLevelConfiguration.name))
       .sort((a, b) => (a.spec.matchingPrecedence ?? 1000) - (b.spec.matchingPrecedence ?? 1000) || (a.metadata.name! < b.metadata.name! ? -1 : 1));
     this.matchers = this.schemas.map(compileFlowSchema);
+    this.flows = this.schemas.map(() => new Map());
+    this.rememberedFlows = 0;
     this.dispatchAll();
   }
 
@@ -156,12 +162,17 @@ export class FlowController {
     for (let i = 0; i < this.schemas.length; i++) {
       if (!this.matchers[i]!(d)) continue;
       const fs = this.schemas[i]!;
-      const flowKey = `${fs.metadata.name},${flowDistinguisher(fs, d)}`;
-      let c = this.flows.get(flowKey);
+      const distinguisher = flowDistinguisher(fs, d);
+      const flows = this.flows[i]!;
+      let c = flows.get(distinguisher);
       if (c === undefined) {
-        if (this.flows.size >= MAX_REMEMBERED_FLOWS) this.flows.clear();
-        c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey };
-        this.flows.set(flowKey, c);
+        if (this.rememberedFlows >= MAX_REMEMBERED_FLOWS) {
+          for (const m of this.flows) m.clear();
+          this.rememberedFlows = 0;
+        }
+        c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},${distinguisher}` };
+        flows.set(distinguisher, c);
+        this.rememberedFlows++;
       }
       return c;
     }
@@ -180,10 +191,11 @@ export class FlowController {
 
   /**
    * Admits a request: a Ticket at once when a seat is free, a Rejection when
-   * it cannot wait, else a promise of either. `cancel` (set by the caller)
-   * takes a waiting request out of its queue.
+   * it cannot wait, else a promise of either. A waiting request leaves its
+   * queue when `closer` (its response) emits 'close'. (An emitter rather than
+   * a callback: nothing is allocated for it on the common path, a free seat.)
    */
-  admit(c: Classification, width: number, onCancelable?: (cancel: () => void) => void): Ticket | Rejection | Promise<Ticket | Rejection> {
+  admit(c: Classification, width: number, closer?: { once(event: 'close', listener: () => void): unknown }): Ticket | Rejection | Promise<Ticket | Rejection> {
     const level = c.level;
     if (level.config.exempt) return this.grant(c, width, -1, 0);
     const w = Math.max(1, width);
@@ -211,7 +223,7 @@ export class FlowController {
       timer = setTimeout(() => {
         if (level.remove(waiter)) waiter.settle(false, 'time-out');
       }, this.queueWaitLimitMs);
-      onCancelable?.(() => {
+      closer?.once('close', () => {
         if (level.remove(waiter)) waiter.settle(false, 'cancelled');
       });
     });

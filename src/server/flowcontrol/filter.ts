@@ -74,7 +74,7 @@ export class FlowControlFilter {
     res.setHeader(PRIORITY_LEVEL_UID_HEADER, c.level.config.uid);
     res.setHeader(FLOW_SCHEMA_UID_HEADER, c.flowSchema.metadata.uid ?? '');
     const width = info.isResourceRequest && (verb === 'list' || verb === 'watch') ? this.width(info, c) : 1;
-    const admitted = controller.admit(c, width, (cancel) => res.once('close', cancel));
+    const admitted = controller.admit(c, width, res);
     if (admitted instanceof Promise) return this.afterWaiting(admitted, c, res, info, serve);
     return this.run(admitted, res, info, serve);
   }

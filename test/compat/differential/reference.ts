@@ -150,7 +150,7 @@ export function referenceBinariesMissing(): string[] {
   return Object.values(REFERENCE_BINARIES).filter((path) => !existsSync(path));
 }
 
-export async function startReference(options: { startTimeoutMs?: number } = {}): Promise<ReferenceCluster> {
+export async function startReference(options: { startTimeoutMs?: number; /** More --token-auth-file lines (token,user,uid[,"groups"]). */ extraTokens?: string[] } = {}): Promise<ReferenceCluster> {
   const missing = referenceBinariesMissing();
   if (missing.length > 0) throw new Error(`reference binaries missing (scripts/run-tests.mjs builds them): ${missing.join(', ')}`);
   const timeoutMs = options.startTimeoutMs ?? 90_000;
@@ -166,7 +166,7 @@ export async function startReference(options: { startTimeoutMs?: number } = {}):
   try {
     etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd });
     const token = randomBytes(24).toString('hex');
-    writeFileSync(join(dir, 'tokens.csv'), `${token},differential,differential-uid,"system:masters"\n`, { mode: 0o600 });
+    writeFileSync(join(dir, 'tokens.csv'), [`${token},differential,differential-uid,"system:masters"`, ...(options.extraTokens ?? [])].join('\n') + '\n', { mode: 0o600 });
     const keys = generateKeyPairSync('rsa', {
       modulusLength: 2048,
       publicKeyEncoding: { type: 'spki', format: 'pem' },
