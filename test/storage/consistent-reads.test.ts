@@ -47,6 +47,8 @@ function cached(backend: ThreadedEtcdBackend, resource: string): CachedObjectSto
 const cm = (name: string, data: Record<string, string>): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data }) as KubeObject;
 
+const dataI = (o: KubeObject): unknown => (o.data as Record<string, string> | undefined)?.i;
+
 /** Writes through b1 to another resource until stopped: etcd's revision keeps moving past the read resource's. */
 function writeLoad(): { stop(): Promise<number> } {
   const other = new BackendObjectStore({ backend: b1, resource: { group: '', resource: 'secrets' }, namespaced: true });
@@ -91,19 +93,19 @@ describe('consistent reads from the watch cache on etcd', { timeout: 180_000 }, 
     try {
       await s1.create('ns', 'k', cm('k', { i: '-1' }));
       for (let i = 0; i < 200; i++) {
-        const { object: acked } = await s1.guaranteedUpdate('ns', 'k', (cur) => ({ ...cur, data: { i: String(i) } }));
+        const { object: acked } = await s1.guaranteedUpdate('ns', 'k', (cur) => ({ ...cur, data: { i: String(i) } }) as KubeObject);
         const ackedRv = Number(acked.metadata.resourceVersion);
         const started = Date.now();
         const [g1, g2, l1, l2] = await Promise.all([s2.get('ns', 'k'), s2.get('ns', 'k'), s2.list('ns', {}), s2.list('', {})]);
         consistentReads += 4;
         assert.ok(Date.now() - started < 10_000, `round ${i}: served from the cache, not after its 30 s wait`);
         for (const g of [g1, g2]) {
-          assert.equal(g.data?.i, String(i), `round ${i}: GET sees the acknowledged write`);
+          assert.equal(dataI(g), String(i), `round ${i}: GET sees the acknowledged write`);
           assert.ok(Number(g.metadata.resourceVersion) >= ackedRv);
         }
         for (const l of [l1, l2]) {
           const item = l.items.find((o) => o.metadata.name === 'k');
-          assert.equal(item?.data?.i, String(i), `round ${i}: LIST sees the acknowledged write`);
+          assert.equal(item === undefined ? undefined : dataI(item), String(i), `round ${i}: LIST sees the acknowledged write`);
           assert.ok(Number(l.resourceVersion) >= ackedRv, `round ${i}: list rv ${l.resourceVersion} >= ${ackedRv}`);
         }
       }
