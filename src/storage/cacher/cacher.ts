@@ -73,9 +73,8 @@ export interface WatchCacheOptions {
   relistDelayMs?: number;
   /**
    * Serve consistent GET and LIST from the cache on a backend with trusted
-   * progress (etcd 3.5.13+), after waiting for its current revision. Off by
-   * default: test/multiserver/consistent-reads.test.ts caught stale answers
-   * through two servers on etcd 3.5.16 (cause not yet found); off, they read etcd.
+   * progress (etcd 3.5.13+), after waiting for its current revision (default
+   * true; false: they read the backend, as kube-apiserver 1.32's GET does).
    */
   consistentReads?: boolean;
 }
@@ -143,7 +142,7 @@ export class CachedObjectStore implements ObjectStore {
     this.waitTimeoutMs = options.cache?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
     this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
     this.revisionCheck = revisionCheckFor(this.backend);
-    this.consistentReads = options.cache?.consistentReads ?? false;
+    this.consistentReads = options.cache?.consistentReads ?? true;
   }
 
   // ---- lifecycle -------------------------------------------------------------
@@ -428,7 +427,7 @@ export class CachedObjectStore implements ObjectStore {
    */
   private async consistentFromCache(): Promise<boolean> {
     if (!this.consistentReads || !this.backend.consistentProgress || this.stopped) return false;
-    const current = 0; await this.whenReady();
+    const current = await this.backendRevision();
     if (!(await this.whenReady())) return false;
     if (this.cache.revision >= current) return true;
     // etcd drops a request made before the watch is synced (or across a
