@@ -4,7 +4,8 @@
 // Builds each variant (a git revision, or `.` for the working tree), starts
 // all of them at once on one storage (one etcd for all, each under its own
 // prefix), then alternates two-second bursts of creates (or, with --op get,
-// gets of one configmap; with --op update, PUTs of it that change nothing)
+// gets of one configmap; with --op update, PUTs of it that change nothing;
+// with --op list, lists of a namespace of 100 configmaps)
 // against each, driven
 // by wrk at concurrency 32 (bench/wrk.ts); a variant is idle while another is
 // measured. The order flips every pair. It prints, per variant, the median
@@ -13,12 +14,12 @@
 // ratio carries less noise than either figure does.
 //
 // Needs wrk (apt-get install -y wrk).
-// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get|update] [--pairs 10] [--warmup 5] NAME=REV[:NODE_FLAG,...] ...
+// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get|update|list] [--pairs 10] [--warmup 5] NAME=REV[:NODE_FLAG,...] ...
 //   e.g. node --import tsx bench/ab.ts before=HEAD~1 after=.
 //        node --import tsx bench/ab.ts base=. semi=.:--max-semi-space-size=32
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,7 +66,8 @@ function build(rev: string): { main: string; cleanup: () => void } {
   }
   const dir = mkdtempSync(join(tmpdir(), 'apiary-ab-'));
   execFileSync('git', ['-C', REPO, 'worktree', 'add', '--detach', dir, rev], { stdio: 'ignore' });
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  // Revisions that track node_modules as a symlink check it out already.
+  if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
   tsc(dir);
   return {
     main: join(dir, 'dist/cli/main.js'),
@@ -120,6 +122,14 @@ async function main(): Promise<void> {
         body: seedBody,
       });
       if (seed.status !== 201) throw new Error(`${v.name}: creating the seed configmap answered ${seed.status}`);
+      for (let i = 1; args.op === 'list' && i < 100; i++) {
+        const res = await fetch(`${server.origin}/api/v1/namespaces/bench/configmaps`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `listed-${i}` }, data: { payload } }),
+        });
+        if (res.status !== 201) throw new Error(`${v.name}: creating a listed configmap answered ${res.status}`);
+      }
     }
 
     const burst = async (s: Server): Promise<{ rps: number; cpuUs: number }> => {
@@ -129,6 +139,8 @@ async function main(): Promise<void> {
       const request: WrkRequest =
         args.op === 'get'
           ? { method: 'GET', path: '/api/v1/namespaces/bench/configmaps/seed' }
+          : args.op === 'list'
+            ? { method: 'GET', path: '/api/v1/namespaces/bench/configmaps' }
           : args.op === 'update'
             ? // The seed as created: an update that changes nothing (as the foundation benchmark's).
               { method: 'PUT', path: '/api/v1/namespaces/bench/configmaps/seed', body: seedBody }
@@ -144,7 +156,7 @@ async function main(): Promise<void> {
     }
 
     const base = rows.get(servers[0]!.name)!;
-    const op = args.op === 'get' || args.op === 'update' ? args.op : 'create';
+    const op = args.op === 'get' || args.op === 'update' || args.op === 'list' ? args.op : 'create';
     console.log(`\n${op}s on ${storage}, concurrency 32, ${args.pairs} pairs of 2 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
     console.log(`| variant | ${op}s/s | apiary CPU µs/${op} | rps ratio | CPU ratio |`);
     console.log('|---|---:|---:|---:|---:|');

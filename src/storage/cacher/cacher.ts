@@ -11,17 +11,19 @@
 //   revisions it missed), every cache watcher is ended cleanly (its client
 //   re-watches) and the cache lists again after a short backoff. stop() ends
 //   the backend watch and every watcher.
-// - Writes, GET without resourceVersion, exact lists (resourceVersionMatch
-//   Exact, or a legacy resourceVersion with a limit), any list with a limit and
-//   a resourceVersion other than "0", and continued lists go to the backend
-//   store, as kube-apiserver 1.32 delegates them.
+// - Writes, exact lists (resourceVersionMatch Exact, or a legacy
+//   resourceVersion with a limit), any list with a limit and a resourceVersion
+//   other than "0", and continued lists go to the backend store, as
+//   kube-apiserver 1.32 delegates them.
 // - Lists at "0" are served from the cache whole (limit ignored, as upstream);
 //   NotOlderThan N waits up to `waitTimeoutMs` (3 s) for the cache to reach N,
-//   then fails 504 "Too large resource version". A consistent list (no
-//   resourceVersion) reads the backend's current revision, waits for the cache
-//   to reach it (asking etcd for a progress notification) and falls back to
-//   the backend when it does not in time. GET with a resourceVersion reads the
-//   cache once it is not older than that version.
+//   then fails 504 "Too large resource version". A consistent list or GET (no
+//   resourceVersion) reads the backend's current revision (one read shared by
+//   every concurrent consistent read on the backend: ./revision-check.ts),
+//   waits for the cache to reach it (asking etcd for a progress notification,
+//   so an idle resource does not wait) and falls back to the backend when it
+//   does not in time or the backend's progress cannot be trusted. GET with a
+//   resourceVersion reads the cache once it is not older than that version.
 // - Watches: from an explicit revision, every history event after it; older
 //   than the window → an ERROR event with 410 Expired "too old resource
 //   version: X (Y)". Unset or "0" (or sendInitialEvents=true): ADDED for the
@@ -60,6 +62,7 @@ import {
 } from '../object-store.js';
 import { CacheEvent, WatchCache, type CachedObject } from './watch-cache.js';
 import { isCorruptObjectError } from '../corrupt-values.js';
+import { revisionCheckFor, type RevisionCheck } from './revision-check.js';
 
 export interface WatchCacheOptions {
   /** Events kept for resuming watches (default 10,000). */
@@ -68,11 +71,19 @@ export interface WatchCacheOptions {
   waitTimeoutMs?: number;
   /** Delay before re-listing after the backend watch failed (default 1000 ms). */
   relistDelayMs?: number;
+  /**
+   * Serve consistent GET and LIST from the cache on a backend with trusted
+   * progress (etcd 3.5.13+), after waiting for its current revision (default
+   * true; false: they read the backend, as kube-apiserver 1.32's GET does).
+   */
+  consistentReads?: boolean;
 }
 
 /** From this many watchers on, a dispatch gathers the backend batches of GATHER_MS. */
 const GATHER_MIN_WATCHERS = 128;
 const GATHER_MS = 10;
+/** After this long without an answer, a progress request may be repeated. */
+const PROGRESS_RETRY_MS = 100;
 
 export const DEFAULT_HISTORY_SIZE = 10_000;
 export const DEFAULT_WAIT_TIMEOUT_MS = 3_000;
@@ -111,6 +122,11 @@ export class CachedObjectStore implements ObjectStore {
   /** Applied but not yet dispatched events. */
   private pending: CacheEvent[] = [];
   private dispatchScheduled = false;
+  /** The backend revision read shared by concurrent consistent reads (of every resource on this backend). */
+  private readonly revisionCheck: RevisionCheck;
+  /** When the outstanding progress request was sent (performance.now()); -Infinity when none is. */
+  private progressRequestedAt = -Infinity;
+  private readonly consistentReads: boolean;
 
   constructor(options: ObjectStoreOptions & { cache?: WatchCacheOptions }) {
     this.direct = new BackendObjectStore(options);
@@ -125,6 +141,8 @@ export class CachedObjectStore implements ObjectStore {
     );
     this.waitTimeoutMs = options.cache?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
     this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
+    this.revisionCheck = revisionCheckFor(this.backend);
+    this.consistentReads = options.cache?.consistentReads ?? true;
   }
 
   // ---- lifecycle -------------------------------------------------------------
@@ -164,6 +182,7 @@ export class CachedObjectStore implements ObjectStore {
     this.backendWatch = this.backend.watch(this.root, revision, {
       onEvents: (events) => this.onBackendEvents(events),
       onProgress: (progress) => {
+        this.progressRequestedAt = -Infinity;
         this.cache.progress(progress);
         this.scheduleDispatch();
       },
@@ -291,7 +310,9 @@ export class CachedObjectStore implements ObjectStore {
       // A consistent read. A backend in this process tells its revision without
       // a round trip: when the cache already reflects it, the cache's object is
       // the stored one (the read storage would give), and the read is spared.
-      if (!this.holdsLatest()) return this.direct.get(namespace, name, options);
+      // Otherwise (etcd) the cache serves once it has seen the backend's
+      // current revision (see consistentFromCache); storage when it cannot.
+      if (!this.holdsLatest() && !(await this.consistentFromCache())) return this.direct.get(namespace, name, options);
       const obj = this.cache.get(this.keyFor(namespace, name));
       if (obj === undefined) throw notFound(this.resource, name);
       return this.direct.decodeKv(obj.key, obj.value, obj.revision);
@@ -365,12 +386,7 @@ export class CachedObjectStore implements ObjectStore {
     let minimum = 0;
     if (rvText === '') {
       // Consistent read: the cache must reflect every write acknowledged before now.
-      const current = await this.backendRevision();
-      if (!(await this.whenReady())) return this.direct.list(namespace, options);
-      if (this.cache.revision < current) {
-        this.backendWatch?.requestProgress?.();
-        if (!(await this.cache.waitFor(current, this.waitTimeoutMs))) return this.direct.list(namespace, options);
-      }
+      if (!this.holdsLatest() && !(await this.consistentFromCache())) return this.direct.list(namespace, options);
     } else {
       minimum = parseResourceVersion(rvText);
       if (!(await this.whenReady())) return this.direct.list(namespace, options);
@@ -392,13 +408,46 @@ export class CachedObjectStore implements ObjectStore {
     return { items, resourceVersion: String(this.cache.revision) };
   }
 
-  /** The backend's current revision; its errors as the direct store words them (etcd away: 504). */
+  /** The backend's current revision, read after this call (shared, see RevisionCheck); errors as the direct store words them (etcd away: 504). */
   private async backendRevision(): Promise<number> {
     try {
-      return await this.backend.currentRevision();
+      return await this.revisionCheck.current();
     } catch (err) {
       throw this.direct.translate(err, '');
     }
+  }
+
+  /**
+   * Upstream's ConsistentListFromCache, for GET too: true once the cache holds
+   * every write the backend acknowledged before this call (its current
+   * revision, read once for all concurrent readers); false when the cache
+   * cannot serve it (no trusted progress, not ready, not there in time), and
+   * the caller reads storage. A resource with no writes since reaches the
+   * revision by a progress notification, asked for at most once at a time.
+   */
+  private async consistentFromCache(): Promise<boolean> {
+    if (!this.consistentReads || !this.backend.consistentProgress || this.stopped) return false;
+    const current = await this.backendRevision();
+    if (!(await this.whenReady())) return false;
+    if (this.cache.revision >= current) return true;
+    // etcd drops a request made before the watch is synced (or across a
+    // reconnect): ask again while waiting.
+    this.requestProgress();
+    const retry = setInterval(() => this.requestProgress(), PROGRESS_RETRY_MS / 2);
+    try {
+      return await this.cache.waitFor(current, this.waitTimeoutMs);
+    } finally {
+      clearInterval(retry);
+    }
+  }
+
+  /** Asks the backend watch for a progress notification, unless one was asked for in the last PROGRESS_RETRY_MS without an answer. */
+  private requestProgress(): void {
+    const watch = this.backendWatch;
+    const now = performance.now();
+    if (now - this.progressRequestedAt < PROGRESS_RETRY_MS || watch?.requestProgress === undefined) return;
+    this.progressRequestedAt = now;
+    watch.requestProgress();
   }
 
   /** Waits (bounded) until the cache is not older than `minimum`, else 504 with Retry-After. */
@@ -427,7 +476,7 @@ export class CachedObjectStore implements ObjectStore {
       if (rvText === '') {
         const current = await this.backendRevision();
         if (this.cache.revision < current) {
-          this.backendWatch?.requestProgress?.();
+          this.requestProgress();
           await this.waitFresh(current);
         }
       } else await this.waitFresh(requested);
