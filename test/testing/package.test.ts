@@ -41,7 +41,11 @@ test('npm pack → npm install in an empty folder → npx apiary, apiary/client 
   // `npx apiary serve` (sqlite, secure defaults) listens and stops on SIGTERM.
   const serve = spawn('npx', ['--no-install', 'apiary', 'serve', '--port', '0', '--data-dir', path.join(project, 'data'), '--log-level', 'warn'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   t.after(() => {
-    if (serve.exitCode === null) process.kill(-serve.pid!, 'SIGKILL');
+    try {
+      process.kill(-serve.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
   });
   let out = '';
   serve.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
