@@ -35,8 +35,8 @@ it('the built client imports as apiary/client from another project and talks to 
   );
   const build = spawnSync(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(build.status, 0, `tsc failed: ${build.stdout}${build.stderr}`);
-  const exported = (JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { exports: Record<string, string> }).exports['./client'];
-  assert.equal(exported, './dist/client/index.js');
+  const exported = (JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { exports: Record<string, { types: string; default: string }> }).exports['./client'];
+  assert.deepEqual(exported, { types: './dist/client/index.d.ts', default: './dist/client/index.js' });
   assert.ok(fs.existsSync(path.join(pkg, 'dist/client/index.d.ts')), 'type declarations are emitted');
 
   // The user's project depends on it.
