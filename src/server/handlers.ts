@@ -14,24 +14,22 @@ import { smpSchemaFor } from '../api/strategic-merge-schema.js';
 import { badRequest, invalid, methodNotSupported, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
 import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
 import { goValue } from '../machinery/smp/go-format.js';
-import { type FieldError, fieldErrors } from '../machinery/field-errors.js';
+import { fieldErrors } from '../machinery/field-errors.js';
 import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
 import { apiVersionOf, type KubeObject } from '../machinery/meta.js';
 import type { UserInfo } from '../machinery/user.js';
 import type { AdmissionRequestContext } from '../registry/admission.js';
 import { applyJsonPatch, applyMergePatch } from '../machinery/patch.js';
 import type {
-  DeleteOptions,
   RESTStore,
   ResourceType,
   WriteOptions,
 } from '../registry/rest.js';
 import YAML from 'yaml';
-import { decodeDocument, decodeObject, encodeBody, EXCESSIVE_ALIASING, isExcessiveAliasing, YAML_PARSE_OPTIONS, YAML_TO_JS_OPTIONS, YAML_TOO_DEEP, yamlErrorText } from './codecs.js';
+import { decodeObject, encodeBody, EXCESSIVE_ALIASING, isExcessiveAliasing, YAML_PARSE_OPTIONS, YAML_TO_JS_OPTIONS, YAML_TOO_DEEP, yamlErrorText } from './codecs.js';
 import { jsonDepthError, valueTooDeep } from '../machinery/json-depth.js';
 import { replaceLoneSurrogates } from '../machinery/json-surrogates.js';
-import { parseMergingDuplicates } from '../machinery/json-merge-duplicates.js';
-import { findDuplicateFields } from '../api/schema/prune.js';
+import { dedupOwnerReferences, mergeDuplicateKeys } from './body-normalization.js';
 import { checkFields, setWarningHeaders } from './field-validation.js';
 import {
   baseMediaType,
@@ -45,15 +43,13 @@ import {
   type NegotiatedOutput,
   APPLY_PATCH_TYPE,
 } from './negotiation.js';
-import { parseBool, type RequestInfo } from './request-info.js';
+import type { RequestInfo } from './request-info.js';
 import { writeNegotiated } from './responses.js';
 import { NO_TABLE_RESTRICTIONS, RESOURCE_RESTRICTIONS, transformResponse, watchEventTransformer, type TransformContext } from './transform.js';
 import { validateListOptions } from './list-options.js';
 import {
-  dryRunErrors,
   listOptionsFrom,
   managerOrUserAgent,
-  parseInteger,
   setIfPresent,
   watchOptionsFrom,
   writeOptionsFrom,
@@ -61,6 +57,7 @@ import {
 
 export { listOptionsFrom, managerOrUserAgent };
 import { largeRequestTurns } from './large-requests.js';
+import { deleteOptionsFrom } from './delete-options.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
 
 /** kube-apiserver's --max-request-body-bytes default: 3 MiB. */
@@ -209,57 +206,6 @@ function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType:
   }
 }
 
-/**
- * A JSON body that repeats an object's key, read as Go decodes it into the
- * kind's struct: objects under the repeated key merged (parseMergingDuplicates).
- * Custom resources decode into maps, where Go keeps the later value as
- * JSON.parse does.
- */
-function mergeDuplicateKeys(scope: ResourceScope, object: KubeObject, body: Buffer, mediaType: string): void {
-  if (mediaType !== 'application/json' || scope.store.unstructured === true) return;
-  const text = body.toString('utf8');
-  if (findDuplicateFields(text).length === 0) return;
-  const merged = replaceLoneSurrogates(parseMergingDuplicates(text), text) as Record<string, unknown>;
-  for (const key of Object.keys(merged)) if (key !== 'apiVersion' && key !== 'kind') (object as unknown as Record<string, unknown>)[key] = merged[key];
-}
-
-/**
- * Upstream's dedupOwnerReferencesAndAddWarning: owner references equal in
- * every field are kept once, with a warning naming the duplicated UIDs (a
- * million identical references are one). Linear: references are compared
- * only with the kept ones of the same UID.
- */
-function dedupOwnerReferences(scope: ResourceScope, object: KubeObject, afterMutatingAdmission: boolean): void {
-  const refs = object.metadata?.ownerReferences;
-  if (!Array.isArray(refs) || refs.length < 2) return;
-  const kept: typeof refs = [];
-  const seen = new Map<string, Set<string>>();
-  const duplicates: string[] = [];
-  for (const ref of refs) {
-    const uid = String(ref?.uid ?? '');
-    const identity = JSON.stringify([ref?.apiVersion, ref?.kind, ref?.name, ref?.uid, ref?.controller, ref?.blockOwnerDeletion]);
-    let same = seen.get(uid);
-    if (same === undefined) seen.set(uid, (same = new Set()));
-    if (same.has(identity)) {
-      duplicates.push(uid);
-      continue;
-    }
-    same.add(identity);
-    kept.push(ref);
-  }
-  if (duplicates.length === 0) return;
-  object.metadata.ownerReferences = kept;
-  const when = afterMutatingAdmission ? ' after mutating admission happens' : '';
-  const text = `.metadata.ownerReferences contains duplicate entries${when}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${duplicates.join(', ')}`;
-  setWarningHeaders(scope.res, [boundedWarning(text)]);
-}
-
-/** Upstream's warning recorder keeps 4 KiB of warnings a request, cutting longer ones to 256 characters. */
-function boundedWarning(text: string): string {
-  if (text.length <= 4096) return text;
-  return [...text.slice(0, 512)].slice(0, 256).join('');
-}
-
 /** Drops unknown/duplicate fields of a decoded body per fieldValidation; warnings go on the response. */
 function checkBodyFields(scope: ResourceScope, object: KubeObject, options: WriteOptions, body: Buffer, mediaType: string, kind?: ExpectedKind): void {
   // A YAML body's repeated keys (the last one won when it was read): go-yaml's
@@ -388,11 +334,11 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   await largeRequestTurns.run(body.length, async (pause) => {
     await pause();
     const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
-    mergeDuplicateKeys(scope, object, body, mediaType);
+    mergeDuplicateKeys(scope.store.unstructured === true, object, body, mediaType);
     await pause();
     decodeBody(scope, object);
     checkBodyFields(scope, object, options, body, mediaType);
-    dedupOwnerReferences(scope, object, false);
+    dedupOwnerReferences(scope.res, object, false);
     await pause();
     // The body's name and namespace are checked against the URL by the store (every caller goes through it).
     options.warnings = [];
@@ -420,11 +366,11 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
   await largeRequestTurns.run(body.length, async (pause) => {
     await pause();
     const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
-    mergeDuplicateKeys(scope, object, body, mediaType);
+    mergeDuplicateKeys(scope.store.unstructured === true, object, body, mediaType);
     await pause();
     decodeBody(scope, object);
     checkBodyFields(scope, object, options, body, mediaType);
-    dedupOwnerReferences(scope, object, false);
+    dedupOwnerReferences(scope.res, object, false);
     await pause();
     if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
     options.warnings = [];
@@ -506,7 +452,7 @@ async function handleNonApplyPatch(
         patchValue,
         ...(patchType === 'application/json-patch+json' ? {} : { rawJson: text }),
       });
-      dedupOwnerReferences(scope, object, true);
+      dedupOwnerReferences(scope.res, object, true);
       return object;
     },
     options,
@@ -691,74 +637,9 @@ function parsePatch(text: string, patchType: string, directive: NonNullable<Writ
   return patch;
 }
 
-const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
-
-/** DeleteOptions from a JSON/YAML body when there is one, else from the query (as upstream). */
-async function deleteOptionsFrom(scope: ResourceScope): Promise<{ options: DeleteOptions; orphanDependents?: boolean }> {
-  const body = await readBody(scope.req);
-  const options: DeleteOptions = {};
-  let orphanDependents: boolean | undefined;
-  let dryRun: string[] = [];
-  let ignoreReadError = false;
-  if (body.length > 0) {
-    const mediaType = negotiateInput(scope.req.headers['content-type']);
-    const decoded = decodeDocument(body, mediaType, 'DeleteOptions');
-    if (decoded !== null && (typeof decoded !== 'object' || Array.isArray(decoded))) {
-      throw badRequest('decoded object cannot be converted to DeleteOptions');
-    }
-    const raw = (decoded ?? {}) as Record<string, unknown>;
-    if (typeof raw['gracePeriodSeconds'] === 'number') options.gracePeriodSeconds = raw['gracePeriodSeconds'];
-    if (typeof raw['propagationPolicy'] === 'string') options.propagationPolicy = raw['propagationPolicy'] as DeleteOptions['propagationPolicy'];
-    if (typeof raw['orphanDependents'] === 'boolean') orphanDependents = raw['orphanDependents'];
-    if (Array.isArray(raw['dryRun'])) dryRun = raw['dryRun'].map(String);
-    ignoreReadError = raw['ignoreStoreReadErrorWithClusterBreakingPotential'] === true;
-    const pre = raw['preconditions'];
-    if (pre !== null && typeof pre === 'object') {
-      const preconditions: NonNullable<DeleteOptions['preconditions']> = {};
-      const { uid, resourceVersion } = pre as Record<string, unknown>;
-      if (typeof uid === 'string') preconditions.uid = uid;
-      if (typeof resourceVersion === 'string') preconditions.resourceVersion = resourceVersion;
-      options.preconditions = preconditions;
-    }
-  } else {
-    setIfPresent(options, 'gracePeriodSeconds', parseInteger(scope.query, 'gracePeriodSeconds'));
-    const policy = scope.query.get('propagationPolicy');
-    if (policy !== null && policy !== '') options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-    orphanDependents = parseBool(scope.query.get('orphanDependents'));
-    dryRun = scope.query.getAll('dryRun');
-    ignoreReadError = parseBool(scope.query.get('ignoreStoreReadErrorWithClusterBreakingPotential')) === true;
-  }
-  // Without the gate the option is dropped, as upstream's handler drops it.
-  if (scope.unsafeDelete === undefined) ignoreReadError = false;
-  // ValidateDeleteOptions' order: both set, then the policy, then dryRun.
-  const errors: FieldError[] = [];
-  if (orphanDependents !== undefined && options.propagationPolicy !== undefined) {
-    errors.push(fieldErrors.invalid('propagationPolicy', options.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
-  }
-  if (options.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(options.propagationPolicy)) {
-    errors.push(fieldErrors.notSupported('propagationPolicy', options.propagationPolicy, [...PROPAGATION_POLICIES, 'nil']));
-  }
-  errors.push(...dryRunErrors(dryRun));
-  if (ignoreReadError) {
-    // ValidateIgnoreStoreReadError: the option goes alone.
-    const alone = (what: string): FieldError => fieldErrors.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, `cannot be set together with .${what}`);
-    if (dryRun.length > 0) errors.push(alone('dryRun'));
-    if (options.propagationPolicy !== undefined) errors.push(alone('propagationPolicy'));
-    if (orphanDependents !== undefined) errors.push(alone('orphanDependents'));
-    if (options.gracePeriodSeconds !== undefined) errors.push(alone('gracePeriodSeconds'));
-    if (options.preconditions !== undefined) errors.push(alone('preconditions'));
-  }
-  if (errors.length > 0) throw invalid('meta.k8s.io', 'DeleteOptions', '', errors);
-  if (ignoreReadError) options.ignoreStoreReadErrorWithClusterBreakingPotential = true;
-  if (dryRun.length > 0) options.dryRun = true;
-  // The deprecated boolean decides as the policy it stands for (true: Orphan, false: Background).
-  if (orphanDependents !== undefined && options.propagationPolicy === undefined) options.propagationPolicy = orphanDependents ? 'Orphan' : 'Background';
-  return orphanDependents === undefined ? { options } : { options, orphanDependents };
-}
-
 export async function handleDelete(scope: ResourceScope): Promise<void> {
   const out = output(scope);
-  const { options, orphanDependents } = await deleteOptionsFrom(scope);
+  const { options, orphanDependents } = deleteOptionsFrom(await readBody(scope.req), scope.req.headers['content-type'], scope.query, scope.unsafeDelete !== undefined);
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) scope.unsafeDelete?.authorize('unsafe-delete-ignore-read-errors');
   if (scope.request !== undefined) options.request = scope.request;
   const { result, gone } = await scope.store.delete(scope.namespace, scope.info.name, options);
@@ -769,7 +650,7 @@ export async function handleDelete(scope: ResourceScope): Promise<void> {
 
 export async function handleDeleteCollection(scope: ResourceScope): Promise<void> {
   const out = output(scope);
-  const { options } = await deleteOptionsFrom(scope);
+  const { options } = deleteOptionsFrom(await readBody(scope.req), scope.req.headers['content-type'], scope.query, scope.unsafeDelete !== undefined);
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
     throw invalid('meta.k8s.io', 'DeleteOptions', '', [
       fieldErrors.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is not allowed with DELETECOLLECTION, try again after removing the option'),
