@@ -63,6 +63,7 @@ import {
 import { CacheEvent, WatchCache, type CachedObject } from './watch-cache.js';
 import { isCorruptObjectError } from '../corrupt-values.js';
 import { revisionCheckFor, type RevisionCheck } from './revision-check.js';
+import { deepFreeze, sharedEvents, watcherEvent } from './watcher-events.js';
 
 export interface WatchCacheOptions {
   /** Events kept for resuming watches (default 10,000). */
@@ -645,7 +646,7 @@ export class CachedObjectStore implements ObjectStore {
     if (!e.key.startsWith(watcher.prefix)) return;
     let out: StoreWatchEvent | null;
     try {
-      out = translate(e, watcher.predicate);
+      out = watcherEvent(e, watcher.predicate);
     } catch (err) {
       // A value that cannot be decoded: the event is skipped (counted and logged once).
       if (isCorruptObjectError(err)) return;
@@ -683,41 +684,4 @@ export class CachedObjectStore implements ObjectStore {
       // The watch is over; a throwing handler has nobody left to tell.
     }
   }
-}
-
-/** The events as every unfiltered watcher sees them, without those whose value cannot be decoded. */
-function sharedEvents(events: readonly CacheEvent[]): StoreWatchEvent[] {
-  const out: StoreWatchEvent[] = [];
-  for (const e of events) {
-    try {
-      out.push(e.shared());
-    } catch (err) {
-      if (!isCorruptObjectError(err)) throw err;
-    }
-  }
-  return out;
-}
-
-/** A cache event as a watcher with this predicate sees it (null: not at all). */
-function translate(e: CacheEvent, predicate: Predicate | undefined): StoreWatchEvent | null {
-  if (predicate === undefined) return e.shared();
-  const shared = e.shared();
-  if (e.type === 'ADDED') return predicate(shared.object) ? shared : null;
-  if (e.type === 'DELETED') return predicate(shared.object) ? shared : null;
-  const now = predicate(shared.object);
-  const previous = e.previous();
-  const before = previous === undefined ? now : predicate(previous);
-  if (now && before) return shared;
-  if (now) return { type: 'ADDED', object: shared.object };
-  if (before) return { type: 'DELETED', object: previous! };
-  return null;
-}
-
-/** Freezes a parsed JSON value all the way down (getCached's objects are shared between callers). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
