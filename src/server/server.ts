@@ -337,6 +337,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   for (const p of admission) p.start?.();
 
   let security: SecuritySetup | undefined;
+  // A start that fails past this point releases what it had started, in reverse order.
+  const abandonStart = async (): Promise<void> => {
+    security?.stop();
+    compactor?.stop();
+    customResources.stop();
+    for (const p of admission) p.stop?.();
+    await registry.close();
+    await rawBackend.close();
+  };
   if (options.security !== undefined) {
     const clock = options.clock;
     const securityDataDir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-pki-'));
@@ -360,12 +369,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       const authorizer = security.filters.authorizer;
       authorizeRef = (a) => authorizer.authorize(a);
     } catch (err) {
-      security?.stop();
-      compactor?.stop();
-      customResources.stop();
-      for (const p of admission) p.stop?.();
-      await registry.close();
-      await rawBackend.close();
+      await abandonStart();
       throw err;
     }
   }
@@ -383,12 +387,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         ...(options.apfQueueWaitLimitMs !== undefined ? { queueWaitLimitMs: options.apfQueueWaitLimitMs } : {}),
       });
     } catch (err) {
-      security?.stop();
-      compactor?.stop();
-      customResources.stop();
-      for (const p of admission) p.stop?.();
-      await registry.close();
-      await rawBackend.close();
+      await abandonStart();
       throw err;
     }
   }

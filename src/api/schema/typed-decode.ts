@@ -26,6 +26,7 @@
 import { Base64CorruptInputError, decodeStdBase64 } from '../../machinery/base64.js';
 import { type DefinitionSchema, type ElementSchema, definitionFor, fieldOf, refOf } from './index.js';
 import { rfc3339Error } from '../../machinery/go-time.js';
+import { scalarZero } from './zero-values.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -144,7 +145,7 @@ function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField 
       for (let i = 0; i < value.length; i++) {
         if (value[i] === null && items.format !== 'byte') {
           // Go decodes null into an element's zero value.
-          const zero = scalarZero(items);
+          const zero = elementZero(items);
           if (zero !== undefined) value[i] = zero;
           continue;
         }
@@ -165,7 +166,7 @@ function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField 
         if (typeof item === 'string' && values.type === 'string' && values.format === undefined) continue;
         if (item === null && values.format !== 'byte') {
           // A map keeps the key with its value's zero value (a label `a: null` is stored as "").
-          const zero = scalarZero(values);
+          const zero = elementZero(values);
           if (zero !== undefined) value[key] = zero;
           continue;
         }
@@ -186,19 +187,8 @@ function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField 
 }
 
 /** The zero value of a scalar element (Go's for null), undefined for anything else. */
-function scalarZero(schema: ElementSchema): string | number | boolean | undefined {
-  if (refOf(schema) !== undefined) return undefined;
-  switch (schema.type) {
-    case 'string':
-      return '';
-    case 'integer':
-    case 'number':
-      return 0;
-    case 'boolean':
-      return false;
-    default:
-      return undefined;
-  }
+function elementZero(schema: ElementSchema): unknown {
+  return refOf(schema) !== undefined ? undefined : scalarZero(schema.type);
 }
 
 /** encoding/json's name for a JSON value in an UnmarshalTypeError. */
