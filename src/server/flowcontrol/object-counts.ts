@@ -25,11 +25,13 @@ export class ObjectCounts {
     }
     if (!entry.refreshing && this.now() - entry.at >= this.maxAgeMs) {
       const store = this.storeFor(info.apiGroup, info.resource);
-      if (store !== undefined) {
+      // Resources that serve no list (bindings) have no count; routing answers their 405.
+      if (store !== undefined && store.type.verbs.includes('list')) {
         const e = entry;
         e.refreshing = true;
-        store
-          .list('', { limit: 1 })
+        // Called inside a promise: a store that throws synchronously fails the refresh, not the request.
+        Promise.resolve()
+          .then(() => store.list('', { limit: 1 }))
           .then((list) => {
             e.count = list.items.length + (list.metadata.remainingItemCount ?? 0);
           })
