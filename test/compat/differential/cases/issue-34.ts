@@ -235,6 +235,64 @@ export const cases: DiffCase[] = [
   },
 ];
 
+const WIDGETS = '/apis/{ns}.example.com/v1/namespaces/{ns}/widgets';
+const widgets = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.{ns}.example.com' },
+  spec: {
+    group: '{ns}.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  labels: { type: 'object', additionalProperties: { type: 'string' } },
+                  tags: { type: 'array', items: { type: 'string' } },
+                  ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+                  nullableMap: { type: 'object', nullable: true, additionalProperties: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+const widget = (name: string, spec: Record<string, unknown> | null, metadata: Record<string, unknown> = {}): Record<string, unknown> => ({
+  apiVersion: '{ns}.example.com/v1',
+  kind: 'Widget',
+  metadata: { name, ...metadata },
+  spec,
+});
+
+cases.push({
+  name: 'issue 34: null in map and list fields of a custom resource',
+  setup: [
+    { method: 'POST', path: CRDS, body: widgets },
+    { method: 'GET', path: `${CRDS}/widgets.{ns}.example.com`, until: { path: 'status.conditions.1.status', equals: 'True' } },
+  ],
+  steps: [
+    { title: 'server-side apply with null maps and lists', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', { labels: null, tags: null, ports: null, nullableMap: null }, { labels: null, annotations: null }) },
+    { title: 'then with values', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', { labels: { a: 'b' }, tags: ['t'], ports: [{ name: 'p' }], nullableMap: { k: 'v' } }) },
+    { title: 'then null again', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', { labels: null, tags: null, ports: null, nullableMap: null }) },
+    { title: 'a null spec', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', null) },
+    { title: 'client-side apply (create) with null maps and lists', method: 'POST', path: `${WIDGETS}?fieldManager=kubectl-client-side-apply`, body: widget('csa', { labels: null, tags: null, nullableMap: null }, { labels: null }) },
+    { title: 'and a merge patch with values and nulls', method: 'PATCH', path: `${WIDGETS}/csa?fieldManager=kubectl-client-side-apply`, headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { labels: { a: 'b' }, tags: null, nullableMap: null } } },
+  ],
+  cleanup: [{ method: 'DELETE', path: `${CRDS}/widgets.{ns}.example.com` }],
+});
+
 /** A webhook on configmap creation in the case's namespace with label `hook` = `value`, at a service of the case. */
 function hookTo(name: string, service: string, path: string | undefined, value: string): unknown {
   return {
