@@ -283,12 +283,12 @@ cases.push({
     { method: 'GET', path: `${CRDS}/widgets.{ns}.example.com`, until: { path: 'status.conditions.1.status', equals: 'True' } },
   ],
   steps: [
-    { title: 'server-side apply with null maps and lists', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', { labels: null, tags: null, ports: null, nullableMap: null }, { labels: null, annotations: null }) },
-    { title: 'then with values', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', { labels: { a: 'b' }, tags: ['t'], ports: [{ name: 'p' }], nullableMap: { k: 'v' } }) },
-    { title: 'then null again', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', { labels: null, tags: null, ports: null, nullableMap: null }) },
-    { title: 'a null spec', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', null) },
-    { title: 'client-side apply (create) with null maps and lists', method: 'POST', path: `${WIDGETS}?fieldManager=kubectl-client-side-apply`, body: widget('csa', { labels: null, tags: null, nullableMap: null }, { labels: null }) },
-    { title: 'and a merge patch with values and nulls', method: 'PATCH', path: `${WIDGETS}/csa?fieldManager=kubectl-client-side-apply`, headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { labels: { a: 'b' }, tags: null, nullableMap: null } } },
+    { title: 'server-side apply with null maps and lists', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', { labels: null, tags: null, ports: null, nullableMap: null }, { labels: null, annotations: null }), select: 'spec' },
+    { title: 'then with values', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', { labels: { a: 'b' }, tags: ['t'], ports: [{ name: 'p' }], nullableMap: { k: 'v' } }), select: 'spec' },
+    { title: 'then null again', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', { labels: null, tags: null, ports: null, nullableMap: null }), select: 'spec' },
+    { title: 'a null spec', method: 'PATCH', path: `${WIDGETS}/ssa?fieldManager=m`, headers: APPLY, body: widget('ssa', null), select: 'spec' },
+    { title: 'client-side apply (create) with null maps and lists', method: 'POST', path: `${WIDGETS}?fieldManager=kubectl-client-side-apply`, body: widget('csa', { labels: null, tags: null, nullableMap: null }, { labels: null }), select: 'metadata.labels' },
+    { title: 'and a merge patch with values and nulls', method: 'PATCH', path: `${WIDGETS}/csa?fieldManager=kubectl-client-side-apply`, headers: { 'content-type': 'application/merge-patch+json' }, body: { spec: { labels: { a: 'b' }, tags: null, nullableMap: null } }, select: 'metadata.labels' },
   ],
   cleanup: [{ method: 'DELETE', path: `${CRDS}/widgets.{ns}.example.com` }],
 });
