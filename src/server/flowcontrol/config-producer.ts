@@ -139,7 +139,7 @@ export class ConfigProducer {
       if (!isNotFound(err)) throw err;
       try {
         await kind.store.create('', deepCopy(bootstrap), WRITE);
-        this.options.logger.info({ resource: kind.store.type.resource, name }, 'created APF bootstrap object');
+        this.options.logger.debug({ resource: kind.store.type.resource, name }, 'created APF bootstrap object');
         return;
       } catch (createErr) {
         if (!isAlreadyExists(createErr)) throw createErr;
@@ -157,7 +157,7 @@ export class ConfigProducer {
     if (updateAnnotation) revised.metadata.annotations = { ...(revised.metadata.annotations ?? {}), [AUTO_UPDATE_ANNOTATION]: String(autoUpdate) };
     try {
       await kind.store.update('', name, revised as KubeObject, WRITE);
-      this.options.logger.info({ resource: kind.store.type.resource, name }, 'updated APF bootstrap object');
+      this.options.logger.debug({ resource: kind.store.type.resource, name }, 'updated APF bootstrap object');
     } catch (err) {
       // Changed meanwhile: the next pass looks again.
       if (!isConflict(err) && !isNotFound(err)) throw err;
