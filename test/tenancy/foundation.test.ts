@@ -119,6 +119,27 @@ describe('tenancy foundation', () => {
     assert.equal(cm.status, 405, cm.text);
   });
 
+  it('negotiates as custom resources do (no protobuf form), and takes server-side apply', async () => {
+    const pb = await fetch(`${server.url}${G}/subnamespaceanchors`, { headers: { accept: 'application/vnd.kubernetes.protobuf, application/json' } });
+    assert.equal(pb.status, 200);
+    assert.match(pb.headers.get('content-type') ?? '', /^application\/json/);
+    const only = await fetch(`${server.url}${G}/subnamespaceanchors`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    assert.equal(only.status, 406);
+    await createNs('applied');
+    const manifest = 'apiVersion: hnc.x-k8s.io/v1alpha2\nkind: HierarchicalResourceQuota\nmetadata:\n  name: q\n  namespace: applied\nspec:\n  hard:\n    pods: "2"\n';
+    const first = await runKubectl(server.kubeconfigPath, ['apply', '--server-side', '-f', '-'], { stdin: manifest });
+    assert.equal(first.code, 0, first.stderr);
+    const second = await runKubectl(server.kubeconfigPath, ['apply', '--server-side', '-f', '-'], { stdin: manifest.replace('"2"', '"5"') });
+    assert.equal(second.code, 0, second.stderr);
+    const got = await get(server.url, `${G}/namespaces/applied/hierarchicalresourcequotas/q`);
+    assert.equal(got.json.spec.hard.pods, '5');
+    assert.equal(got.json.metadata.managedFields[0].manager, 'kubectl');
+    assert.equal(got.json.metadata.managedFields[0].operation, 'Apply');
+    const explained = await runKubectl(server.kubeconfigPath, ['explain', 'subns.status']);
+    assert.equal(explained.code, 0, explained.stderr);
+    assert.match(explained.stdout, /GROUP:\s+hnc.x-k8s.io/);
+  });
+
   it('a namespace managed by another tool gets no parent', async () => {
     await createNs('ext-parent');
     await createNs('external', { 'hnc.x-k8s.io/managed-by': 'other-tool' });
