@@ -102,13 +102,13 @@ export async function reconcileHierarchyConfiguration(ctx: ReconcileContext, ns:
   let cached = ctx.hierarchyConfigurations.getCached(ns, HIERARCHY_SINGLETON) as HierarchyConfiguration | undefined;
   if (cached === undefined) {
     if (!inHierarchy(h, ns)) return;
-    await ensureHierarchy(ctx, ns, h.parentOf(ns));
+    await ensureHierarchy(ctx, ns, h.parentOf(ns), false);
     cached = ctx.hierarchyConfigurations.getCached(ns, HIERARCHY_SINGLETON) as HierarchyConfiguration | undefined;
   }
   // A subnamespace's parent is the one its annotation names (HNC overwrites spec.parent).
   const annotated = namespace.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF];
   if (annotated !== undefined && annotated !== '' && cached !== undefined && cached.spec?.parent !== annotated) {
-    await ensureHierarchy(ctx, ns, annotated);
+    await ensureHierarchy(ctx, ns, annotated, true);
     return; // the index changes, and the next pass sets the status
   }
   if (cached === undefined || sameStatus(cached.status, wantedStatus(ctx, ns, cached.status))) return;
