@@ -62,7 +62,9 @@ function ownConditions(ctx: ReconcileContext, ns: string): Wanted[] {
 }
 
 function halted(ctx: ReconcileContext, ns: string): boolean {
-  return ownConditions(ctx, ns).some((c) => c.type === CONDITION_ACTIVITIES_HALTED);
+  let h = ctx.halted.get(ns);
+  if (h === undefined) ctx.halted.set(ns, (h = ownConditions(ctx, ns).some((c) => c.type === CONDITION_ACTIVITIES_HALTED)));
+  return h;
 }
 
 /** Own conditions, plus AncestorHaltActivities under the nearest halted ancestor. */
