@@ -204,6 +204,10 @@ export function sample(group: string, resource: string, name: string, namespace 
       return { metadata: meta, spec: { priorityLevelConfiguration: { name: 'workload-low' }, matchingPrecedence: 5000, rules: [{ subjects: [{ kind: 'User', user: { name: 'sample' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/sample'] }] }] } };
     case 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations':
       return { metadata: meta, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 5, limitResponse: { type: 'Reject' } } } };
+    case 'hnc.x-k8s.io/subnamespaceanchors':
+      return { metadata: meta };
+    case 'hnc.x-k8s.io/hierarchicalresourcequotas':
+      return { metadata: meta, spec: { hard: { pods: '2' } } };
     default:
       throw new Error(`no sample for ${group}/${resource}`);
   }

@@ -10,7 +10,7 @@ import { startCluster, type Cluster } from '../namespaces/helpers.js';
 import { request, get } from '../helpers/http.js';
 import { runKubectl } from '../helpers/kubectl.js';
 import { until } from '../helpers/wait.js';
-import { HNC, createAnchor, createNamespace, getJson, setParent, treeLabels, waitAnchorState, waitNamespaceGone } from './helpers.js';
+import { HNC, createAnchor, createNamespace, getJson, setParent, treeLabels, waitAnchorState, waitNamespaceGone } from './hierarchy-helpers.js';
 
 describe('subnamespace anchors', () => {
   let cluster: Cluster;

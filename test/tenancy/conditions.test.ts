@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from '../namespaces/helpers.js';
 import { request } from '../helpers/http.js';
 import { until } from '../helpers/wait.js';
-import { HNC, createNamespace, getJson, setParent, waitNamespaceGone } from './helpers.js';
+import { HNC, createNamespace, getJson, setParent, waitNamespaceGone } from './hierarchy-helpers.js';
 
 describe('hierarchy conditions', () => {
   let cluster: Cluster;

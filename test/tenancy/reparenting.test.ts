@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { secureRequest, startSecureServer, tokenKubeconfig } from '../security/helpers.js';
 import { runKubectl } from '../helpers/kubectl.js';
 import { until } from '../helpers/wait.js';
-import { HNC } from './helpers.js';
+import { HNC } from './hierarchy-helpers.js';
 
 type Server = Awaited<ReturnType<typeof startSecureServer>>;
 
