@@ -152,6 +152,22 @@ describe('subnamespace anchors', () => {
     await until('team-dev has no children', async () => (await getJson(base, `${HNC}/namespaces/team-dev/hierarchyconfigurations/hierarchy`))?.status?.children === undefined);
   });
 
+  it('with allowCascadingDeletion on the subnamespace, deleting its anchor takes the subnamespace\'s subtree', async () => {
+    await createNamespace(base, 'dept');
+    assert.equal((await createAnchor(base, 'dept', 'dept-a')).status, 201);
+    await waitAnchorState(base, 'dept', 'dept-a', 'Ok');
+    assert.equal((await createAnchor(base, 'dept-a', 'dept-a-1')).status, 201);
+    await waitAnchorState(base, 'dept-a', 'dept-a-1', 'Ok');
+    const set = await setParent(base, 'dept-a', 'dept', { allowCascadingDeletion: true });
+    assert.equal(set.status, 200, set.text);
+    await until('index sees the flag', () => cluster.server.hierarchy.allowsCascadingDeletion('dept-a'));
+    const del = await request(base, 'DELETE', `${HNC}/namespaces/dept/subnamespaceanchors/dept-a`);
+    assert.equal(del.status, 200, del.text);
+    for (const name of ['dept-a-1', 'dept-a']) await waitNamespaceGone(base, name, 20_000);
+    await until('anchor gone', async () => (await get(base, `${HNC}/namespaces/dept/subnamespaceanchors/dept-a`)).status === 404);
+    assert.equal((await getJson(base, '/api/v1/namespaces/dept')).status.phase, 'Active');
+  });
+
   it('with allowCascadingDeletion, deleting a namespace takes its whole subtree', async () => {
     await createNamespace(base, 'org');
     assert.equal((await createAnchor(base, 'org', 'org-a')).status, 201);
