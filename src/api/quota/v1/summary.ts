@@ -1,0 +1,21 @@
+// The one-line summaries of a HierarchicalResourceQuota's status that
+// `kubectl get hrq` prints (HNC's status.requestsSummary and
+// status.limitsSummary): "name: used/hard" for each hard name, sorted, the
+// `limits.*` names in the second, every other name in the first.
+
+import type { ResourceList } from '../../core/v1/types.js';
+
+export interface QuotaSummaries {
+  requestsSummary: string;
+  limitsSummary: string;
+}
+
+export function quotaSummaries(hard: ResourceList | undefined, used: ResourceList | undefined): QuotaSummaries {
+  const requests: string[] = [];
+  const limits: string[] = [];
+  for (const name of Object.keys(hard ?? {}).sort()) {
+    const line = `${name}: ${String(used?.[name] ?? '0')}/${String(hard![name])}`;
+    (name.split('.')[0] === 'limits' && name.includes('.') ? limits : requests).push(line);
+  }
+  return { requestsSummary: requests.join(', '), limitsSummary: limits.join(', ') };
+}

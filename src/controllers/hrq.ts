@@ -1,0 +1,345 @@
+// HierarchicalResourceQuotaController: keeps every HRQ's status true (HNC's
+// internal/hrq reconcilers, done as the ResourceQuota controller does it).
+// A client of the API only.
+//
+// - status.hard = spec.hard; status.used = the usage the quota evaluators
+//   measure (from informers) summed over the HRQ's namespace and all its
+//   descendants, for the names in hard; requestsSummary/limitsSummary as HNC
+//   prints them. Written with UpdateStatus guarded by the HRQ's
+//   resourceVersion (a 409 — usually admission charging it — retries the key).
+// - The tree is read from the `hierarchy` HierarchyConfigurations
+//   (spec.parent), the server's source of truth. A namespace whose parent
+//   changes (re-parenting, a new subnamespace, a deleted namespace) re-syncs
+//   the HRQs of its old and its new ancestors: the moved subtree's usage
+//   leaves the one and joins the other.
+// - Replenishment: informers on the resources HRQs name (started on first
+//   need, found through discovery); a delete, or an update that changes an
+//   object's usage, re-syncs the HRQs of the object's namespace and its
+//   ancestors. Creates need no sync: admission charged them already.
+// - Raising usage is written at once. Lowering is written only once the HRQ
+//   has stayed unchanged for `releaseSettleMs` and a second measurement still
+//   finds less: a create admitted (charged) but not yet stored, or not yet in
+//   the informers, must not be "released" by a measurement that cannot see it,
+//   or concurrent creates could overshoot (admission charges before it stores).
+// - Every HRQ is re-synced every `resyncPeriodMs`.
+
+import type { ResourceList } from '../api/core/v1/types.js';
+import { type Evaluator, type GroupResourceName, EvaluatorRegistry, resourcesForName } from '../api/quota/v1/evaluators.js';
+import { type Usage, equals, fromWire, mask, toWire } from '../api/quota/v1/resources.js';
+import { quotaSummaries } from '../api/quota/v1/summary.js';
+import {
+  BucketRateLimiter,
+  type ClientLogger,
+  DeletedFinalStateUnknown,
+  ItemExponentialFailureRateLimiter,
+  type KubeObject,
+  MaxOfRateLimiter,
+  NAMESPACE_INDEX,
+  type RestClient,
+  type SharedIndexInformer,
+  type SharedInformerFactory,
+  WorkQueue,
+  isNotFound,
+  metaNamespaceKeyFunc,
+  runController,
+  serverPreferredNamespacedResources,
+  silentLogger,
+  waitForCacheSync,
+} from '../client/index.js';
+import { deepCopy } from '../machinery/deep-copy.js';
+
+export const HRQ_GVR = { group: 'hnc.x-k8s.io', version: 'v1alpha2', resource: 'hierarchicalresourcequotas' };
+export const HIERARCHY_GVR = { group: 'hnc.x-k8s.io', version: 'v1alpha2', resource: 'hierarchyconfigurations' };
+/** The HierarchyConfiguration singleton's name in every namespace. */
+const HIERARCHY_NAME = 'hierarchy';
+export const DEFAULT_CONCURRENT_HRQ_SYNCS = 5;
+export const DEFAULT_HRQ_SYNC_PERIOD_MS = 5 * 60_000;
+export const DEFAULT_HRQ_RELEASE_SETTLE_MS = 1_500;
+const MONITOR_SYNC_TIMEOUT_MS = 10_000;
+
+interface HierarchicalResourceQuota extends KubeObject {
+  spec?: { hard?: ResourceList };
+  status?: { hard?: ResourceList; used?: ResourceList; requestsSummary?: string; limitsSummary?: string };
+}
+
+interface HierarchyConfiguration extends KubeObject {
+  spec?: { parent?: string };
+}
+
+export interface HierarchicalQuotaControllerOptions {
+  client: RestClient;
+  informers: SharedInformerFactory;
+  workers?: number;
+  resyncPeriodMs?: number;
+  /** How long an HRQ must stay unchanged before usage measured lower is written (default 1.5 s). */
+  releaseSettleMs?: number;
+  logger?: ClientLogger;
+}
+
+const grKey = (gr: GroupResourceName): string => `${gr.group}/${gr.resource}`;
+
+export class HierarchicalQuotaController {
+  readonly queue: WorkQueue<string>;
+  private readonly client: RestClient;
+  private readonly informers: SharedInformerFactory;
+  private readonly hrqs: SharedIndexInformer<HierarchicalResourceQuota>;
+  private readonly hierarchies: SharedIndexInformer<HierarchyConfiguration>;
+  private readonly evaluators = new EvaluatorRegistry();
+  private readonly workers: number;
+  private readonly resyncPeriodMs: number;
+  private readonly settleMs: number;
+  private readonly log: ClientLogger;
+  /** namespace → parent, from the HierarchyConfigurations. */
+  private readonly parents = new Map<string, string>();
+  private children: Map<string, string[]> | undefined;
+  /** Keys with a lower usage measured: the HRQ resourceVersion it was measured at. */
+  private readonly pendingRelease = new Map<string, string>();
+  private readonly monitors = new Map<string, Promise<SharedIndexInformer<KubeObject> | undefined>>();
+  private discovered: Map<string, string> | undefined;
+  private signal: AbortSignal | undefined;
+
+  constructor(options: HierarchicalQuotaControllerOptions) {
+    this.client = options.client;
+    this.informers = options.informers;
+    this.workers = Math.max(1, options.workers ?? DEFAULT_CONCURRENT_HRQ_SYNCS);
+    this.resyncPeriodMs = options.resyncPeriodMs ?? DEFAULT_HRQ_SYNC_PERIOD_MS;
+    this.settleMs = options.releaseSettleMs ?? DEFAULT_HRQ_RELEASE_SETTLE_MS;
+    this.log = options.logger ?? silentLogger;
+    this.queue = new WorkQueue<string>({
+      name: 'hierarchicalresourcequota',
+      rateLimiter: new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter<string>(5, 1000), new BucketRateLimiter<string>(10, 100)),
+    });
+    this.hrqs = options.informers.forResource<HierarchicalResourceQuota>(HRQ_GVR);
+    this.hrqs.addEventHandler({
+      onAdd: (q) => this.queue.add(metaNamespaceKeyFunc(q)),
+      onUpdate: (old, q) => {
+        const hard = fromWire(q.spec?.hard);
+        if (!equals(fromWire(old.spec?.hard), hard) || !equals(hard, fromWire(q.status?.hard))) this.queue.add(metaNamespaceKeyFunc(q));
+      },
+    });
+    this.hierarchies = options.informers.forResource<HierarchyConfiguration>(HIERARCHY_GVR);
+    this.hierarchies.addEventHandler({
+      onAdd: (h) => this.setParent(h, h.spec?.parent),
+      onUpdate: (_old, h) => this.setParent(h, h.spec?.parent),
+      onDelete: (h) => {
+        const obj = h instanceof DeletedFinalStateUnknown ? (h.obj as HierarchyConfiguration | undefined) : h;
+        if (obj !== undefined) this.setParent(obj, undefined);
+      },
+    });
+  }
+
+  run(signal: AbortSignal): Promise<void> {
+    this.signal = signal;
+    const timer = setInterval(() => this.enqueueAll(), this.resyncPeriodMs);
+    timer.unref?.();
+    signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+    return runController<string>({
+      name: 'hierarchicalresourcequota',
+      informers: [this.hrqs, this.hierarchies],
+      queue: this.queue,
+      workers: this.workers,
+      signal,
+      logger: this.log,
+      reconcile: (k) => this.sync(k),
+    });
+  }
+
+  private enqueueAll(): void {
+    for (const q of this.hrqs.getIndexer().list()) this.queue.add(metaNamespaceKeyFunc(q));
+  }
+
+  /** Records a namespace's parent; when it changed, re-syncs the HRQs of the old and the new ancestors. */
+  private setParent(h: HierarchyConfiguration, parent: string | undefined): void {
+    if (h.metadata.name !== HIERARCHY_NAME) return;
+    const ns = h.metadata.namespace ?? '';
+    const old = this.parents.get(ns);
+    const next = parent === '' ? undefined : parent;
+    if (old === next) return;
+    const before = this.ancestorsOf(ns);
+    if (next === undefined) this.parents.delete(ns);
+    else this.parents.set(ns, next);
+    this.children = undefined;
+    for (const a of new Set([...before, ...this.ancestorsOf(ns)])) this.enqueueHeldIn(a);
+  }
+
+  /** Parent, grandparent, …; stops at a cycle. */
+  private ancestorsOf(ns: string): string[] {
+    const out: string[] = [];
+    const seen = new Set([ns]);
+    for (let p = this.parents.get(ns); p !== undefined && !seen.has(p); p = this.parents.get(p)) {
+      out.push(p);
+      seen.add(p);
+    }
+    return out;
+  }
+
+  /** `ns` and every descendant. */
+  private subtreeOf(ns: string): string[] {
+    if (this.children === undefined) {
+      const children = new Map<string, string[]>();
+      for (const [child, parent] of this.parents) {
+        let list = children.get(parent);
+        if (list === undefined) children.set(parent, (list = []));
+        list.push(child);
+      }
+      this.children = children;
+    }
+    const out = [ns];
+    const seen = new Set(out);
+    for (let i = 0; i < out.length; i++) {
+      for (const c of this.children.get(out[i]!) ?? []) {
+        if (seen.has(c)) continue;
+        seen.add(c);
+        out.push(c);
+      }
+    }
+    return out;
+  }
+
+  private enqueueHeldIn(ns: string, filter?: (q: HierarchicalResourceQuota) => boolean): void {
+    for (const q of this.hrqs.getIndexer().byIndex(NAMESPACE_INDEX, ns)) {
+      if (filter === undefined || filter(q)) this.queue.add(metaNamespaceKeyFunc(q));
+    }
+  }
+
+  private async sync(key: string): Promise<{ requeueAfter?: number } | void> {
+    const quota = this.hrqs.getIndexer().getByKey(key);
+    if (quota === undefined || quota.metadata.deletionTimestamp !== undefined) {
+      this.pendingRelease.delete(key);
+      return;
+    }
+    const ns = quota.metadata.namespace ?? '';
+    const hard = fromWire(quota.spec?.hard);
+    const hardNames = [...hard.keys()];
+    const previous = fromWire(quota.status?.used);
+    const measured = await this.calculateUsage(this.subtreeOf(ns), hardNames);
+    const rv = quota.metadata.resourceVersion ?? '';
+    // Raise at once; lower only what was measured lower twice, the HRQ unchanged for settleMs in between.
+    const settled = this.pendingRelease.get(key) === rv;
+    this.pendingRelease.delete(key);
+    let lowering = false;
+    const used: Usage = new Map(previous);
+    for (const [name, q] of measured) {
+      const before = used.get(name);
+      if (before === undefined || q.cmp(before) > 0 || settled) used.set(name, q);
+      else if (q.cmp(before) < 0) lowering = true;
+    }
+    const usedNow = mask(used, hardNames);
+    const hardChanged = quota.status?.hard === undefined || !equals(hard, fromWire(quota.status.hard));
+    const dirty = hardChanged || quota.status?.used === undefined || !equals(usedNow, previous);
+    let written = quota;
+    if (dirty) {
+      const hardWire = toWire(hard);
+      const usedWire = toWire(usedNow);
+      const next: HierarchicalResourceQuota = {
+        apiVersion: `${HRQ_GVR.group}/${HRQ_GVR.version}`,
+        kind: 'HierarchicalResourceQuota',
+        ...deepCopy(quota),
+        status: { hard: hardWire, used: usedWire, ...quotaSummaries(hardWire, usedWire) },
+      };
+      try {
+        written = await this.client.resource<HierarchicalResourceQuota>(HRQ_GVR).namespace(ns).updateStatus(next);
+      } catch (err) {
+        if (isNotFound(err)) return;
+        throw err;
+      }
+    }
+    if (lowering) {
+      this.pendingRelease.set(key, written.metadata.resourceVersion ?? '');
+      return { requeueAfter: this.settleMs };
+    }
+    // Until status.hard existed, admission charged nothing: objects created while this
+    // sync measured may be missing from it. Measure once more (it may only raise).
+    if (hardChanged) return { requeueAfter: this.settleMs };
+  }
+
+  /** Every evaluator that counts one of the hard names, over the objects of the given namespaces. */
+  private async calculateUsage(namespaces: readonly string[], hardNames: string[]): Promise<Usage> {
+    const resources = new Map<string, GroupResourceName>();
+    for (const name of hardNames) for (const gr of resourcesForName(name)) resources.set(grKey(gr), gr);
+    const total: Usage = new Map();
+    const matched = new Set<string>();
+    for (const gr of resources.values()) {
+      const evaluator: Evaluator | undefined = this.evaluators.get(gr);
+      if (evaluator === undefined) continue;
+      const names = evaluator.matchingResources(hardNames);
+      if (names.length === 0) continue;
+      const informer = await this.monitor(gr);
+      if (informer === undefined) continue;
+      for (const n of names) matched.add(n);
+      for (const ns of namespaces) {
+        const items = informer.getIndexer().byIndex(NAMESPACE_INDEX, ns);
+        for (const [n, q] of evaluator.usageStats(items, names, [])) total.set(n, total.has(n) ? total.get(n)!.add(q) : q);
+      }
+    }
+    // Names measured over no object at all are zero.
+    for (const n of matched) if (!total.has(n)) total.set(n, fromWire({ [n]: '0' }).get(n)!);
+    return mask(total, matched);
+  }
+
+  /** The synced informer for a resource (started on first need), or undefined when it is not served. */
+  private monitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
+    let m = this.monitors.get(grKey(gr));
+    if (m === undefined) {
+      m = this.startMonitor(gr).catch((err: unknown) => {
+        if (this.signal?.aborted !== true) this.log.warn({ resource: grKey(gr), err: String(err) }, 'hierarchical quota monitor failed to start');
+        return undefined;
+      });
+      this.monitors.set(grKey(gr), m);
+      void m.then((i) => i === undefined && this.monitors.delete(grKey(gr)));
+    }
+    return m;
+  }
+
+  private async startMonitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
+    const version = await this.versionOf(gr);
+    if (version === undefined || this.signal?.aborted === true) return undefined;
+    const informer = this.informers.forResource<KubeObject>({ group: gr.group, version, resource: gr.resource });
+    const evaluator = this.evaluators.get(gr);
+    informer.addEventHandler({
+      onUpdate: (old, obj) => {
+        if (evaluator !== undefined && !equals(evaluator.usage(old), evaluator.usage(obj))) this.replenish(gr, obj);
+      },
+      onDelete: (obj) => this.replenish(gr, obj instanceof DeletedFinalStateUnknown ? (obj.obj as KubeObject | undefined) : obj),
+    });
+    const signal = this.signal ?? new AbortController().signal;
+    this.informers.start(signal);
+    const timeout = AbortSignal.any([signal, AbortSignal.timeout(MONITOR_SYNC_TIMEOUT_MS)]);
+    return (await waitForCacheSync(timeout, [informer])) ? informer : undefined;
+  }
+
+  /** Queues the HRQs of the object's namespace and its ancestors that count this resource. */
+  private replenish(gr: GroupResourceName, obj: KubeObject | undefined): void {
+    const ns = obj?.metadata.namespace;
+    const evaluator = this.evaluators.get(gr);
+    if (ns === undefined || evaluator === undefined) return;
+    const counts = (q: HierarchicalResourceQuota): boolean => evaluator.matchingResources(Object.keys(q.spec?.hard ?? {})).length > 0;
+    for (const holder of [ns, ...this.ancestorsOf(ns)]) this.enqueueHeldIn(holder, counts);
+  }
+
+  private async versionOf(gr: GroupResourceName): Promise<string | undefined> {
+    const find = (): string | undefined => this.discovered?.get(grKey(gr));
+    if (find() === undefined) await this.discover();
+    return find();
+  }
+
+  private async discover(): Promise<void> {
+    const found = new Map<string, string>();
+    let lists;
+    try {
+      lists = await serverPreferredNamespacedResources(this.client);
+    } catch (err) {
+      const partial = (err as { partial?: unknown }).partial;
+      if (!Array.isArray(partial)) throw err;
+      lists = partial as Awaited<ReturnType<typeof serverPreferredNamespacedResources>>;
+    }
+    for (const list of lists) {
+      const [group, version] = list.groupVersion.includes('/') ? list.groupVersion.split('/') : ['', list.groupVersion];
+      for (const r of list.resources) {
+        if (r.name.includes('/') || !r.verbs.includes('list') || !r.verbs.includes('watch')) continue;
+        found.set(`${group}/${r.name}`, version!);
+      }
+    }
+    this.discovered = found;
+  }
+}
