@@ -6,9 +6,11 @@
 //   measure (from informers) summed over the HRQ's namespace and all its
 //   descendants, for the names in hard; requestsSummary/limitsSummary as HNC
 //   prints them. Written with UpdateStatus guarded by the HRQ's
-//   resourceVersion (a 409 — usually admission charging it — retries the key).
-// - The tree is read from the `hierarchy` HierarchyConfigurations
-//   (spec.parent), the server's source of truth. A namespace whose parent
+//   resourceVersion (a 409 — usually admission charging it — retries the key);
+//   the main resource is written, as HNC's CRD has no status subresource.
+// - The tree is read as the server's index reads it: the `hierarchy`
+//   HierarchyConfiguration's spec.parent, else the namespace's
+//   hnc.x-k8s.io/subnamespace-of annotation. A namespace whose parent
 //   changes (re-parenting, a new subnamespace, a deleted namespace) re-syncs
 //   the HRQs of its old and its new ancestors: the moved subtree's usage
 //   leaves the one and joins the other.
@@ -23,7 +25,12 @@
 //   or concurrent creates could overshoot (admission charges before it stores).
 // - Every HRQ is re-synced every `resyncPeriodMs`.
 
-import type { ResourceList } from '../api/core/v1/types.js';
+import {
+  ANNOTATION_SUBNAMESPACE_OF,
+  HIERARCHY_SINGLETON,
+  type HierarchicalResourceQuota,
+  type HierarchyConfiguration,
+} from '../api/hnc/v1alpha2/types.js';
 import { type Evaluator, type GroupResourceName, EvaluatorRegistry, resourcesForName } from '../api/quota/v1/evaluators.js';
 import { type Usage, equals, fromWire, mask, toWire } from '../api/quota/v1/resources.js';
 import { quotaSummaries } from '../api/quota/v1/summary.js';
@@ -50,21 +57,13 @@ import { deepCopy } from '../machinery/deep-copy.js';
 
 export const HRQ_GVR = { group: 'hnc.x-k8s.io', version: 'v1alpha2', resource: 'hierarchicalresourcequotas' };
 export const HIERARCHY_GVR = { group: 'hnc.x-k8s.io', version: 'v1alpha2', resource: 'hierarchyconfigurations' };
-/** The HierarchyConfiguration singleton's name in every namespace. */
-const HIERARCHY_NAME = 'hierarchy';
 export const DEFAULT_CONCURRENT_HRQ_SYNCS = 5;
 export const DEFAULT_HRQ_SYNC_PERIOD_MS = 5 * 60_000;
 export const DEFAULT_HRQ_RELEASE_SETTLE_MS = 1_500;
 const MONITOR_SYNC_TIMEOUT_MS = 10_000;
+/** How often a controller facing a server without HRQs looks again. */
+const SERVED_RECHECK_MS = 60_000;
 
-interface HierarchicalResourceQuota extends KubeObject {
-  spec?: { hard?: ResourceList };
-  status?: { hard?: ResourceList; used?: ResourceList; requestsSummary?: string; limitsSummary?: string };
-}
-
-interface HierarchyConfiguration extends KubeObject {
-  spec?: { parent?: string };
-}
 
 export interface HierarchicalQuotaControllerOptions {
   client: RestClient;
@@ -82,15 +81,18 @@ export class HierarchicalQuotaController {
   readonly queue: WorkQueue<string>;
   private readonly client: RestClient;
   private readonly informers: SharedInformerFactory;
-  private readonly hrqs: SharedIndexInformer<HierarchicalResourceQuota>;
-  private readonly hierarchies: SharedIndexInformer<HierarchyConfiguration>;
+  private hrqs!: SharedIndexInformer<HierarchicalResourceQuota>;
+  private hierarchies!: SharedIndexInformer<HierarchyConfiguration>;
   private readonly evaluators = new EvaluatorRegistry();
   private readonly workers: number;
   private readonly resyncPeriodMs: number;
   private readonly settleMs: number;
   private readonly log: ClientLogger;
-  /** namespace → parent, from the HierarchyConfigurations. */
-  private readonly parents = new Map<string, string>();
+  private namespaces!: SharedIndexInformer<KubeObject>;
+  /** namespace → spec.parent of its `hierarchy` HierarchyConfiguration. */
+  private readonly configured = new Map<string, string>();
+  /** namespace → its hnc.x-k8s.io/subnamespace-of annotation. */
+  private readonly annotated = new Map<string, string>();
   private children: Map<string, string[]> | undefined;
   /** Keys with a lower usage measured: the HRQ resourceVersion it was measured at. */
   private readonly pendingRelease = new Map<string, string>();
@@ -109,7 +111,11 @@ export class HierarchicalQuotaController {
       name: 'hierarchicalresourcequota',
       rateLimiter: new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter<string>(5, 1000), new BucketRateLimiter<string>(10, 100)),
     });
-    this.hrqs = options.informers.forResource<HierarchicalResourceQuota>(HRQ_GVR);
+  }
+
+  /** The informers this controller follows, made once the server serves HRQs. */
+  private follow(): void {
+    this.hrqs = this.informers.forResource<HierarchicalResourceQuota>(HRQ_GVR);
     this.hrqs.addEventHandler({
       onAdd: (q) => this.queue.add(metaNamespaceKeyFunc(q)),
       onUpdate: (old, q) => {
@@ -117,25 +123,45 @@ export class HierarchicalQuotaController {
         if (!equals(fromWire(old.spec?.hard), hard) || !equals(hard, fromWire(q.status?.hard))) this.queue.add(metaNamespaceKeyFunc(q));
       },
     });
-    this.hierarchies = options.informers.forResource<HierarchyConfiguration>(HIERARCHY_GVR);
+    this.hierarchies = this.informers.forResource<HierarchyConfiguration>(HIERARCHY_GVR);
     this.hierarchies.addEventHandler({
-      onAdd: (h) => this.setParent(h, h.spec?.parent),
-      onUpdate: (_old, h) => this.setParent(h, h.spec?.parent),
+      onAdd: (h) => this.setConfigured(h, h.spec?.parent),
+      onUpdate: (_old, h) => this.setConfigured(h, h.spec?.parent),
       onDelete: (h) => {
         const obj = h instanceof DeletedFinalStateUnknown ? (h.obj as HierarchyConfiguration | undefined) : h;
-        if (obj !== undefined) this.setParent(obj, undefined);
+        if (obj !== undefined) this.setConfigured(obj, undefined);
+      },
+    });
+    this.namespaces = this.informers.forBuiltin<KubeObject>('namespaces');
+    this.namespaces.addEventHandler({
+      onAdd: (n) => this.setAnnotated(n.metadata.name ?? '', n.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF]),
+      onUpdate: (_old, n) => this.setAnnotated(n.metadata.name ?? '', n.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF]),
+      onDelete: (n) => {
+        const obj = n instanceof DeletedFinalStateUnknown ? (n.obj as KubeObject | undefined) : n;
+        if (obj !== undefined) this.setAnnotated(obj.metadata.name ?? '', undefined);
       },
     });
   }
 
-  run(signal: AbortSignal): Promise<void> {
+  /** Runs until signal aborts; idles (looking again every minute) while the server does not serve HRQs. */
+  async run(signal: AbortSignal): Promise<void> {
     this.signal = signal;
+    while (!(await this.served())) {
+      if (signal.aborted) return;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, SERVED_RECHECK_MS);
+        signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+      });
+      if (signal.aborted) return;
+    }
+    this.follow();
+    this.informers.start(signal);
     const timer = setInterval(() => this.enqueueAll(), this.resyncPeriodMs);
     timer.unref?.();
     signal.addEventListener('abort', () => clearInterval(timer), { once: true });
     return runController<string>({
       name: 'hierarchicalresourcequota',
-      informers: [this.hrqs, this.hierarchies],
+      informers: [this.hrqs, this.hierarchies, this.namespaces],
       queue: this.queue,
       workers: this.workers,
       signal,
@@ -148,25 +174,42 @@ export class HierarchicalQuotaController {
     for (const q of this.hrqs.getIndexer().list()) this.queue.add(metaNamespaceKeyFunc(q));
   }
 
-  /** Records a namespace's parent; when it changed, re-syncs the HRQs of the old and the new ancestors. */
-  private setParent(h: HierarchyConfiguration, parent: string | undefined): void {
-    if (h.metadata.name !== HIERARCHY_NAME) return;
+  private setConfigured(h: HierarchyConfiguration, parent: string | undefined): void {
+    if (h.metadata.name !== HIERARCHY_SINGLETON) return;
     const ns = h.metadata.namespace ?? '';
-    const old = this.parents.get(ns);
-    const next = parent === '' ? undefined : parent;
-    if (old === next) return;
+    this.reparent(ns, () => {
+      if (parent === undefined || parent === '') this.configured.delete(ns);
+      else this.configured.set(ns, parent);
+    });
+  }
+
+  private setAnnotated(ns: string, parent: string | undefined): void {
+    this.reparent(ns, () => {
+      if (parent === undefined || parent === '') this.annotated.delete(ns);
+      else this.annotated.set(ns, parent);
+    });
+  }
+
+  /** Applies a change of `ns`'s parent sources; when its parent moved, re-syncs the HRQs of its old and new ancestors. */
+  private reparent(ns: string, change: () => void): void {
+    const old = this.parentOf(ns);
     const before = this.ancestorsOf(ns);
-    if (next === undefined) this.parents.delete(ns);
-    else this.parents.set(ns, next);
+    change();
+    if (this.parentOf(ns) === old) return;
     this.children = undefined;
     for (const a of new Set([...before, ...this.ancestorsOf(ns)])) this.enqueueHeldIn(a);
+  }
+
+  /** The `hierarchy` object's spec.parent, else the subnamespace-of annotation (as the server's index). */
+  private parentOf(ns: string): string | undefined {
+    return this.configured.get(ns) ?? this.annotated.get(ns);
   }
 
   /** Parent, grandparent, …; stops at a cycle. */
   private ancestorsOf(ns: string): string[] {
     const out: string[] = [];
     const seen = new Set([ns]);
-    for (let p = this.parents.get(ns); p !== undefined && !seen.has(p); p = this.parents.get(p)) {
+    for (let p = this.parentOf(ns); p !== undefined && !seen.has(p); p = this.parentOf(p)) {
       out.push(p);
       seen.add(p);
     }
@@ -177,7 +220,8 @@ export class HierarchicalQuotaController {
   private subtreeOf(ns: string): string[] {
     if (this.children === undefined) {
       const children = new Map<string, string[]>();
-      for (const [child, parent] of this.parents) {
+      for (const child of new Set([...this.configured.keys(), ...this.annotated.keys()])) {
+        const parent = this.parentOf(child)!;
         let list = children.get(parent);
         if (list === undefined) children.set(parent, (list = []));
         list.push(child);
@@ -229,8 +273,9 @@ export class HierarchicalQuotaController {
     const dirty = hardChanged || quota.status?.used === undefined || !equals(usedNow, previous);
     let written = quota;
     if (dirty) {
-      const hardWire = toWire(hard);
-      const usedWire = toWire(usedNow);
+      // toWire's quantities are strings.
+      const hardWire = toWire(hard) as Record<string, string>;
+      const usedWire = toWire(usedNow) as Record<string, string>;
       const next: HierarchicalResourceQuota = {
         apiVersion: `${HRQ_GVR.group}/${HRQ_GVR.version}`,
         kind: 'HierarchicalResourceQuota',
@@ -238,7 +283,8 @@ export class HierarchicalQuotaController {
         status: { hard: hardWire, used: usedWire, ...quotaSummaries(hardWire, usedWire) },
       };
       try {
-        written = await this.client.resource<HierarchicalResourceQuota>(HRQ_GVR).namespace(ns).updateStatus(next);
+        // The main resource: as HNC's CRD, the kind has no status subresource.
+        written = await this.client.resource<HierarchicalResourceQuota>(HRQ_GVR).namespace(ns).update(next);
       } catch (err) {
         if (isNotFound(err)) return;
         throw err;
@@ -315,6 +361,17 @@ export class HierarchicalQuotaController {
     if (ns === undefined || evaluator === undefined) return;
     const counts = (q: HierarchicalResourceQuota): boolean => evaluator.matchingResources(Object.keys(q.spec?.hard ?? {})).length > 0;
     for (const holder of [ns, ...this.ancestorsOf(ns)]) this.enqueueHeldIn(holder, counts);
+  }
+
+  /** Whether the server serves hnc.x-k8s.io/v1alpha2 HierarchicalResourceQuotas (a kube-apiserver does not). */
+  private async served(): Promise<boolean> {
+    try {
+      await this.discover();
+    } catch (err) {
+      this.log.warn({ err: String(err) }, 'hierarchical quota: discovery failed');
+      return false;
+    }
+    return this.discovered?.get(`${HRQ_GVR.group}/${HRQ_GVR.resource}`) === HRQ_GVR.version;
   }
 
   private async versionOf(gr: GroupResourceName): Promise<string | undefined> {

@@ -9,23 +9,23 @@
 // scope). The quotas are read from this server's watch cache (the plugin
 // prefers its own newer writes and re-reads live after a conflict), and
 // written through the status subresource with the resourceVersion they were
-// computed from as the precondition. Each write also refreshes the summaries
+// computed from as the precondition (the main resource: as HNC's CRD, the kind
+// has no status subresource). Each write also refreshes the summaries
 // `kubectl get hrq` prints.
 //
 // The shape is the plugin's HierarchicalQuotaAccess (structural: tenancy/ does
 // not import admission/); HRQ objects have ResourceQuota's status fields.
 
 import type { ResourceQuota } from '../api/core/v1/types.js';
+import { HNC_GROUP, HNC_VERSION } from '../api/hnc/v1alpha2/types.js';
 import { quotaSummaries } from '../api/quota/v1/summary.js';
 import { deepCopy } from '../machinery/deep-copy.js';
 import type { KubeObject } from '../machinery/meta.js';
 import type { RESTStore } from '../registry/rest.js';
 import type { Hierarchy } from './hierarchy.js';
 
-export const HNC_GROUP = 'hnc.x-k8s.io';
-export const HNC_VERSION = 'v1alpha2';
 export const HRQ_RESOURCE = 'hierarchicalresourcequotas';
-export const HRQ_KIND = 'HierarchicalResourceQuota';
+const HRQ_KIND = 'HierarchicalResourceQuota';
 
 /** What the access needs of the registry: the HRQ store, looked up when a request runs (undefined: not served). */
 export type HierarchicalQuotaStore = () => RESTStore | undefined;
@@ -42,7 +42,10 @@ const NONE: readonly ResourceQuota[] = Object.freeze([]);
 
 /** The HRQ with its status summaries recomputed from status.hard and status.used. */
 export function withSummaries<T extends ResourceQuota>(q: T): T {
-  const status = q.status ?? {};
+  const { requestsSummary: _r, limitsSummary: _l, ...status } = (q.status ?? {}) as NonNullable<ResourceQuota['status']> & {
+    requestsSummary?: string;
+    limitsSummary?: string;
+  };
   return { ...q, status: { ...status, ...quotaSummaries(status.hard, status.used) } };
 }
 
@@ -70,7 +73,7 @@ export function hierarchicalQuotaAccess(store: HierarchicalQuotaStore, hierarchy
       const s = store();
       if (s === undefined) throw new Error('hierarchicalresourcequotas are not served');
       const body = withSummaries({ ...deepCopy(q), apiVersion: `${HNC_GROUP}/${HNC_VERSION}`, kind: HRQ_KIND } as ResourceQuota);
-      const res = await s.update(q.metadata.namespace ?? '', q.metadata.name ?? '', body, { subresource: 'status' });
+      const res = await s.update(q.metadata.namespace ?? '', q.metadata.name ?? '', body, {});
       return res.object as ResourceQuota;
     },
   };

@@ -5,9 +5,10 @@
 
 import type { ResourceList } from '../../core/v1/types.js';
 
+/** Empty summaries are absent (HNC's fields are omitempty). */
 export interface QuotaSummaries {
-  requestsSummary: string;
-  limitsSummary: string;
+  requestsSummary?: string;
+  limitsSummary?: string;
 }
 
 export function quotaSummaries(hard: ResourceList | undefined, used: ResourceList | undefined): QuotaSummaries {
@@ -17,5 +18,8 @@ export function quotaSummaries(hard: ResourceList | undefined, used: ResourceLis
     const line = `${name}: ${String(used?.[name] ?? '0')}/${String(hard![name])}`;
     (name.split('.')[0] === 'limits' && name.includes('.') ? limits : requests).push(line);
   }
-  return { requestsSummary: requests.join(', '), limitsSummary: limits.join(', ') };
+  const out: QuotaSummaries = {};
+  if (requests.length > 0) out.requestsSummary = requests.join(', ');
+  if (limits.length > 0) out.limitsSummary = limits.join(', ');
+  return out;
 }
