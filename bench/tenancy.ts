@@ -19,9 +19,8 @@
 //   3. re-parenting a 100-namespace subtree (`mover`, depth 1–9, one configmap
 //      in each) between `org` and `dest`: until every namespace of it carries
 //      the new root's tree label and not the old one, until the new root's
-//      HRQ counts its 100 configmaps, and until the old root's no longer
-//      does (lowering waits for the HRQ to stay unchanged 1.5 s: see
-//      src/controllers/hrq.ts); medians over the moves (target < 1 s).
+//      HRQ counts the subtree's configmaps, and until the old root's no
+//      longer does; medians over the moves (target < 1 s).
 //   4. quota-charged creates: configmap creates in a leaf charged to an HRQ at
 //      the root 9 levels up vs in a flat namespace charged to a ResourceQuota;
 //      closed-loop load, alternating rounds; cost ratio = plain rate / HRQ
@@ -353,7 +352,7 @@ async function main(): Promise<void> {
         }
         await Promise.all(waits);
       }
-      const line = `3. re-parenting the ${MOVER_SIZE}-namespace subtree (${MOVES} moves, medians): the HierarchyConfiguration write ${fmt(median(writeTimes), 1)} ms; tree labels of all ${MOVER_SIZE} moved ${labelsOk ? `${fmt(median(labelTimes), 1)} ms` : 'not measured (labels not there)'}; the new root's HRQ counts its ${moved} configmaps after ${fmt(median(raiseTimes), 1)} ms, the old root's releases them after ${fmt(median(releaseTimes), 1)} ms (the HRQ controller lowers usage only after ${'1.5'} s unchanged) (target < 1 s)`;
+      const line = `3. re-parenting the ${MOVER_SIZE}-namespace subtree (${MOVES} moves, medians): the HierarchyConfiguration write ${fmt(median(writeTimes), 1)} ms; tree labels of all ${MOVER_SIZE} moved ${labelsOk ? `${fmt(median(labelTimes), 1)} ms` : 'not measured (labels not there)'}; the new root's HRQ counts its ${moved} configmaps after ${fmt(median(raiseTimes), 1)} ms, the old root's releases them after ${fmt(median(releaseTimes), 1)} ms (target < 1 s)`;
       console.log(line);
       measured.push(line);
     }

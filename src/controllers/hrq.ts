@@ -18,11 +18,14 @@
 //   need, found through discovery); a delete, or an update that changes an
 //   object's usage, re-syncs the HRQs of the object's namespace and its
 //   ancestors. Creates need no sync: admission charged them already.
-// - Raising usage is written at once. Lowering is written only once the HRQ
-//   has stayed unchanged for `releaseSettleMs` and a second measurement still
-//   finds less: a create admitted (charged) but not yet stored, or not yet in
-//   the informers, must not be "released" by a measurement that cannot see it,
-//   or concurrent creates could overshoot (admission charges before it stores).
+// - Raising usage is written at once. Lowering is written at once as far as
+//   the events explain it (the usage of deleted objects, of shrunk ones, of a
+//   subtree that moved out, recorded as the events come); a drop beyond that
+//   is written only once the HRQ has stayed unchanged for `releaseSettleMs`
+//   and a second measurement still finds it: a create admitted (charged) but
+//   not yet stored, or not yet in the informers, must not be "released" by a
+//   measurement that cannot see it, or concurrent creates could overshoot
+//   (admission charges before it stores).
 // - Every HRQ is re-synced every `resyncPeriodMs`.
 
 import {
@@ -32,7 +35,7 @@ import {
   type HierarchyConfiguration,
 } from '../api/hnc/v1alpha2/types.js';
 import { type Evaluator, type GroupResourceName, EvaluatorRegistry, resourcesForName } from '../api/quota/v1/evaluators.js';
-import { type Usage, equals, fromWire, mask, toWire } from '../api/quota/v1/resources.js';
+import { type Usage, add, equals, fromWire, mask, subtractNonNegative, toWire } from '../api/quota/v1/resources.js';
 import { quotaSummaries } from '../api/quota/v1/summary.js';
 import {
   BucketRateLimiter,
@@ -96,6 +99,8 @@ export class HierarchicalQuotaController {
   private children: Map<string, string[]> | undefined;
   /** Keys with a lower usage measured: the HRQ resourceVersion it was measured at. */
   private readonly pendingRelease = new Map<string, string>();
+  /** Per key, usage seen leaving its subtree since its last sync: a drop up to this much is written at once. */
+  private readonly allowances = new Map<string, Usage>();
   private readonly monitors = new Map<string, Promise<SharedIndexInformer<KubeObject> | undefined>>();
   private discovered: Map<string, string> | undefined;
   private signal: AbortSignal | undefined;
@@ -197,7 +202,31 @@ export class HierarchicalQuotaController {
     change();
     if (this.parentOf(ns) === old) return;
     this.children = undefined;
-    for (const a of new Set([...before, ...this.ancestorsOf(ns)])) this.enqueueHeldIn(a);
+    const after = this.ancestorsOf(ns);
+    for (const a of after) this.enqueueHeldIn(a);
+    // The ancestors it left lose the subtree's usage: measured now, that much may be released at once.
+    const left = before.filter((a) => !after.includes(a));
+    if (left.length === 0) return;
+    const subtree = this.subtreeOf(ns);
+    void this.allowRelease(left, subtree)
+      .catch((err: unknown) => this.log.warn({ err: String(err) }, 'hierarchical quota: measuring a moved subtree failed'))
+      .finally(() => {
+        for (const a of left) this.enqueueHeldIn(a);
+      });
+  }
+
+  private async allowRelease(holders: readonly string[], namespaces: readonly string[]): Promise<void> {
+    for (const holder of holders) {
+      for (const q of this.hrqs.getIndexer().byIndex(NAMESPACE_INDEX, holder)) {
+        this.allow(metaNamespaceKeyFunc(q), await this.calculateUsage(namespaces, Object.keys(q.spec?.hard ?? {})));
+      }
+    }
+  }
+
+  /** Records usage known to be gone from an HRQ's subtree (a delete, a shrink, a subtree moved out). */
+  private allow(key: string, released: Usage): void {
+    const current = this.allowances.get(key);
+    this.allowances.set(key, current === undefined ? released : add(current, released));
   }
 
   /** The `hierarchy` object's spec.parent, else the subnamespace-of annotation (as the server's index). */
@@ -261,12 +290,20 @@ export class HierarchicalQuotaController {
     // Raise at once; lower only what was measured lower twice, the HRQ unchanged for settleMs in between.
     const settled = this.pendingRelease.get(key) === rv;
     this.pendingRelease.delete(key);
+    const allowance = this.allowances.get(key);
+    this.allowances.delete(key);
     let lowering = false;
     const used: Usage = new Map(previous);
     for (const [name, q] of measured) {
       const before = used.get(name);
       if (before === undefined || q.cmp(before) > 0 || settled) used.set(name, q);
-      else if (q.cmp(before) < 0) lowering = true;
+      else if (q.cmp(before) < 0) {
+        // A drop the events explain (deletes, a subtree moved out) is written at once; more than that
+        // may be a create admitted but not yet seen, so it waits to settle.
+        const room = allowance?.get(name);
+        if (room !== undefined && before.sub(q).cmp(room) <= 0) used.set(name, q);
+        else lowering = true;
+      }
     }
     const usedNow = mask(used, hardNames);
     const hardChanged = quota.status?.hard === undefined || !equals(hard, fromWire(quota.status.hard));
@@ -287,6 +324,7 @@ export class HierarchicalQuotaController {
         written = await this.client.resource<HierarchicalResourceQuota>(HRQ_GVR).namespace(ns).update(next);
       } catch (err) {
         if (isNotFound(err)) return;
+        if (allowance !== undefined) this.allow(key, allowance);
         throw err;
       }
     }
@@ -344,9 +382,14 @@ export class HierarchicalQuotaController {
     const evaluator = this.evaluators.get(gr);
     informer.addEventHandler({
       onUpdate: (old, obj) => {
-        if (evaluator !== undefined && !equals(evaluator.usage(old), evaluator.usage(obj))) this.replenish(gr, obj);
+        if (evaluator === undefined) return;
+        const [before, after] = [evaluator.usage(old), evaluator.usage(obj)];
+        if (!equals(before, after)) this.replenish(gr, obj, subtractNonNegative(before, after));
       },
-      onDelete: (obj) => this.replenish(gr, obj instanceof DeletedFinalStateUnknown ? (obj.obj as KubeObject | undefined) : obj),
+      onDelete: (tomb) => {
+        const obj = tomb instanceof DeletedFinalStateUnknown ? (tomb.obj as KubeObject | undefined) : tomb;
+        if (obj !== undefined && evaluator !== undefined) this.replenish(gr, obj, evaluator.usage(obj));
+      },
     });
     const signal = this.signal ?? new AbortController().signal;
     this.informers.start(signal);
@@ -354,13 +397,19 @@ export class HierarchicalQuotaController {
     return (await waitForCacheSync(timeout, [informer])) ? informer : undefined;
   }
 
-  /** Queues the HRQs of the object's namespace and its ancestors that count this resource. */
-  private replenish(gr: GroupResourceName, obj: KubeObject | undefined): void {
-    const ns = obj?.metadata.namespace;
+  /** Queues the HRQs of the object's namespace and its ancestors that count this resource, allowing `released` to go. */
+  private replenish(gr: GroupResourceName, obj: KubeObject, released: Usage): void {
+    const ns = obj.metadata.namespace;
     const evaluator = this.evaluators.get(gr);
     if (ns === undefined || evaluator === undefined) return;
-    const counts = (q: HierarchicalResourceQuota): boolean => evaluator.matchingResources(Object.keys(q.spec?.hard ?? {})).length > 0;
-    for (const holder of [ns, ...this.ancestorsOf(ns)]) this.enqueueHeldIn(holder, counts);
+    for (const holder of [ns, ...this.ancestorsOf(ns)]) {
+      for (const q of this.hrqs.getIndexer().byIndex(NAMESPACE_INDEX, holder)) {
+        if (evaluator.matchingResources(Object.keys(q.spec?.hard ?? {})).length === 0) continue;
+        const key = metaNamespaceKeyFunc(q);
+        this.allow(key, released);
+        this.queue.add(key);
+      }
+    }
   }
 
   /** Whether the server serves hnc.x-k8s.io/v1alpha2 HierarchicalResourceQuotas (a kube-apiserver does not). */
