@@ -33,7 +33,11 @@ describe('hierarchical resource quota (sqlite)', () => {
   before(async () => {
     server = await startTestServer();
     client = new RestClient({ server: server.url });
-    controllers = startControllerManager({ client, controllers: { namespace: false, systemNamespaces: false, garbageCollector: false } });
+    controllers = startControllerManager({
+      client,
+      namespaceDeletionGracePeriodMs: 0,
+      controllers: { systemNamespaces: false, garbageCollector: false },
+    });
   });
   after(async () => {
     await controllers?.stop();
@@ -183,5 +187,26 @@ describe('hierarchical resource quota (sqlite)', () => {
     const refused = await createConfigMap(server.url, 'mover-kid', 'd');
     assert.equal(refused.status, 403, refused.text);
     assert.match(refused.json.message, /exceeded hierarchical quota in namespace "new": "q"/);
+  });
+
+  test('a subnamespace is bounded by its ancestors\' HRQs; deleting it releases its usage', async () => {
+    await createNamespace(server.url, 'team');
+    await createHrq(server.url, 'team', 'q', { configmaps: '3' });
+    const anchor = await request(server.url, 'POST', `${G}/namespaces/team/subnamespaceanchors`, {
+      body: { apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'SubnamespaceAnchor', metadata: { name: 'team-sub' } },
+    });
+    assert.equal(anchor.status, 201, anchor.text);
+    await until('team-sub exists', async () => (await request(server.url, 'GET', '/api/v1/namespaces/team-sub')).status === 200);
+    await waitAncestors([server.hierarchy], 'team-sub', ['team']);
+    for (const name of ['a', 'b']) assert.equal((await createConfigMap(server.url, 'team-sub', name)).status, 201);
+    assert.equal((await createConfigMap(server.url, 'team', 'c')).status, 201);
+    const refused = await createConfigMap(server.url, 'team', 'd');
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.json.message, /exceeded hierarchical quota in namespace "team": "q", requested: configmaps=1, used: configmaps=3, limited: configmaps=3$/);
+    // HNC: deleting the anchor deletes the subnamespace (and its objects); the usage goes with it.
+    const del = await request(server.url, 'DELETE', `${G}/namespaces/team/subnamespaceanchors/team-sub`);
+    assert.ok(del.status === 200 || del.status === 202, del.text);
+    await waitUsed(server.url, 'team', 'q', { configmaps: '1' }, 30_000);
+    assert.equal((await createConfigMap(server.url, 'team', 'd')).status, 201);
   });
 });
