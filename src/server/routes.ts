@@ -303,6 +303,7 @@ function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean)
     return routes;
   }
   if (!hasNamespace) return routes;
+  if (type.createOnNamedPath === true && has('create')) routes.set('POST', 'create');
   if (has('get')) routes.set('GET', 'get');
   if (has('update')) routes.set('PUT', 'update');
   if (has('patch')) routes.set('PATCH', 'patch');
