@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { RestClient } from '../../src/client/index.js';
 import { type RunningControllerManager, startControllerManager } from '../../src/controllers/manager.js';
 import { request } from '../helpers/http.js';
+import { runKubectl } from '../helpers/kubectl.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
 import {
@@ -101,6 +102,10 @@ describe('hierarchical resource quota (sqlite)', () => {
     const charged = await getHrq(server.url, 'sum', 'q');
     assert.equal(charged.status?.used?.configmaps, '4');
     assert.equal(charged.status?.requestsSummary, 'configmaps: 4/4, secrets: 0/5');
+    // kubectl prints the summaries in HNC's columns.
+    const printed = await runKubectl(server.kubeconfigPath, ['get', 'hrq', '-n', 'sum']);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, /^NAME\s+REQUEST\s+LIMIT\nq\s+configmaps: 4\/4, secrets: 0\/5\s*\n$/);
     // Outside the subtree nothing is bounded.
     assert.equal((await createConfigMap(server.url, 'elsewhere', 'free')).status, 201);
   });
