@@ -44,7 +44,7 @@ import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction 
 import { PRIORITY_PLUGIN, PriorityAdmission } from './priority.js';
 import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
-import { ResourceQuotaAdmission } from './resource-quota.js';
+import { type HierarchicalQuotaAccess, ResourceQuotaAdmission } from './resource-quota.js';
 import { STORAGE_OBJECT_IN_USE_PROTECTION_PLUGIN, StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import { ServiceAccountAdmission } from './service-account.js';
 import type { ResourceQuotaConfiguration } from './resource-quota-config.js';
@@ -69,6 +69,8 @@ export interface AdmissionChainOptions {
   /** Where webhooks' service references go (default: the Service's Endpoints). */
   webhookServiceResolver?: ServiceResolver;
   resourceQuota?: ResourceQuotaConfiguration;
+  /** Hierarchical quotas (src/tenancy/hierarchical-quota.ts), charged by ResourceQuota with the namespace's own. */
+  hierarchicalQuota?: HierarchicalQuotaAccess;
   /**
    * The server's authorizer, for ValidatingAdmissionPolicy's CEL `authorizer` and the certificate
    * plugins' `signers` checks (absent: everything allowed).
@@ -171,6 +173,7 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
           },
         },
         limitedResources: options.resourceQuota?.limitedResources ?? [],
+        ...(options.hierarchicalQuota !== undefined ? { hierarchical: options.hierarchicalQuota } : {}),
       }),
     );
   }

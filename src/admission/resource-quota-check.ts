@@ -92,15 +92,23 @@ function formatScopes(scopes: readonly ScopeSelectorRequirement[]): string {
   return `[${scopes.map((s) => `{${s.scopeName} ${s.operator} [${(s.values ?? []).join(' ')}]}`).join(' ')}]`;
 }
 
+/** How a refusal names a ResourceQuota: `quota: <name>` ("exceeded quota: <name>, requested: …"). */
+export function referToQuota(quota: ResourceQuota): string {
+  return `quota: ${quota.metadata.name ?? ''}`;
+}
+
 /**
  * The quotas after charging this request, or a StatusError refusing it.
  * `quotas` is not changed; unchanged quotas come back as the same objects.
+ * `refer` names a quota in the messages (after "exceeded ", "failed ",
+ * "status unknown for "): hierarchical quotas are named with their namespace.
  */
 export function checkRequest(
   quotas: readonly ResourceQuota[],
   a: AdmissionAttributes,
   evaluator: Evaluator,
   limited: readonly LimitedResource[],
+  refer: (quota: ResourceQuota) => string = referToQuota,
 ): ResourceQuota[] {
   const input = quotas.slice();
   if (!evaluator.handles(a.operation, a.subresource) || a.object === undefined) return input;
@@ -118,10 +126,10 @@ export function checkRequest(
     const hard = Object.keys(quota.status?.hard ?? {});
     const restricted = evaluator.matchingResources(hard);
     const failed = evaluator.constraints(restricted, obj);
-    if (failed !== undefined) throw quotaForbidden(a, `failed quota: ${quota.metadata.name ?? ''}: ${failed}`);
+    if (failed !== undefined) throw quotaForbidden(a, `failed ${refer(quota)}: ${failed}`);
     const used = quota.status?.used ?? {};
     if (restricted.some((r) => used[r] === undefined)) {
-      throw quotaForbidden(a, `status unknown for quota: ${quota.metadata.name ?? ''}, resources: ${prettyPrintNames(restricted)}`);
+      throw quotaForbidden(a, `status unknown for ${refer(quota)}, resources: ${prettyPrintNames(restricted)}`);
     }
     interesting.push(i);
     for (const r of restricted) restrictedResources.add(r);
@@ -156,7 +164,7 @@ export function checkRequest(
     if (exceeded.length > 0) {
       throw quotaForbidden(
         a,
-        `exceeded quota: ${quota.metadata.name ?? ''}, requested: ${prettyPrint(mask(requested, exceeded))}, used: ${prettyPrint(mask(used, exceeded))}, limited: ${prettyPrint(mask(hard, exceeded))}`,
+        `exceeded ${refer(quota)}, requested: ${prettyPrint(mask(requested, exceeded))}, used: ${prettyPrint(mask(used, exceeded))}, limited: ${prettyPrint(mask(hard, exceeded))}`,
       );
     }
     const wire = toWire(newUsage);

@@ -26,6 +26,14 @@
 //   charged to quota A was then refused by quota B): usage is over-counted
 //   until the quota controller recalculates, as upstream.
 // - dryRun requests are checked, never charged.
+// - Hierarchical quotas (a HierarchicalResourceQuota in P bounds the sum over
+//   P and its descendants; src/tenancy/hierarchical-quota.ts hands them in)
+//   are charged in the same batches, by the same check and the same
+//   compare-and-swap: a request in N is checked against N's quotas and the
+//   hierarchical quotas of N and its ancestors at once. Requests under one
+//   hierarchical quota share a batch (keyed by the topmost namespace holding
+//   one), so they never race each other on this server; other servers are
+//   caught by the compare-and-swap like any other writer.
 //
 // Not evaluated: subresources, cluster-scoped objects, namespaces themselves,
 // events (upstream's ignored resources), operations the evaluator does not
@@ -35,7 +43,7 @@ import { StatusError, internalError } from '../machinery/errors.js';
 import type { ResourceQuota } from '../api/core/v1/types.js';
 import { EvaluatorRegistry, type PodEvaluatorOptions } from '../api/quota/v1/evaluators.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './interface.js';
-import { checkRequest } from './resource-quota-check.js';
+import { checkRequest, referToQuota } from './resource-quota-check.js';
 import type { LimitedResource } from './resource-quota-config.js';
 
 export const RESOURCE_QUOTA_PLUGIN = 'ResourceQuota';
@@ -57,8 +65,20 @@ export interface QuotaAccess {
   updateStatus(quota: ResourceQuota): Promise<ResourceQuota>;
 }
 
+/**
+ * Quotas held by a namespace that bound usage in a whole subtree (HNC's
+ * HierarchicalResourceQuota, served by src/tenancy/): charged in the same
+ * batches and with the same compare-and-swap as the namespace's own quotas.
+ * The objects have ResourceQuota's shape (spec.hard, status.hard, status.used).
+ */
+export interface HierarchicalQuotaAccess extends QuotaAccess {
+  /** The namespaces whose hierarchical quotas bound usage in `namespace`: itself, then its ancestors nearest first. */
+  scopeOf(namespace: string): readonly string[];
+}
+
 export interface ResourceQuotaOptions extends PodEvaluatorOptions {
   access: QuotaAccess;
+  hierarchical?: HierarchicalQuotaAccess;
   limitedResources?: readonly LimitedResource[];
   maxRetries?: number;
 }
@@ -70,6 +90,17 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
+/** Where a quota comes from: the namespace's own ResourceQuotas, or hierarchical quotas of it and its ancestors. */
+type Source = 'rq' | 'hrq';
+
+interface Held {
+  source: Source;
+  namespace: string;
+  quota: ResourceQuota;
+}
+
+const keyOf = (source: Source, q: ResourceQuota): string => `${source}/${q.metadata.namespace ?? ''}/${q.metadata.name ?? ''}`;
+
 function revisionOf(q: ResourceQuota): bigint {
   try {
     return BigInt(q.metadata.resourceVersion ?? '0');
@@ -78,19 +109,31 @@ function revisionOf(q: ResourceQuota): bigint {
   }
 }
 
+/** How a refusal names a hierarchical quota (HNC's wording): `hierarchical quota in namespace "P": "name"`. */
+export function referToHierarchicalQuota(quota: ResourceQuota): string {
+  return `hierarchical quota in namespace ${JSON.stringify(quota.metadata.namespace ?? '')}: ${JSON.stringify(quota.metadata.name ?? '')}`;
+}
+
 export class ResourceQuotaAdmission implements AdmissionPlugin {
   readonly name = RESOURCE_QUOTA_PLUGIN;
   readonly evaluators: EvaluatorRegistry;
   private readonly access: QuotaAccess;
+  private readonly hierarchical: HierarchicalQuotaAccess | undefined;
   private readonly limited: readonly LimitedResource[];
   private readonly maxRetries: number;
-  /** Waiting requests per namespace; a namespace with an entry has a worker running. */
+  /**
+   * Waiting requests per batch key; a key with an entry has a worker running.
+   * The key is the namespace, or, when hierarchical quotas bound it, the
+   * topmost namespace holding one: requests anywhere under one hierarchical
+   * quota share its batches, so this server never races itself for it.
+   */
   private readonly queues = new Map<string, Waiter[]>();
-  /** The quotas this plugin wrote last, by namespace/name (newer than the cache for a moment). */
+  /** The quotas this plugin wrote last, by key (newer than the cache for a moment). */
   private readonly written = new Map<string, ResourceQuota>();
 
   constructor(options: ResourceQuotaOptions) {
     this.access = options.access;
+    this.hierarchical = options.hierarchical;
     this.limited = options.limitedResources ?? [];
     this.maxRetries = options.maxRetries ?? MAX_RETRIES;
     this.evaluators = new EvaluatorRegistry(options.now !== undefined ? { now: options.now } : {});
@@ -103,7 +146,8 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     if (evaluator === undefined || !evaluator.handles(a.operation, a.subresource)) return;
     // A namespace without quotas (most of them) admits at once, without joining a batch;
     // the batch would read the same cache and find the same nothing.
-    if (this.limited.length === 0 && this.access.peekCached?.(a.namespace)?.length === 0) return;
+    const top = this.topHolder(a.namespace);
+    if (this.limited.length === 0 && top === undefined && this.access.peekCached?.(a.namespace)?.length === 0) return;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiter.done = true;
@@ -125,36 +169,50 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
           reject(err);
         },
       };
-      this.enqueue(waiter);
+      this.enqueue(top ?? a.namespace, waiter);
     });
   }
 
-  private enqueue(w: Waiter): void {
-    const ns = w.a.namespace;
-    const queue = this.queues.get(ns);
+  /**
+   * The topmost namespace of `ns`'s scope (itself or an ancestor) that holds
+   * hierarchical quotas, as the cache knows it (an unfilled cache counts as
+   * holding); undefined when none does.
+   */
+  private topHolder(ns: string): string | undefined {
+    if (this.hierarchical === undefined) return undefined;
+    const scope = this.hierarchical.scopeOf(ns);
+    for (let i = scope.length - 1; i >= 0; i--) {
+      const held = this.hierarchical.peekCached?.(scope[i]!);
+      if (held === undefined || held.length > 0) return scope[i];
+    }
+    return undefined;
+  }
+
+  private enqueue(key: string, w: Waiter): void {
+    const queue = this.queues.get(key);
     if (queue !== undefined) {
       queue.push(w);
       return;
     }
-    this.queues.set(ns, [w]);
-    void this.work(ns);
+    this.queues.set(key, [w]);
+    void this.work(key);
   }
 
-  /** Drains one namespace's queue batch by batch; exits (and forgets the namespace) when it is empty. */
-  private async work(ns: string): Promise<void> {
+  /** Drains one key's queue batch by batch; exits (and forgets the key) when it is empty. */
+  private async work(key: string): Promise<void> {
     // Let the requests that arrived in the same turn of the event loop join
     // the first batch (else it is a batch of one, and the rest wait for it).
     await new Promise<void>((resolve) => setImmediate(resolve));
     for (;;) {
-      const batch = this.queues.get(ns)!;
+      const batch = this.queues.get(key)!;
       if (batch.length === 0) {
-        this.queues.delete(ns);
+        this.queues.delete(key);
         return;
       }
-      this.queues.set(ns, []);
+      this.queues.set(key, []);
       const live = batch.filter((w) => !w.done);
       try {
-        await this.checkBatch(ns, live);
+        await this.checkBatch(live);
       } catch (err) {
         const e = err instanceof StatusError ? err : internalError(err);
         for (const w of live) w.reject(e);
@@ -162,21 +220,42 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     }
   }
 
-  private async checkBatch(ns: string, waiters: Waiter[]): Promise<void> {
+  private sourceAccess(source: Source): QuotaAccess {
+    return source === 'rq' ? this.access : this.hierarchical!;
+  }
+
+  /** Every quota bounding the batch's namespaces, by key. */
+  private async heldFor(waiters: readonly Waiter[]): Promise<Map<string, Held>> {
+    const held = new Map<string, Held>();
+    const read = new Set<string>();
+    const load = async (source: Source, ns: string): Promise<void> => {
+      if (read.has(`${source}/${ns}`)) return;
+      read.add(`${source}/${ns}`);
+      for (const quota of await this.quotas(source, ns)) held.set(keyOf(source, quota), { source, namespace: ns, quota });
+    };
+    for (const ns of new Set(waiters.map((w) => w.a.namespace))) {
+      await load('rq', ns);
+      if (this.hierarchical !== undefined) for (const holder of this.hierarchical.scopeOf(ns)) await load('hrq', holder);
+    }
+    return held;
+  }
+
+  private async checkBatch(waiters: Waiter[]): Promise<void> {
     if (waiters.length === 0) return;
-    const quotas = await this.quotas(ns);
-    if (quotas.length === 0 && this.limited.length === 0) {
+    const held = await this.heldFor(waiters);
+    if (held.size === 0 && this.limited.length === 0) {
       for (const w of waiters) w.resolve();
       return;
     }
-    await this.checkQuotas(ns, quotas, waiters, this.maxRetries);
+    await this.checkQuotas(held, waiters, this.maxRetries);
   }
 
   /** The cached quotas, each replaced by the version this plugin wrote when that one is newer. */
-  private async quotas(ns: string): Promise<ResourceQuota[]> {
-    const cached = this.access.peekCached?.(ns) ?? (await this.access.listCached(ns));
+  private async quotas(source: Source, ns: string): Promise<ResourceQuota[]> {
+    const access = this.sourceAccess(source);
+    const cached = access.peekCached?.(ns) ?? (await access.listCached(ns));
     return cached.map((q) => {
-      const key = `${ns}/${q.metadata.name ?? ''}`;
+      const key = keyOf(source, q);
       const mine = this.written.get(key);
       if (mine === undefined) return q;
       if (mine.metadata.uid === q.metadata.uid && revisionOf(mine) > revisionOf(q)) return mine;
@@ -185,31 +264,53 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     });
   }
 
-  private remember(q: ResourceQuota): void {
-    const key = `${q.metadata.namespace ?? ''}/${q.metadata.name ?? ''}`;
+  private remember(key: string, q: ResourceQuota): void {
     this.written.delete(key);
     this.written.set(key, q);
     while (this.written.size > REMEMBERED_CAPACITY) this.written.delete(this.written.keys().next().value as string);
   }
 
-  private async checkQuotas(ns: string, quotas: ResourceQuota[], waiters: Waiter[], retries: number): Promise<void> {
-    let running = quotas;
+  /** The keys of the held quotas that bound a request in `ns`: its own quotas, then the hierarchical ones of its scope. */
+  private boundingKeys(held: ReadonlyMap<string, Held>, ns: string): string[] {
+    const scope = this.hierarchical !== undefined ? new Set(this.hierarchical.scopeOf(ns)) : undefined;
+    const keys: string[] = [];
+    for (const [key, h] of held) {
+      if (h.source === 'rq' ? h.namespace === ns : scope?.has(h.namespace) === true) keys.push(key);
+    }
+    return keys;
+  }
+
+  /**
+   * Charges each waiter, in turn, to a running copy of the quotas bounding
+   * its namespace; writes every changed quota once (compare-and-swap); the
+   * waiters charged to a quota whose write failed are checked again against
+   * its live version.
+   */
+  private async checkQuotas(held: ReadonlyMap<string, Held>, waiters: Waiter[], retries: number): Promise<void> {
+    const running = new Map<string, ResourceQuota>();
+    for (const [key, h] of held) running.set(key, h.quota);
     const charged: Waiter[] = [];
     for (const w of waiters) {
       const evaluator = this.evaluators.get(w.a.resource)!;
+      const keys = this.boundingKeys(held, w.a.namespace);
+      const current = keys.map((k) => running.get(k)!);
+      const refer = (q: ResourceQuota): string => {
+        const source = held.get(keys[current.indexOf(q)] ?? '')?.source;
+        return source === 'hrq' ? referToHierarchicalQuota(q) : referToQuota(q);
+      };
       let next: ResourceQuota[];
       try {
-        next = checkRequest(running, w.a, evaluator, this.limited);
+        next = checkRequest(current, w.a, evaluator, this.limited, refer);
       } catch (err) {
         w.reject(err);
         continue;
       }
-      const changed = next.some((q, i) => q !== running[i]);
+      const changed = next.some((q, i) => q !== current[i]);
       if (w.a.dryRun || !changed) {
         w.resolve();
         continue;
       }
-      running = next;
+      next.forEach((q, i) => running.set(keys[i]!, q));
       charged.push(w);
     }
     if (charged.length === 0) return;
@@ -217,12 +318,13 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     const failed = new Set<string>();
     let lastError: unknown;
     await Promise.all(
-      running.map(async (q, i) => {
-        if (q === quotas[i]) return;
+      [...running].map(async ([key, q]) => {
+        const h = held.get(key)!;
+        if (q === h.quota) return;
         try {
-          this.remember(await this.access.updateStatus(q));
+          this.remember(key, await this.sourceAccess(h.source).updateStatus(q));
         } catch (err) {
-          failed.add(q.metadata.name ?? '');
+          failed.add(key);
           lastError = err;
         }
       }),
@@ -236,7 +338,22 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
       for (const w of charged) w.reject(e);
       return;
     }
-    const fresh = (await this.access.listLive(ns)).filter((q) => failed.has(q.metadata.name ?? ''));
-    await this.checkQuotas(ns, fresh, charged, retries - 1);
+    // The failed quotas at the latest revision; the charged requests are checked against those only
+    // (their charges to the quotas written are kept).
+    const fresh = new Map<string, Held>();
+    const reread = new Map<string, { source: Source; namespace: string }>();
+    for (const key of failed) {
+      const h = held.get(key)!;
+      reread.set(`${h.source}/${h.namespace}`, { source: h.source, namespace: h.namespace });
+    }
+    await Promise.all(
+      [...reread.values()].map(async ({ source, namespace }) => {
+        for (const quota of await this.sourceAccess(source).listLive(namespace)) {
+          const key = keyOf(source, quota);
+          if (failed.has(key)) fresh.set(key, { source, namespace, quota });
+        }
+      }),
+    );
+    await this.checkQuotas(fresh, charged, retries - 1);
   }
 }

@@ -31,6 +31,7 @@ import { NamespaceDefaultsController } from './namespace-defaults.js';
 import { DEFAULT_CONCURRENT_GC_SYNCS, GarbageCollector } from './garbagecollector/controller.js';
 import { ClusterInfoPublisher } from './cluster-info.js';
 import { type LegacyTokenClaims, ServiceAccountTokensController } from './service-account-tokens.js';
+import { HierarchicalQuotaController } from './hrq.js';
 
 export interface ControllerManagerOptions {
   /** The controller manager's own client: the shared informers list and watch through it. */
@@ -69,6 +70,8 @@ export interface ControllerManagerOptions {
     namespace?: boolean;
     systemNamespaces?: boolean;
     resourceQuota?: boolean;
+    /** HierarchicalResourceQuota status (hnc.x-k8s.io; runs with the loopback identity, as a part of the server). */
+    hierarchicalQuota?: boolean;
     crdCleanup?: boolean;
     pvcProtection?: boolean;
     namespaceDefaults?: boolean;
@@ -101,6 +104,7 @@ export interface RunningControllerManager {
   systemNamespacesSynced: Promise<void>;
   namespaceController?: NamespaceController;
   resourceQuotaController?: ResourceQuotaController;
+  hierarchicalQuotaController?: HierarchicalQuotaController;
   garbageCollector?: GarbageCollector;
   stop(): Promise<void>;
 }
@@ -160,6 +164,17 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     });
     running.resourceQuotaController = quota;
     loops.push(quota.run(abort.signal));
+  }
+  if (options.controllers?.hierarchicalQuota !== false) {
+    const hrq = new HierarchicalQuotaController({
+      client: options.clients?.apiserver ?? options.client,
+      informers,
+      workers: options.concurrentResourceQuotaSyncs ?? DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS,
+      resyncPeriodMs: options.resourceQuotaSyncPeriodMs ?? DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS,
+      logger: log,
+    });
+    running.hierarchicalQuotaController = hrq;
+    loops.push(hrq.run(abort.signal));
   }
   if (options.controllers?.crdCleanup !== false) {
     const cleanup = new CRDCleanupController({ client: options.clients?.apiserver ?? options.client, informers, logger: log });

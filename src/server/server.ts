@@ -15,6 +15,8 @@ import { pino, type Logger } from 'pino';
 import type { Clock } from '../machinery/names.js';
 import { createRegistry, type Registry } from '../registry/index.js';
 import { HierarchyIndex } from '../tenancy/hierarchy-index.js';
+import { HRQ_RESOURCE, hierarchicalQuotaAccess } from '../tenancy/hierarchical-quota.js';
+import { HNC_GROUP } from '../api/hnc/v1alpha2/types.js';
 import { HierarchyReconciler } from '../tenancy/reconciler.js';
 import { TenancyAdmission } from '../tenancy/admission.js';
 import { isStatusError } from '../machinery/errors.js';
@@ -326,6 +328,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     authorize: () => authorizeRef,
     disable: disabledPlugins,
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
+    // HierarchicalResourceQuotas are charged by the ResourceQuota plugin with each namespace's own quotas.
+    hierarchicalQuota: hierarchicalQuotaAccess(() => registry.storeFor(HNC_GROUP, HRQ_RESOURCE), () => hierarchy),
     // The hierarchy's rules (src/tenancy/admission.ts), then what the embedder adds.
     extra: [tenancyAdmission, ...(options.admission ?? [])],
     webhookServiceResolver,
