@@ -24,7 +24,8 @@
 //   MutatingAdmissionWebhook   call mutating webhooks   —
 //   ValidatingAdmissionPolicy —                     CEL policies and their bindings (policy/)
 //   ValidatingAdmissionWebhook —                        call validating webhooks (in parallel)
-//   ResourceQuota       —                           charge quotas (CAS on status.used)
+//   Hierarchy (tenancy) —                           anchors, hierarchy configuration, propagated copies
+//   ResourceQuota       —                           charge quotas and hierarchical quotas (CAS on status.used)
 //   extra (tests)       as given                    as given
 //
 // Plugins read through the registry's stores (in-process): watch caches for
@@ -76,6 +77,11 @@ export interface AdmissionChainOptions {
    * plugins' `signers` checks (absent: everything allowed).
    */
   authorize?: () => AuthorizeFunction | undefined;
+  /**
+   * The hierarchy's rules (src/tenancy/admission.ts): after the webhooks, before ResourceQuota,
+   * so that a request the hierarchy refuses is never charged (upstream runs quota last).
+   */
+  tenancy?: readonly AdmissionPlugin[];
   /** Appended after the built-in plugins. */
   extra?: readonly AdmissionPlugin[];
 }
@@ -157,6 +163,7 @@ export function buildAdmissionChain(lookup: () => StoreLookup, options: Admissio
   if (!disabled.has('ValidatingAdmissionWebhook')) {
     chain.push(new ValidatingWebhookAdmission({ store: registration('validatingwebhookconfigurations'), namespaceLabels, resolveService }));
   }
+  chain.push(...(options.tenancy ?? []));
   if (!disabled.has('ResourceQuota')) {
     chain.push(
       new ResourceQuotaAdmission({

@@ -330,8 +330,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
     // HierarchicalResourceQuotas are charged by the ResourceQuota plugin with each namespace's own quotas.
     hierarchicalQuota: hierarchicalQuotaAccess(() => registry.storeFor(HNC_GROUP, HRQ_RESOURCE), () => hierarchy),
-    // The hierarchy's rules (src/tenancy/admission.ts), then what the embedder adds.
-    extra: [tenancyAdmission, ...(options.admission ?? [])],
+    // The hierarchy's rules (src/tenancy/admission.ts) run before quota; the embedder's plugins after everything.
+    tenancy: [tenancyAdmission],
+    extra: options.admission ?? [],
     webhookServiceResolver,
   });
   const crdOptions = {
