@@ -8,7 +8,10 @@
 //   object (garbage, a truncated value, a JSON scalar, protobuf, an encrypted
 //   value this server has no key for, an unknown prefix) throws a
 //   CorruptObjectError: a StatusError 500 worded as kube-apiserver 1.32 words
-//   it (see corruptMessage), carrying the key and revision.
+//   it (see corruptMessage), carrying the key and revision. An object of
+//   another type than the resource's (a wrong kind, an apiVersion the server
+//   does not know) is one too, when the store was given a StoredTypeCheck:
+//   upstream's storage codec refuses it while decoding, with its own words.
 // - Every failure is reported to the backend's CorruptValues (one per backend,
 //   found by corruptValuesOf): it counts failures per resource (upstream's
 //   apiserver_storage_decode_errors_total) and calls the log hook once per
@@ -22,6 +25,14 @@ import type { Backend } from './interface.js';
 import { MANAGED_FIELDS_PREFIX, decodeStoredValue } from './managed-fields-codec.js';
 import { StatusError, type StatusDetails } from '../machinery/errors.js';
 import type { GroupResource, KubeObject } from '../machinery/meta.js';
+
+/**
+ * Whether a decoded value is of the resource's type, as upstream's storage
+ * codec decides it: undefined when it is (the check may fill what upstream's
+ * decoder defaults, such as a missing kind), else the codec's error text.
+ * `value` is the stored text (some of upstream's errors quote it).
+ */
+export type StoredTypeCheck = (obj: KubeObject, value: string) => string | undefined;
 
 /** A stored value that could not be decoded. */
 export class CorruptObjectError extends StatusError {
@@ -115,6 +126,7 @@ export function decodeStored(
   gr: GroupResource,
   values: CorruptValues,
   messageKey = key,
+  typeCheck?: StoredTypeCheck,
 ): KubeObject {
   let obj: unknown;
   let cause: string | undefined;
@@ -132,9 +144,12 @@ export function decodeStored(
     if (o.metadata !== undefined && (typeof o.metadata !== 'object' || o.metadata === null || Array.isArray(o.metadata))) {
       cause = `json: cannot unmarshal ${goJsonKind(o.metadata)} into Go struct field ${typeof o.kind === 'string' ? o.kind : 'Object'}.metadata of type v1.ObjectMeta`;
     } else {
-      o.metadata ??= {};
-      o.metadata.resourceVersion = String(revision);
-      return o;
+      cause = typeCheck?.(o, value);
+      if (cause === undefined) {
+        o.metadata ??= {};
+        o.metadata.resourceVersion = String(revision);
+        return o;
+      }
     }
   }
   throw corruptObject(key, messageKey, revision, cause, gr, values);
