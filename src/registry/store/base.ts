@@ -161,6 +161,7 @@ export abstract class StoreBase {
         clock: this.clock,
         recordTimes: subresource !== 'scale',
         convertsFrom: this.managedFieldsConvertFrom,
+        unstructured: this.unstructured,
       });
       this.fieldManagers.set(subresource, fm);
     }
