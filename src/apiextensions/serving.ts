@@ -351,7 +351,7 @@ export class CustomResourceServing {
       resource: { group, resource: plural },
       namespaced,
       keyResource: `${group}/${plural}`,
-      typeCheck: typeCheck.check,
+      decoders: { typeCheck: typeCheck.check },
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
     if (options.watchCache === false) return { storage: new BackendObjectStore(storageOptions), release: () => {} };

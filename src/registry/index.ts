@@ -25,7 +25,7 @@ import { ConvertingObjectStore } from './converting-store.js';
 import { pruneObject } from '../api/schema/prune.js';
 import { applySchemaFor } from '../api/schema/apply-schema.js';
 import { hasStatus, specFieldNames } from '../api/schema/index.js';
-import { builtInTypeCheck, servedScheme } from './stored-type.js';
+import { builtInTypeCheck, decodeStoredProtobuf, servedScheme } from './stored-type.js';
 
 export type { CatalogEntry } from './catalog-entry.js';
 
@@ -107,7 +107,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       // events are not two: they are stored as core events, see storedAs).
       keyResource: entry.keyResource ?? `${type.group}/${type.resource}`,
       // A stored value of another type is a decode error, as upstream's storage codec.
-      typeCheck: builtInTypeCheck(entry, entries, scheme),
+      decoders: { typeCheck: builtInTypeCheck(entry, entries, scheme), protobuf: decodeStoredProtobuf },
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
     let storage: ObjectStore;

@@ -11,11 +11,16 @@
 // - a kind the scheme does not know at that apiVersion is one too:
 //   `no kind "ConfigMap" is registered for version "v2" in scheme "pkg/runtime/scheme.go:100"`.
 //
+// A value kube-apiserver stored in protobuf (its default for built-ins) is
+// decoded by decodeStoredProtobuf (the etcd backend keeps its bytes), then
+// judged the same way.
+//
 // The scheme here is what apiary serves (every entry's kind and list kind,
 // and the meta kinds every group version registers). Upstream's scheme also
 // holds versions it no longer serves (apps/v1beta1, extensions/v1beta1) and
 // converts those; apiary refuses them as unknown.
 
+import { decodeEnvelope } from '../api/schema/protobuf.js';
 import type { KubeObject } from '../machinery/meta.js';
 import type { StoredTypeCheck } from '../storage/corrupt-values.js';
 import type { CatalogEntry } from './catalog-entry.js';
@@ -65,6 +70,17 @@ export function builtInTypeCheck(owner: CatalogEntry, entries: readonly CatalogE
     }
     return `converting (${gotVersion}.${gotKind}) to (${internal}): unknown conversion`;
   };
+}
+
+/**
+ * A built-in object kube-apiserver stored in protobuf (its default storage
+ * media type): an etcd written by kube-apiserver is read as it is. The
+ * envelope names the apiVersion and kind, which the type check then judges.
+ */
+export function decodeStoredProtobuf(bytes: Uint8Array): KubeObject {
+  const obj = decodeEnvelope(bytes);
+  if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+  return obj;
 }
 
 /** The Go package name of a group's internal types (`core`, `apps`, `rbac`, `apiserverinternal`). */

@@ -5,7 +5,8 @@
 // Contract:
 // - decodeStored(value, revision, key, resource) is the only way the object
 //   layer turns a stored value into an object. A value that is not a JSON
-//   object (garbage, a truncated value, a JSON scalar, protobuf, an encrypted
+//   object (garbage, a truncated value, a JSON scalar, protobuf where the
+//   store has no protobuf decoder or the bytes are no object, an encrypted
 //   value this server has no key for, an unknown prefix) throws a
 //   CorruptObjectError: a StatusError 500 worded as kube-apiserver 1.32 words
 //   it (see corruptMessage), carrying the key and revision. An object of
@@ -33,6 +34,17 @@ import type { GroupResource, KubeObject } from '../machinery/meta.js';
  * `value` is the stored text (some of upstream's errors quote it).
  */
 export type StoredTypeCheck = (obj: KubeObject, value: string) => string | undefined;
+
+/** What a store knows beyond JSON about its stored values (given by the registry, which knows the types). */
+export interface StoredDecoders {
+  typeCheck?: StoredTypeCheck;
+  /**
+   * Reads kube-apiserver's protobuf encoding (`k8s\0` + runtime.Unknown) of a
+   * built-in object; throws when the bytes are no such object. Without it a
+   * protobuf value is corrupt.
+   */
+  protobuf?: (bytes: Uint8Array) => KubeObject;
+}
 
 /** A stored value that could not be decoded. */
 export class CorruptObjectError extends StatusError {
@@ -126,14 +138,23 @@ export function decodeStored(
   gr: GroupResource,
   values: CorruptValues,
   messageKey = key,
-  typeCheck?: StoredTypeCheck,
+  decoders: StoredDecoders = {},
 ): KubeObject {
   let obj: unknown;
   let cause: string | undefined;
-  try {
-    obj = decodeStoredValue(value);
-  } catch (err) {
-    cause = corruptMessage(value, err);
+  if (value.startsWith(PROTOBUF_PREFIX) && decoders.protobuf !== undefined) {
+    // The backend keeps a protobuf value byte for byte, one latin1 character per byte.
+    try {
+      obj = decoders.protobuf(Buffer.from(value, 'latin1'));
+    } catch (err) {
+      cause = `object not decodable: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  } else {
+    try {
+      obj = decodeStoredValue(value);
+    } catch (err) {
+      cause = corruptMessage(value, err);
+    }
   }
   if (cause === undefined && (typeof obj !== 'object' || obj === null || Array.isArray(obj))) {
     // Valid JSON that is no object: upstream never takes it for JSON (its JSON decoder wants `{`).
@@ -144,7 +165,7 @@ export function decodeStored(
     if (o.metadata !== undefined && (typeof o.metadata !== 'object' || o.metadata === null || Array.isArray(o.metadata))) {
       cause = `json: cannot unmarshal ${goJsonKind(o.metadata)} into Go struct field ${typeof o.kind === 'string' ? o.kind : 'Object'}.metadata of type v1.ObjectMeta`;
     } else {
-      cause = typeCheck?.(o, value);
+      cause = decoders.typeCheck?.(o, value);
       if (cause === undefined) {
         o.metadata ??= {};
         o.metadata.resourceVersion = String(revision);
@@ -209,6 +230,7 @@ function corruptDetail(err: CorruptObjectError): string {
 }
 
 const ENCRYPTED = 'identity transformer tried to read encrypted data';
+const PROTOBUF_PREFIX = 'k8s\u0000';
 
 /**
  * What kube-apiserver 1.32's storage decoder says about a value it cannot
@@ -224,7 +246,7 @@ function corruptMessage(value: string, err: unknown): string {
 }
 
 function universalDecodeError(value: string, base64Wrapped: boolean): string {
-  if (value.startsWith('k8s\u0000')) return 'object not decodable: protobuf stored values are not supported by this server';
+  if (value.startsWith(PROTOBUF_PREFIX)) return 'object not decodable: protobuf stored values are not supported by this server';
   if (value.trimStart().startsWith('{')) {
     try {
       JSON.parse(value);

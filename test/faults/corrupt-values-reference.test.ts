@@ -7,16 +7,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { startTestServer } from '../helpers/server.js';
 import { REFERENCE_BINARIES } from '../compat/differential/reference.js';
 import { send, type Target } from '../compat/differential/client.js';
+import { startKubeApiserver } from './fixtures/kube-apiserver.js';
 import { WRONG_TYPE_CONFIGMAPS, gadgetsCrd, storedText, wrongTypeGadgets } from './fixtures/stored-types.js';
 
 const CORRUPT: Record<string, string> = {
@@ -29,17 +26,6 @@ const CORRUPT: Record<string, string> = {
 };
 
 const missing = [REFERENCE_BINARIES.kubeApiserver, REFERENCE_BINARIES.etcd].filter((p) => !existsSync(p));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 interface Answer {
   status: number;
@@ -64,54 +50,17 @@ async function post(target: Target, path: string, body: unknown): Promise<number
 
 test('corrupt values: apiary answers as kube-apiserver 1.32.4 (live)', { timeout: 180_000, skip: missing.length > 0 ? `reference binaries missing: ${missing.join(', ')}` : false }, async (t) => {
   const clusters: EtcdCluster[] = [];
-  const dir = mkdtempSync(join(tmpdir(), 'apiary-faults-reference-'));
-  let apiserver: ChildProcess | undefined;
-  let log = '';
   t.after(async () => {
-    if (apiserver?.pid !== undefined && apiserver.exitCode === null) process.kill(-apiserver.pid, 'SIGKILL');
     for (const c of clusters) await c.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
   const refEtcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd });
   clusters.push(refEtcd);
   const ourEtcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd });
   clusters.push(ourEtcd);
 
-  const token = randomBytes(16).toString('hex');
-  writeFileSync(join(dir, 'tokens.csv'), `${token},admin,admin-uid,"system:masters"\n`);
-  const keys = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-  });
-  writeFileSync(join(dir, 'sa.key'), keys.privateKey);
-  writeFileSync(join(dir, 'sa.pub'), keys.publicKey);
-  const port = await freePort();
-  apiserver = spawn(
-    REFERENCE_BINARIES.kubeApiserver,
-    [
-      `--etcd-servers=${refEtcd.endpoints[0]}`,
-      '--bind-address=127.0.0.1',
-      `--secure-port=${port}`,
-      `--cert-dir=${join(dir, 'certs')}`,
-      `--token-auth-file=${join(dir, 'tokens.csv')}`,
-      '--authorization-mode=RBAC',
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${join(dir, 'sa.pub')}`,
-      `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
-      '--service-cluster-ip-range=10.0.0.0/24',
-    ],
-    { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  apiserver.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
-  const reference: Target = { name: 'reference', base: `https://127.0.0.1:${port}`, token };
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const ok = await send(reference, 'GET', '/readyz', {}, undefined, 2000).then((r) => r.status === 200, () => false);
-    if (ok) break;
-    if (apiserver.exitCode !== null || Date.now() > deadline) throw new Error(`kube-apiserver not ready:\n${log}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const kubeApiserver = await startKubeApiserver(refEtcd.endpoints[0]!);
+  t.after(() => kubeApiserver.stop());
+  const reference = kubeApiserver.target;
   const server = await startTestServer({ storage: 'etcd', etcdServers: ourEtcd.endpoints });
   t.after(() => server.stop());
   const apiary: Target = { name: 'apiary', base: server.url };
