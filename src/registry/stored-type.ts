@@ -78,7 +78,15 @@ export function builtInTypeCheck(owner: CatalogEntry, entries: readonly CatalogE
  * envelope names the apiVersion and kind, which the type check then judges.
  */
 export function decodeStoredProtobuf(bytes: Uint8Array): KubeObject {
-  const obj = decodeEnvelope(bytes);
+  // kube-apiserver 1.32.4's words for an envelope with nothing after the magic and for short data.
+  if (bytes.length <= 4) throw new Error('empty body');
+  let obj: KubeObject;
+  try {
+    obj = decodeEnvelope(bytes);
+  } catch (err) {
+    if (err instanceof RangeError || (err instanceof Error && /index out of range|invalid wire type/.test(err.message))) throw new Error('unexpected EOF');
+    throw err;
+  }
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   return obj;
 }

@@ -147,7 +147,8 @@ export function decodeStored(
     try {
       obj = decoders.protobuf(Buffer.from(value, 'latin1'));
     } catch (err) {
-      cause = `object not decodable: ${err instanceof Error ? err.message : String(err)}`;
+      // The decoder words its failure as upstream's protobuf serializer does.
+      cause = err instanceof Error ? err.message : String(err);
     }
   } else {
     try {
