@@ -8,7 +8,7 @@
 //   ("spec.foo", "spec.items[0].bar").
 // - applyDefaults(schema, obj): fills `default`s of missing fields, in place,
 //   top-down, and replaces null with the default where the field is not nullable
-//   (drops it where nothing defaults it), unless told to keep nulls (apply).
+//   (drops it where nothing defaults it, unless told to keep nulls: apply).
 // - validateValue(schema, obj): FieldErrors with the paths and messages of
 //   kube-openapi's validator as the apiextensions-apiserver converts them
 //   (`spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`).
@@ -70,10 +70,10 @@ function pruneNode(s: JSONSchemaProps, value: unknown, path: string, dropped: st
 // ---- defaulting ------------------------------------------------------------
 
 /**
- * `keepNulls`: leave every null as it is (no default replaces it, none is
- * dropped). Server-side apply's merged object is not decoded by upstream's
- * codec, whose defaulter prunes nulls: its validation sees them, and a null
- * where the schema allows none is a 422.
+ * `keepNulls`: a null nothing defaults stays (a default still replaces a
+ * null). Server-side apply's merged object is defaulted upstream but not
+ * decoded by its codec, which prunes such nulls: its validation sees them,
+ * and a null where the schema allows none is a 422.
  */
 export function applyDefaults(schema: JSONSchemaProps, obj: unknown, options: { keepNulls?: boolean } = {}): void {
   defaultNode(schema, obj, options.keepNulls === true);
@@ -84,10 +84,11 @@ function defaultNode(s: JSONSchemaProps, value: unknown, keepNulls: boolean): vo
     const props = propertiesOf(s);
     for (const [k, sub] of Object.entries(props)) {
       const d = sub['default'];
-      const prunable = !keepNulls && k in value && value[k] === null && sub['nullable'] !== true;
-      if (d !== undefined && (!(k in value) || prunable)) value[k] = deepCopy(d);
-      // A null where null is not allowed and nothing defaults it is dropped (upstream's PruneNonNullableNullsWithoutDefaults).
-      else if (d === undefined && prunable) delete value[k];
+      const nonNullableNull = k in value && value[k] === null && sub['nullable'] !== true;
+      if (d !== undefined && (!(k in value) || nonNullableNull)) value[k] = deepCopy(d);
+      // A null where null is not allowed and nothing defaults it is dropped (upstream's
+      // PruneNonNullableNullsWithoutDefaults, which runs when its codec decodes a body: not on apply).
+      else if (d === undefined && nonNullableNull && !keepNulls) delete value[k];
     }
     for (const [k, v] of Object.entries(value)) {
       const sub = props[k] ?? (isObject(additionalPropertiesOf(s)) ? (additionalPropertiesOf(s) as JSONSchemaProps) : undefined);
@@ -97,7 +98,7 @@ function defaultNode(s: JSONSchemaProps, value: unknown, keepNulls: boolean): vo
     const items = itemsOf(s);
     if (items === undefined) return;
     for (let i = 0; i < value.length; i++) {
-      if (!keepNulls && value[i] === null && items['default'] !== undefined && items['nullable'] !== true) value[i] = deepCopy(items['default']);
+      if (value[i] === null && items['default'] !== undefined && items['nullable'] !== true) value[i] = deepCopy(items['default']);
       defaultNode(items, value[i], keepNulls);
     }
   }

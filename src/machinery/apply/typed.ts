@@ -104,8 +104,16 @@ function walkSet(v: unknown, t0: TypeNode, parent: FieldSet, element: string | u
     if (!Array.isArray(v)) return;
     const seen = duplicates ? undefined : new globalThis.Set<string>();
     const items = t.elements();
-    for (const item of v) {
-      const pe = listItemElement(t, item);
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i];
+      let pe: string;
+      try {
+        pe = listItemElement(t, item);
+      } catch (err) {
+        // upstream's validation names the list and the element: `.spec.containers: element 1: …`.
+        if (err instanceof ApplySchemaError) throw new ApplySchemaError(`${pathText(path)}: element ${i}: ${err.message}`);
+        throw err;
+      }
       if (seen !== undefined) {
         if (seen.has(pe)) throw new ApplySchemaError(`${pathText(path)}: duplicate entries for key ${elementText(pe)}`);
         seen.add(pe);

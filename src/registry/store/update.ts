@@ -155,7 +155,7 @@ export abstract class UpdateStore extends DeleteStore {
     const run = (live: KubeObject | null): { object: KubeObject; changed: boolean } => {
       try {
         const out = fm.apply(live, config, manager, force);
-        options.afterMerge?.();
+        options.afterMerge?.(out.object);
         return out;
       } catch (err) {
         if (err instanceof ConflictsError) {
