@@ -129,7 +129,10 @@ export function customResourceStrategy(crd: CustomResourceDefinition, version: C
   return {
     namespaced: crd.spec.scope === 'Namespaced',
     nameValidator: nameIsDNSSubdomain,
-    defaults: (obj) => applyDefaults(schema, obj),
+    defaults: (obj, how) => {
+      applyDefaults(schema, obj, { keepNulls: how?.applied === true });
+      dropNullMetadata(obj);
+    },
     prepareForCreate(obj) {
       if (statusEnabled) delete obj['status'];
       obj.metadata.generation = 1;
@@ -156,6 +159,16 @@ export function customResourceStrategy(crd: CustomResourceDefinition, version: C
       ? { fieldLabels: ['metadata.name', 'metadata.namespace', ...Object.keys(selectableFields(version))] }
       : {}),
   };
+}
+
+/**
+ * Upstream decodes a custom resource's metadata into its typed ObjectMeta and
+ * back: a null field there (`labels: null`) is its zero value, left out.
+ */
+function dropNullMetadata(obj: KubeObject): void {
+  const meta = obj.metadata as Record<string, unknown> | undefined;
+  if (meta === undefined || meta === null || typeof meta !== 'object') return;
+  for (const k of Object.keys(meta)) if (meta[k] === null) delete meta[k];
 }
 
 /** spec.versions[].selectableFields as field-selector getters ("spec.color"), values rendered as selectors compare them. */

@@ -30,6 +30,7 @@ import { CachedObjectStore } from '../storage/cacher/cacher.js';
 import { celCompiler, type ValidationRuleCompiler } from './cel.js';
 import { customResourcePrinter, customResourceStrategy, customResourceType, schemaOf } from './custom-resource.js';
 import { applyDefaults, pruneValue } from './schema/values.js';
+import { CustomResourceTypeCheck } from './stored-type.js';
 import { isObject, schemaHas } from './schema/structural.js';
 import {
   type CustomResourceDefinition,
@@ -64,6 +65,8 @@ interface Served {
   storageKey: string;
   storage: ObjectStore;
   release: () => void;
+  /** What the storage takes as this CRD's objects (updated with the CRD). */
+  typeCheck: CustomResourceTypeCheck;
 }
 
 export class CustomResourceServing {
@@ -318,14 +321,18 @@ export class CustomResourceServing {
     const storageKey = `${group}/${plural}/${namespaced}`;
     let storage: ObjectStore;
     let release: () => void;
+    let typeCheck: CustomResourceTypeCheck;
     if (current !== undefined && current.storageKey === storageKey) {
       storage = current.storage;
       release = current.release;
+      typeCheck = current.typeCheck;
+      typeCheck.update(crd);
     } else {
-      ({ storage, release } = this.openStorage(group, plural, namespaced));
+      typeCheck = new CustomResourceTypeCheck(crd);
+      ({ storage, release } = this.openStorage(group, plural, namespaced, typeCheck));
     }
     const stores = this.buildStores(crd, storage);
-    this.served.set(name, { fingerprint, storageKey, storage, release });
+    this.served.set(name, { fingerprint, storageKey, storage, release, typeCheck });
     this.registry.install(`crd:${name}`, stores, release);
     this.logger?.info({ name, versions: stores.map((s) => s.type.version) }, 'serving custom resources');
   }
@@ -337,13 +344,14 @@ export class CustomResourceServing {
     this.logger?.info({ name }, 'stopped serving custom resources');
   }
 
-  private openStorage(group: string, plural: string, namespaced: boolean): { storage: ObjectStore; release: () => void } {
+  private openStorage(group: string, plural: string, namespaced: boolean, typeCheck: CustomResourceTypeCheck): { storage: ObjectStore; release: () => void } {
     const options = this.registry.options;
     const storageOptions: ConstructorParameters<typeof BackendObjectStore>[0] = {
       backend: options.backend,
       resource: { group, resource: plural },
       namespaced,
       keyResource: `${group}/${plural}`,
+      decoders: { typeCheck: typeCheck.check },
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
     if (options.watchCache === false) return { storage: new BackendObjectStore(storageOptions), release: () => {} };

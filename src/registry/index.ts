@@ -25,6 +25,7 @@ import { ConvertingObjectStore } from './converting-store.js';
 import { pruneObject } from '../api/schema/prune.js';
 import { applySchemaFor } from '../api/schema/apply-schema.js';
 import { hasStatus, specFieldNames } from '../api/schema/index.js';
+import { builtInTypeCheck, decodeStoredProtobuf, servedScheme } from './stored-type.js';
 
 export type { CatalogEntry } from './catalog-entry.js';
 
@@ -95,6 +96,7 @@ export function createRegistry(options: RegistryOptions): Registry {
   };
   const entries = [...builtInCatalog(context), ...(options.extraEntries ?? [])];
   const postSubresources: { build: NonNullable<CatalogEntry['createSubresource']>; store: RESTStore }[] = [];
+  const scheme = servedScheme(entries);
   for (const entry of entries) {
     const { type, strategy, storedAs, prune } = entry;
     const storageOptions: ConstructorParameters<typeof BackendObjectStore>[0] = {
@@ -104,6 +106,8 @@ export function createRegistry(options: RegistryOptions): Registry {
       // Two groups serving one resource name keep their keys apart (events.k8s.io
       // events are not two: they are stored as core events, see storedAs).
       keyResource: entry.keyResource ?? `${type.group}/${type.resource}`,
+      // A stored value of another type is a decode error, as upstream's storage codec.
+      decoders: { typeCheck: builtInTypeCheck(entry, entries, scheme), protobuf: decodeStoredProtobuf },
     };
     if (options.prefix !== undefined) storageOptions.prefix = options.prefix;
     let storage: ObjectStore;

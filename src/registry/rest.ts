@@ -178,7 +178,7 @@ export interface RESTStore {
     namespace: string,
     name: string,
     config: Record<string, unknown>,
-    options: WriteOptions & { subresource?: string; force?: boolean; afterMerge?: () => void },
+    options: WriteOptions & { subresource?: string; force?: boolean; afterMerge?: (merged: KubeObject) => void },
   ): Promise<{ object: KubeObject; created: boolean }>;
   /**
    * POST of a subresource (pods/binding, pods/eviction): `body` is the decoded
@@ -195,7 +195,7 @@ export interface RESTStore {
     namespace: string,
     name: string,
     config: Record<string, unknown>,
-    options: WriteOptions & { force?: boolean; afterMerge?: () => void },
+    options: WriteOptions & { force?: boolean; afterMerge?: (merged: KubeObject) => void },
   ): Promise<KubeObject>;
   /**
    * DELETE: the deleted object (or a Success Status, as upstream answers for

@@ -38,8 +38,13 @@ export interface Strategy {
   namespaced: boolean;
   /** Validates metadata.name (and generateName). */
   nameValidator: NameValidator;
-  /** Fills defaults (upstream's defaults.go); runs on every write's body. */
-  defaults?(obj: KubeObject): void;
+  /**
+   * Fills defaults (upstream's defaults.go); runs on every write's body.
+   * `applied`: the body is server-side apply's merged object, which upstream
+   * does not pass through its decoder (custom resources keep their nulls for
+   * validation to see).
+   */
+  defaults?(obj: KubeObject, how?: { applied?: boolean }): void;
   /** Clears what a client may not set on create (often status); `user` is who creates it, when the server authenticates. */
   prepareForCreate?(obj: KubeObject, user?: UserInfo): void;
   /** Main-resource PUT/PATCH: keeps what it may not change (status) and bumps generation. */

@@ -208,6 +208,21 @@ function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType:
   }
 }
 
+/**
+ * Upstream converts apply's merged object to its typed object: a null element
+ * of a list (or value of a map) becomes the element's zero value
+ * (`tolerations: [null]` one empty toleration, which validation then judges).
+ * Only that normalisation is taken here; type errors were the merge's to report.
+ */
+function normaliseApplied(scope: ResourceScope, merged: KubeObject): void {
+  const expected = expectedKind(scope.type);
+  try {
+    decodeTyped(expected.group, expected.version, expected.kind, merged as unknown as Record<string, unknown>, 'unstructured');
+  } catch (err) {
+    if (!(err instanceof TypedDecodeError)) throw err;
+  }
+}
+
 /** Drops unknown/duplicate fields of a decoded body per fieldValidation; warnings go on the response. */
 function checkBodyFields(scope: ResourceScope, object: KubeObject, options: WriteOptions, body: Buffer, mediaType: string, kind?: ExpectedKind): void {
   // A YAML body's repeated keys (the last one won when it was read): go-yaml's
@@ -570,20 +585,20 @@ function duplicateKeys(doc: YAML.Document.Parsed, text: string): string[] {
 async function handleApply(
   scope: ResourceScope,
   body: Buffer,
-  options: WriteOptions & { subresource?: string; force?: boolean; afterMerge?: () => void },
+  options: WriteOptions & { subresource?: string; force?: boolean; afterMerge?: (merged: KubeObject) => void },
   out: NegotiatedOutput,
 ): Promise<void> {
   const directive = options.fieldValidation;
   const { config, warnings } = decodeApplyBody(scope, body, directive === 'Strict' || directive === 'Warn');
-  if (warnings.length > 0 && directive === 'Strict') {
-    // Upstream decides conflicts first: the strict decode fails the request only after a clean merge.
-    options = {
-      ...options,
-      afterMerge: () => {
-        throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${warnings.join('\n  ')}`);
-      },
-    };
-  }
+  const strictFailure = warnings.length > 0 && directive === 'Strict';
+  options = {
+    ...options,
+    afterMerge: (merged) => {
+      // Upstream decides conflicts first: the strict decode fails the request only after a clean merge.
+      if (strictFailure) throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${warnings.join('\n  ')}`);
+      if (scope.info.subresource !== 'scale') normaliseApplied(scope, merged);
+    },
+  };
   if (scope.info.subresource === 'scale') {
     const scale = await scope.store.applyScale!(scope.namespace, scope.info.name, config, options);
     setWarningHeaders(scope.res, warnings);

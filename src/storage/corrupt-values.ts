@@ -5,10 +5,14 @@
 // Contract:
 // - decodeStored(value, revision, key, resource) is the only way the object
 //   layer turns a stored value into an object. A value that is not a JSON
-//   object (garbage, a truncated value, a JSON scalar, protobuf, an encrypted
+//   object (garbage, a truncated value, a JSON scalar, protobuf where the
+//   store has no protobuf decoder or the bytes are no object, an encrypted
 //   value this server has no key for, an unknown prefix) throws a
 //   CorruptObjectError: a StatusError 500 worded as kube-apiserver 1.32 words
-//   it (see corruptMessage), carrying the key and revision.
+//   it (see corruptMessage), carrying the key and revision. An object of
+//   another type than the resource's (a wrong kind, an apiVersion the server
+//   does not know) is one too, when the store was given a StoredTypeCheck:
+//   upstream's storage codec refuses it while decoding, with its own words.
 // - Every failure is reported to the backend's CorruptValues (one per backend,
 //   found by corruptValuesOf): it counts failures per resource (upstream's
 //   apiserver_storage_decode_errors_total) and calls the log hook once per
@@ -22,6 +26,25 @@ import type { Backend } from './interface.js';
 import { MANAGED_FIELDS_PREFIX, decodeStoredValue } from './managed-fields-codec.js';
 import { StatusError, type StatusDetails } from '../machinery/errors.js';
 import type { GroupResource, KubeObject } from '../machinery/meta.js';
+
+/**
+ * Whether a decoded value is of the resource's type, as upstream's storage
+ * codec decides it: undefined when it is (the check may fill what upstream's
+ * decoder defaults, such as a missing kind), else the codec's error text.
+ * `value` is the stored text (some of upstream's errors quote it).
+ */
+export type StoredTypeCheck = (obj: KubeObject, value: string) => string | undefined;
+
+/** What a store knows beyond JSON about its stored values (given by the registry, which knows the types). */
+export interface StoredDecoders {
+  typeCheck?: StoredTypeCheck;
+  /**
+   * Reads kube-apiserver's protobuf encoding (`k8s\0` + runtime.Unknown) of a
+   * built-in object; throws when the bytes are no such object. Without it a
+   * protobuf value is corrupt.
+   */
+  protobuf?: (bytes: Uint8Array) => KubeObject;
+}
 
 /** A stored value that could not be decoded. */
 export class CorruptObjectError extends StatusError {
@@ -115,13 +138,24 @@ export function decodeStored(
   gr: GroupResource,
   values: CorruptValues,
   messageKey = key,
+  decoders: StoredDecoders = {},
 ): KubeObject {
   let obj: unknown;
   let cause: string | undefined;
-  try {
-    obj = decodeStoredValue(value);
-  } catch (err) {
-    cause = corruptMessage(value, err);
+  if (value.startsWith(PROTOBUF_PREFIX) && decoders.protobuf !== undefined) {
+    // The backend keeps a protobuf value byte for byte, one latin1 character per byte.
+    try {
+      obj = decoders.protobuf(Buffer.from(value, 'latin1'));
+    } catch (err) {
+      // The decoder words its failure as upstream's protobuf serializer does.
+      cause = err instanceof Error ? err.message : String(err);
+    }
+  } else {
+    try {
+      obj = decodeStoredValue(value);
+    } catch (err) {
+      cause = corruptMessage(value, err);
+    }
   }
   if (cause === undefined && (typeof obj !== 'object' || obj === null || Array.isArray(obj))) {
     // Valid JSON that is no object: upstream never takes it for JSON (its JSON decoder wants `{`).
@@ -132,9 +166,12 @@ export function decodeStored(
     if (o.metadata !== undefined && (typeof o.metadata !== 'object' || o.metadata === null || Array.isArray(o.metadata))) {
       cause = `json: cannot unmarshal ${goJsonKind(o.metadata)} into Go struct field ${typeof o.kind === 'string' ? o.kind : 'Object'}.metadata of type v1.ObjectMeta`;
     } else {
-      o.metadata ??= {};
-      o.metadata.resourceVersion = String(revision);
-      return o;
+      cause = decoders.typeCheck?.(o, value);
+      if (cause === undefined) {
+        o.metadata ??= {};
+        o.metadata.resourceVersion = String(revision);
+        return o;
+      }
     }
   }
   throw corruptObject(key, messageKey, revision, cause, gr, values);
@@ -194,6 +231,7 @@ function corruptDetail(err: CorruptObjectError): string {
 }
 
 const ENCRYPTED = 'identity transformer tried to read encrypted data';
+const PROTOBUF_PREFIX = 'k8s\u0000';
 
 /**
  * What kube-apiserver 1.32's storage decoder says about a value it cannot
@@ -209,7 +247,7 @@ function corruptMessage(value: string, err: unknown): string {
 }
 
 function universalDecodeError(value: string, base64Wrapped: boolean): string {
-  if (value.startsWith('k8s\u0000')) return 'object not decodable: protobuf stored values are not supported by this server';
+  if (value.startsWith(PROTOBUF_PREFIX)) return 'object not decodable: protobuf stored values are not supported by this server';
   if (value.trimStart().startsWith('{')) {
     try {
       JSON.parse(value);

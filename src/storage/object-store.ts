@@ -45,7 +45,7 @@ import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
 import { decodeStoredValue, encodeStoredValue } from './managed-fields-codec.js';
 import { parseResourceVersion } from '../machinery/resource-version.js';
 import { deepCopy } from '../machinery/deep-copy.js';
-import { type CorruptObjectError, type CorruptValues, corruptValuesOf, decodeStored, isCorruptObjectError, storeReadError } from './corrupt-values.js';
+import { type CorruptObjectError, type CorruptValues, corruptValuesOf, decodeStored, isCorruptObjectError, storeReadError, type StoredDecoders } from './corrupt-values.js';
 
 /**
  * An object's stored state as a cache holds it: its value and the revision
@@ -169,6 +169,8 @@ export interface ObjectStoreOptions {
   prefix?: string;
   /** The key path segment; defaults to resource.resource. */
   keyResource?: string;
+  /** Type checks and the protobuf decoder (corrupt-values.ts); none: any JSON object is taken. */
+  decoders?: StoredDecoders;
 }
 
 const MAX_CONFLICT_RETRIES = 64;
@@ -183,8 +185,10 @@ export class BackendObjectStore implements ObjectStore {
   readonly corrupt: CorruptValues;
   /** The storage prefix's length: upstream's GET error names the key without it. */
   private readonly prefixLength: number;
+  private readonly decoders: StoredDecoders;
 
   constructor(options: ObjectStoreOptions) {
+    this.decoders = options.decoders ?? {};
     this.backend = options.backend;
     this.corrupt = corruptValuesOf(options.backend);
     this.resource = options.resource;
@@ -216,7 +220,7 @@ export class BackendObjectStore implements ObjectStore {
 
   /** A stored value as an object; a CorruptObjectError (500, counted, logged once) when it is none. */
   decodeKv(key: string, value: string, revision: number): KubeObject {
-    return decodeStored(value, revision, key, this.resource, this.corrupt, key.slice(this.prefixLength));
+    return decodeStored(value, revision, key, this.resource, this.corrupt, key.slice(this.prefixLength), this.decoders);
   }
 
   /**

@@ -617,7 +617,12 @@ function hasMagic(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
 }
 
-function decodeEnvelope(bytes: Uint8Array): KubeObject {
+/**
+ * The object of a protobuf envelope (magic + runtime.Unknown), as stored by
+ * kube-apiserver; throws a plain error (or decodeProtobuf's StatusErrors for
+ * a missing or unknown kind) when the bytes are no such object.
+ */
+export function decodeEnvelope(bytes: Uint8Array): KubeObject {
   const r = protobuf.Reader.create(bytes.subarray(4));
   let apiVersion = '';
   let kind = '';

@@ -17,7 +17,7 @@
  *   the bytes (what kube-apiserver stores and answers); a string that is not base64
  *   is `illegal base64 data at input byte N` (unstructured: `error decoding from
  *   json: …`); a list of numbers 0–255 is taken as the bytes; null in a map or list
- *   becomes "" (a nil slice, stored empty).
+ *   becomes "" (a nil slice, stored empty); a null struct element becomes {}.
  * null is accepted everywhere (Go leaves the zero value). Free-form values
  * (RawExtension, fieldsV1) are not looked into. Time strings and quantities are
  * checked for their JSON type only. A kind the registry does not describe is left
@@ -186,9 +186,10 @@ function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField 
   }
 }
 
-/** The zero value of a scalar element (Go's for null), undefined for anything else. */
+/** The zero value of a scalar or struct element (Go's for null: `tolerations: [null]` is one empty toleration), undefined for anything else. */
 function elementZero(schema: ElementSchema): unknown {
-  return refOf(schema) !== undefined ? undefined : scalarZero(schema.type);
+  if (refOf(schema) !== undefined) return schema.type === 'object' ? {} : undefined;
+  return scalarZero(schema.type);
 }
 
 /** encoding/json's name for a JSON value in an UnmarshalTypeError. */

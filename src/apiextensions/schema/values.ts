@@ -7,7 +7,8 @@
 //   its level); returns the dropped paths as fieldValidation reports them
 //   ("spec.foo", "spec.items[0].bar").
 // - applyDefaults(schema, obj): fills `default`s of missing fields, in place,
-//   top-down, and replaces null with the default where the field is not nullable.
+//   top-down, and replaces null with the default where the field is not nullable
+//   (drops it where nothing defaults it, unless told to keep nulls: apply).
 // - validateValue(schema, obj): FieldErrors with the paths and messages of
 //   kube-openapi's validator as the apiextensions-apiserver converts them
 //   (`spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`).
@@ -68,29 +69,37 @@ function pruneNode(s: JSONSchemaProps, value: unknown, path: string, dropped: st
 
 // ---- defaulting ------------------------------------------------------------
 
-export function applyDefaults(schema: JSONSchemaProps, obj: unknown): void {
-  defaultNode(schema, obj);
+/**
+ * `keepNulls`: a null nothing defaults stays (a default still replaces a
+ * null). Server-side apply's merged object is defaulted upstream but not
+ * decoded by its codec, which prunes such nulls: its validation sees them,
+ * and a null where the schema allows none is a 422.
+ */
+export function applyDefaults(schema: JSONSchemaProps, obj: unknown, options: { keepNulls?: boolean } = {}): void {
+  defaultNode(schema, obj, options.keepNulls === true);
 }
 
-function defaultNode(s: JSONSchemaProps, value: unknown): void {
+function defaultNode(s: JSONSchemaProps, value: unknown, keepNulls: boolean): void {
   if (isObject(value)) {
     const props = propertiesOf(s);
     for (const [k, sub] of Object.entries(props)) {
       const d = sub['default'];
-      if (d !== undefined && (!(k in value) || (value[k] === null && sub['nullable'] !== true))) value[k] = deepCopy(d);
-      // A null where null is not allowed and nothing defaults it is dropped (upstream's PruneNonNullableNullsWithoutDefaults).
-      else if (d === undefined && k in value && value[k] === null && sub['nullable'] !== true) delete value[k];
+      const nonNullableNull = k in value && value[k] === null && sub['nullable'] !== true;
+      if (d !== undefined && (!(k in value) || nonNullableNull)) value[k] = deepCopy(d);
+      // A null where null is not allowed and nothing defaults it is dropped (upstream's
+      // PruneNonNullableNullsWithoutDefaults, which runs when its codec decodes a body: not on apply).
+      else if (d === undefined && nonNullableNull && !keepNulls) delete value[k];
     }
     for (const [k, v] of Object.entries(value)) {
       const sub = props[k] ?? (isObject(additionalPropertiesOf(s)) ? (additionalPropertiesOf(s) as JSONSchemaProps) : undefined);
-      if (sub !== undefined) defaultNode(sub, v);
+      if (sub !== undefined) defaultNode(sub, v, keepNulls);
     }
   } else if (Array.isArray(value)) {
     const items = itemsOf(s);
     if (items === undefined) return;
     for (let i = 0; i < value.length; i++) {
       if (value[i] === null && items['default'] !== undefined && items['nullable'] !== true) value[i] = deepCopy(items['default']);
-      defaultNode(items, value[i]);
+      defaultNode(items, value[i], keepNulls);
     }
   }
 }

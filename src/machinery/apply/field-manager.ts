@@ -53,6 +53,12 @@ export interface FieldManagerOptions {
    * CRD). Default: only this apiVersion.
    */
   convertsFrom?: (apiVersion: string) => boolean;
+  /**
+   * The objects are unstructured (custom resources): a map or list that an
+   * apply empties of everything it held stays as null, as upstream's
+   * RemoveItems leaves it (a typed kind's encoding drops that null).
+   */
+  unstructured?: boolean;
 }
 
 /** The identity of a manager entry, as upstream's BuildManagerIdentifier. */
@@ -195,7 +201,7 @@ export class FieldManager {
     this.apiVersion = options.apiVersion;
     this.subresource = options.subresource;
     this.clock = options.clock ?? (() => new Date());
-    this.updater = new Updater(options.root, fieldPathSet(options.resetFields ?? []), fieldPathSet(STRIPPED));
+    this.updater = new Updater(options.root, fieldPathSet(options.resetFields ?? []), fieldPathSet(STRIPPED), options.unstructured === true);
     const reset = options.resetFields ?? [];
     if (options.fastCreate !== false && reset.every((p) => p.length === 1)) {
       this.createFast = { skipTopLevel: new Set(reset.map((p) => p[0]!)), stripped: STRIPPED.map((p) => p.map(fieldElement)) };

@@ -104,8 +104,16 @@ function walkSet(v: unknown, t0: TypeNode, parent: FieldSet, element: string | u
     if (!Array.isArray(v)) return;
     const seen = duplicates ? undefined : new globalThis.Set<string>();
     const items = t.elements();
-    for (const item of v) {
-      const pe = listItemElement(t, item);
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i];
+      let pe: string;
+      try {
+        pe = listItemElement(t, item);
+      } catch (err) {
+        // upstream's validation names the list and the element: `.spec.containers: element 1: …`.
+        if (err instanceof ApplySchemaError) throw new ApplySchemaError(`${pathText(path)}: element ${i}: ${err.message}`);
+        throw err;
+      }
       if (seen !== undefined) {
         if (seen.has(pe)) throw new ApplySchemaError(`${pathText(path)}: duplicate entries for key ${elementText(pe)}`);
         seen.add(pe);
@@ -346,9 +354,11 @@ function mergeLists(l: unknown[], r: unknown[], t: TypeNode): unknown[] {
 /**
  * `v` without the paths of `set` (each with its subtree), as upstream's
  * RemoveItems: map keys and list items; atomic values are left whole. A map
- * or list that loses every entry becomes absent.
+ * or list that loses every entry becomes absent; as a map's child, upstream
+ * keeps it as null, which a typed kind's encoding drops: `emptiedAsNull`
+ * keeps that null (unstructured objects, whose validation sees it).
  */
-export function removeItems(v: unknown, set: FieldSet, t0: TypeNode): unknown {
+export function removeItems(v: unknown, set: FieldSet, t0: TypeNode, emptiedAsNull = false): unknown {
   const t = resolve(t0, v);
   if (t.kind === 'scalar' || t.atomic) return v;
   if (t.kind === 'list') {
@@ -359,7 +369,7 @@ export function removeItems(v: unknown, set: FieldSet, t0: TypeNode): unknown {
       const pe = listItemElement(t, item);
       if (set.hasMember(pe)) continue;
       const sub = set.below(pe);
-      out.push(sub === undefined ? item : (removeItems(item, sub, items) ?? null));
+      out.push(sub === undefined ? item : (removeItems(item, sub, items, emptiedAsNull) ?? null));
     }
     return out.length > 0 ? out : undefined;
   }
@@ -376,8 +386,9 @@ export function removeItems(v: unknown, set: FieldSet, t0: TypeNode): unknown {
     if (sub === undefined) out[k] = v[k];
     else {
       // A child emptied by the removal is null upstream, which Go's typed encoding drops.
-      const r = removeItems(v[k], sub, childType(t, k).type);
+      const r = removeItems(v[k], sub, childType(t, k).type, emptiedAsNull);
       if (r !== undefined) out[k] = r;
+      else if (emptiedAsNull) out[k] = null;
     }
   }
   return kept > 0 ? out : undefined;

@@ -45,6 +45,8 @@ export class Updater {
     private readonly ignored: FieldSet,
     /** Paths (exactly these, not their subtrees) never recorded for a writer: upstream's stripped metadata. */
     private readonly stripped: FieldSet,
+    /** Children emptied by the prune stay as null (unstructured objects; see removeItems). */
+    private readonly emptiedAsNull = false,
   ) {}
 
   /**
@@ -101,15 +103,15 @@ export class Updater {
     if (lastSet.difference(applied).isEmpty()) return merged;
     const t = this.root;
     const last = withNamedFieldsAsMembers(lastSet, t);
-    const firstPass = removeItems(merged, last, t);
+    const firstPass = removeItems(merged, last, t, this.emptiedAsNull);
     let managed = FieldSet.empty();
     for (const m of managers.values()) managed = managed.union(m.set);
     managed = withNamedFieldsAsMembers(managed, t);
     const mergedSet = withNamedFieldsAsMembers(toFieldSet(merged, t, true), t);
     const firstSet = withNamedFieldsAsMembers(toFieldSet(firstPass, t, true), t);
-    const ownedBack = removeItems(merged, mergedSet.difference(firstSet.union(managed)), t);
+    const ownedBack = removeItems(merged, mergedSet.difference(firstSet.union(managed)), t, this.emptiedAsNull);
     const ownedSet = withNamedFieldsAsMembers(toFieldSet(ownedBack, t, true), t);
-    return removeItems(merged, mergedSet.difference(ownedSet).intersection(last), t);
+    return removeItems(merged, mergedSet.difference(ownedSet).intersection(last), t, this.emptiedAsNull);
   }
 
   /** Other managers lose what this write changed (conflicts unless forced) and what it removed. */

@@ -88,8 +88,13 @@ export interface GenericStoreOptions {
 export interface ApplyOptions extends WriteOptions {
   subresource?: string;
   force?: boolean;
-  /** Runs once the configuration merged without conflicts, before anything is written (the strict decode of the body, upstream checks it there). */
-  afterMerge?: () => void;
+  /**
+   * Runs once the configuration merged without conflicts, before anything is
+   * written (the strict decode of the body, upstream checks it there), with
+   * the merged object, which it may normalise in place (upstream converts it
+   * to its typed object there).
+   */
+  afterMerge?: (merged: KubeObject) => void;
 }
 
 /** What admission needs of a write's options (DeleteOptions carries the same two). */
@@ -161,6 +166,7 @@ export abstract class StoreBase {
         clock: this.clock,
         recordTimes: subresource !== 'scale',
         convertsFrom: this.managedFieldsConvertFrom,
+        unstructured: this.unstructured,
       });
       this.fieldManagers.set(subresource, fm);
     }

@@ -155,7 +155,7 @@ export abstract class UpdateStore extends DeleteStore {
     const run = (live: KubeObject | null): { object: KubeObject; changed: boolean } => {
       try {
         const out = fm.apply(live, config, manager, force);
-        options.afterMerge?.();
+        options.afterMerge?.(out.object);
         return out;
       } catch (err) {
         if (err instanceof ConflictsError) {
@@ -189,7 +189,7 @@ export abstract class UpdateStore extends DeleteStore {
           this.ensureNamespace(object, namespace);
           object.metadata.name = name;
           this.pruneBody(object, options, 'decode');
-          return this.prepareCreateOnUpdate(object, options, manager, true);
+          return this.prepareCreateOnUpdate(object, options, manager, true, true);
         }
         if (wantedRV !== '' && wantedRV !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
         const live = this.withTypeMeta(deepCopy(current));
@@ -204,6 +204,7 @@ export abstract class UpdateStore extends DeleteStore {
           warnings: options.warnings,
           tracked: true,
           trackedEntries: object.metadata.managedFields,
+          applied: true,
         });
       },
       { ...this.ttl(), dryRun },
@@ -215,8 +216,8 @@ export abstract class UpdateStore extends DeleteStore {
     return { object: this.withTypeMeta(res.object), created: res.created };
   }
 
-  private async prepareCreateOnUpdate(obj: KubeObject, call: AdmissionCall, manager: string | undefined, tracked = false): Promise<KubeObject> {
-    this.strategy.defaults?.(obj);
+  private async prepareCreateOnUpdate(obj: KubeObject, call: AdmissionCall, manager: string | undefined, tracked = false, applied = false): Promise<KubeObject> {
+    this.strategy.defaults?.(obj, { applied });
     this.fillZeroValues(obj);
     const meta = obj.metadata;
     delete meta.resourceVersion;
@@ -241,14 +242,21 @@ export abstract class UpdateStore extends DeleteStore {
     old: KubeObject,
     subresource: string,
     call: AdmissionCall,
-    fields: { manager: string | undefined; tracked?: boolean; trackedEntries?: ManagedFieldsEntry[] | undefined; warnings?: string[] | undefined },
+    fields: {
+      manager: string | undefined;
+      tracked?: boolean;
+      trackedEntries?: ManagedFieldsEntry[] | undefined;
+      warnings?: string[] | undefined;
+      /** The object is server-side apply's merge (see Strategy.defaults). */
+      applied?: boolean;
+    },
   ): Promise<KubeObject> {
     const meta = obj.metadata;
     const oldMeta = old.metadata;
     // An unconditional write (or a patch that dropped it) acts on the stored version.
     if (meta.resourceVersion === undefined || meta.resourceVersion === '') meta.resourceVersion = oldMeta.resourceVersion;
     // Defaults apply to every write, subresources too (upstream defaults on decode).
-    this.strategy.defaults?.(obj);
+    this.strategy.defaults?.(obj, { applied: fields.applied === true });
     // An omitempty scalar set to its zero value is no change for upstream's decoded struct: drop
     // it now, so that the strategy's spec comparison (generation) sees none (issue 34 item 3).
     this.fillZeroValues(obj, true);

@@ -157,10 +157,24 @@ export function text(data: Uint8Array): string {
   return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
 }
 
+/** The protobuf envelope's magic (`k8s\0`), which kube-apiserver writes before a built-in's stored value. */
+const PROTOBUF_MAGIC = [0x6b, 0x38, 0x73, 0x00];
+
+/**
+ * A stored value as text: UTF-8 (apiary's JSON), except a protobuf value
+ * written by kube-apiserver, which is binary and kept byte for byte (one
+ * latin1 character per byte) for the object layer to decode.
+ */
+export function valueText(data: Uint8Array): string {
+  const buffer = Buffer.isBuffer(data) ? data : Buffer.from(data);
+  if (buffer.length >= 4 && PROTOBUF_MAGIC.every((b, i) => buffer[i] === b)) return buffer.toString('latin1');
+  return buffer.toString('utf8');
+}
+
 export function toKeyValue(kv: PbKeyValue): KeyValue {
   const out: KeyValue = {
     key: text(kv.key),
-    value: text(kv.value),
+    value: valueText(kv.value),
     createRevision: num(kv.create_revision),
     modRevision: num(kv.mod_revision),
   };
