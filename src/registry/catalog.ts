@@ -23,11 +23,14 @@ import { schedulingEntries } from './scheduling/index.js';
 import { nodeEntries } from './node/index.js';
 import { certificatesEntries } from './certificates/index.js';
 import { flowcontrolEntries } from './flowcontrol/index.js';
+import { apiregistrationEntries } from './apiregistration/index.js';
 
 export type { CatalogEntry } from './catalog-entry.js';
 
 const GROUPS: ((ctx: StrategyContext) => CatalogEntry[])[] = [
   coreEntries,
+  // The aggregator's own group comes first in /apis, as kube-apiserver lists it.
+  apiregistrationEntries,
   appsEntries,
   batchEntries,
   autoscalingEntries,

@@ -39,6 +39,7 @@ import { setupSecurity, type SecurityOptions, type SecuritySetup } from './secur
 import { SystemObjects, type EndpointReconcilerOptions } from './system-objects.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE } from '../registry/service-ip-allocator.js';
 import { startFlowControl, type FlowControlSetup } from './flowcontrol/index.js';
+import { Aggregator } from './aggregator/index.js';
 
 export type { SecurityOptions };
 
@@ -140,6 +141,13 @@ export interface ServerOptions {
   apfConfigIntervalMs?: number;
   /** The longest a request waits in its APF queue before a 429 (default 15 s). */
   apfQueueWaitLimitMs?: number;
+  /** --enable-aggregator-routing: extension servers are dialled at their Service's endpoints, not its cluster IP. */
+  enableAggregatorRouting?: boolean;
+  /** --proxy-client-cert-file / --proxy-client-key-file: what the aggregator presents to extension servers. */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
+  /** Between the APIService availability controller's full passes (default 30 s); tests shorten it. */
+  apiServiceAvailabilityIntervalMs?: number;
 }
 
 /** How a client reaches this server as the cluster admin (for in-process controllers). */
@@ -392,6 +400,30 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     }
   }
 
+  if ((options.proxyClientCertFile === undefined) !== (options.proxyClientKeyFile === undefined)) {
+    await flowControl?.stop();
+    await abandonStart();
+    throw new Error('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  }
+  const aggregator = new Aggregator({
+    registry: security?.registryView ?? registry,
+    logger,
+    now: () => (options.clock !== undefined ? options.clock().getTime() : Date.now()),
+    endpointRouting: options.enableAggregatorRouting === true,
+    ...(options.proxyClientCertFile !== undefined && options.proxyClientKeyFile !== undefined
+      ? { proxyClientCertificate: { cert: fs.readFileSync(options.proxyClientCertFile, 'utf8'), key: fs.readFileSync(options.proxyClientKeyFile, 'utf8') } }
+      : {}),
+    ...(options.apiServiceAvailabilityIntervalMs !== undefined ? { availabilityIntervalMs: options.apiServiceAvailabilityIntervalMs } : {}),
+  });
+  try {
+    await aggregator.start();
+  } catch (err) {
+    await aggregator.stop();
+    await flowControl?.stop();
+    await abandonStart();
+    throw err;
+  }
+
   const watchLimits: WatchLimits = {};
   if (options.minRequestTimeoutSeconds !== undefined) watchLimits.minRequestTimeoutSeconds = options.minRequestTimeoutSeconds;
   if (options.maxWatchBufferedBytes !== undefined) watchLimits.maxBufferedBytes = options.maxWatchBufferedBytes;
@@ -406,6 +438,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     metrics,
     logger,
     ...(flowControl !== undefined ? { flowControl: flowControl.filter } : {}),
+    aggregator,
     serverAddress: () => address,
     isReady: () => ready,
     storageHealth: async () => {
@@ -442,6 +475,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       port = (server.address() as AddressInfo).port;
     }
   } catch (err) {
+    await aggregator.stop();
     await flowControl?.stop();
     security?.stop();
     compactor?.stop();
@@ -508,6 +542,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await front?.close();
       await loopback?.close();
       await systemObjects.stop();
+      await aggregator.stop();
       await flowControl?.stop();
       security?.stop();
       compactor?.stop();
