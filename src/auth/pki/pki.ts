@@ -144,6 +144,21 @@ export async function issueClientCertificate(
   return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
+/** A new self-signed CA (10 years), as the cluster CA is made; the front-proxy CA is one too. */
+export async function createCertificateAuthority(commonName: string, now = new Date()): Promise<{ certPem: string; keyPem: string }> {
+  const keys = await newKeyPair();
+  const cert = await issue(`CN=${escapeRdn(commonName)}`, keys, undefined, [
+    new x509.BasicConstraintsExtension(true, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+  ], now, 10);
+  return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
+}
+
+/** A serving certificate for the given DNS names and IPs, signed by `ca`. */
+export async function issueServingCertificate(ca: { certPem: string; keyPem: string }, sans: string[], now = new Date()): Promise<{ certPem: string; keyPem: string }> {
+  return issueServing({ cert: new x509.X509Certificate(ca.certPem), key: await importPrivate(ca.keyPem) }, sans, now);
+}
+
 function escapeRdn(value: string): string {
   return value.replace(/([,+"\\<>;=])/g, '\\$1');
 }

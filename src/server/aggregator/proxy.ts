@@ -56,6 +56,8 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, target: 
         if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
       }
       res.writeHead(answer.statusCode ?? 502, out);
+      // Headers go at once: a watch may send its first event much later.
+      res.flushHeaders();
       // Flushed chunk by chunk: a watch's events reach the client as they arrive.
       answer.on('data', (chunk: Buffer) => res.write(chunk));
       answer.on('end', () => {
