@@ -1,6 +1,7 @@
 // Table columns of APIServices as kube-aggregator 1.32 prints them (its
 // registry's ConvertToTable): NAME, SERVICE ("Local" or namespace/name),
 // AVAILABLE (the condition's status, with its reason when not True), AGE.
+// Descriptions are our own words.
 
 import { AGE_COLUMN, NAME_COLUMN, column, type Printer } from '../../tables/printer.js';
 import { at, str, type Obj } from '../../tables/fields.js';
@@ -10,8 +11,8 @@ import { availableCondition } from './types.js';
 export const apiServicePrinter: Printer = {
   columns: [
     NAME_COLUMN,
-    column('Service', 'string', 'The reference to the service that hosts this API endpoint.'),
-    column('Available', 'string', 'Whether this service is available.'),
+    column('Service', 'string', 'The Service (namespace/name) of the extension server, or Local.'),
+    column('Available', 'string', 'The Available condition, with its reason when not True.'),
     AGE_COLUMN,
   ],
   print: (o, now) => {
