@@ -40,6 +40,7 @@ import { SystemObjects, type EndpointReconcilerOptions } from './system-objects.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE } from '../registry/service-ip-allocator.js';
 import { startFlowControl, type FlowControlSetup } from './flowcontrol/index.js';
 import { Aggregator } from './aggregator/index.js';
+import { AuthenticationConfigMapPublisher, authenticationConfigMapData } from './aggregator/authentication-configmap.js';
 
 export type { SecurityOptions };
 
@@ -354,6 +355,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await registry.close();
     await rawBackend.close();
   };
+  if ((options.proxyClientCertFile === undefined) !== (options.proxyClientKeyFile === undefined)) {
+    await abandonStart();
+    throw new Error('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  }
+  const proxyClient =
+    options.proxyClientCertFile !== undefined && options.proxyClientKeyFile !== undefined
+      ? { cert: fs.readFileSync(options.proxyClientCertFile, 'utf8'), key: fs.readFileSync(options.proxyClientKeyFile, 'utf8') }
+      : undefined;
   if (options.security !== undefined) {
     const clock = options.clock;
     const securityDataDir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-pki-'));
@@ -372,7 +381,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           }
         },
       };
-      security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()), identityStore);
+      security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()), identityStore, proxyClient);
       await security.start();
       const authorizer = security.filters.authorizer;
       authorizeRef = (a) => authorizer.authorize(a);
@@ -400,19 +409,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     }
   }
 
-  if ((options.proxyClientCertFile === undefined) !== (options.proxyClientKeyFile === undefined)) {
-    await flowControl?.stop();
-    await abandonStart();
-    throw new Error('--proxy-client-cert-file and --proxy-client-key-file must be given together');
-  }
+  const frontProxyClient = security?.frontProxy.proxyClient ?? proxyClient;
   const aggregator = new Aggregator({
     registry: security?.registryView ?? registry,
     logger,
     now: () => (options.clock !== undefined ? options.clock().getTime() : Date.now()),
     endpointRouting: options.enableAggregatorRouting === true,
-    ...(options.proxyClientCertFile !== undefined && options.proxyClientKeyFile !== undefined
-      ? { proxyClientCertificate: { cert: fs.readFileSync(options.proxyClientCertFile, 'utf8'), key: fs.readFileSync(options.proxyClientKeyFile, 'utf8') } }
-      : {}),
+    ...(frontProxyClient !== undefined ? { proxyClientCertificate: frontProxyClient } : {}),
     ...(options.apiServiceAvailabilityIntervalMs !== undefined ? { availabilityIntervalMs: options.apiServiceAvailabilityIntervalMs } : {}),
   });
   try {
@@ -522,6 +525,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.endpointReconcileIntervalMs !== undefined ? { intervalMs: options.endpointReconcileIntervalMs } : {}),
   });
   await systemObjects.start();
+  // How extension servers authenticate us: published once kube-system exists (its controller makes it).
+  const authenticationConfigMap =
+    security !== undefined
+      ? new AuthenticationConfigMapPublisher(registry.storeFor('', 'configmaps')!, authenticationConfigMapData(security.frontProxy.clientCaPem, security.frontProxy.requestHeader), logger)
+      : undefined;
+  authenticationConfigMap?.start();
 
   ready = true;
   logger.info({ url, storage, dataDir }, 'apiserver listening');
@@ -542,6 +551,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await front?.close();
       await loopback?.close();
       await systemObjects.stop();
+      await authenticationConfigMap?.stop();
       await aggregator.stop();
       await flowControl?.stop();
       security?.stop();
