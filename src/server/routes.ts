@@ -111,9 +111,11 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
   const openApiService = (): OpenApiService => {
     const generation = ctx.registry.generation?.() ?? 0;
     if (openapi === undefined || generation !== openapiGeneration) {
+      const aggregator = ctx.aggregator;
       openapi = createOpenApiService(
         ctx.registry.stores.map((s) => s.type),
         ctx.version['gitVersion'] ?? 'unversioned',
+        aggregator === undefined ? undefined : () => aggregator.openApiV3Paths(),
       );
       openapiGeneration = generation;
     }
@@ -172,7 +174,7 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
         if (security !== undefined && ctx.flowControl !== undefined && !authorizeIdentified(security, req, res, requestInfo)) return;
         // An extension server's group/version goes to it, after authentication and authorization (as upstream's aggregator).
         const aggregator = ctx.aggregator;
-        if (aggregator !== undefined && requestInfo.path.startsWith('/apis/') && (await aggregator.serve(req, res, requestInfo.path, security !== undefined ? requestUser(req) : undefined))) return;
+        if (aggregator !== undefined && (requestInfo.path.startsWith('/apis/') || requestInfo.path.startsWith('/openapi/v3/apis/')) && (await aggregator.serve(req, res, requestInfo.path, security !== undefined ? requestUser(req) : undefined))) return;
         if (ctx.extraRoutes !== undefined && (await ctx.extraRoutes(req, res, requestInfo))) return;
         if (requestInfo.isResourceRequest) await serveResource(ctx, req, res, requestInfo);
         else if (openApiService().handles(requestInfo.path)) openApiService().serve(req, res, requestInfo.path);

@@ -107,6 +107,39 @@ export async function startExtensionServer(options: { frontProxyCaPem: string; s
     // Front-proxy headers are believed only from the request-header CA's clients.
     if (!socket.authorized || req.headers['x-remote-user'] === undefined) return status(res, 401, 'Unauthorized', 'Unauthorized');
     const base = `/apis/${WARDLE_GROUP}/${WARDLE_VERSION}`;
+    if (url.pathname === '/openapi/v3') {
+      return json(res, 200, { paths: { [`apis/${WARDLE_GROUP}/${WARDLE_VERSION}`]: { serverRelativeURL: `/openapi/v3/apis/${WARDLE_GROUP}/${WARDLE_VERSION}?hash=WARDLE1` } } });
+    }
+    if (url.pathname === `/openapi/v3${base}`) {
+      return json(res, 200, {
+        openapi: '3.0.0',
+        info: { title: 'wardle', version: WARDLE_VERSION },
+        paths: {
+          [`${base}/namespaces/{namespace}/flunders/{name}`]: {
+            get: {
+              operationId: 'readWardleV1alpha1NamespacedFlunder',
+              'x-kubernetes-action': 'get',
+              'x-kubernetes-group-version-kind': { group: WARDLE_GROUP, version: WARDLE_VERSION, kind: 'Flunder' },
+              responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/com.example.wardle.v1alpha1.Flunder' } } } } },
+            },
+          },
+        },
+        components: {
+          schemas: {
+            'com.example.wardle.v1alpha1.Flunder': {
+              type: 'object',
+              description: 'A flunder of the wardle test server.',
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                spec: { type: 'object', description: 'What the flunder wants.', properties: { reference: { type: 'string', description: 'The name of another flunder.' } } },
+              },
+              'x-kubernetes-group-version-kind': [{ group: WARDLE_GROUP, version: WARDLE_VERSION, kind: 'Flunder' }],
+            },
+          },
+        },
+      });
+    }
     if (url.pathname === base) {
       return json(res, 200, {
         kind: 'APIResourceList',

@@ -194,6 +194,18 @@ test('discovery merges the extension group: /apis, /apis/GROUP, aggregated disco
   assert.match(apiResources.stdout, /^flunders\s+fl\s+wardle\.example\.com\/v1alpha1\s+true\s+Flunder$/m);
 });
 
+test('OpenAPI v3 lists the extension group/version and serves its document (kubectl explain)', async () => {
+  const root = (await call('GET', '/openapi/v3')).json();
+  const entry = root.paths[`apis/${WARDLE_GROUP}/${WARDLE_VERSION}`];
+  assert.deepEqual(entry, { serverRelativeURL: `/openapi/v3/apis/${WARDLE_GROUP}/${WARDLE_VERSION}?hash=WARDLE1` });
+  assert.ok(root.paths['apis/apps/v1'] !== undefined, 'our own group/versions stay listed');
+  const doc = (await call('GET', entry.serverRelativeURL)).json();
+  assert.ok(doc.components.schemas['com.example.wardle.v1alpha1.Flunder'] !== undefined);
+  const explained = await runKubectl(kubeconfig, ['explain', 'flunders.spec.reference']);
+  assert.equal(explained.code, 0, explained.stderr);
+  assert.match(explained.stdout, /The name of another flunder\./);
+});
+
 test('an unavailable extension: its condition says why, its group answers 503, every other group is served', async () => {
   const name = `${WARDLE_VERSION}.${WARDLE_GROUP}`;
   extension.mode = 'fail';

@@ -43,8 +43,12 @@ export interface AvailabilityOptions {
   now: () => number;
   /** Between full passes (default 30 s). */
   intervalMs?: number;
-  /** A remote group/version's discovery document, or undefined when its check failed. */
-  onDiscovery(name: string, document: Record<string, unknown> | undefined): void;
+  /**
+   * A remote group/version's discovery document and its OpenAPI v3 entry (the
+   * extension's serverRelativeURL of that group/version, when it serves one),
+   * or undefined when its check failed.
+   */
+  onDiscovery(name: string, document: Record<string, unknown> | undefined, openApiV3URL?: string): void;
 }
 
 type Verdict = Pick<APIServiceCondition, 'status' | 'reason' | 'message'>;
@@ -190,7 +194,15 @@ export class AvailabilityController {
     for (let attempt = 0; attempt < CHECK_ATTEMPTS; attempt++) {
       try {
         const document = await this.discover(spec, namespace, serviceName, port, path);
-        this.options.onDiscovery(name, document);
+        // Best effort: where the extension serves this group/version's OpenAPI v3 (kubectl explain, client-side validation).
+        let openApiV3URL: string | undefined;
+        try {
+          const v3 = (await this.discover(spec, namespace, serviceName, port, '/openapi/v3')) as { paths?: Record<string, { serverRelativeURL?: string }> };
+          openApiV3URL = v3.paths?.[path.slice(1)]?.serverRelativeURL;
+        } catch {
+          openApiV3URL = undefined;
+        }
+        this.options.onDiscovery(name, document, openApiV3URL);
         return { status: 'True', reason: 'Passed', message: 'all checks passed' };
       } catch (err) {
         lastError = (err as Error).message;

@@ -45,7 +45,7 @@ export class Aggregator {
   private readonly availability: AvailabilityController;
   private readonly resolve;
   /** The last discovery document of each remote APIService, and whether its last check passed. */
-  private readonly discovered = new Map<string, { document: Record<string, unknown>; current: boolean }>();
+  private readonly discovered = new Map<string, { document: Record<string, unknown>; current: boolean; openApiV3URL?: string }>();
   private generationTimer: NodeJS.Timeout | undefined;
   private syncedGeneration = -1;
   private syncing: Promise<void> | undefined;
@@ -64,9 +64,9 @@ export class Aggregator {
       logger: options.logger,
       now: options.now,
       ...(options.availabilityIntervalMs !== undefined ? { intervalMs: options.availabilityIntervalMs } : {}),
-      onDiscovery: (name, document) => {
+      onDiscovery: (name, document, openApiV3URL) => {
         const known = this.discovered.get(name);
-        if (document !== undefined) this.discovered.set(name, { document, current: true });
+        if (document !== undefined) this.discovered.set(name, { document, current: true, ...(openApiV3URL !== undefined ? { openApiV3URL } : {}) });
         else if (known !== undefined) known.current = false;
       },
     });
@@ -116,11 +116,12 @@ export class Aggregator {
   }
 
   /**
-   * Proxies a request under /apis/GROUP/VERSION/… when an extension server
-   * owns that group/version; false when it is ours to serve.
+   * Proxies a request under /apis/GROUP/VERSION/… (or its OpenAPI v3 document,
+   * /openapi/v3/apis/GROUP/VERSION) when an extension server owns that
+   * group/version; false when it is ours to serve.
    */
   async serve(req: IncomingMessage, res: ServerResponse, path: string, user: UserInfo | undefined): Promise<boolean> {
-    const segments = path.split('/');
+    const segments = path.startsWith('/openapi/v3/apis/') ? path.slice('/openapi/v3'.length).split('/') : path.split('/');
     // ['', 'apis', group, version, …]
     if (segments[1] !== 'apis' || segments.length < 4 || segments[2] === '' || segments[3] === '') return false;
     const apiService = this.remoteFor(segments[2]!, segments[3]!);
@@ -153,6 +154,18 @@ export class Aggregator {
     if (localTypes.some((t) => t.group === group)) return undefined;
     const g = groupsOf(this.cachedApiServices().filter((s) => isRemote(s) && ((s['spec'] ?? {}) as APIServiceSpec).group === group))[0];
     return g === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...apiGroupDocument(g) };
+  }
+
+  /** The OpenAPI v3 discovery entries of the extension servers' available group/versions (their own URLs, proxied). */
+  openApiV3Paths(): Record<string, { serverRelativeURL: string }> {
+    const paths: Record<string, { serverRelativeURL: string }> = {};
+    for (const svc of this.cachedApiServices()) {
+      if (!isRemote(svc) || availableCondition(svc)?.status !== 'True') continue;
+      const known = this.discovered.get(svc.metadata.name ?? '');
+      const spec = svc['spec'] as APIServiceSpec;
+      if (known?.openApiV3URL !== undefined) paths[`apis/${spec.group ?? ''}/${spec.version ?? ''}`] = { serverRelativeURL: known.openApiV3URL };
+    }
+    return paths;
   }
 
   /** Aggregated discovery entries of the extension servers' groups (those fetched at least once). */
