@@ -147,6 +147,12 @@ export interface ServerOptions {
   /** --proxy-client-cert-file / --proxy-client-key-file: what the aggregator presents to extension servers. */
   proxyClientCertFile?: string;
   proxyClientKeyFile?: string;
+  /**
+   * Keep the local APIServices of the served group/versions (`v1.`, `v1.apps`, …, and custom
+   * resources'), as kube-apiserver does. Default: controlPlaneObjects (embedded servers start
+   * empty and fast; `apiary serve` turns it on). Remote APIServices are served either way.
+   */
+  localApiServices?: boolean;
   /** Between the APIService availability controller's full passes (default 30 s); tests shorten it. */
   apiServiceAvailabilityIntervalMs?: number;
 }
@@ -415,6 +421,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     logger,
     now: () => (options.clock !== undefined ? options.clock().getTime() : Date.now()),
     endpointRouting: options.enableAggregatorRouting === true,
+    localApiServices: options.localApiServices ?? options.controlPlaneObjects === true,
     ...(frontProxyClient !== undefined ? { proxyClientCertificate: frontProxyClient } : {}),
     ...(options.apiServiceAvailabilityIntervalMs !== undefined ? { availabilityIntervalMs: options.apiServiceAvailabilityIntervalMs } : {}),
   });

@@ -65,6 +65,7 @@ before(async () => {
     proxyClientCertFile: pki.clientCertFile,
     proxyClientKeyFile: pki.clientKeyFile,
     apiServiceAvailabilityIntervalMs: 500,
+    localApiServices: true,
   });
   kubeconfig = server.kubeconfigPath;
   assert.equal((await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } })).status, 201);

@@ -111,6 +111,12 @@ export class AvailabilityController {
     await this.running;
   }
 
+  /** Runs a pass and resolves once no pass is running or asked for (start: the local conditions are written before the server is ready). */
+  async settle(): Promise<void> {
+    this.trigger();
+    while (this.running !== undefined) await this.running;
+  }
+
   /** Runs a pass now, or right after the one running (changes coalesce). */
   trigger(): void {
     if (this.stopped) return;

@@ -32,6 +32,8 @@ export interface AggregatorOptions {
   endpointRouting?: boolean;
   /** --proxy-client-cert-file / --proxy-client-key-file. */
   proxyClientCertificate?: ProxyClientCertificate;
+  /** Keep the local APIServices of the served group/versions (default true). */
+  localApiServices?: boolean;
   /** Between the availability controller's full passes (default 30 s). */
   availabilityIntervalMs?: number;
 }
@@ -74,8 +76,10 @@ export class Aggregator {
 
   /** Registers the local APIServices, then starts the availability controller. */
   async start(): Promise<void> {
-    await this.syncLocal();
     await this.availability.start();
+    if (this.options.localApiServices === false) return;
+    await this.syncLocal();
+    await this.availability.settle();
     // Custom resource group/versions come and go: their APIServices follow.
     this.generationTimer = setInterval(() => {
       if ((this.options.registry.generation?.() ?? 0) !== this.syncedGeneration) void this.syncLocal();
