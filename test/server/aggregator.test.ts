@@ -230,6 +230,39 @@ test('an unavailable extension: its condition says why, its group answers 503, e
   assert.deepEqual([condition.status, condition.message], ['True', 'all checks passed']);
 });
 
+test('a wrong caBundle: the proxy refuses the extension’s certificate (503); insecureSkipTLSVerify reaches it', async () => {
+  const name = `${WARDLE_VERSION}.${WARDLE_GROUP}`;
+  const path = `/apis/${WARDLE_GROUP}/${WARDLE_VERSION}/namespaces/default/flunders`;
+  const merge = { 'content-type': 'application/merge-patch+json' };
+  const otherCa = server.admin.caData!;
+  const wrong = await call('PATCH', `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { spec: { caBundle: Buffer.from(otherCa).toString('base64') } }, ADMIN_TOKEN, merge);
+  assert.equal(wrong.status, 200, wrong.text);
+  extension.requests.length = 0;
+  const refused = await call('GET', path);
+  assert.equal(refused.status, 503);
+  assert.match(refused.text, /certificate/);
+  assert.equal(extension.requests.filter((r) => r.path.endsWith('/flunders')).length, 0, 'nothing was sent over the unverified connection');
+  const insecure = await call('PATCH', `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { spec: { caBundle: null, insecureSkipTLSVerify: true } }, ADMIN_TOKEN, merge);
+  assert.equal(insecure.status, 200, insecure.text);
+  assert.equal((await call('GET', path)).status, 200);
+  const restored = await call('PATCH', `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { spec: { caBundle: Buffer.from(extension.caPem).toString('base64'), insecureSkipTLSVerify: null } }, ADMIN_TOKEN, merge);
+  assert.equal(restored.status, 200, restored.text);
+  assert.equal((await call('GET', path)).status, 200);
+});
+
+test('a hanging extension: FailedDiscoveryCheck after the check’s timeout, other groups unaffected', async () => {
+  const name = `${WARDLE_VERSION}.${WARDLE_GROUP}`;
+  extension.mode = 'hang';
+  try {
+    await until('FailedDiscoveryCheck', async () => (await availability(name)).reason === 'FailedDiscoveryCheck', 20_000, 100);
+    assert.match((await availability(name)).message!, /^failing or missing response from https:\/\/localhost:\d+\/apis\/wardle\.example\.com\/v1alpha1: /);
+    assert.equal((await call('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+  } finally {
+    extension.mode = 'serve';
+  }
+  await until('Passed again', async () => (await availability(name)).reason === 'Passed', 20_000, 100);
+});
+
 test('APIServices pointing at a missing Service, a Service without endpoints or without the port', async () => {
   const make = async (name: string, group: string, service: Record<string, unknown>): Promise<void> => {
     const r = await call('POST', '/apis/apiregistration.k8s.io/v1/apiservices', apiService(name, { group, version: 'v1', service, insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 10 }));
