@@ -160,7 +160,8 @@ export class AvailabilityController {
     const revised = deepCopy(apiService);
     revised['status'] = { ...(revised['status'] as object | undefined), conditions };
     if (old?.status !== verdict.status) {
-      this.options.logger.info({ name, status: verdict.status, reason: verdict.reason, message: verdict.message }, 'changing APIService availability');
+      // Upstream logs this at -v=2: debug here, so a fresh serve stays quiet.
+      this.options.logger.debug({ name, status: verdict.status, reason: verdict.reason, message: verdict.message }, 'changing APIService availability');
     }
     try {
       await this.options.apiServices.update('', name, revised, { subresource: 'status', fieldManager: 'kube-apiserver', user: AGGREGATOR_USER });
