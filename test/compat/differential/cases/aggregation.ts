@@ -73,6 +73,22 @@ export const cases: DiffCase[] = [
     cleanup: [{ method: 'DELETE', path: `${APISERVICES}/${REMOTE}` }],
   },
   {
+    name: 'aggregation: a Service without endpoints, or without the APIService port',
+    setup: [{ method: 'POST', path: '/api/v1/namespaces/{ns}/services', body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'empty' }, spec: { ports: [{ name: 'https', port: 443 }] } } }],
+    steps: [
+      { title: 'create (no endpoints)', method: 'POST', path: APISERVICES, body: remote({ group: 'diffagg-empty.example.com', version: 'v1', service: { namespace: '{ns}', name: 'empty' }, insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 10 }, 'v1.diffagg-empty.example.com'), select: 'spec' },
+      { title: 'EndpointsNotFound', method: 'GET', path: `${APISERVICES}/v1.diffagg-empty.example.com`, until: { path: 'status.conditions.0.reason', equals: 'EndpointsNotFound' }, select: 'status.conditions[type=Available]' },
+      { title: 'create (another port)', method: 'POST', path: APISERVICES, body: remote({ group: 'diffagg-port.example.com', version: 'v1', service: { namespace: '{ns}', name: 'empty', port: 8443 }, insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 10 }, 'v1.diffagg-port.example.com'), select: 'spec.service.port' },
+      { title: 'ServicePortError', method: 'GET', path: `${APISERVICES}/v1.diffagg-port.example.com`, until: { path: 'status.conditions.0.reason', equals: 'ServicePortError' }, select: 'status.conditions[type=Available]' },
+      { title: 'delete one', method: 'DELETE', path: `${APISERVICES}/v1.diffagg-empty.example.com`, select: 'status' },
+      { title: 'delete the other', method: 'DELETE', path: `${APISERVICES}/v1.diffagg-port.example.com`, select: 'status' },
+    ],
+    cleanup: [
+      { method: 'DELETE', path: `${APISERVICES}/v1.diffagg-empty.example.com` },
+      { method: 'DELETE', path: `${APISERVICES}/v1.diffagg-port.example.com` },
+    ],
+  },
+  {
     name: 'aggregation: APIService validation',
     steps: [
       { title: 'name, priorities', method: 'POST', path: APISERVICES, body: remote({ group: 'x.example.com', version: 'v1' }, 'bad') },
