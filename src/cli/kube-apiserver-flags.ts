@@ -37,6 +37,15 @@ export const KUBE_APISERVER_FLAGS: Record<string, FlagSpec> = {
   'authorization-mode': { kind: 'string', default: 'AlwaysAllow', help: 'Ordered list of plug-ins: RBAC, AlwaysAllow (Node is accepted and ignored).' },
   'token-auth-file': { kind: 'string', help: 'A CSV file of static bearer tokens: token,user,uid[,"group1,group2"].' },
   'service-account-issuer': { kind: 'string', help: 'Identifier of the service account token issuer (iss claim).' },
+  // Aggregation
+  'proxy-client-cert-file': { kind: 'string', help: 'Client certificate presented to extension API servers (default: a front-proxy-client certificate made in --cert-dir).' },
+  'proxy-client-key-file': { kind: 'string', help: 'Private key of --proxy-client-cert-file.' },
+  'requestheader-client-ca-file': { kind: 'string', help: 'CA of front proxies whose X-Remote-* headers name the user (default: the front-proxy CA made in --cert-dir).' },
+  'requestheader-allowed-names': { kind: 'string', help: 'Common names a front proxy certificate may have; empty: any.' },
+  'requestheader-username-headers': { kind: 'string', help: 'Headers holding the user name (default X-Remote-User).' },
+  'requestheader-group-headers': { kind: 'string', help: 'Headers holding the groups (default X-Remote-Group).' },
+  'requestheader-extra-headers-prefix': { kind: 'string', help: 'Prefixes of headers holding extra user information (default X-Remote-Extra-).' },
+  'enable-aggregator-routing': { kind: 'bool', default: 'false', help: "Dial extension API servers at their Service's endpoints instead of its cluster IP." },
   // Storage
   'etcd-servers': { kind: 'string', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Used unless --storage says otherwise.' },
   'etcd-prefix': { kind: 'string', default: '/registry', help: 'The prefix to prepend to all resource paths in etcd.' },
@@ -61,7 +70,6 @@ export const KUBE_APISERVER_FLAGS: Record<string, FlagSpec> = {
   'profiling': { kind: 'bool', default: 'true', ignored: true, help: 'No profiling endpoints.' },
   'storage-media-type': { kind: 'string', default: 'application/vnd.kubernetes.protobuf', ignored: true, help: 'apiary stores JSON.' },
   'watch-cache': { kind: 'bool', default: 'true', ignored: true, help: 'apiary always has its watch cache.' },
-  'enable-aggregator-routing': { kind: 'bool', default: 'false', ignored: true, help: 'Aggregated APIs are reached through their Service.' },
   'kubelet-preferred-address-types': { kind: 'string', ignored: true, help: 'No kubelets.' },
   'logging-format': { kind: 'string', default: 'text', ignored: true, help: 'apiary logs JSON lines.' },
   'max-requests-inflight': { kind: 'string', default: '400', ignored: true, help: 'Not limited this way in apiary.' },

@@ -109,6 +109,13 @@ export function kubeApiserverOptions(values: Map<string, string>, env: NodeJS.Pr
   if (get('token-auth-file') !== undefined) security.tokenAuthFile = get('token-auth-file')!;
   if (get('service-account-issuer') !== undefined) security.serviceAccountIssuer = get('service-account-issuer')!;
   if (get('audit-log-path') !== undefined) security.auditLogPath = path.resolve(get('audit-log-path')!);
+  const list = (name: string): string[] | undefined => get(name)?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (get('requestheader-client-ca-file') !== undefined) security.requestheaderClientCaFile = path.resolve(get('requestheader-client-ca-file')!);
+  if (list('requestheader-allowed-names') !== undefined) security.requestheaderAllowedNames = list('requestheader-allowed-names')!;
+  if (list('requestheader-username-headers') !== undefined) security.requestheaderUsernameHeaders = list('requestheader-username-headers')!;
+  if (list('requestheader-group-headers') !== undefined) security.requestheaderGroupHeaders = list('requestheader-group-headers')!;
+  if (list('requestheader-extra-headers-prefix') !== undefined) security.requestheaderExtraHeadersPrefix = list('requestheader-extra-headers-prefix')!;
+  if ((get('proxy-client-cert-file') === undefined) !== (get('proxy-client-key-file') === undefined)) bad('--proxy-client-cert-file and --proxy-client-key-file must be given together');
   const server: ServerOptions = {
     bindAddress: get('bind-address') ?? '0.0.0.0',
     port,
@@ -125,6 +132,9 @@ export function kubeApiserverOptions(values: Map<string, string>, env: NodeJS.Pr
   };
   if (storage === 'etcd') server.etcdServers = etcdServers;
   if (get('advertise-address') !== undefined) server.advertiseAddress = get('advertise-address')!;
+  if (get('proxy-client-cert-file') !== undefined) server.proxyClientCertFile = path.resolve(get('proxy-client-cert-file')!);
+  if (get('proxy-client-key-file') !== undefined) server.proxyClientKeyFile = path.resolve(get('proxy-client-key-file')!);
+  server.enableAggregatorRouting = flagTrue(get('enable-aggregator-routing'), false);
   if (get('admission-control-config-file') !== undefined) server.admissionControlConfigFile = path.resolve(get('admission-control-config-file')!);
   try {
     const { disabled } = parseAdmissionPluginFlags(get('enable-admission-plugins') ?? '', get('disable-admission-plugins') ?? '');

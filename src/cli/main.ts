@@ -116,6 +116,22 @@ Security (kube-apiserver's flags):
                           keys) sealed with it; the first server makes it and keeps it in DATA_DIR/token,
                           the others need it (a missing or wrong token stops the start)
   --insecure-serving      plain HTTP, no authentication, every request allowed: for tests only, never in production
+
+Aggregation (kube-apiserver's flags):
+  --proxy-client-cert-file FILE, --proxy-client-key-file FILE
+                          the client certificate presented to extension API servers (default: the
+                          front-proxy-client made in DATA_DIR/pki, as kubeadm lays it out)
+  --requestheader-client-ca-file FILE
+                          front proxies' CA: their X-Remote-* headers name the user (default: the
+                          generated front-proxy CA, unless a proxy client certificate is given)
+  --requestheader-allowed-names LIST
+                          common names a front proxy's certificate may have (empty: any)
+  --requestheader-username-headers LIST, --requestheader-group-headers LIST,
+  --requestheader-extra-headers-prefix LIST
+                          the headers read (default X-Remote-User, X-Remote-Group, X-Remote-Extra-)
+  --enable-aggregator-routing BOOL
+                          dial extension servers at their Service's endpoints, not its cluster IP
+                          (default false; an ExternalName Service is dialled at its name)
 ${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
 
 function fail(message: string): never {
@@ -151,6 +167,14 @@ async function serve(argv: string[]): Promise<void> {
         'anonymous-auth': { type: 'string', default: 'true' },
         'authorization-mode': { type: 'string', default: 'RBAC' },
         'insecure-serving': { type: 'boolean', default: false },
+        'proxy-client-cert-file': { type: 'string' },
+        'proxy-client-key-file': { type: 'string' },
+        'requestheader-client-ca-file': { type: 'string' },
+        'requestheader-allowed-names': { type: 'string' },
+        'requestheader-username-headers': { type: 'string' },
+        'requestheader-group-headers': { type: 'string' },
+        'requestheader-extra-headers-prefix': { type: 'string' },
+        'enable-aggregator-routing': { type: 'string', default: 'false' },
         'audit-log-path': { type: 'string' },
         token: { type: 'string' },
         storage: { type: 'string', default: 'sqlite' },
@@ -300,8 +324,20 @@ async function serve(argv: string[]): Promise<void> {
     if (values['service-account-issuer'] !== undefined) security.serviceAccountIssuer = values['service-account-issuer'];
     if (values['audit-log-path'] !== undefined) security.auditLogPath = path.resolve(values['audit-log-path']);
     if (values.token !== undefined) security.token = values.token;
+    const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    if (values['requestheader-client-ca-file'] !== undefined) security.requestheaderClientCaFile = values['requestheader-client-ca-file'];
+    if (values['requestheader-allowed-names'] !== undefined) security.requestheaderAllowedNames = list(values['requestheader-allowed-names']);
+    if (values['requestheader-username-headers'] !== undefined) security.requestheaderUsernameHeaders = list(values['requestheader-username-headers']);
+    if (values['requestheader-group-headers'] !== undefined) security.requestheaderGroupHeaders = list(values['requestheader-group-headers']);
+    if (values['requestheader-extra-headers-prefix'] !== undefined) security.requestheaderExtraHeadersPrefix = list(values['requestheader-extra-headers-prefix']);
     options.security = security;
   }
+  if ((values['proxy-client-cert-file'] === undefined) !== (values['proxy-client-key-file'] === undefined)) fail('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  if (values['proxy-client-cert-file'] !== undefined) options.proxyClientCertFile = path.resolve(values['proxy-client-cert-file']);
+  if (values['proxy-client-key-file'] !== undefined) options.proxyClientKeyFile = path.resolve(values['proxy-client-key-file']);
+  const aggregatorRouting = values['enable-aggregator-routing'];
+  if (aggregatorRouting !== 'true' && aggregatorRouting !== 'false') fail(`invalid --enable-aggregator-routing ${JSON.stringify(aggregatorRouting)}: want true or false`);
+  options.enableAggregatorRouting = aggregatorRouting === 'true';
   let selection: ControllerSelection = { run: false };
   try {
     selection = parseControllersFlag(values.controllers);

@@ -24,11 +24,14 @@ import { nodeEntries } from './node/index.js';
 import { certificatesEntries } from './certificates/index.js';
 import { flowcontrolEntries } from './flowcontrol/index.js';
 import { hncEntries } from './hnc/index.js';
+import { apiregistrationEntries } from './apiregistration/index.js';
 
 export type { CatalogEntry } from './catalog-entry.js';
 
 const GROUPS: ((ctx: StrategyContext) => CatalogEntry[])[] = [
   coreEntries,
+  // The aggregator's own group comes first in /apis, as kube-apiserver lists it.
+  apiregistrationEntries,
   appsEntries,
   batchEntries,
   autoscalingEntries,

@@ -56,6 +56,7 @@ import { auditAnnotationsOf } from './audit.js';
 import type { AdmissionRequestContext } from '../registry/admission.js';
 import { attributesFor, authorizeIdentified, identifyRequest, requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
 import type { FlowControlFilter } from './flowcontrol/filter.js';
+import type { Aggregator } from './aggregator/index.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
 export interface RegistryView {
@@ -85,6 +86,8 @@ export interface ApiContext {
   flowControl?: FlowControlFilter;
   /** Requests served outside the resource routes (TokenRequest, OIDC discovery); true when answered. */
   extraRoutes?: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
+  /** The aggregation layer: remote APIServices' group/versions are proxied, their groups added to discovery. */
+  aggregator?: Aggregator;
 }
 
 type Handler = (scope: ResourceScope) => Promise<void>;
@@ -108,9 +111,11 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
   const openApiService = (): OpenApiService => {
     const generation = ctx.registry.generation?.() ?? 0;
     if (openapi === undefined || generation !== openapiGeneration) {
+      const aggregator = ctx.aggregator;
       openapi = createOpenApiService(
         ctx.registry.stores.map((s) => s.type),
         ctx.version['gitVersion'] ?? 'unversioned',
+        aggregator === undefined ? undefined : () => aggregator.openApiV3Paths(),
       );
       openapiGeneration = generation;
     }
@@ -167,6 +172,9 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
       const requestInfo = info;
       const serve = async (): Promise<void> => {
         if (security !== undefined && ctx.flowControl !== undefined && !authorizeIdentified(security, req, res, requestInfo)) return;
+        // An extension server's group/version goes to it, after authentication and authorization (as upstream's aggregator).
+        const aggregator = ctx.aggregator;
+        if (aggregator !== undefined && (requestInfo.path.startsWith('/apis/') || requestInfo.path.startsWith('/openapi/v3/apis/')) && (await aggregator.serve(req, res, requestInfo.path, security !== undefined ? requestUser(req) : undefined))) return;
         if (ctx.extraRoutes !== undefined && (await ctx.extraRoutes(req, res, requestInfo))) return;
         if (requestInfo.isResourceRequest) await serveResource(ctx, req, res, requestInfo);
         else if (openApiService().handles(requestInfo.path)) openApiService().serve(req, res, requestInfo.path);
@@ -228,9 +236,17 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
     if (list !== undefined) return discovery(req, res, method, types, undefined, () => list, true);
   }
   if (segments[0] === 'apis' && segments.length <= 3) {
-    if (segments.length === 1) return discovery(req, res, method, types, 'apis', () => apiGroupList(types), false);
+    const aggregator = ctx.aggregator;
+    if (segments.length === 1) {
+      const legacy = (): Record<string, unknown> => {
+        const list = apiGroupList(types);
+        if (aggregator !== undefined) (list['groups'] as unknown[]).push(...aggregator.remoteGroups(types));
+        return list;
+      };
+      return discovery(req, res, method, types, 'apis', legacy, false, aggregator === undefined ? undefined : () => aggregator.aggregatedItems(types));
+    }
     if (segments.length === 2) {
-      const group = apiGroup(types, segments[1]!);
+      const group = apiGroup(types, segments[1]!) ?? aggregator?.remoteGroup(segments[1]!, types);
       if (group !== undefined) return discovery(req, res, method, types, undefined, () => group, false);
     } else {
       const list = apiResourceList(types, segments[1]!, segments[2]!);
@@ -253,6 +269,8 @@ function discovery(
   aggregatedRoot: 'api' | 'apis' | undefined,
   legacy: () => Record<string, unknown>,
   goRestful: boolean,
+  /** More aggregated discovery items (the extension servers' groups). */
+  extraItems?: () => Record<string, unknown>[],
 ): void {
   if (method !== 'GET' && method !== 'HEAD') throw routeError(405);
   // /api, /api/v1 and /apis/{group}/{version} are go-restful routes (Accept checked first); /apis and /apis/{group} are not.
@@ -263,6 +281,7 @@ function discovery(
     const contentType = output.mediaType === 'application/json' ? aggregatedContentType(version) : output.mediaType;
     res.setHeader('Vary', 'Accept');
     const document = aggregatedDiscovery(types, aggregatedRoot, version);
+    if (extraItems !== undefined) (document['items'] as unknown[]).push(...extraItems());
     // An ETag that changes with the served types (CRDs come and go), and 304 for a client that has it, as upstream.
     const etag = `"${createHash('sha512').update(JSON.stringify(document)).digest('hex').toUpperCase()}"`;
     res.setHeader('ETag', etag);

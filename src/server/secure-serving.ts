@@ -6,7 +6,8 @@
 
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import { ensureClusterPki, type ClusterPki } from '../auth/pki/pki.js';
+import { ensureClusterPki, ensureFrontProxyPki, type ClusterPki } from '../auth/pki/pki.js';
+import { DEFAULT_REQUEST_HEADERS, RequestHeaderAuthenticator, type RequestHeaderConfig } from '../auth/authn/request-header.js';
 import { ensureSharedClusterPki, type IdentityStore } from '../auth/pki/cluster-identity.js';
 import { Authenticator, type AuthenticatorOptions } from '../auth/authn/authenticator.js';
 import type { KubeObject } from '../machinery/meta.js';
@@ -54,6 +55,14 @@ export interface SecurityOptions {
   serviceIp?: string;
   /** --audit-log-path: a JSON-lines audit log of writes (level Metadata). */
   auditLogPath?: string;
+  /** --requestheader-client-ca-file: the CA of front proxies' client certificates (default: the generated front-proxy CA). */
+  requestheaderClientCaFile?: string;
+  /** --requestheader-allowed-names (empty: any name the CA signed; default with the generated CA: front-proxy-client). */
+  requestheaderAllowedNames?: string[];
+  /** --requestheader-username-headers, --requestheader-group-headers, --requestheader-extra-headers-prefix (default: kubeadm's X-Remote-User, X-Remote-Group, X-Remote-Extra-). */
+  requestheaderUsernameHeaders?: string[];
+  requestheaderGroupHeaders?: string[];
+  requestheaderExtraHeadersPrefix?: string[];
   /**
    * --token: the cluster token that seals the shared identity in the store
    * (default: DATA_DIR/token, made by the first server). See cluster-identity.ts.
@@ -68,6 +77,11 @@ export interface SecuritySetup {
   filters: SecurityFilters;
   registryView: RegistryView;
   extraRoutes: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
+  /**
+   * The front proxy: the aggregator's client certificate (--proxy-client-cert-file, else the generated
+   * front-proxy-client) and the request-header configuration (published in extension-apiserver-authentication).
+   */
+  frontProxy: { proxyClient?: { cert: string; key: string }; requestHeader?: RequestHeaderConfig; clientCaPem: string };
   /** Signs a legacy service account token (for the tokens controller's Secrets). */
   signLegacyToken(request: LegacyTokenRequest): Promise<string>;
   tls?: { key: string; cert: string; ca: string };
@@ -83,6 +97,8 @@ export async function setupSecurity(
   logger: Logger,
   now: () => number,
   identityStore?: IdentityStore,
+  /** --proxy-client-cert-file / --proxy-client-key-file (read by the caller). */
+  proxyClient?: { cert: string; key: string },
 ): Promise<SecuritySetup> {
   const pkiOptions: Parameters<typeof ensureClusterPki>[1] = { extraSans: options.tlsSans ?? [] };
   if (options.serviceIp !== undefined) pkiOptions.serviceIp = options.serviceIp;
@@ -132,6 +148,23 @@ export async function setupSecurity(
     },
   };
   const authnOptions: AuthenticatorOptions = { serviceAccounts: { tokens, lookups }, anonymous: options.anonymousAuth !== false, now };
+  // The front proxy: the given request-header CA, or (with no proxy client certificate given either) kubeadm's layout made here.
+  const read = (file: string): string => fs.readFileSync(file, 'utf8');
+  let requestHeader: RequestHeaderConfig | undefined;
+  let frontProxyClient = proxyClient;
+  const headers = {
+    usernameHeaders: options.requestheaderUsernameHeaders ?? DEFAULT_REQUEST_HEADERS.usernameHeaders,
+    groupHeaders: options.requestheaderGroupHeaders ?? DEFAULT_REQUEST_HEADERS.groupHeaders,
+    extraHeaderPrefixes: options.requestheaderExtraHeadersPrefix ?? DEFAULT_REQUEST_HEADERS.extraHeaderPrefixes,
+  };
+  if (options.requestheaderClientCaFile !== undefined) {
+    requestHeader = { caPem: read(options.requestheaderClientCaFile), allowedNames: options.requestheaderAllowedNames ?? [], ...headers };
+  } else if (proxyClient === undefined) {
+    const generated = await ensureFrontProxyPki(pki.dir);
+    requestHeader = { caPem: generated.caCertPem, allowedNames: options.requestheaderAllowedNames ?? ['front-proxy-client'], ...headers };
+    frontProxyClient = { cert: generated.clientCertPem, key: generated.clientKeyPem };
+  }
+  if (requestHeader !== undefined) authnOptions.requestHeader = new RequestHeaderAuthenticator(requestHeader);
   if (options.tokenAuthFile !== undefined) authnOptions.tokens = loadTokenFile(options.tokenAuthFile);
   const authenticator = new Authenticator(authnOptions);
 
@@ -166,7 +199,12 @@ export async function setupSecurity(
   const setup: SecuritySetup = {
     pki,
     ...(clusterToken !== undefined ? { token: clusterToken } : {}),
-    filters: { authenticator, authorizer, ...(audit !== undefined ? { audit } : {}) },
+    filters: { authenticator, authorizer, ...(audit !== undefined ? { audit } : {}), requestHeaders: requestHeader !== undefined },
+    frontProxy: {
+      ...(frontProxyClient !== undefined ? { proxyClient: frontProxyClient } : {}),
+      ...(requestHeader !== undefined ? { requestHeader } : {}),
+      clientCaPem: options.clientCaFile !== undefined ? `${read(options.clientCaFile)}\n${pki.caCertPem}` : pki.caCertPem,
+    },
     registryView,
     extraRoutes: authRoutes(registry, tokens, now),
     signLegacyToken: (request) => tokens.issueLegacy(request),
@@ -180,14 +218,14 @@ export async function setupSecurity(
     },
   };
   if (options.tls !== false) {
-    const read = (file: string): string => fs.readFileSync(file, 'utf8');
     const cert = options.tlsCertFile !== undefined ? read(options.tlsCertFile) : pki.servingCertPem;
     const key = options.tlsPrivateKeyFile !== undefined ? read(options.tlsPrivateKeyFile) : pki.servingKeyPem;
     if ((options.tlsCertFile === undefined) !== (options.tlsPrivateKeyFile === undefined)) {
       throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
     }
     // The cluster CA stays trusted beside --client-ca-file, so the generated admin kubeconfig keeps working.
-    const ca = options.clientCaFile !== undefined ? `${read(options.clientCaFile)}\n${pki.caCertPem}` : pki.caCertPem;
+    // Front proxies' certificates are verified in the handshake too; the authenticator tells them apart.
+    const ca = [setup.frontProxy.clientCaPem, ...(requestHeader !== undefined ? [requestHeader.caPem] : [])].join('\n');
     setup.tls = { key, cert, ca };
   }
   return setup;

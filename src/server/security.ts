@@ -24,6 +24,8 @@ export interface SecurityFilters {
   authorizer: Authorizer;
   /** --audit-log-path: writes are recorded there. */
   audit?: AuditLog;
+  /** Whether the request-header authenticator is on (it reads every header of requests with a client certificate). */
+  requestHeaders?: boolean;
   /** The in-process clients' tokens (loopback.ts): the only credentials the loopback listener takes. */
   loopback?: { userFor(token: string): UserInfo | undefined };
 }
@@ -134,6 +136,7 @@ export function identifyRequest(filters: SecurityFilters, req: IncomingMessage, 
   if (cert !== undefined) credentials.clientCertificate = cert;
   const token = bearerToken(req.headers.authorization);
   if (token !== undefined) credentials.bearerToken = token;
+  if (cert !== undefined && filters.requestHeaders === true) credentials.headers = req.headersDistinct;
   if (isLoopbackRequest(req)) {
     const loopbackUser = token === undefined ? undefined : filters.loopback?.userFor(token);
     return identified(filters, req, res, info, loopbackUser === undefined ? { ok: false } : { ok: true, user: loopbackUser, anonymous: false });

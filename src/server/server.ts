@@ -45,6 +45,8 @@ import { setupSecurity, type SecurityOptions, type SecuritySetup } from './secur
 import { SystemObjects, type EndpointReconcilerOptions } from './system-objects.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE } from '../registry/service-ip-allocator.js';
 import { startFlowControl, type FlowControlSetup } from './flowcontrol/index.js';
+import { Aggregator } from './aggregator/index.js';
+import { AuthenticationConfigMapPublisher, authenticationConfigMapData } from './aggregator/authentication-configmap.js';
 
 export type { SecurityOptions };
 
@@ -146,6 +148,19 @@ export interface ServerOptions {
   apfConfigIntervalMs?: number;
   /** The longest a request waits in its APF queue before a 429 (default 15 s). */
   apfQueueWaitLimitMs?: number;
+  /** --enable-aggregator-routing: extension servers are dialled at their Service's endpoints, not its cluster IP. */
+  enableAggregatorRouting?: boolean;
+  /** --proxy-client-cert-file / --proxy-client-key-file: what the aggregator presents to extension servers. */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
+  /**
+   * Keep the local APIServices of the served group/versions (`v1.`, `v1.apps`, …, and custom
+   * resources'), as kube-apiserver does. Default: controlPlaneObjects (embedded servers start
+   * empty and fast; `apiary serve` turns it on). Remote APIServices are served either way.
+   */
+  localApiServices?: boolean;
+  /** Between the APIService availability controller's full passes (default 30 s); tests shorten it. */
+  apiServiceAvailabilityIntervalMs?: number;
 }
 
 /** How a client reaches this server as the cluster admin (for in-process controllers). */
@@ -391,6 +406,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await registry.close();
     await rawBackend.close();
   };
+  if ((options.proxyClientCertFile === undefined) !== (options.proxyClientKeyFile === undefined)) {
+    await abandonStart();
+    throw new Error('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  }
+  const proxyClient =
+    options.proxyClientCertFile !== undefined && options.proxyClientKeyFile !== undefined
+      ? { cert: fs.readFileSync(options.proxyClientCertFile, 'utf8'), key: fs.readFileSync(options.proxyClientKeyFile, 'utf8') }
+      : undefined;
   if (options.security !== undefined) {
     const clock = options.clock;
     const securityDataDir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-pki-'));
@@ -409,7 +432,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           }
         },
       };
-      security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()), identityStore);
+      security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()), identityStore, proxyClient);
       await security.start();
       const authorizer = security.filters.authorizer;
       authorizeRef = (a) => authorizer.authorize(a);
@@ -437,6 +460,25 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     }
   }
 
+  const frontProxyClient = security?.frontProxy.proxyClient ?? proxyClient;
+  const aggregator = new Aggregator({
+    registry: security?.registryView ?? registry,
+    logger,
+    now: () => (options.clock !== undefined ? options.clock().getTime() : Date.now()),
+    endpointRouting: options.enableAggregatorRouting === true,
+    localApiServices: options.localApiServices ?? options.controlPlaneObjects === true,
+    ...(frontProxyClient !== undefined ? { proxyClientCertificate: frontProxyClient } : {}),
+    ...(options.apiServiceAvailabilityIntervalMs !== undefined ? { availabilityIntervalMs: options.apiServiceAvailabilityIntervalMs } : {}),
+  });
+  try {
+    await aggregator.start();
+  } catch (err) {
+    await aggregator.stop();
+    await flowControl?.stop();
+    await abandonStart();
+    throw err;
+  }
+
   const watchLimits: WatchLimits = {};
   if (options.minRequestTimeoutSeconds !== undefined) watchLimits.minRequestTimeoutSeconds = options.minRequestTimeoutSeconds;
   if (options.maxWatchBufferedBytes !== undefined) watchLimits.maxBufferedBytes = options.maxWatchBufferedBytes;
@@ -451,6 +493,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     metrics,
     logger,
     ...(flowControl !== undefined ? { flowControl: flowControl.filter } : {}),
+    aggregator,
     serverAddress: () => address,
     isReady: () => ready,
     storageHealth: async () => {
@@ -487,6 +530,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       port = (server.address() as AddressInfo).port;
     }
   } catch (err) {
+    await aggregator.stop();
     await flowControl?.stop();
     security?.stop();
     compactor?.stop();
@@ -535,6 +579,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.endpointReconcileIntervalMs !== undefined ? { intervalMs: options.endpointReconcileIntervalMs } : {}),
   });
   await systemObjects.start();
+  // How extension servers authenticate us: published once kube-system exists (its controller makes it).
+  const authenticationConfigMap =
+    security !== undefined
+      ? new AuthenticationConfigMapPublisher(registry.storeFor('', 'configmaps')!, authenticationConfigMapData(security.frontProxy.clientCaPem, security.frontProxy.requestHeader), logger)
+      : undefined;
+  authenticationConfigMap?.start();
 
   ready = true;
   logger.info({ url, storage, dataDir }, 'apiserver listening');
@@ -555,6 +605,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await front?.close();
       await loopback?.close();
       await systemObjects.stop();
+      await authenticationConfigMap?.stop();
+      await aggregator.stop();
       await flowControl?.stop();
       security?.stop();
       compactor?.stop();

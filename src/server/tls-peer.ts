@@ -9,7 +9,7 @@ export interface TlsPeer {
   remoteAddress: string;
   remotePort: number;
   /** The client certificate's subject; null when the client sent none. */
-  certificate: { verified: boolean; commonName: string; organizations: string[] } | null;
+  certificate: { verified: boolean; commonName: string; organizations: string[]; der?: string } | null;
 }
 
 export function tlsPeerOf(socket: TLSSocket): TlsPeer {
@@ -19,6 +19,8 @@ export function tlsPeerOf(socket: TLSSocket): TlsPeer {
     const subject = (cert.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
     const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
     certificate = { verified: socket.authorized, commonName: list(subject['CN'])[0] ?? '', organizations: list(subject['O']) };
+    // The certificate itself, so the apiserver can tell which CA signed it (client CA or request-header CA).
+    if (cert.raw !== undefined) certificate.der = cert.raw.toString('base64');
   }
   return { remoteAddress: socket.remoteAddress ?? '', remotePort: socket.remotePort ?? 0, certificate };
 }

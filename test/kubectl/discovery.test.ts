@@ -24,7 +24,7 @@ test('kubectl version reports the server as 1.32', async () => {
 test('kubectl api-versions lists the served group/versions, sorted', async () => {
   const out = await k.ok(['api-versions']);
   assert.deepEqual(out.trim().split('\n'), [
-    'admissionregistration.k8s.io/v1', 'apiextensions.k8s.io/v1', 'apps/v1', 'autoscaling/v1', 'autoscaling/v2', 'batch/v1', 'certificates.k8s.io/v1', 'coordination.k8s.io/v1', 'discovery.k8s.io/v1', 'events.k8s.io/v1',
+    'admissionregistration.k8s.io/v1', 'apiextensions.k8s.io/v1', 'apiregistration.k8s.io/v1', 'apps/v1', 'autoscaling/v1', 'autoscaling/v2', 'batch/v1', 'certificates.k8s.io/v1', 'coordination.k8s.io/v1', 'discovery.k8s.io/v1', 'events.k8s.io/v1',
     'flowcontrol.apiserver.k8s.io/v1', 'hnc.x-k8s.io/v1alpha2', 'networking.k8s.io/v1', 'node.k8s.io/v1', 'policy/v1', 'rbac.authorization.k8s.io/v1', 'scheduling.k8s.io/v1', 'storage.k8s.io/v1', 'v1',
   ]);
 });
@@ -54,7 +54,7 @@ test('kubectl api-resources: columns and rows as a cluster prints them', async (
   const namespaced = await k.ok(['api-resources', '--namespaced=false', '-o', 'name']);
   assert.deepEqual(namespaced.trim().split('\n'), [
     'componentstatuses', 'namespaces', 'nodes', 'persistentvolumes', 'mutatingwebhookconfigurations.admissionregistration.k8s.io', 'validatingadmissionpolicies.admissionregistration.k8s.io', 'validatingadmissionpolicybindings.admissionregistration.k8s.io', 'validatingwebhookconfigurations.admissionregistration.k8s.io',
-    'customresourcedefinitions.apiextensions.k8s.io', 'certificatesigningrequests.certificates.k8s.io',
+    'customresourcedefinitions.apiextensions.k8s.io', 'apiservices.apiregistration.k8s.io', 'certificatesigningrequests.certificates.k8s.io',
     'flowschemas.flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io', 'hncconfigurations.hnc.x-k8s.io',
     'ingressclasses.networking.k8s.io', 'runtimeclasses.node.k8s.io', 'clusterrolebindings.rbac.authorization.k8s.io', 'clusterroles.rbac.authorization.k8s.io',
     'priorityclasses.scheduling.k8s.io', 'csidrivers.storage.k8s.io', 'csinodes.storage.k8s.io', 'storageclasses.storage.k8s.io', 'volumeattachments.storage.k8s.io',

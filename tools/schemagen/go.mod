@@ -7,6 +7,7 @@ require (
 	k8s.io/apiextensions-apiserver v0.32.4
 	k8s.io/apimachinery v0.32.4
 	k8s.io/client-go v0.32.4
+	k8s.io/kube-aggregator v0.32.4
 	sigs.k8s.io/structured-merge-diff/v4 v4.4.2
 )
 

@@ -42,6 +42,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -114,6 +115,7 @@ func roots() []root {
 	rs = append(rs, kinds("flowcontrol.apiserver.k8s.io", "v1",
 		flowcontrolv1.FlowSchema{}, flowcontrolv1.FlowSchemaList{},
 		flowcontrolv1.PriorityLevelConfiguration{}, flowcontrolv1.PriorityLevelConfigurationList{})...)
+	rs = append(rs, kinds("apiregistration.k8s.io", "v1", apiregistrationv1.APIService{}, apiregistrationv1.APIServiceList{})...)
 	rs = append(rs, kinds("autoscaling", "v1", autoscalingv1.Scale{},
 		autoscalingv1.HorizontalPodAutoscaler{}, autoscalingv1.HorizontalPodAutoscalerList{})...)
 	rs = append(rs, kinds("autoscaling", "v2", autoscalingv2.HorizontalPodAutoscaler{}, autoscalingv2.HorizontalPodAutoscalerList{})...)
@@ -142,7 +144,7 @@ func roots() []root {
 		{"networking.k8s.io", "v1"}, {"discovery.k8s.io", "v1"}, {"storage.k8s.io", "v1"}, {"scheduling.k8s.io", "v1"},
 		{"node.k8s.io", "v1"}, {"certificates.k8s.io", "v1"},
 		{"autoscaling", "v2"}, {"batch", "v1"}, {"policy", "v1"}}
-	gvs = append(gvs, [2]string{"admissionregistration.k8s.io", "v1"}, [2]string{"flowcontrol.apiserver.k8s.io", "v1"})
+	gvs = append(gvs, [2]string{"admissionregistration.k8s.io", "v1"}, [2]string{"flowcontrol.apiserver.k8s.io", "v1"}, [2]string{"apiregistration.k8s.io", "v1"})
 	for _, o := range []any{metav1.WatchEvent{}, metav1.DeleteOptions{}} {
 		var list []gvk
 		for _, gv := range gvs {
@@ -648,6 +650,7 @@ func main() {
 			"k8s.io/apimachinery":            goList("{{.Version}}", "k8s.io/apimachinery", true),
 			"k8s.io/client-go":               goList("{{.Version}}", "k8s.io/client-go", true),
 			"k8s.io/apiextensions-apiserver": goList("{{.Version}}", "k8s.io/apiextensions-apiserver", true),
+			"k8s.io/kube-aggregator":         goList("{{.Version}}", "k8s.io/kube-aggregator", true),
 		},
 		Definitions: g.defs,
 		Kinds:       kindsIdx,

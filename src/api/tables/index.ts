@@ -39,6 +39,7 @@ import { certificatesPrinters } from '../certificates/v1/table.js';
 import { admissionregistrationPrinters } from '../admissionregistration/v1/table.js';
 import { flowcontrolPrinters } from '../flowcontrol/v1/table.js';
 import { hncPrinters } from '../hnc/v1alpha2/table.js';
+import { apiregistrationPrinters } from '../apiregistration/v1/table.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -63,6 +64,7 @@ const GROUP_PRINTERS: [group: string, printers: Record<string, Printer>][] = [
   ['admissionregistration.k8s.io', admissionregistrationPrinters],
   ['flowcontrol.apiserver.k8s.io', flowcontrolPrinters],
   ['hnc.x-k8s.io', hncPrinters],
+  ['apiregistration.k8s.io', apiregistrationPrinters],
 ];
 
 const printers = new Map<string, Printer>(

@@ -8,13 +8,16 @@
 
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../machinery/user.js';
 import type { ServiceAccountLookups, ServiceAccountTokens } from './serviceaccount.js';
+import type { HeaderValues, RequestHeaderAuthenticator } from './request-header.js';
 
 /** What a request carries, read off the connection and headers by the HTTP layer. */
 export interface Credentials {
   /** The token of an `Authorization: Bearer` header ('' when the header has no token). */
   bearerToken?: string;
   /** The client certificate presented in the TLS handshake, if any. */
-  clientCertificate?: { verified: boolean; commonName: string; organizations: string[] };
+  clientCertificate?: { verified: boolean; commonName: string; organizations: string[]; der?: string };
+  /** The request's headers, each with all its values (the request-header authenticator reads them). */
+  headers?: HeaderValues;
 }
 
 export type AuthenticationResult = { ok: true; user: UserInfo; anonymous: boolean } | { ok: false };
@@ -25,6 +28,8 @@ export interface AuthenticatorOptions {
   serviceAccounts?: { tokens: ServiceAccountTokens; lookups: ServiceAccountLookups };
   /** --anonymous-auth (default true). */
   anonymous?: boolean;
+  /** --requestheader-*: front proxies that name the user in headers (request-header.ts). */
+  requestHeader?: RequestHeaderAuthenticator;
   now?: () => number;
 }
 
@@ -69,7 +74,14 @@ export class Authenticator {
   /** Synchronous unless a service-account token has to be checked (every request goes through here). */
   authenticate(credentials: Credentials): AuthenticationResult | Promise<AuthenticationResult> {
     const cert = credentials.clientCertificate;
-    if (cert !== undefined && cert.verified && cert.commonName !== '') {
+    const requestHeader = this.options.requestHeader;
+    // Upstream's order: the request-header authenticator first, then x509 (which never takes the request-header CA's certificates).
+    const role = cert !== undefined && cert.verified && requestHeader !== undefined ? requestHeader.roleOf(cert.der, cert.commonName) : 'other';
+    if (role === 'front-proxy') {
+      const user = requestHeader!.userFrom(credentials.headers ?? {});
+      if (user !== undefined) return { ok: true, user: withAuthenticatedGroup(user), anonymous: false };
+    }
+    if (cert !== undefined && cert.verified && cert.commonName !== '' && role === 'other') {
       return { ok: true, user: authenticatedOnce(cert, () => ({ name: cert.commonName, groups: [...cert.organizations] })), anonymous: false };
     }
     const token = credentials.bearerToken;

@@ -144,6 +144,21 @@ export async function issueClientCertificate(
   return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
+/** A new self-signed CA (10 years), as the cluster CA is made; the front-proxy CA is one too. */
+export async function createCertificateAuthority(commonName: string, now = new Date()): Promise<{ certPem: string; keyPem: string }> {
+  const keys = await newKeyPair();
+  const cert = await issue(`CN=${escapeRdn(commonName)}`, keys, undefined, [
+    new x509.BasicConstraintsExtension(true, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+  ], now, 10);
+  return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
+}
+
+/** A serving certificate for the given DNS names and IPs, signed by `ca`. */
+export async function issueServingCertificate(ca: { certPem: string; keyPem: string }, sans: string[], now = new Date()): Promise<{ certPem: string; keyPem: string }> {
+  return issueServing({ cert: new x509.X509Certificate(ca.certPem), key: await importPrivate(ca.keyPem) }, sans, now);
+}
+
 function escapeRdn(value: string): string {
   return value.replace(/([,+"\\<>;=])/g, '\\$1');
 }
@@ -287,4 +302,35 @@ export async function ensureClusterPki(dataDir: string, options: PkiOptions = {}
   }
 
   return { dir, caCertPem, caKeyPem, servingCertPem, servingKeyPem, adminCertPem, adminKeyPem, serviceAccountKeyPem, serviceAccountPublicKeyPem };
+}
+
+/** The front proxy's key material, as kubeadm lays it out beside the cluster's: its own CA and the aggregator's client certificate. */
+export interface FrontProxyPki {
+  caCertPem: string;
+  clientCertPem: string;
+  clientKeyPem: string;
+}
+
+/**
+ * DATA_DIR/pki/front-proxy-ca.{crt,key} and front-proxy-client.{crt,key}
+ * (CN=front-proxy-client), made on first use and read back afterwards.
+ */
+export async function ensureFrontProxyPki(pkiDir: string, now = new Date()): Promise<FrontProxyPki> {
+  const file = (name: string): string => path.join(pkiDir, name);
+  let caCertPem = readIf(file('front-proxy-ca.crt'));
+  let caKeyPem = readIf(file('front-proxy-ca.key'));
+  if (caCertPem === undefined || caKeyPem === undefined) {
+    ({ certPem: caCertPem, keyPem: caKeyPem } = await createCertificateAuthority('front-proxy-ca', now));
+    writeSecret(file('front-proxy-ca.key'), caKeyPem);
+    writeSecret(file('front-proxy-ca.crt'), caCertPem);
+    fs.rmSync(file('front-proxy-client.crt'), { force: true });
+  }
+  let clientCertPem = readIf(file('front-proxy-client.crt'));
+  let clientKeyPem = readIf(file('front-proxy-client.key'));
+  if (clientCertPem === undefined || clientKeyPem === undefined) {
+    ({ certPem: clientCertPem, keyPem: clientKeyPem } = await issueClientCertificate({ certPem: caCertPem, keyPem: caKeyPem }, 'front-proxy-client', [], now));
+    writeSecret(file('front-proxy-client.key'), clientKeyPem);
+    writeSecret(file('front-proxy-client.crt'), clientCertPem);
+  }
+  return { caCertPem, clientCertPem, clientKeyPem };
 }

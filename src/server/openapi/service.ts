@@ -137,7 +137,11 @@ function acceptsJson(header: string | undefined): boolean {
   return false;
 }
 
-export function createOpenApiService(types: ResourceType[], version: string): OpenApiService {
+/**
+ * `extraV3Paths`: more entries of the v3 discovery document (the extension
+ * servers' group/versions, served by the aggregator's proxy).
+ */
+export function createOpenApiService(types: ResourceType[], version: string, extraV3Paths?: () => Record<string, { serverRelativeURL: string }>): OpenApiService {
   const groupVersions = new Map<string, ResourceType[]>();
   for (const t of types) {
     const key = groupVersionPath(t);
@@ -157,6 +161,8 @@ export function createOpenApiService(types: ResourceType[], version: string): Op
     }
     return doc;
   };
+  // The discovery document with the extra entries, remade when they change.
+  let merged: { key: string; doc: CachedDocument } | undefined;
   const discoveryDocument = (): CachedDocument => {
     if (discovery === undefined) {
       const paths: Record<string, { serverRelativeURL: string }> = {};
@@ -165,7 +171,15 @@ export function createOpenApiService(types: ResourceType[], version: string): Op
       }
       discovery = cachedDocument({ paths });
     }
-    return discovery;
+    const extra = extraV3Paths?.() ?? {};
+    if (Object.keys(extra).length === 0) return discovery;
+    const key = JSON.stringify(extra);
+    if (merged?.key !== key) {
+      const paths = { ...(JSON.parse(discovery.body.toString('utf8')) as { paths: Record<string, unknown> }).paths, ...extra };
+      const sorted = Object.fromEntries(Object.keys(paths).sort().map((k) => [k, paths[k]]));
+      merged = { key, doc: cachedDocument({ paths: sorted }) };
+    }
+    return merged.doc;
   };
 
   const send = (req: IncomingMessage, res: ServerResponse, doc: CachedDocument, headers: Record<string, string> = {}): void => {
