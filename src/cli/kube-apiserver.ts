@@ -8,6 +8,9 @@
 // - client certificates signed by --client-ca-file authenticate (envtest's
 //   admin is CN=envtest-admin, O=system:masters);
 // - state in the etcd of --etcd-servers (apiary's --storage memory ignores it);
+// - service-account tokens signed with --service-account-signing-key-file
+//   (envtest's sa-signer.key) and verified with --service-account-key-file, so
+//   tokens minted with that key, by TokenRequest or by the test, authenticate;
 // - SIGTERM stops it cleanly (exit 0).
 // Unlike a bare kube-apiserver it runs apiary's controllers in-process, so
 // namespaces finish deleting and owners' dependents are collected.
