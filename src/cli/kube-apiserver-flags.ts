@@ -8,7 +8,8 @@
 // Syntax follows pflag: --name=value, --name value, a bare --name for
 // booleans, -v=N / -v N for klog's verbosity, -h / --help.
 
-export type FlagKind = 'string' | 'bool';
+/** 'stringArray' is pflag's repeatable flag: every occurrence is kept, in order. */
+export type FlagKind = 'string' | 'bool' | 'stringArray';
 
 export interface FlagSpec {
   kind: FlagKind;
@@ -36,7 +37,12 @@ export const KUBE_APISERVER_FLAGS: Record<string, FlagSpec> = {
   'anonymous-auth': { kind: 'bool', default: 'true', help: 'Enables anonymous requests to the secure port (system:anonymous).' },
   'authorization-mode': { kind: 'string', default: 'AlwaysAllow', help: 'Ordered list of plug-ins: RBAC, AlwaysAllow (Node is accepted and ignored).' },
   'token-auth-file': { kind: 'string', help: 'A CSV file of static bearer tokens: token,user,uid[,"group1,group2"].' },
-  'service-account-issuer': { kind: 'string', help: 'Identifier of the service account token issuer (iss claim).' },
+  'service-account-issuer': { kind: 'stringArray', help: 'Identifier of the service account token issuer (iss claim). Repeatable: the first signs, all are accepted.' },
+  'service-account-key-file': {
+    kind: 'stringArray',
+    help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys (or certificates), used to verify ServiceAccount tokens. Repeatable.',
+  },
+  'service-account-signing-key-file': { kind: 'string', help: 'Path to the file that contains the current private key (RSA or ECDSA) of the service account token issuer.' },
   // Aggregation
   'proxy-client-cert-file': { kind: 'string', help: 'Client certificate presented to extension API servers (default: a front-proxy-client certificate made in --cert-dir).' },
   'proxy-client-key-file': { kind: 'string', help: 'Private key of --proxy-client-cert-file.' },
@@ -62,8 +68,6 @@ export const KUBE_APISERVER_FLAGS: Record<string, FlagSpec> = {
   v: { kind: 'string', default: '0', help: 'Number for the log level verbosity (3 and above log every request).' },
   // Accepted and ignored
   'allow-privileged': { kind: 'bool', default: 'false', ignored: true, help: 'If true, allow privileged containers (apiary runs no pods).' },
-  'service-account-key-file': { kind: 'string', ignored: true, help: 'apiary verifies service account tokens with its own cluster keys.' },
-  'service-account-signing-key-file': { kind: 'string', ignored: true, help: 'apiary signs service account tokens with its own cluster keys.' },
   'feature-gates': { kind: 'string', ignored: true, help: 'apiary has no feature gates: its features are on.' },
   'runtime-config': { kind: 'string', ignored: true, help: 'apiary serves every API group it has.' },
   'enable-priority-and-fairness': { kind: 'bool', default: 'true', ignored: true, help: 'apiary decides fairness itself.' },
@@ -94,10 +98,14 @@ export class UnknownFlagError extends Error {
   }
 }
 
-/** Parses argv into flag name → value (last one wins); throws UnknownFlagError or Error for a missing value. */
-export function parseKubeApiserverArgs(argv: readonly string[]): { values: Map<string, string>; help: boolean } {
+/**
+ * Parses argv into flag name → value (last one wins) and, for stringArray
+ * flags, every value in `arrays`; throws UnknownFlagError or Error for a missing value.
+ */
+export function parseKubeApiserverArgs(argv: readonly string[]): { values: Map<string, string>; arrays: Map<string, string[]>; help: boolean } {
   const all: Record<string, FlagSpec> = { ...KUBE_APISERVER_FLAGS, ...APIARY_FLAGS };
   const values = new Map<string, string>();
+  const arrays = new Map<string, string[]>();
   let help = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -122,8 +130,9 @@ export function parseKubeApiserverArgs(argv: readonly string[]): { values: Map<s
       throw new Error(`invalid argument ${JSON.stringify(value)} for "--${name}" flag: want true or false`);
     }
     values.set(name, value);
+    if (spec.kind === 'stringArray') arrays.set(name, [...(arrays.get(name) ?? []), value]);
   }
-  return { values, help };
+  return { values, arrays, help };
 }
 
 /** true for pflag's true spellings. */
@@ -137,7 +146,7 @@ function section(title: string, flags: Record<string, FlagSpec>, filter: (s: Fla
   for (const [name, spec] of Object.entries(flags)) {
     if (!filter(spec)) continue;
     const dashName = name === 'v' ? '-v, --v' : `--${name}`;
-    const type = spec.kind === 'bool' ? '' : name === 'v' ? ' Level' : ' string';
+    const type = spec.kind === 'bool' ? '' : name === 'v' ? ' Level' : spec.kind === 'stringArray' ? ' stringArray' : ' string';
     const def = spec.default !== undefined ? ` (default ${spec.kind === 'string' && name !== 'v' ? JSON.stringify(spec.default) : spec.default})` : '';
     lines.push(`      ${dashName}${type}`, `                ${spec.ignored === true ? 'Accepted and ignored by apiary: ' : ''}${spec.help}${def}`);
   }

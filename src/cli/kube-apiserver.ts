@@ -8,16 +8,21 @@
 // - client certificates signed by --client-ca-file authenticate (envtest's
 //   admin is CN=envtest-admin, O=system:masters);
 // - state in the etcd of --etcd-servers (apiary's --storage memory ignores it);
+// - service-account tokens signed with --service-account-signing-key-file
+//   (envtest's sa-signer.key) and verified with --service-account-key-file, so
+//   tokens minted with that key, by TokenRequest or by the test, authenticate;
 // - SIGTERM stops it cleanly (exit 0).
 // Unlike a bare kube-apiserver it runs apiary's controllers in-process, so
 // namespaces finish deleting and owners' dependents are collected.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { RestClient } from '../client/index.js';
 import { startControllerManager, type RunningControllerManager } from '../controllers/manager.js';
 import { parseAdmissionPluginFlags } from '../admission/admission-plugins.js';
+import { jwsAlgorithm, parsePublicKeysPem } from '../auth/authn/serviceaccount.js';
 import { parseIPv4CIDR } from '../registry/service-ip-allocator.js';
 import { parsePortRange } from '../registry/service-node-port-allocator.js';
 import { startServer, type SecurityOptions, type ServerOptions } from '../server/server.js';
@@ -37,7 +42,11 @@ function firstServiceIp(cidr: string): string {
 }
 
 /** ServerOptions (with security) and the controller switch from kube-apiserver's flags; throws KubeApiserverFlagError. */
-export function kubeApiserverOptions(values: Map<string, string>, env: NodeJS.ProcessEnv = process.env): { server: ServerOptions; controllers: boolean; logLevel: string } {
+export function kubeApiserverOptions(
+  values: Map<string, string>,
+  env: NodeJS.ProcessEnv = process.env,
+  arrays: Map<string, string[]> = new Map(),
+): { server: ServerOptions; controllers: boolean; logLevel: string } {
   const bad = (message: string): never => {
     throw new KubeApiserverFlagError(message);
   };
@@ -107,7 +116,28 @@ export function kubeApiserverOptions(values: Map<string, string>, env: NodeJS.Pr
   if (keyFile !== undefined) security.tlsPrivateKeyFile = keyFile;
   if (get('client-ca-file') !== undefined) security.clientCaFile = get('client-ca-file')!;
   if (get('token-auth-file') !== undefined) security.tokenAuthFile = get('token-auth-file')!;
-  if (get('service-account-issuer') !== undefined) security.serviceAccountIssuer = get('service-account-issuer')!;
+  const issuers = arrays.get('service-account-issuer') ?? (get('service-account-issuer') !== undefined ? [get('service-account-issuer')!] : []);
+  if (issuers.length > 0) security.serviceAccountIssuer = issuers[0]!;
+  if (issuers.length > 1) security.serviceAccountAcceptedIssuers = issuers.slice(1);
+  // envtest's sa-signer.key signs and its sa-signer.crt verifies: tokens minted with that key authenticate, as upstream.
+  const signingKeyFile = get('service-account-signing-key-file');
+  if (signingKeyFile !== undefined) {
+    try {
+      jwsAlgorithm(crypto.createPrivateKey(fs.readFileSync(signingKeyFile, 'utf8')));
+    } catch (err) {
+      bad(`failed to parse service-account-signing-key-file ${JSON.stringify(signingKeyFile)}: ${(err as Error).message}`);
+    }
+    security.serviceAccountSigningKeyFile = path.resolve(signingKeyFile);
+  }
+  const keyFiles = arrays.get('service-account-key-file') ?? (get('service-account-key-file') !== undefined ? [get('service-account-key-file')!] : []);
+  for (const file of keyFiles) {
+    try {
+      for (const key of parsePublicKeysPem(fs.readFileSync(file, 'utf8'))) jwsAlgorithm(key);
+    } catch (err) {
+      bad(`failed to parse service-account-key-file ${JSON.stringify(file)}: ${(err as Error).message}`);
+    }
+  }
+  if (keyFiles.length > 0) security.serviceAccountKeyFiles = keyFiles.map((f) => path.resolve(f));
   if (get('audit-log-path') !== undefined) security.auditLogPath = path.resolve(get('audit-log-path')!);
   const list = (name: string): string[] | undefined => get(name)?.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (get('requestheader-client-ca-file') !== undefined) security.requestheaderClientCaFile = path.resolve(get('requestheader-client-ca-file')!);
@@ -154,7 +184,7 @@ export async function kubeApiserverCommand(argv: string[]): Promise<void> {
       process.stdout.write(KUBE_APISERVER_USAGE);
       return;
     }
-    options = kubeApiserverOptions(parsed.values);
+    options = kubeApiserverOptions(parsed.values, process.env, parsed.arrays);
   } catch (err) {
     if (err instanceof UnknownFlagError || err instanceof KubeApiserverFlagError || err instanceof Error) {
       // pflag's wording, then where to look.

@@ -47,6 +47,12 @@ export interface SecurityOptions {
   tokenAuthFile?: string;
   /** --service-account-issuer (default https://kubernetes.default.svc.cluster.local). */
   serviceAccountIssuer?: string;
+  /** More --service-account-issuer values: their tokens are accepted, none is issued. */
+  serviceAccountAcceptedIssuers?: string[];
+  /** --service-account-signing-key-file: signs service account tokens instead of the cluster PKI's key (RSA or ECDSA PEM). */
+  serviceAccountSigningKeyFile?: string;
+  /** --service-account-key-file (repeatable): more public keys (certificates, public or private keys) tokens verify against. */
+  serviceAccountKeyFiles?: string[];
   /** --anonymous-auth (default true). */
   anonymousAuth?: boolean;
   /** --authorization-mode: RBAC (default) or AlwaysAllow. */
@@ -109,10 +115,13 @@ export async function setupSecurity(
   } else {
     pki = await ensureClusterPki(dataDir, pkiOptions);
   }
+  const signingKeyPem = options.serviceAccountSigningKeyFile !== undefined ? fs.readFileSync(options.serviceAccountSigningKeyFile, 'utf8') : pki.serviceAccountKeyPem;
   const tokens = new ServiceAccountTokens({
-    privateKeyPem: pki.serviceAccountKeyPem,
-    publicKeyPem: pki.serviceAccountPublicKeyPem,
+    privateKeyPem: signingKeyPem,
+    // As upstream, the key files replace the default verification key (the signing key's own is always kept).
+    publicKeyPem: options.serviceAccountKeyFiles !== undefined && options.serviceAccountKeyFiles.length > 0 ? options.serviceAccountKeyFiles.map((f) => fs.readFileSync(f, 'utf8')).join('\n') : pki.serviceAccountPublicKeyPem,
     ...(options.serviceAccountIssuer !== undefined ? { issuer: options.serviceAccountIssuer } : {}),
+    ...(options.serviceAccountAcceptedIssuers !== undefined ? { acceptedIssuers: options.serviceAccountAcceptedIssuers } : {}),
   });
   const uidOf = async (resource: string, namespace: string, name: string): Promise<string | undefined> => {
     const store = registry.storeFor('', resource)!;

@@ -4,15 +4,20 @@
 // the cert dir's apiserver.crt, authenticates a client certificate from
 // --client-ca-file (system:masters), runs the namespace controller, stops on
 // SIGTERM with exit 0; bad input exits non-zero with a clear message.
+// Service-account tokens signed with envtest's sa-signer.key (its
+// --service-account-signing-key-file) authenticate, as on kube-apiserver,
+// whether minted by the user or by TokenRequest.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { SignJWT } from 'jose';
 import { spawnApiary } from '../helpers/apiary-process.js';
 import { until } from '../helpers/wait.js';
 
@@ -26,6 +31,8 @@ function envtestCerts(dir: string): { servingCa: string; cert: string; key: stri
   ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'client-ca.key', '-out', 'client-cert-auth-ca.crt', '-days', '1', '-subj', '/CN=client-ca');
   ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'admin.key', '-out', 'admin.csr', '-subj', '/O=system:masters/CN=envtest-admin');
   ssl('x509', '-req', '-in', 'admin.csr', '-CA', 'client-cert-auth-ca.crt', '-CAkey', 'client-ca.key', '-CAcreateserial', '-out', 'admin.crt', '-days', '1');
+  // envtest's service-account signer: an ECDSA P-256 key and its self-signed certificate (sa-signer.key/.crt).
+  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'sa-signer.key', '-out', 'sa-signer.crt', '-days', '1', '-subj', '/CN=sa-signer');
   const read = (f: string): string => fs.readFileSync(path.join(dir, f), 'utf8');
   // The admin's key and certificate are read into the test; the server only sees the CA files.
   const out = { servingCa: read('serving-ca.crt'), cert: read('admin.crt'), key: read('admin.key'), clientCaFile: path.join(dir, 'client-cert-auth-ca.crt') };
@@ -33,10 +40,12 @@ function envtestCerts(dir: string): { servingCa: string; cert: string; key: stri
   return out;
 }
 
-function get(url: string, options: { ca: string; cert?: string; key?: string; method?: string; body?: unknown }): Promise<{ status: number; text: string }> {
+function get(url: string, options: { ca: string; cert?: string; key?: string; token?: string; method?: string; body?: unknown }): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const body = options.body !== undefined ? JSON.stringify(options.body) : undefined;
-    const req = https.request(url, { method: options.method ?? 'GET', ca: options.ca, cert: options.cert, key: options.key, headers: body !== undefined ? { 'content-type': 'application/json' } : {}, agent: false }, (res) => {
+    const headers: Record<string, string> = body !== undefined ? { 'content-type': 'application/json' } : {};
+    if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
+    const req = https.request(url, { method: options.method ?? 'GET', ca: options.ca, cert: options.cert, key: options.key, headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (c: string) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
@@ -72,7 +81,8 @@ test('--help exits 0 with upstream flag names, ignored flags marked, no --insecu
   }
   // envtest passes --insecure-port only to servers that list it (before 1.24): not us.
   assert.doesNotMatch(cli, /^\s*--insecure-port\b/m);
-  assert.match(cli, /Flags accepted and ignored by apiary:[\s\S]*--service-account-signing-key-file/);
+  assert.match(cli, /Flags accepted and ignored by apiary:[\s\S]*--allow-privileged/);
+  assert.doesNotMatch(cli, /Flags accepted and ignored by apiary:[\s\S]*--service-account-signing-key-file/, 'the signing key is used');
 });
 
 test('an unknown or malformed flag is refused naming it, exit 1', () => {
@@ -147,4 +157,60 @@ test('a port in use, an unwritable cert dir, an unreachable etcd: a clear error,
   assert.notEqual(noEtcdCode, 'hung', `an unreachable etcd must end the start: ${noEtcd.output().slice(-2000)}`);
   assert.notEqual(noEtcdCode, 0);
   assert.match(noEtcd.output(), /etcd|127\.0\.0\.1:9/);
+});
+
+test('service-account tokens signed with envtest\'s sa-signer.key authenticate: minted by the user or by TokenRequest; other keys and a bad key file do not', { timeout: 120_000 }, async (t) => {
+  const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-envtest-'));
+  t.after(() => fs.rmSync(certDir, { recursive: true, force: true }));
+  const certs = envtestCerts(certDir);
+  const proc = spawnApiary(['kube-apiserver', ...envtestFlags(certDir, '0'), '--storage=memory'], { urlTimeoutMs: 60_000 });
+  t.after(() => proc.stop('SIGKILL'));
+  const url = (await proc.url).replace('0.0.0.0', '127.0.0.1');
+  const issuer = envtestFlags(certDir, '0').find((f) => f.startsWith('--service-account-issuer='))!.split('=')[1]!;
+  const admin = { ca: certs.servingCa, cert: certs.cert, key: certs.key };
+  const sa = await get(`${url}/api/v1/namespaces/default/serviceaccounts`, { ...admin, method: 'POST', body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } } });
+  assert.equal(sa.status, 201, sa.text);
+  const uid = (JSON.parse(sa.text) as { metadata: { uid: string } }).metadata.uid;
+  const whoami = async (token: string): Promise<{ status: number; text: string }> =>
+    get(`${url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { ca: certs.servingCa, token, method: 'POST', body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+  const mint = async (keyPem: string, claims: { iss?: string; uid?: string } = {}): Promise<string> => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ 'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'robot', uid: claims.uid ?? uid } } })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(claims.iss ?? issuer)
+      .setSubject('system:serviceaccount:default:robot')
+      .setAudience(issuer)
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setExpirationTime(now + 600)
+      .sign(crypto.createPrivateKey(keyPem));
+  };
+  const signer = fs.readFileSync(path.join(certDir, 'sa-signer.key'), 'utf8');
+  const review = await whoami(await mint(signer));
+  assert.equal(review.status, 201, review.text);
+  assert.equal((JSON.parse(review.text) as { status: { userInfo: { username: string } } }).status.userInfo.username, 'system:serviceaccount:default:robot');
+
+  // Not ours: another key, another issuer, a stale uid.
+  const other = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  assert.equal((await whoami(await mint(other))).status, 401);
+  assert.equal((await whoami(await mint(signer, { iss: 'https://elsewhere' }))).status, 401);
+  assert.equal((await whoami(await mint(signer, { uid: '00000000-0000-0000-0000-000000000000' }))).status, 401);
+
+  // TokenRequest signs with sa-signer.key: the token verifies against sa-signer.crt.
+  const tr = await get(`${url}/api/v1/namespaces/default/serviceaccounts/robot/token`, { ...admin, method: 'POST', body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
+  assert.equal(tr.status, 201, tr.text);
+  const issued = (JSON.parse(tr.text) as { status: { token: string } }).status.token;
+  const [header, payload, signature] = issued.split('.') as [string, string, string];
+  const publicKey = new crypto.X509Certificate(fs.readFileSync(path.join(certDir, 'sa-signer.crt'))).publicKey;
+  assert.ok(crypto.verify('sha256', Buffer.from(`${header}.${payload}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url')), 'signed with sa-signer.key');
+  assert.equal((await whoami(issued)).status, 201);
+  assert.equal(await proc.stop('SIGTERM'), 0, proc.output());
+
+  // A key file without a key is refused at start, naming the flag.
+  const empty = path.join(certDir, 'empty.crt');
+  fs.writeFileSync(empty, 'no key here\n');
+  const bad = spawnApiary(['kube-apiserver', ...envtestFlags(certDir, '0'), `--service-account-key-file=${empty}`, '--storage=memory']);
+  t.after(() => bad.stop('SIGKILL'));
+  assert.equal(await bad.exited, 1);
+  assert.match(bad.output(), /failed to parse service-account-key-file "\S+empty\.crt": data does not contain any valid RSA or ECDSA public keys/);
 });

@@ -6,9 +6,16 @@
 // bound to) by name and uid; it is accepted only while those objects exist
 // with the same uid, so deleting the service account revokes its tokens.
 // Legacy secret-based tokens are not issued (off by default in 1.32).
+//
+// Keys as upstream's --service-account-signing-key-file and
+// --service-account-key-file: the signing key is RSA (RS256) or ECDSA
+// (ES256/384/512 by curve); a token verifies against any of the public keys,
+// which may be given as certificates, public keys or private keys (envtest
+// passes its sa-signer.crt), so tokens minted elsewhere with the same key
+// authenticate.
 
 import crypto from 'node:crypto';
-import { SignJWT, jwtVerify, importPKCS8, importSPKI, exportJWK, type JWK } from 'jose';
+import { SignJWT, jwtVerify, exportJWK, decodeProtectedHeader, type JWK, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import type { UserInfo } from '../../machinery/user.js';
 
 export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -62,22 +69,104 @@ export function keyId(publicKeyPem: string): string {
   return crypto.createHash('sha256').update(der).digest('base64url');
 }
 
+/** The JWS algorithm upstream uses for a key: RS256 for RSA, ES256/384/512 by the ECDSA curve. */
+export function jwsAlgorithm(key: crypto.KeyObject): string {
+  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType === 'ec') {
+    const curve = key.asymmetricKeyDetails?.namedCurve;
+    if (curve === 'prime256v1') return 'ES256';
+    if (curve === 'secp384r1') return 'ES384';
+    if (curve === 'secp521r1') return 'ES512';
+    throw new Error(`unsupported ECDSA curve ${curve ?? '(unknown)'}: want P-256, P-384 or P-521`);
+  }
+  throw new Error(`unsupported key type ${key.asymmetricKeyType ?? '(unknown)'}: want RSA or ECDSA`);
+}
+
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
+
+/**
+ * The RSA and ECDSA public keys in PEM data (certificates, public keys,
+ * private keys; other blocks such as EC PARAMETERS are skipped), as upstream's
+ * keyutil.ParsePublicKeysPEM. Throws when there is none.
+ */
+export function parsePublicKeysPem(pem: string): crypto.KeyObject[] {
+  const keys: crypto.KeyObject[] = [];
+  for (const m of pem.matchAll(PEM_BLOCK)) {
+    const [block, type] = m as unknown as [string, string];
+    let key: crypto.KeyObject;
+    if (type === 'CERTIFICATE') key = new crypto.X509Certificate(block).publicKey;
+    else if (type === 'PUBLIC KEY' || type === 'RSA PUBLIC KEY') key = crypto.createPublicKey(block);
+    else if (type === 'PRIVATE KEY' || type === 'RSA PRIVATE KEY' || type === 'EC PRIVATE KEY') key = crypto.createPublicKey(crypto.createPrivateKey(block));
+    else continue;
+    if (key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'ec') keys.push(key);
+  }
+  if (keys.length === 0) throw new Error('data does not contain any valid RSA or ECDSA public keys');
+  return keys;
+}
+
+interface VerificationKey {
+  key: crypto.KeyObject;
+  kid: string;
+  alg: string;
+}
+
+export interface ServiceAccountTokensOptions {
+  /** The signing key, PEM (PKCS#8, SEC1 or PKCS#1; RSA or ECDSA). */
+  privateKeyPem: string;
+  /** PEM data with the public keys tokens are verified against (its own included or not: the signing key's is always added). */
+  publicKeyPem: string;
+  issuer?: string;
+  /** More issuers whose tokens are accepted (upstream's repeated --service-account-issuer); tokens are issued as `issuer`. */
+  acceptedIssuers?: string[];
+  apiAudiences?: string[];
+}
+
 export class ServiceAccountTokens {
   readonly issuer: string;
-  /** Audiences this server accepts (--api-audiences, default the issuer). */
+  /** Audiences this server accepts (--api-audiences, default the issuers). */
   readonly apiAudiences: string[];
+  private readonly issuers: string[];
   private readonly kid: string;
-  private readonly privateKey: Promise<CryptoKey>;
-  private readonly publicKey: Promise<CryptoKey>;
-  private readonly publicKeyPem: string;
+  private readonly alg: string;
+  private readonly privateKey: crypto.KeyObject;
+  private readonly verificationKeys: VerificationKey[];
 
-  constructor(options: { privateKeyPem: string; publicKeyPem: string; issuer?: string; apiAudiences?: string[] }) {
+  constructor(options: ServiceAccountTokensOptions) {
     this.issuer = options.issuer ?? DEFAULT_SERVICE_ACCOUNT_ISSUER;
-    this.apiAudiences = options.apiAudiences ?? [this.issuer];
-    this.publicKeyPem = options.publicKeyPem;
-    this.kid = keyId(options.publicKeyPem);
-    this.privateKey = importPKCS8(options.privateKeyPem, 'ES256') as Promise<CryptoKey>;
-    this.publicKey = importSPKI(options.publicKeyPem, 'ES256', { extractable: true }) as Promise<CryptoKey>;
+    this.issuers = [this.issuer, ...(options.acceptedIssuers ?? []).filter((i) => i !== this.issuer)];
+    this.apiAudiences = options.apiAudiences ?? this.issuers;
+    this.privateKey = crypto.createPrivateKey(options.privateKeyPem);
+    this.alg = jwsAlgorithm(this.privateKey);
+    const own = crypto.createPublicKey(this.privateKey);
+    this.kid = keyId(own.export({ type: 'spki', format: 'pem' }) as string);
+    this.verificationKeys = [];
+    for (const key of [own, ...parsePublicKeysPem(options.publicKeyPem)]) {
+      const kid = keyId(key.export({ type: 'spki', format: 'pem' }) as string);
+      if (!this.verificationKeys.some((k) => k.kid === kid)) this.verificationKeys.push({ key, kid, alg: jwsAlgorithm(key) });
+    }
+  }
+
+  /**
+   * Verifies a token's signature against the keys (the one its kid names
+   * first), then the claims `options` asks for; undefined when none verifies.
+   */
+  private async verify(token: string, options: Omit<JWTVerifyOptions, 'algorithms'>): Promise<JWTPayload | undefined> {
+    let header;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      return undefined;
+    }
+    // The header's alg must be the key's own: an RSA key never checks an ES256 token.
+    const candidates = this.verificationKeys.filter((k) => k.alg === header.alg).sort((a, b) => Number(b.kid === header.kid) - Number(a.kid === header.kid));
+    for (const candidate of candidates) {
+      try {
+        return (await jwtVerify(token, candidate.key, { ...options, algorithms: [candidate.alg] })).payload;
+      } catch {
+        // the next key, if any
+      }
+    }
+    return undefined;
   }
 
   /** Signs a bound token; `now` in ms. */
@@ -92,7 +181,7 @@ export class ServiceAccountTokens {
       else k8s.node = ref;
     }
     const token = await new SignJWT({ 'kubernetes.io': k8s as unknown as Record<string, unknown> })
-      .setProtectedHeader({ alg: 'ES256', kid: this.kid })
+      .setProtectedHeader({ alg: this.alg, kid: this.kid })
       .setIssuer(this.issuer)
       .setSubject(`system:serviceaccount:${request.namespace}:${request.serviceAccount.name}`)
       .setAudience(request.audiences)
@@ -100,7 +189,7 @@ export class ServiceAccountTokens {
       .setNotBefore(iat)
       .setExpirationTime(exp)
       .setJti(crypto.randomUUID())
-      .sign(await this.privateKey);
+      .sign(this.privateKey);
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
@@ -112,10 +201,10 @@ export class ServiceAccountTokens {
       [`${LEGACY}service-account.name`]: request.serviceAccountName,
       [`${LEGACY}service-account.uid`]: request.serviceAccountUid,
     })
-      .setProtectedHeader({ alg: 'ES256', kid: this.kid })
+      .setProtectedHeader({ alg: this.alg, kid: this.kid })
       .setIssuer(LEGACY_ISSUER)
       .setSubject(`system:serviceaccount:${request.namespace}:${request.serviceAccountName}`)
-      .sign(await this.privateKey);
+      .sign(this.privateKey);
   }
 
   private issuerOf(token: string): unknown {
@@ -131,7 +220,7 @@ export class ServiceAccountTokens {
   /** Whether a token looks like one of ours (a JWT naming our issuer or the legacy one); cheap, no signature check. */
   claimsIssuer(token: string): boolean {
     const iss = this.issuerOf(token);
-    return iss === this.issuer || iss === LEGACY_ISSUER;
+    return (typeof iss === 'string' && this.issuers.includes(iss)) || iss === LEGACY_ISSUER;
   }
 
   /**
@@ -139,12 +228,8 @@ export class ServiceAccountTokens {
    * and its Secret there holding this very token (a deleted or rewritten Secret revokes it).
    */
   private async authenticateLegacy(token: string, lookups: ServiceAccountLookups, audiences: string[]): Promise<{ user: UserInfo; audiences: string[] } | undefined> {
-    let payload;
-    try {
-      ({ payload } = await jwtVerify(token, await this.publicKey, { issuer: LEGACY_ISSUER, algorithms: ['ES256'], requiredClaims: ['sub'] }));
-    } catch {
-      return undefined;
-    }
+    const payload = await this.verify(token, { issuer: LEGACY_ISSUER, requiredClaims: ['sub'] });
+    if (payload === undefined) return undefined;
     const claim = (name: string): string | undefined => (typeof payload[`${LEGACY}${name}`] === 'string' ? (payload[`${LEGACY}${name}`] as string) : undefined);
     const namespace = claim('namespace');
     const saName = claim('service-account.name');
@@ -169,18 +254,8 @@ export class ServiceAccountTokens {
    */
   async authenticate(token: string, lookups: ServiceAccountLookups, now: number, audiences = this.apiAudiences): Promise<{ user: UserInfo; audiences: string[] } | undefined> {
     if (this.issuerOf(token) === LEGACY_ISSUER) return this.authenticateLegacy(token, lookups, audiences);
-    let payload;
-    try {
-      ({ payload } = await jwtVerify(token, await this.publicKey, {
-        issuer: this.issuer,
-        audience: audiences,
-        currentDate: new Date(now),
-        algorithms: ['ES256'],
-        requiredClaims: ['exp', 'sub'],
-      }));
-    } catch {
-      return undefined;
-    }
+    const payload = await this.verify(token, { issuer: this.issuers, audience: audiences, currentDate: new Date(now), requiredClaims: ['exp', 'sub'] });
+    if (payload === undefined) return undefined;
     const k8s = payload['kubernetes.io'] as KubernetesClaims | undefined;
     if (k8s === undefined || typeof k8s.namespace !== 'string' || typeof k8s.serviceaccount?.name !== 'string') return undefined;
     if (payload.sub !== `system:serviceaccount:${k8s.namespace}:${k8s.serviceaccount.name}`) return undefined;
@@ -213,13 +288,17 @@ export class ServiceAccountTokens {
       jwks_uri: `${this.issuer}/openid/v1/jwks`,
       response_types_supported: ['id_token'],
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['ES256'],
+      id_token_signing_alg_values_supported: [...new Set(this.verificationKeys.map((k) => k.alg))].sort(),
     };
   }
 
-  /** The key set (/openid/v1/jwks). */
+  /** The key set (/openid/v1/jwks): every verification key. */
   async jwks(): Promise<{ keys: JWK[] }> {
-    const jwk = await exportJWK(await this.publicKey);
-    return { keys: [{ use: 'sig', kty: jwk.kty!, kid: this.kid, crv: jwk.crv!, alg: 'ES256', x: jwk.x!, y: jwk.y! }] };
+    const keys: JWK[] = [];
+    for (const k of this.verificationKeys) {
+      const jwk = await exportJWK(k.key);
+      keys.push({ use: 'sig', kty: jwk.kty!, kid: k.kid, alg: k.alg, ...(jwk.kty === 'RSA' ? { n: jwk.n!, e: jwk.e! } : { crv: jwk.crv!, x: jwk.x!, y: jwk.y! }) });
+    }
+    return { keys };
   }
 }

@@ -3,8 +3,9 @@
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultDeployment } from '../../api/apps/v1/defaults.js';
 import { validateDeployment, validateDeploymentStatus, validateDeploymentUpdate } from '../../api/apps/v1/validation.js';
+import { deepCopy } from '../../machinery/deep-copy.js';
 import type { Strategy } from '../strategy.js';
-import { bumpGenerationOnSpecChange, keepStatus, resetStatusAndGeneration, specSelector, statusSubresource } from '../strategy-helpers.js';
+import { bumpGenerationOnSpecChange, keepStatus, resetStatusAndGeneration, specSelector } from '../strategy-helpers.js';
 
 export const deploymentStrategy: Strategy = {
   namespaced: true,
@@ -21,5 +22,17 @@ export const deploymentStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
   scale: { selector: specSelector },
-  subresources: { status: statusSubresource((obj) => validateDeploymentStatus(obj)) },
+  subresources: {
+    // Upstream's deploymentStatusStrategy: spec and labels stay as stored; the
+    // write's other metadata changes (annotations, …) are kept with its status.
+    status: {
+      prepareForUpdate(obj, old) {
+        obj['spec'] = deepCopy(old['spec']);
+        if (old.metadata.labels !== undefined) obj.metadata.labels = deepCopy(old.metadata.labels);
+        else delete obj.metadata.labels;
+      },
+      validateUpdate: (obj) => validateDeploymentStatus(obj),
+      resetFields: [['spec'], ['metadata', 'labels']],
+    },
+  },
 };

@@ -21,9 +21,9 @@ export abstract class CreateStore extends ReadStore {
     obj.metadata ??= {};
     this.checkTypeMeta(obj);
     this.ensureNamespace(obj, namespace);
-    if (obj.metadata.resourceVersion !== undefined && obj.metadata.resourceVersion !== '') {
-      throw internalError(new Error('resourceVersion should not be set on objects to be created'));
-    }
+    // As upstream, a resourceVersion is refused by the storage write itself: after
+    // validation (an invalid object is a 422 first), and never on a dry run.
+    const sentResourceVersion = obj.metadata.resourceVersion;
     delete obj.metadata.resourceVersion;
     this.pruneBody(obj, options, 'decode');
     this.strategy.defaults?.(obj);
@@ -55,7 +55,11 @@ export abstract class CreateStore extends ReadStore {
         // Existence still answers AlreadyExists, as the real write would.
         const exists = await this.exists(ns, meta.name!);
         if (exists) throw await this.whileDeleting(ns, meta.name!, this.alreadyExists(meta.name!));
+        if (sentResourceVersion !== undefined && sentResourceVersion !== '') meta.resourceVersion = sentResourceVersion;
         return obj;
+      }
+      if (sentResourceVersion !== undefined && sentResourceVersion !== '') {
+        throw internalError(new Error('resourceVersion should not be set on objects to be created'));
       }
       try {
         const created = await this.storage.create(ns, meta.name!, obj, this.ttl());

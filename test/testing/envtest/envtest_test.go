@@ -3,7 +3,10 @@
 // real one envtest starts): the environment starts, CRDs from a folder are
 // installed, and the two tests envtest users cannot write against a bare
 // kube-apiserver pass: a deleted namespace goes away, and an owner's
-// dependents are garbage collected.
+// dependents are garbage collected. Then the pkg/client subset of
+// client_test.go. CONTROLLER_WAIT (a Go duration, default 30s) bounds the
+// waits for controllers' work, so a run against a bare kube-apiserver shows
+// those subtests failing quickly instead of hanging.
 package envtest_test
 
 import (
@@ -43,6 +46,14 @@ func waitGone(t *testing.T, c client.Client, key types.NamespacedName, obj clien
 func TestEnvtestOnApiary(t *testing.T) {
 	if os.Getenv("TEST_ASSET_KUBE_APISERVER") == "" {
 		t.Skip("TEST_ASSET_KUBE_APISERVER not set")
+	}
+	controllerWait := 30 * time.Second
+	if v := os.Getenv("CONTROLLER_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("CONTROLLER_WAIT: %v", err)
+		}
+		controllerWait = d
 	}
 	started := time.Now()
 	env := &envtest.Environment{
@@ -90,7 +101,7 @@ func TestEnvtestOnApiary(t *testing.T) {
 		if err := c.Delete(ctx, ns); err != nil {
 			t.Fatalf("delete namespace: %v", err)
 		}
-		waitGone(t, c, types.NamespacedName{Name: "doomed"}, &corev1.Namespace{}, 30*time.Second)
+		waitGone(t, c, types.NamespacedName{Name: "doomed"}, &corev1.Namespace{}, controllerWait)
 	})
 
 	t.Run("an owner's dependents are collected", func(t *testing.T) {
@@ -107,6 +118,8 @@ func TestEnvtestOnApiary(t *testing.T) {
 		if err := c.Delete(ctx, owner, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 			t.Fatalf("delete owner: %v", err)
 		}
-		waitGone(t, c, types.NamespacedName{Name: "dependent", Namespace: "default"}, &corev1.ConfigMap{}, 30*time.Second)
+		waitGone(t, c, types.NamespacedName{Name: "dependent", Namespace: "default"}, &corev1.ConfigMap{}, controllerWait)
 	})
+
+	t.Run("client", func(t *testing.T) { runClientSuite(t, env, cfg, c, controllerWait) })
 }
