@@ -23,6 +23,7 @@ import { schedulingEntries } from './scheduling/index.js';
 import { nodeEntries } from './node/index.js';
 import { certificatesEntries } from './certificates/index.js';
 import { flowcontrolEntries } from './flowcontrol/index.js';
+import { hncEntries } from './hnc/index.js';
 
 export type { CatalogEntry } from './catalog-entry.js';
 
@@ -43,6 +44,8 @@ const GROUPS: ((ctx: StrategyContext) => CatalogEntry[])[] = [
   nodeEntries,
   certificatesEntries,
   flowcontrolEntries,
+  // Beyond kube-apiserver: HNC's hierarchical namespaces (src/tenancy/).
+  hncEntries,
 ];
 
 /** Every built-in entry, built for one registry (its clock and uid source reach the strategies that need them). */

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../machinery/names.js';
 import { createRegistry, type Registry } from '../registry/index.js';
+import { HierarchyIndex } from '../tenancy/hierarchy-index.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
 import { buildAdmissionChain } from '../admission/chain.js';
@@ -161,6 +162,8 @@ export interface RunningServer {
   /** The admin's connection settings (CA and client certificate when security is on). */
   admin: AdminCredentials;
   registry: Registry;
+  /** The namespace tree (hnc.x-k8s.io HierarchyConfigurations and subnamespaces), kept from the stores. */
+  hierarchy: HierarchyIndex;
   /**
    * Client credentials for another identity (CN = user, O = groups), issued by
    * the cluster CA; only with security on. apiary's controllers use them.
@@ -294,6 +297,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // The authorizer exists once security is set up (below); policies ask it through this reference.
   let authorizeRef: AuthorizeFunction | undefined;
   // Admission webhooks and CRD conversion webhooks resolve `service` references the same way.
+  // The namespace tree (hierarchical namespaces, src/tenancy/): one index shared by admission,
+  // authorization and the tenancy hooks; it reads the registry built below and starts once it serves.
+  const hierarchy = new HierarchyIndex({ storeFor: (group, resource) => registry.storeFor(group, resource) }, logger);
   const webhookServiceResolver: ServiceResolver = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const admission = buildAdmissionChain(() => registry, {
     authorize: () => authorizeRef,
@@ -321,6 +327,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   registryRef = registry;
   // Serve once every watch cache holds its resource (reads fall back to storage until then anyway).
   await registry.ready;
+  try {
+    await hierarchy.start();
+  } catch (err) {
+    hierarchy.stop();
+    await registry.close();
+    await rawBackend.close();
+    throw err;
+  }
   // Custom resources of the CRDs already stored are served from the start.
   const customResources = new CustomResourceServing({
     registry,
@@ -343,6 +357,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     compactor?.stop();
     customResources.stop();
     for (const p of admission) p.stop?.();
+    hierarchy.stop();
     await registry.close();
     await rawBackend.close();
   };
@@ -447,6 +462,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     compactor?.stop();
     customResources.stop();
     for (const p of admission) p.stop?.();
+    hierarchy.stop();
     await registry.close();
     await rawBackend.close();
     throw err;
@@ -514,12 +530,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       customResources.stop();
       // Plugins with work of their own (the webhook configuration watches).
       for (const plugin of admission) (plugin as { stop?: () => void }).stop?.();
+      hierarchy.stop();
       await registry.close();
       await rawBackend.close();
       logger.info('apiserver stopped');
     })());
 
-  const running: RunningServer = { url, port, registry, admin, stop };
+  const running: RunningServer = { url, port, registry, hierarchy, admin, stop };
   if (security !== undefined) {
     const pki = security.pki;
     running.clientCredentials = async (user, groups) => {

@@ -25,7 +25,7 @@ test('kubectl api-versions lists the served group/versions, sorted', async () =>
   const out = await k.ok(['api-versions']);
   assert.deepEqual(out.trim().split('\n'), [
     'admissionregistration.k8s.io/v1', 'apiextensions.k8s.io/v1', 'apps/v1', 'autoscaling/v1', 'autoscaling/v2', 'batch/v1', 'certificates.k8s.io/v1', 'coordination.k8s.io/v1', 'discovery.k8s.io/v1', 'events.k8s.io/v1',
-    'flowcontrol.apiserver.k8s.io/v1', 'networking.k8s.io/v1', 'node.k8s.io/v1', 'policy/v1', 'rbac.authorization.k8s.io/v1', 'scheduling.k8s.io/v1', 'storage.k8s.io/v1', 'v1',
+    'flowcontrol.apiserver.k8s.io/v1', 'hnc.x-k8s.io/v1alpha2', 'networking.k8s.io/v1', 'node.k8s.io/v1', 'policy/v1', 'rbac.authorization.k8s.io/v1', 'scheduling.k8s.io/v1', 'storage.k8s.io/v1', 'v1',
   ]);
 });
 
@@ -47,12 +47,15 @@ test('kubectl api-resources: columns and rows as a cluster prints them', async (
   // The core resources with no storage of their own, as a cluster lists them.
   assert.deepEqual(byName.get('bindings'), ['bindings', 'v1', 'true', 'Binding']);
   assert.deepEqual(byName.get('componentstatuses'), ['componentstatuses', 'cs', 'v1', 'false', 'ComponentStatus']);
+  // hierarchical namespaces (HNC's API, served built in)
+  assert.deepEqual(byName.get('subnamespaceanchors'), ['subnamespaceanchors', 'subns', 'hnc.x-k8s.io/v1alpha2', 'true', 'SubnamespaceAnchor']);
+  assert.deepEqual(byName.get('hierarchicalresourcequotas'), ['hierarchicalresourcequotas', 'hrq', 'hnc.x-k8s.io/v1alpha2', 'true', 'HierarchicalResourceQuota']);
   assert.deepEqual(byName.get('validatingadmissionpolicies'), ['validatingadmissionpolicies', 'admissionregistration.k8s.io/v1', 'false', 'ValidatingAdmissionPolicy']);
   const namespaced = await k.ok(['api-resources', '--namespaced=false', '-o', 'name']);
   assert.deepEqual(namespaced.trim().split('\n'), [
     'componentstatuses', 'namespaces', 'nodes', 'persistentvolumes', 'mutatingwebhookconfigurations.admissionregistration.k8s.io', 'validatingadmissionpolicies.admissionregistration.k8s.io', 'validatingadmissionpolicybindings.admissionregistration.k8s.io', 'validatingwebhookconfigurations.admissionregistration.k8s.io',
     'customresourcedefinitions.apiextensions.k8s.io', 'certificatesigningrequests.certificates.k8s.io',
-    'flowschemas.flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io',
+    'flowschemas.flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io', 'hncconfigurations.hnc.x-k8s.io',
     'ingressclasses.networking.k8s.io', 'runtimeclasses.node.k8s.io', 'clusterrolebindings.rbac.authorization.k8s.io', 'clusterroles.rbac.authorization.k8s.io',
     'priorityclasses.scheduling.k8s.io', 'csidrivers.storage.k8s.io', 'csinodes.storage.k8s.io', 'storageclasses.storage.k8s.io', 'volumeattachments.storage.k8s.io',
   ]);

@@ -14,6 +14,7 @@
  * from this module; nothing else keeps a parallel copy of these facts.
  */
 import generated from './types.generated.json' with { type: 'json' };
+import { hncDefinitions, hncKinds } from '../hnc/v1alpha2/schema.js';
 
 /** JSON type of a field: OpenAPI's scalar types, plus `array`/`map`, and `any` for free-form values. */
 export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'map' | 'any';
@@ -92,7 +93,13 @@ interface GeneratedFile {
 
 // The JSON import's inferred literal type is wider than ours (plain strings); the
 // generator guarantees the narrower shape.
-const file = generated as unknown as GeneratedFile;
+const generatedFile = generated as unknown as GeneratedFile;
+// Kinds apiary serves beyond the k8s.io modules (HNC's), described beside their types.
+const file: GeneratedFile = {
+  ...generatedFile,
+  definitions: { ...generatedFile.definitions, ...hncDefinitions },
+  kinds: { ...generatedFile.kinds, ...hncKinds },
+};
 
 const definitions = new Map<string, DefinitionSchema>();
 for (const [name, raw] of Object.entries(file.definitions)) {

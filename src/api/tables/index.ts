@@ -38,6 +38,7 @@ import { nodePrinters } from '../node/v1/table.js';
 import { certificatesPrinters } from '../certificates/v1/table.js';
 import { admissionregistrationPrinters } from '../admissionregistration/v1/table.js';
 import { flowcontrolPrinters } from '../flowcontrol/v1/table.js';
+import { hncPrinters } from '../hnc/v1alpha2/table.js';
 
 export type * from './types.js';
 export type { Printer } from './printer.js';
@@ -61,6 +62,7 @@ const GROUP_PRINTERS: [group: string, printers: Record<string, Printer>][] = [
   ['certificates.k8s.io', certificatesPrinters],
   ['admissionregistration.k8s.io', admissionregistrationPrinters],
   ['flowcontrol.apiserver.k8s.io', flowcontrolPrinters],
+  ['hnc.x-k8s.io', hncPrinters],
 ];
 
 const printers = new Map<string, Printer>(

@@ -1,0 +1,274 @@
+// The hierarchy index: the `Hierarchy` contract (hierarchy.ts) kept in memory
+// from this server's stores. It follows two resources, each by a list and then
+// a watch from the list's resourceVersion (a watch that ends is started again
+// from a fresh list, as the RBAC index does):
+// - namespaces: which exist, and their `hnc.x-k8s.io/subnamespace-of`
+//   annotation (a subnamespace, and its parent when it has no hierarchy yet);
+// - hierarchyconfigurations named `hierarchy`: `spec.parent`, the source of
+//   truth for a namespace's parent (HNC's model).
+//
+// Invariants: a namespace has at most one parent; ancestors never repeat (a
+// cycle, which admission refuses but a store edited behind our back could
+// hold, ends the walk where it would loop); derived answers (ancestors,
+// descendants) are cached and dropped on every change, so a read costs a map
+// lookup on the authorization path. Listeners run after the change is applied.
+
+import type { Logger } from 'pino';
+import type { KubeObject } from '../machinery/meta.js';
+import type { RESTStore, Watcher } from '../registry/rest.js';
+import { ANNOTATION_SUBNAMESPACE_OF, HIERARCHY_SINGLETON, HNC_GROUP, type HierarchyConfiguration } from '../api/hnc/v1alpha2/types.js';
+import type { Hierarchy } from './hierarchy.js';
+
+/** Where the index reads from: the registry's stores (in-process). */
+export interface HierarchySource {
+  storeFor(group: string, resource: string): RESTStore | undefined;
+}
+
+interface Followed {
+  group: string;
+  resource: string;
+  apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): boolean;
+  reset(items: KubeObject[]): void;
+}
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+export class HierarchyIndex implements Hierarchy {
+  /** Existing namespaces → their subnamespace-of annotation ('' when none). */
+  private readonly namespaces = new Map<string, string>();
+  /** Namespace → spec.parent of its `hierarchy` object (only when set). */
+  private readonly configuredParents = new Map<string, string>();
+  private parents = new Map<string, string>();
+  private children = new Map<string, string[]>();
+  private readonly ancestorCache = new Map<string, readonly string[]>();
+  private readonly descendantCache = new Map<string, readonly string[]>();
+  private readonly listeners = new Set<() => void>();
+  private readonly watchers: Watcher[] = [];
+  private stopped = false;
+  private started: Promise<void> | undefined;
+  /** The highest resourceVersion each followed resource has been seen at. */
+  private readonly seen = new Map<string, bigint>();
+  private readonly waiters: { resource: string; rv: bigint; resolve: () => void }[] = [];
+
+  constructor(
+    private readonly source: HierarchySource,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Loads both resources and keeps following them; resolves once the first lists are applied. */
+  start(): Promise<void> {
+    return (this.started ??= Promise.all(this.followed().map((f) => this.follow(f))).then(() => undefined));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const w of this.watchers.splice(0)) w.stop();
+    for (const w of this.waiters.splice(0)) w.resolve();
+  }
+
+  // ---- Hierarchy ----
+
+  parentOf(namespace: string): string | undefined {
+    return this.parents.get(namespace);
+  }
+
+  ancestorsOf(namespace: string): readonly string[] {
+    let cached = this.ancestorCache.get(namespace);
+    if (cached === undefined) {
+      const out: string[] = [];
+      const seen = new Set([namespace]);
+      for (let p = this.parents.get(namespace); p !== undefined && !seen.has(p); p = this.parents.get(p)) {
+        out.push(p);
+        seen.add(p);
+      }
+      cached = out.length === 0 ? EMPTY : Object.freeze(out);
+      this.ancestorCache.set(namespace, cached);
+    }
+    return cached;
+  }
+
+  childrenOf(namespace: string): readonly string[] {
+    return this.children.get(namespace) ?? EMPTY;
+  }
+
+  descendantsOf(namespace: string): readonly string[] {
+    let cached = this.descendantCache.get(namespace);
+    if (cached === undefined) {
+      const out: string[] = [];
+      const seen = new Set([namespace]);
+      const queue = [...this.childrenOf(namespace)];
+      while (queue.length > 0) {
+        const ns = queue.pop()!;
+        if (seen.has(ns)) continue;
+        seen.add(ns);
+        out.push(ns);
+        queue.push(...this.childrenOf(ns));
+      }
+      cached = out.length === 0 ? EMPTY : Object.freeze(out.sort());
+      this.descendantCache.set(namespace, cached);
+    }
+    return cached;
+  }
+
+  isSubnamespace(namespace: string): boolean {
+    return (this.namespaces.get(namespace) ?? '') !== '';
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ---- beyond the contract ----
+
+  /** Whether the namespace exists (as last seen). */
+  exists(namespace: string): boolean {
+    return this.namespaces.has(namespace);
+  }
+
+  /** The parent a namespace's `hierarchy` object names, even when that parent does not exist. */
+  configuredParentOf(namespace: string): string | undefined {
+    return this.configuredParents.get(namespace);
+  }
+
+  /**
+   * Resolves once the index has seen `resource` ('namespaces' or
+   * 'hierarchyconfigurations') at `resourceVersion` or later: pass a write's own
+   * resourceVersion and the index reflects that write. Gives up (resolves)
+   * after `timeoutMs`.
+   */
+  waitForResourceVersion(resource: 'namespaces' | 'hierarchyconfigurations', resourceVersion: string | undefined, timeoutMs = 5000): Promise<void> {
+    if (resourceVersion === undefined || resourceVersion === '' || this.stopped) return Promise.resolve();
+    const rv = BigInt(resourceVersion);
+    if ((this.seen.get(resource) ?? -1n) >= rv) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        const i = this.waiters.findIndex((w) => w.resolve === done);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve();
+      }, timeoutMs);
+      timer.unref();
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.push({ resource, rv, resolve: done });
+    });
+  }
+
+  // ---- following the stores ----
+
+  private followed(): Followed[] {
+    return [
+      {
+        group: '',
+        resource: 'namespaces',
+        reset: (items) => {
+          this.namespaces.clear();
+          for (const ns of items) this.namespaces.set(ns.metadata.name!, ns.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF] ?? '');
+        },
+        apply: (type, ns) => {
+          const name = ns.metadata.name!;
+          const before = this.namespaces.get(name);
+          if (type === 'DELETED') {
+            this.namespaces.delete(name);
+            return before !== undefined;
+          }
+          const after = ns.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF] ?? '';
+          this.namespaces.set(name, after);
+          return before !== after;
+        },
+      },
+      {
+        group: HNC_GROUP,
+        resource: 'hierarchyconfigurations',
+        reset: (items) => {
+          this.configuredParents.clear();
+          for (const hc of items) this.setConfigured(hc);
+        },
+        apply: (type, hc) => {
+          if (hc.metadata.name !== HIERARCHY_SINGLETON) return false;
+          const ns = hc.metadata.namespace!;
+          const before = this.configuredParents.get(ns);
+          if (type === 'DELETED') this.configuredParents.delete(ns);
+          else this.setConfigured(hc);
+          return before !== this.configuredParents.get(ns);
+        },
+      },
+    ];
+  }
+
+  private setConfigured(hc: KubeObject): void {
+    if (hc.metadata.name !== HIERARCHY_SINGLETON) return;
+    const parent = (hc as HierarchyConfiguration).spec?.parent;
+    if (parent !== undefined && parent !== '') this.configuredParents.set(hc.metadata.namespace!, parent);
+    else this.configuredParents.delete(hc.metadata.namespace!);
+  }
+
+  private async follow(f: Followed): Promise<void> {
+    const store = this.source.storeFor(f.group, f.resource);
+    if (store === undefined) throw new Error(`hierarchy index: no store for ${f.resource}.${f.group}`);
+    const list = await store.list('', {});
+    f.reset(list.items);
+    this.rebuild();
+    this.saw(f.resource, list.metadata.resourceVersion);
+    const watcher = await store.watch('', { resourceVersion: list.metadata.resourceVersion!, allowWatchBookmarks: true }, {
+      event: (e) => {
+        if (e.type === 'ERROR') return;
+        const obj = e.object as KubeObject;
+        if (e.type !== 'BOOKMARK' && f.apply(e.type, obj)) this.rebuild();
+        this.saw(f.resource, obj.metadata?.resourceVersion);
+      },
+      done: () => {
+        if (this.stopped) return;
+        setTimeout(() => {
+          if (this.stopped) return;
+          this.follow(f).catch((err: unknown) => this.logger?.warn({ err, resource: f.resource }, 'hierarchy index: watch restart failed'));
+        }, 100).unref();
+      },
+    });
+    if (this.stopped) watcher.stop();
+    else this.watchers.push(watcher);
+  }
+
+  private saw(resource: string, resourceVersion: string | undefined): void {
+    if (resourceVersion === undefined || resourceVersion === '') return;
+    const rv = BigInt(resourceVersion);
+    if (rv <= (this.seen.get(resource) ?? -1n)) return;
+    this.seen.set(resource, rv);
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const w = this.waiters[i]!;
+      if (w.resource === resource && w.rv <= rv) {
+        this.waiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  }
+
+  /** Recomputes parents and children from the two maps, then tells the listeners. */
+  private rebuild(): void {
+    const parents = new Map<string, string>();
+    for (const [ns, annotatedParent] of this.namespaces) {
+      const parent = this.configuredParents.get(ns) ?? (annotatedParent !== '' ? annotatedParent : undefined);
+      if (parent !== undefined) parents.set(ns, parent);
+    }
+    const children = new Map<string, string[]>();
+    for (const [ns, parent] of parents) {
+      let list = children.get(parent);
+      if (list === undefined) children.set(parent, (list = []));
+      list.push(ns);
+    }
+    for (const list of children.values()) list.sort();
+    this.parents = parents;
+    this.children = children;
+    this.ancestorCache.clear();
+    this.descendantCache.clear();
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (err) {
+        this.logger?.warn({ err }, 'hierarchy index: listener failed');
+      }
+    }
+  }
+}
