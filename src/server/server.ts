@@ -381,6 +381,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       };
       security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()), identityStore);
       await security.start();
+      // RoleBindings of ancestors apply in their descendants (hierarchical namespaces).
+      security.useHierarchy(hierarchy);
       const authorizer = security.filters.authorizer;
       authorizeRef = (a) => authorizer.authorize(a);
     } catch (err) {

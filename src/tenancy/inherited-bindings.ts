@@ -8,14 +8,12 @@
 // its copies are gone.
 
 import type { KubeObject } from '../machinery/meta.js';
+import { LABEL_INHERITED_FROM } from '../api/hnc/v1alpha2/types.js';
 import type { Hierarchy } from './hierarchy.js';
-
-/** The label HNC puts on every propagated copy: the namespace of its source. */
-export const INHERITED_FROM_LABEL = 'hnc.x-k8s.io/inherited-from';
 
 /** True when the object is a propagated copy (it carries the inherited-from label). */
 export function isPropagatedCopy(object: Readonly<Pick<KubeObject, 'metadata'>>): boolean {
-  return object.metadata.labels?.[INHERITED_FROM_LABEL] !== undefined;
+  return object.metadata.labels?.[LABEL_INHERITED_FROM] !== undefined;
 }
 
 /** The binding scope for RBAC (the shape of auth/authz/rbac.ts's BindingScope): a namespace, then its ancestors. */
