@@ -15,6 +15,9 @@ import { pino, type Logger } from 'pino';
 import type { Clock } from '../machinery/names.js';
 import { createRegistry, type Registry } from '../registry/index.js';
 import { HierarchyIndex } from '../tenancy/hierarchy-index.js';
+import { HierarchyReconciler } from '../tenancy/reconciler.js';
+import { TenancyAdmission } from '../tenancy/admission.js';
+import { isStatusError } from '../machinery/errors.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
 import { buildAdmissionChain } from '../admission/chain.js';
@@ -299,13 +302,32 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Admission webhooks and CRD conversion webhooks resolve `service` references the same way.
   // The namespace tree (hierarchical namespaces, src/tenancy/): one index shared by admission,
   // authorization and the tenancy hooks; it reads the registry built below and starts once it serves.
-  const hierarchy = new HierarchyIndex({ storeFor: (group, resource) => registry.storeFor(group, resource) }, logger);
+  const hierarchySource = { storeFor: (group: string, resource: string) => registry.storeFor(group, resource) };
+  const hierarchy = new HierarchyIndex(hierarchySource, logger);
+  const hierarchyReconciler = new HierarchyReconciler(hierarchySource, hierarchy, options.clock, logger);
+  const tenancyAdmission = new TenancyAdmission({
+    hierarchy,
+    authorize: () => authorizeRef,
+    namespace: async (name) => {
+      const namespaces = registry.storeFor('', 'namespaces')!;
+      const cached = namespaces.getCached('', name);
+      if (cached !== undefined) return cached;
+      try {
+        return await namespaces.get('', name, {});
+      } catch (err) {
+        if (isStatusError(err) && err.code === 404) return undefined;
+        throw err;
+      }
+    },
+    anchor: (namespace, name) => registry.storeFor('hnc.x-k8s.io', 'subnamespaceanchors')?.getCached(namespace, name),
+  });
   const webhookServiceResolver: ServiceResolver = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const admission = buildAdmissionChain(() => registry, {
     authorize: () => authorizeRef,
     disable: disabledPlugins,
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
-    ...(options.admission !== undefined ? { extra: options.admission } : {}),
+    // The hierarchy's rules (src/tenancy/admission.ts), then what the embedder adds.
+    extra: [tenancyAdmission, ...(options.admission ?? [])],
     webhookServiceResolver,
   });
   const crdOptions = {
@@ -329,7 +351,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await registry.ready;
   try {
     await hierarchy.start();
+    await hierarchyReconciler.start();
   } catch (err) {
+    hierarchyReconciler.stop();
     hierarchy.stop();
     await registry.close();
     await rawBackend.close();
@@ -357,6 +381,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     compactor?.stop();
     customResources.stop();
     for (const p of admission) p.stop?.();
+    hierarchyReconciler.stop();
     hierarchy.stop();
     await registry.close();
     await rawBackend.close();
@@ -464,6 +489,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     compactor?.stop();
     customResources.stop();
     for (const p of admission) p.stop?.();
+    hierarchyReconciler.stop();
     hierarchy.stop();
     await registry.close();
     await rawBackend.close();
@@ -532,6 +558,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       customResources.stop();
       // Plugins with work of their own (the webhook configuration watches).
       for (const plugin of admission) (plugin as { stop?: () => void }).stop?.();
+      hierarchyReconciler.stop();
       hierarchy.stop();
       await registry.close();
       await rawBackend.close();

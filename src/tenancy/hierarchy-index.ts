@@ -36,8 +36,14 @@ const EMPTY: readonly string[] = Object.freeze([]);
 export class HierarchyIndex implements Hierarchy {
   /** Existing namespaces → their subnamespace-of annotation ('' when none). */
   private readonly namespaces = new Map<string, string>();
+  /** Namespaces being deleted (deletionTimestamp set). */
+  private readonly terminating = new Set<string>();
   /** Namespace → spec.parent of its `hierarchy` object (only when set). */
   private readonly configuredParents = new Map<string, string>();
+  /** Namespaces that hold a `hierarchy` object. */
+  private readonly configured = new Set<string>();
+  /** Namespaces whose `hierarchy` sets spec.allowCascadingDeletion. */
+  private readonly cascading = new Set<string>();
   private parents = new Map<string, string>();
   private children = new Map<string, string[]>();
   private readonly ancestorCache = new Map<string, readonly string[]>();
@@ -126,6 +132,32 @@ export class HierarchyIndex implements Hierarchy {
     return this.namespaces.has(namespace);
   }
 
+  /** Whether the namespace holds its `hierarchy` object. */
+  hasConfiguration(namespace: string): boolean {
+    return this.configured.has(namespace);
+  }
+
+  /**
+   * HNC's rule: allowCascadingDeletion set on the namespace or on any of its
+   * ancestors. A namespace being deleted counts as allowing it: its deletion
+   * was admitted (so cascading was allowed then, or it had no subnamespaces),
+   * and its own `hierarchy` may go before its subnamespaces do.
+   */
+  allowsCascadingDeletion(namespace: string): boolean {
+    const allows = (ns: string) => this.cascading.has(ns) || this.terminating.has(ns);
+    return allows(namespace) || this.ancestorsOf(namespace).some(allows);
+  }
+
+  /** Whether the namespace is being deleted (as last seen). */
+  isTerminating(namespace: string): boolean {
+    return this.terminating.has(namespace);
+  }
+
+  /** Every namespace seen, in no particular order. */
+  namespaceNames(): IterableIterator<string> {
+    return this.namespaces.keys();
+  }
+
   /** The parent a namespace's `hierarchy` object names, even when that parent does not exist. */
   configuredParentOf(namespace: string): string | undefined {
     return this.configuredParents.get(namespace);
@@ -165,18 +197,27 @@ export class HierarchyIndex implements Hierarchy {
         resource: 'namespaces',
         reset: (items) => {
           this.namespaces.clear();
-          for (const ns of items) this.namespaces.set(ns.metadata.name!, ns.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF] ?? '');
+          this.terminating.clear();
+          for (const ns of items) {
+            this.namespaces.set(ns.metadata.name!, ns.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF] ?? '');
+            if (ns.metadata.deletionTimestamp !== undefined) this.terminating.add(ns.metadata.name!);
+          }
         },
         apply: (type, ns) => {
           const name = ns.metadata.name!;
           const before = this.namespaces.get(name);
+          const wasTerminating = this.terminating.has(name);
           if (type === 'DELETED') {
             this.namespaces.delete(name);
+            this.terminating.delete(name);
             return before !== undefined;
           }
           const after = ns.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF] ?? '';
           this.namespaces.set(name, after);
-          return before !== after;
+          const terminating = ns.metadata.deletionTimestamp !== undefined;
+          if (terminating) this.terminating.add(name);
+          else this.terminating.delete(name);
+          return before !== after || wasTerminating !== terminating;
         },
       },
       {
@@ -184,15 +225,20 @@ export class HierarchyIndex implements Hierarchy {
         resource: 'hierarchyconfigurations',
         reset: (items) => {
           this.configuredParents.clear();
+          this.configured.clear();
+          this.cascading.clear();
           for (const hc of items) this.setConfigured(hc);
         },
         apply: (type, hc) => {
           if (hc.metadata.name !== HIERARCHY_SINGLETON) return false;
           const ns = hc.metadata.namespace!;
-          const before = this.configuredParents.get(ns);
-          if (type === 'DELETED') this.configuredParents.delete(ns);
-          else this.setConfigured(hc);
-          return before !== this.configuredParents.get(ns);
+          const before = `${this.configured.has(ns)}/${this.cascading.has(ns)}/${this.configuredParents.get(ns)}`;
+          if (type === 'DELETED') {
+            this.configuredParents.delete(ns);
+            this.configured.delete(ns);
+            this.cascading.delete(ns);
+          } else this.setConfigured(hc);
+          return before !== `${this.configured.has(ns)}/${this.cascading.has(ns)}/${this.configuredParents.get(ns)}`;
         },
       },
     ];
@@ -200,9 +246,14 @@ export class HierarchyIndex implements Hierarchy {
 
   private setConfigured(hc: KubeObject): void {
     if (hc.metadata.name !== HIERARCHY_SINGLETON) return;
-    const parent = (hc as HierarchyConfiguration).spec?.parent;
-    if (parent !== undefined && parent !== '') this.configuredParents.set(hc.metadata.namespace!, parent);
-    else this.configuredParents.delete(hc.metadata.namespace!);
+    const ns = hc.metadata.namespace!;
+    const spec = (hc as HierarchyConfiguration).spec;
+    const parent = spec?.parent;
+    this.configured.add(ns);
+    if (spec?.allowCascadingDeletion === true) this.cascading.add(ns);
+    else this.cascading.delete(ns);
+    if (parent !== undefined && parent !== '') this.configuredParents.set(ns, parent);
+    else this.configuredParents.delete(ns);
   }
 
   private async follow(f: Followed): Promise<void> {

@@ -106,7 +106,8 @@ describe('tenancy foundation', () => {
   it('follows parents from HierarchyConfigurations and subnamespace annotations', async () => {
     await createNs('root');
     await createNs('mid');
-    await createNs('leaf', { 'hnc.x-k8s.io/subnamespace-of': 'mid' });
+    // Clients may not set the annotation (the server's anchors do): written as the server writes it.
+    await server.registry.storeFor('', 'namespaces')!.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'leaf', annotations: { 'hnc.x-k8s.io/subnamespace-of': 'mid' } } }, {});
     await setParent('mid', 'root');
     const h = server.hierarchy;
     await until('mid under root', () => h.parentOf('mid') === 'root');

@@ -331,6 +331,8 @@ export abstract class StoreBase {
     // apiextensions-apiserver validates metadata with the generic checks only (its own
     // customresourcecleanup finalizer is not qualified), unlike kube-apiserver's built-ins.
     if (this.type.group === 'apiextensions.k8s.io') return [];
+    // HNC's kinds are custom resources upstream: its anchors carry the unqualified `hnc.x-k8s.io` finalizer.
+    if (this.type.group === 'hnc.x-k8s.io') return [];
     return validateKubeFinalizerNames(obj.metadata.finalizers, 'metadata.finalizers');
   }
 
