@@ -17,6 +17,7 @@ import { createRegistry, type Registry } from '../registry/index.js';
 import { HierarchyIndex } from '../tenancy/hierarchy-index.js';
 import { HierarchyReconciler } from '../tenancy/reconciler.js';
 import { TenancyAdmission } from '../tenancy/admission.js';
+import { PropagationProtection } from '../tenancy/propagation-protection.js';
 import { isStatusError } from '../machinery/errors.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
@@ -321,13 +322,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     anchor: (namespace, name) => registry.storeFor('hnc.x-k8s.io', 'subnamespaceanchors')?.getCached(namespace, name),
   });
+  // Propagated copies (hnc.x-k8s.io/inherited-from) are the propagation controller's alone.
+  const propagationProtection = new PropagationProtection({ namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name) });
   const webhookServiceResolver: ServiceResolver = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const admission = buildAdmissionChain(() => registry, {
     authorize: () => authorizeRef,
     disable: disabledPlugins,
     ...(quotaConfig !== undefined ? { resourceQuota: quotaConfig } : {}),
     // The hierarchy's rules (src/tenancy/admission.ts), then what the embedder adds.
-    extra: [tenancyAdmission, ...(options.admission ?? [])],
+    extra: [tenancyAdmission, propagationProtection, ...(options.admission ?? [])],
     webhookServiceResolver,
   });
   const crdOptions = {
