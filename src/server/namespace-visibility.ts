@@ -5,7 +5,9 @@
 // (their bindings are inherited), and any they may `get` by name. Everything
 // else about the list is the store's: one resourceVersion, label and field
 // selectors, limit and continue (a page holds up to `limit` visible
-// namespaces; remainingItemCount is left out, it would count hidden ones).
+// namespaces; remainingItemCount is left out, it would count hidden ones). A
+// watch follows the user's access as it changes: a namespace that becomes
+// visible arrives as ADDED, one that stops being visible as DELETED.
 // Users with the cluster-wide right are not affected, nor anonymous requests. Off with
 // --namespace-list-filtering=false (upstream's 403).
 
@@ -15,6 +17,7 @@ import { ALL_AUTHENTICATED, type UserInfo } from '../machinery/user.js';
 import type { Attributes } from '../auth/authz/attributes.js';
 import type { RbacAuthorizer } from '../auth/authz/rbac.js';
 import type { ListOptions, RESTStore, WatchEvent, WatchSink } from '../registry/rest.js';
+import { parseLabelSelector } from '../machinery/labels.js';
 
 export class NamespaceVisibility {
   constructor(private readonly rbac: RbacAuthorizer) {}
@@ -37,28 +40,35 @@ export class NamespaceVisibility {
 
   /**
    * Whether `user` may see a namespace, by name. The answer follows RBAC and
-   * the hierarchy as they change (a long watch sees namespaces come and go
-   * with the user's bindings).
+   * the hierarchy as they change (onChange tells when it may have).
    */
-  visibleTo(user: UserInfo): (namespace: string) => boolean {
+  visibleTo(user: UserInfo): Visibility {
     const rbac = this.rbac;
     let generation = -1;
     let granted = new Set<string>();
     const known = new Map<string, boolean>();
-    return (namespace) => {
+    const visible = (namespace: string): boolean => {
       if (generation !== rbac.generation) {
         generation = rbac.generation;
         granted = rbac.namespacesWithGrants(user);
         known.clear();
       }
-      let visible = known.get(namespace);
-      if (visible === undefined) {
-        visible = rbac.bindingNamespaces(namespace).some((ns) => granted.has(ns)) || rbac.authorize(getNamespace(user, namespace)).allowed;
-        known.set(namespace, visible);
+      let answer = known.get(namespace);
+      if (answer === undefined) {
+        answer = rbac.bindingNamespaces(namespace).some((ns) => granted.has(ns)) || rbac.authorize(getNamespace(user, namespace)).allowed;
+        known.set(namespace, answer);
       }
-      return visible;
+      return answer;
     };
+    return { visible, onChange: (listener) => rbac.onInvalidate(listener) };
   }
+}
+
+/** What one user may see, and when that may have changed. */
+export interface Visibility {
+  visible(namespace: string): boolean;
+  /** Calls `listener` when RBAC or the hierarchy changed; returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
 }
 
 function getNamespace(user: UserInfo, name: string): Attributes {
@@ -66,23 +76,28 @@ function getNamespace(user: UserInfo, name: string): Attributes {
   return { user, verb: 'get', isResourceRequest: true, path: '', namespace: name, apiGroup: '', apiVersion: 'v1', resource: 'namespaces', subresource: '', name };
 }
 
-const FILTERS = new WeakMap<IncomingMessage, (namespace: string) => boolean>();
+const FILTERS = new WeakMap<IncomingMessage, Visibility>();
 
 /** Marks a request as served through the filter. */
-export function filterNamespacesOf(req: IncomingMessage, visible: (namespace: string) => boolean): void {
-  FILTERS.set(req, visible);
+export function filterNamespacesOf(req: IncomingMessage, visibility: Visibility): void {
+  FILTERS.set(req, visibility);
 }
 
 /** The namespaces store as this request may see it: itself when the request is not filtered. */
 export function namespacesStoreFor(req: IncomingMessage, store: RESTStore): RESTStore {
-  const visible = FILTERS.get(req);
-  return visible === undefined ? store : visibleNamespacesStore(store, visible);
+  const visibility = FILTERS.get(req);
+  return visibility === undefined ? store : visibleNamespacesStore(store, visibility);
 }
 
-/** The namespaces store with list and watch narrowed to `visible` (only list and watch reach it). */
-export function visibleNamespacesStore(store: RESTStore, visible: (namespace: string) => boolean): RESTStore {
+/**
+ * The namespaces store with list and watch narrowed to what `visibility`
+ * shows (only list and watch reach it). A watch also follows the user's
+ * access: a namespace that becomes visible is sent as ADDED, one that stops
+ * being visible as DELETED (the namespace as the watch cache holds it).
+ */
+export function visibleNamespacesStore(store: RESTStore, visibility: Visibility): RESTStore {
+  const visible = visibility.visible;
   const shows = (object: KubeObject): boolean => visible(object.metadata.name ?? '');
-  const passes = (e: WatchEvent): boolean => e.type === 'BOOKMARK' || e.type === 'ERROR' || shows(e.object as KubeObject);
   const filtered = Object.create(store) as RESTStore;
   filtered.list = async (namespace: string, options: ListOptions): Promise<KubeList> => {
     const limit = options.limit ?? 0;
@@ -97,12 +112,29 @@ export function visibleNamespacesStore(store: RESTStore, visible: (namespace: st
     const { remainingItemCount: _count, ...metadata } = page.metadata;
     return { ...page, metadata, items };
   };
-  filtered.watch = (namespace, options, sink) => {
+  filtered.watch = async (namespace, options, sink) => {
+    const selected = selectorOf(options);
+    // The namespaces the client holds as present, by what this watch has sent (or the list before it).
+    const shown = new Set<string>();
+    for (const ns of store.listCached?.('') ?? []) if (selected(ns) && shows(ns as KubeObject)) shown.add(ns.metadata.name!);
+    const passes = (e: WatchEvent): boolean => {
+      if (e.type === 'BOOKMARK' || e.type === 'ERROR') return true;
+      const name = (e.object as KubeObject).metadata.name ?? '';
+      if (e.type === 'DELETED') return shown.delete(name) || visible(name);
+      if (!visible(name)) return false;
+      shown.add(name);
+      return true;
+    };
+    let done = false;
     const narrowed: WatchSink = {
       event: (e) => {
         if (passes(e)) sink.event(e);
       },
-      done: () => sink.done(),
+      done: () => {
+        done = true;
+        unsubscribe();
+        sink.done();
+      },
     };
     if (sink.events !== undefined) {
       const events = sink.events.bind(sink);
@@ -111,7 +143,56 @@ export function visibleNamespacesStore(store: RESTStore, visible: (namespace: st
         if (kept.length > 0) events(kept);
       };
     }
-    return store.watch(namespace, options, narrowed);
+    // Access changed: send what appeared and what went (once per burst of changes).
+    let pending = false;
+    const unsubscribe = visibility.onChange(() => {
+      if (pending || done) return;
+      pending = true;
+      setImmediate(() => {
+        pending = false;
+        if (done) return;
+        const present = new Set<string>();
+        for (const ns of store.listCached?.('') ?? []) {
+          const name = ns.metadata.name!;
+          present.add(name);
+          if (!selected(ns)) continue;
+          const now = visible(name);
+          if (now && !shown.has(name)) {
+            shown.add(name);
+            sink.event({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'Namespace', ...ns } as KubeObject });
+          } else if (!now && shown.has(name)) {
+            shown.delete(name);
+            sink.event({ type: 'DELETED', object: { apiVersion: 'v1', kind: 'Namespace', ...ns } as KubeObject });
+          }
+        }
+      });
+    });
+    try {
+      const watcher = await store.watch(namespace, options, narrowed);
+      return {
+        stop: () => {
+          unsubscribe();
+          watcher.stop();
+        },
+      };
+    } catch (err) {
+      unsubscribe();
+      throw err;
+    }
   };
   return filtered;
+}
+
+/** The watch's label and field selectors as a test of a cached namespace (name and labels; other fields pass). */
+function selectorOf(options: ListOptions): (ns: Readonly<KubeObject>) => boolean {
+  const labels = options.labelSelector ? parseLabelSelector(options.labelSelector) : undefined;
+  const nameMatch = /(?:^|,)\s*metadata\.name\s*(==?|!=)\s*([^,]*)/.exec(options.fieldSelector ?? '');
+  return (ns) => {
+    if (labels !== undefined && !labels.matches(ns.metadata.labels ?? {})) return false;
+    if (nameMatch !== null) {
+      const equal = ns.metadata.name === nameMatch[2]!.trim();
+      return nameMatch[1] === '!=' ? !equal : equal;
+    }
+    return true;
+  };
 }

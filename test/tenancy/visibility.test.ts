@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Agent, request } from 'undici';
 import { runKubectl } from '../helpers/kubectl.js';
+import { until } from '../helpers/wait.js';
 import { secureRequest, startSecureServer, tokenKubeconfig } from '../security/helpers.js';
 
 let server: Awaited<ReturnType<typeof startSecureServer>>;
@@ -128,6 +129,37 @@ test('a watch shows the visible namespaces only', async () => {
   res.body.destroy();
   await agent.close();
   assert.deepEqual(seen, ['MODIFIED vis-a', 'MODIFIED vis-c']);
+});
+
+test('a watch follows the user\'s access: a namespace granted arrives as ADDED, one revoked leaves as DELETED', async () => {
+  const agent = new Agent({ connect: { ca: server.ca } });
+  const list = await secureRequest(server.url, server.ca, 'GET', '/api/v1/namespaces', { headers: { authorization: 'Bearer alice-token' } });
+  const res = await request(`${server.url}/api/v1/namespaces?watch=true&resourceVersion=${list.json.metadata.resourceVersion}&timeoutSeconds=20`, {
+    headers: { authorization: 'Bearer alice-token' },
+    dispatcher: agent,
+  });
+  assert.equal(res.statusCode, 200);
+  const seen: string[] = [];
+  let buffered = '';
+  const done = (async () => {
+    for await (const chunk of res.body) {
+      buffered += chunk.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const event = JSON.parse(buffered.slice(0, nl)) as { type: string; object: { kind: string; metadata: { name: string } } };
+        buffered = buffered.slice(nl + 1);
+        seen.push(`${event.type} ${event.object.kind} ${event.object.metadata.name}`);
+        if (event.type === 'DELETED') return;
+      }
+    }
+  })();
+  await kubectl(admin, ['create', 'rolebinding', 'alice-late', '--clusterrole=view', '--user=alice', '-n', 'vis-b']);
+  await until('vis-b arrives', () => seen.length > 0);
+  await kubectl(admin, ['delete', 'rolebinding', 'alice-late', '-n', 'vis-b']);
+  await done;
+  res.body.destroy();
+  await agent.close();
+  assert.deepEqual(seen, ['ADDED Namespace vis-b', 'DELETED Namespace vis-b']);
 });
 
 test('anonymous requests keep the 403', async () => {

@@ -63,10 +63,19 @@ export class RbacAuthorizer implements Authorizer {
     this.source = source;
   }
 
+  private readonly invalidationListeners = new Set<() => void>();
+
   /** Drops every cached decision (an RBAC object or the namespace tree changed). */
   invalidate(): void {
     this.generationCount++;
     if (this.cache.size > 0) this.cache = new Map();
+    for (const listener of this.invalidationListeners) listener();
+  }
+
+  /** Calls `listener` after every invalidate() (decisions may have changed); returns the unsubscribe. */
+  onInvalidate(listener: () => void): () => void {
+    this.invalidationListeners.add(listener);
+    return () => this.invalidationListeners.delete(listener);
   }
 
   /** Counts invalidations: what a caller caching answers of its own compares. */
