@@ -4,8 +4,9 @@
 // their source (changed, deleted, tree changed), never overwrite a local
 // object (a condition says so), are counted in status.resources, and nobody
 // but the propagation controller may change or delete them (HNC's messages).
-// A real server with security on; the propagation controller runs as the
-// clients apiary serve gives it.
+// A real server with security on; the propagation controller runs as
+// `apiary controller-manager` runs it (impersonating the hierarchy's identity;
+// `apiary serve` issues it that identity, see hns-plugin.test.ts).
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -60,9 +61,9 @@ const configMap = (name: string, data: Record<string, string>, annotations?: Rec
 
 before(async () => {
   server = await startSecureServer();
-  const controllerCredentials = await server.clientCredentials!(PROPAGATION_CONTROLLER_USER, ['system:masters']);
   const client = new RestClient({ ...server.admin });
-  const propagation = new RestClient({ ...controllerCredentials });
+  // As `apiary controller-manager` runs it: the admin's credentials, impersonating the hierarchy's identity.
+  const propagation = new RestClient({ ...server.admin, impersonate: { user: PROPAGATION_CONTROLLER_USER, groups: ['system:masters'] } });
   clients.push(client, propagation);
   manager = startControllerManager({
     client,
