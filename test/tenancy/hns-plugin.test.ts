@@ -6,7 +6,7 @@
 // through the namespaces it may see), `describe`s them, sets
 // --allowCascadingDeletion; `config set-resource` is the cluster admin's (the
 // tenant gets HNC's error), and what it configures propagates, as do the
-// tenant's own RoleBindings.
+// tenant's own RoleBindings; a subnamespace deleted goes with its copies.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -151,4 +151,10 @@ test('config set-resource is the cluster admin\'s; what it configures propagates
   const described = await hns(admin, ['config', 'describe']);
   assert.equal(described.code, 0, described.stdout + described.stderr);
   assert.match(described.stdout, /secrets/);
+
+  // Deleting the subnamespace (its anchor) takes its copies with it: the namespace's cleanup may delete them.
+  await kubectl(tenant, ['delete', 'subnamespaceanchors.hnc.x-k8s.io', 'web', '-n', 'dev']);
+  await until('namespace web gone', async () => (await runKubectl(admin, ['get', 'namespace', 'web'])).code !== 0, 40_000, 200);
+  const tree = await hns(tenant, ['tree', 'acme']);
+  assert.equal(tree.stdout, 'acme\n└── [s] dev\n\n[s] indicates subnamespaces\n');
 });
