@@ -37,6 +37,12 @@ export interface ResourceType {
   unstored?: boolean;
   /** Discovery lists `verbs` as given instead of sorted (custom resources, as upstream). */
   keepVerbOrder?: boolean;
+  /**
+   * POST on the object's own path creates it (the body's name counts), as the
+   * custom resources handler serves it upstream (HNC's kinds: `kubectl hns`
+   * POSTs to `…/hierarchyconfigurations/hierarchy`).
+   */
+  createOnNamedPath?: boolean;
   /** Custom resources: their OpenAPI definitions (built-in kinds have theirs in the schema registry). */
   openapi?: CustomResourceOpenApi;
 }

@@ -9,7 +9,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TypedDecodeError, decodeTyped } from '../api/schema/typed-decode.js';
-import { hasProtobuf } from '../api/schema/index.js';
+import { definitionFor, hasProtobuf } from '../api/schema/index.js';
 import { smpSchemaFor } from '../api/strategic-merge-schema.js';
 import { badRequest, invalid, methodNotSupported, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
 import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
@@ -142,7 +142,9 @@ export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): 
 const UNSTRUCTURED_MEDIA_TYPES = SERVED_MEDIA_TYPES.filter((m) => m !== PROTOBUF_MEDIA_TYPE);
 
 function servedMediaTypes(scope: ResourceScope): string[] {
-  return scope.store.unstructured === true ? UNSTRUCTURED_MEDIA_TYPES : SERVED_MEDIA_TYPES;
+  if (scope.store.unstructured === true) return UNSTRUCTURED_MEDIA_TYPES;
+  // Built-in kinds described without a protobuf form (HNC's, custom resources upstream) negotiate as custom resources do.
+  return definitionFor(scope.type.group, scope.type.version, scope.type.kind)?.protobuf === false ? UNSTRUCTURED_MEDIA_TYPES : SERVED_MEDIA_TYPES;
 }
 
 function output(scope: ResourceScope): NegotiatedOutput {

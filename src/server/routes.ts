@@ -55,7 +55,6 @@ import { setWarningHeaders } from './field-validation.js';
 import { auditAnnotationsOf } from './audit.js';
 import type { AdmissionRequestContext } from '../registry/admission.js';
 import { namespacesStoreFor } from './namespace-visibility.js';
-import { HNC_GROUP } from '../api/hnc/v1alpha2/types.js';
 import { attributesFor, authorizeIdentified, identifyRequest, requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
 import type { FlowControlFilter } from './flowcontrol/filter.js';
 
@@ -305,9 +304,7 @@ function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean)
     return routes;
   }
   if (!hasNamespace) return routes;
-  // Custom resources on kube-apiserver take a POST on an object's own path as a create of the body
-  // (the CRD handler ignores the name there); HNC's kinds, served as HNC's CRDs, do too: its plugin relies on it.
-  if (type.group === HNC_GROUP && has('create')) routes.set('POST', 'create');
+  if (type.createOnNamedPath === true && has('create')) routes.set('POST', 'create');
   if (has('get')) routes.set('GET', 'get');
   if (has('update')) routes.set('PUT', 'update');
   if (has('patch')) routes.set('PATCH', 'patch');

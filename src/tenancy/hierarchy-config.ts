@@ -1,7 +1,8 @@
 // Admission of HierarchyConfigurations (HNC's hierarchy validator, enforced in
 // the server): re-parenting a namespace through `spec.parent`.
 //
-// - Unmanaged namespaces can be neither child nor parent (403).
+// - Unmanaged namespaces can be neither child nor parent (403); a namespace
+//   another tool manages (`hnc.x-k8s.io/managed-by`) has no parent here (403).
 // - A subnamespace keeps the parent its anchor gave it (409 "illegal parent").
 // - The new parent must exist (403 "requested parent … does not exist") and
 //   must not be the namespace or one of its descendants (409, HNC's cycle
@@ -19,7 +20,7 @@
 import type { AdmissionAttributes } from '../registry/admission.js';
 import { conflict, forbidden } from '../machinery/errors.js';
 import { deepCopy } from '../machinery/deep-copy.js';
-import { HIERARCHY_SINGLETON, HNC_GROUP, type HierarchyConfiguration } from '../api/hnc/v1alpha2/types.js';
+import { ANNOTATION_MANAGED_BY, HIERARCHY_SINGLETON, HNC_GROUP, type HierarchyConfiguration } from '../api/hnc/v1alpha2/types.js';
 import { HIERARCHY_GR, isServerWrite, userOf, whyUnmanaged, type TenancyView } from './rules.js';
 
 const q = (s: string): string => JSON.stringify(s);
@@ -49,6 +50,11 @@ export async function admitHierarchyConfiguration(a: AdmissionAttributes, view: 
     wanted = parent === '' ? undefined : parent;
   } else return;
 
+  // A namespace another tool manages (hnc.x-k8s.io/managed-by) has no parent in this hierarchy.
+  const manager = (await view.namespace(ns))?.metadata.annotations?.[ANNOTATION_MANAGED_BY];
+  if (manager !== undefined && manager !== '' && manager !== HNC_GROUP && wanted !== undefined) {
+    throw forbidden(HIERARCHY_GR, HIERARCHY_SINGLETON, `namespace ${q(ns)} is managed by ${q(manager)}, not HNC, so it cannot have a parent in HNC`);
+  }
   const current = h.parentOf(ns);
   if (current === wanted) return;
   if (h.isSubnamespace(ns)) {

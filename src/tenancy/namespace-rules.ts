@@ -3,6 +3,8 @@
 // - tree labels (`<ancestor>.tree.hnc.x-k8s.io/depth`) and the
 //   `hnc.x-k8s.io/subnamespace-of` annotation are the server's: a client may
 //   neither set, change nor remove them (403, HNC's words for the labels);
+// - a namespace with a parent cannot be given to another manager
+//   (`hnc.x-k8s.io/managed-by`, 403, HNC's words);
 // - a subnamespace whose anchor exists is deleted through its anchor (403);
 // - a namespace with subnamespaces is refused deletion unless it or an
 //   ancestor sets allowCascadingDeletion (403, HNC's words); with it, the
@@ -10,7 +12,7 @@
 // The server's own writes (no HTTP request) pass.
 import type { AdmissionAttributes } from '../registry/admission.js';
 import { forbidden } from '../machinery/errors.js';
-import { ANNOTATION_SUBNAMESPACE_OF, LABEL_TREE_DEPTH_SUFFIX } from '../api/hnc/v1alpha2/types.js';
+import { ANNOTATION_MANAGED_BY, ANNOTATION_SUBNAMESPACE_OF, HNC_GROUP, LABEL_TREE_DEPTH_SUFFIX } from '../api/hnc/v1alpha2/types.js';
 import { NAMESPACES_GR, isServerWrite, type TenancyView } from './rules.js';
 
 export function admitNamespace(a: AdmissionAttributes, view: TenancyView): void {
@@ -28,6 +30,15 @@ export function admitNamespace(a: AdmissionAttributes, view: TenancyView): void 
       if (key.includes(LABEL_TREE_DEPTH_SUFFIX) && !(key in labels)) {
         throw forbidden(NAMESPACES_GR, name, `cannot remove tree label ${JSON.stringify(key)} in namespace ${JSON.stringify(name)}; these can only be managed by HNC`);
       }
+    }
+    const manager = a.object?.metadata.annotations?.[ANNOTATION_MANAGED_BY];
+    const parent = view.hierarchy.parentOf(name);
+    if (a.operation === 'UPDATE' && manager !== undefined && manager !== '' && manager !== HNC_GROUP && parent !== undefined) {
+      throw forbidden(
+        NAMESPACES_GR,
+        name,
+        `is a child of ${JSON.stringify(parent)}. Namespaces with parents defined by HNC cannot also be managed externally. To manage this namespace with ${JSON.stringify(manager)}, first make it a root in HNC`,
+      );
     }
     const annotated = a.object?.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF];
     if (annotated !== a.oldObject?.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF]) {

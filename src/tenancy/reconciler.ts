@@ -52,6 +52,7 @@ export interface ReconcileContext {
 
 export const FIELD_MANAGER = 'hnc.x-k8s.io';
 const RETRY_MS = 200;
+const WRITE_CONCURRENCY = 32;
 
 export class HierarchyReconciler {
   private readonly anchorsSeen = new Map<string, KubeObject>();
@@ -174,8 +175,9 @@ export class HierarchyReconciler {
       await attempt(`anchor ${anchor.metadata.namespace}/${anchor.metadata.name}`, () => reconcileAnchor(ctx, anchor));
     }
     const names = [...this.hierarchy.namespaceNames()];
-    await runLimited(names, 8, (ns) => attempt(`tree labels of ${ns}`, () => reconcileTreeLabels(ctx, ns)));
-    await runLimited(names, 8, (ns) => attempt(`hierarchy of ${ns}`, () => reconcileHierarchyConfiguration(ctx, ns)));
+    // Many writes at once: storage commits concurrent writes together.
+    await runLimited(names, WRITE_CONCURRENCY, (ns) => attempt(`tree labels of ${ns}`, () => reconcileTreeLabels(ctx, ns)));
+    await runLimited(names, WRITE_CONCURRENCY, (ns) => attempt(`hierarchy of ${ns}`, () => reconcileHierarchyConfiguration(ctx, ns)));
     return ok;
   }
 }

@@ -1,6 +1,7 @@
 // Tree labels (HNC's `<ancestor>.tree.hnc.x-k8s.io/depth`): what a namespace
 // should carry, and the one write that brings its labels there.
 import { deepCopy } from '../machinery/deep-copy.js';
+import type { KubeObject } from '../machinery/meta.js';
 import { isStatusError } from '../machinery/errors.js';
 import { LABEL_TREE_DEPTH_SUFFIX, treeDepthLabel } from '../api/hnc/v1alpha2/types.js';
 import type { HierarchyIndex } from './hierarchy-index.js';
@@ -40,7 +41,18 @@ export function withTreeLabels(labels: Readonly<Record<string, string>> | undefi
 export async function reconcileTreeLabels(ctx: ReconcileContext, ns: string): Promise<void> {
   const cached = ctx.namespaces.getCached('', ns);
   if (cached === undefined || cached.metadata.deletionTimestamp !== undefined) return;
-  if (withTreeLabels(cached.metadata.labels, treeLabelsOf(ctx.hierarchy, ns)) === undefined) return;
+  const wanted = withTreeLabels(cached.metadata.labels, treeLabelsOf(ctx.hierarchy, ns));
+  if (wanted === undefined) return;
+  // First from the cached object (one write, guarded by its resourceVersion); on a conflict, by patch.
+  try {
+    const copy = deepCopy(cached) as KubeObject;
+    copy.metadata.labels = wanted;
+    await ctx.namespaces.update('', ns, { ...copy, apiVersion: 'v1', kind: 'Namespace' }, { fieldManager: FIELD_MANAGER });
+    return;
+  } catch (err) {
+    if (isStatusError(err) && err.code === 404) return;
+    if (!(isStatusError(err) && err.code === 409)) throw err;
+  }
   try {
     await ctx.namespaces.patch(
       '',

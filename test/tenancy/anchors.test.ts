@@ -85,6 +85,25 @@ describe('subnamespace anchors', () => {
     await request(base, 'PUT', '/api/v1/namespaces/leaving', { body: { ...ns, metadata: { ...ns.metadata, finalizers: [] } } });
   });
 
+  it('reports Conflict and Forbidden states for anchors admission never saw (written by the server itself)', async () => {
+    // Admission refuses both on the API; written straight to the store, the reconciler still says what they are.
+    await createNamespace(base, 'holder');
+    await createNamespace(base, 'squatted');
+    const anchors = cluster.server.registry.storeFor('hnc.x-k8s.io', 'subnamespaceanchors')!;
+    const body = (name: string) => ({ apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'SubnamespaceAnchor', metadata: { name, namespace: 'holder' } });
+    await anchors.create('holder', body('squatted'), {});
+    await anchors.create('holder', body('kube-node-lease'), {});
+    await waitAnchorState(base, 'holder', 'squatted', 'Conflict');
+    await waitAnchorState(base, 'holder', 'kube-node-lease', 'Forbidden');
+    // Neither namespace was taken over.
+    assert.equal((await getJson(base, '/api/v1/namespaces/squatted')).metadata.annotations?.['hnc.x-k8s.io/subnamespace-of'], undefined);
+    assert.equal((await getJson(base, '/api/v1/namespaces/kube-node-lease')).metadata.annotations?.['hnc.x-k8s.io/subnamespace-of'], undefined);
+    // A Conflict anchor goes without touching the namespace.
+    assert.equal((await request(base, 'DELETE', `${HNC}/namespaces/holder/subnamespaceanchors/squatted`)).status, 200);
+    await until('conflicted anchor gone', async () => (await get(base, `${HNC}/namespaces/holder/subnamespaceanchors/squatted`)).status === 404);
+    assert.equal((await getJson(base, '/api/v1/namespaces/squatted')).status.phase, 'Active');
+  });
+
   it('keeps tree labels and the subnamespace annotation to the server', async () => {
     const ns = await getJson(base, '/api/v1/namespaces/team-dev');
     const labels = { ...ns.metadata.labels, 'team-dev.tree.hnc.x-k8s.io/depth': '5' };

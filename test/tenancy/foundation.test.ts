@@ -20,6 +20,7 @@ describe('tenancy foundation', () => {
   after(() => server.stop());
 
   const createNs = async (name: string, annotations?: Record<string, string>) => {
+    // (annotations: a namespace's own, as a client may set them)
     const r = await request(server.url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, ...(annotations ? { annotations } : {}) } } });
     assert.equal(r.status, 201, r.text);
   };
@@ -101,6 +102,52 @@ describe('tenancy foundation', () => {
     const subns = await runKubectl(server.kubeconfigPath, ['get', 'subns', '-n', 'printed']);
     assert.equal(subns.code, 0, subns.stderr);
     assert.match(subns.stderr + subns.stdout, /No resources found in printed namespace/);
+  });
+
+  it('creates by POST on the object\'s own path, as kubectl hns does (custom resources upstream)', async () => {
+    await createNs('posted');
+    const r = await request(server.url, 'POST', `${G}/namespaces/posted/hierarchyconfigurations/hierarchy`, {
+      body: { apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'HierarchyConfiguration', metadata: { name: 'hierarchy', namespace: 'posted' }, spec: { allowCascadingDeletion: true } },
+    });
+    assert.equal(r.status, 201, r.text);
+    const config = await request(server.url, 'POST', `${G}/hncconfigurations/config`, {
+      body: { apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'HNCConfiguration', metadata: { name: 'config' } },
+    });
+    assert.ok(config.status === 201 || config.status === 409, config.text);
+    // Built-in kinds keep upstream's 405 there.
+    const cm = await request(server.url, 'POST', '/api/v1/namespaces/posted/configmaps/x', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } });
+    assert.equal(cm.status, 405, cm.text);
+  });
+
+  it('negotiates as custom resources do (no protobuf form), and takes server-side apply', async () => {
+    const pb = await fetch(`${server.url}${G}/subnamespaceanchors`, { headers: { accept: 'application/vnd.kubernetes.protobuf, application/json' } });
+    assert.equal(pb.status, 200);
+    assert.match(pb.headers.get('content-type') ?? '', /^application\/json/);
+    const only = await fetch(`${server.url}${G}/subnamespaceanchors`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    assert.equal(only.status, 406);
+    await createNs('applied');
+    const manifest = 'apiVersion: hnc.x-k8s.io/v1alpha2\nkind: HierarchicalResourceQuota\nmetadata:\n  name: q\n  namespace: applied\nspec:\n  hard:\n    pods: "2"\n';
+    const first = await runKubectl(server.kubeconfigPath, ['apply', '--server-side', '-f', '-'], { stdin: manifest });
+    assert.equal(first.code, 0, first.stderr);
+    const second = await runKubectl(server.kubeconfigPath, ['apply', '--server-side', '-f', '-'], { stdin: manifest.replace('"2"', '"5"') });
+    assert.equal(second.code, 0, second.stderr);
+    const got = await get(server.url, `${G}/namespaces/applied/hierarchicalresourcequotas/q`);
+    assert.equal(got.json.spec.hard.pods, '5');
+    assert.equal(got.json.metadata.managedFields[0].manager, 'kubectl');
+    assert.equal(got.json.metadata.managedFields[0].operation, 'Apply');
+    const explained = await runKubectl(server.kubeconfigPath, ['explain', 'subns.status']);
+    assert.equal(explained.code, 0, explained.stderr);
+    assert.match(explained.stdout, /GROUP:\s+hnc.x-k8s.io/);
+  });
+
+  it('a namespace managed by another tool gets no parent', async () => {
+    await createNs('ext-parent');
+    await createNs('external', { 'hnc.x-k8s.io/managed-by': 'other-tool' });
+    const r = await request(server.url, 'POST', `${G}/namespaces/external/hierarchyconfigurations`, {
+      body: { apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'HierarchyConfiguration', metadata: { name: 'hierarchy' }, spec: { parent: 'ext-parent' } },
+    });
+    assert.equal(r.status, 403, r.text);
+    assert.equal(r.json.message, 'hierarchyconfigurations.hnc.x-k8s.io "hierarchy" is forbidden: namespace "external" is managed by "other-tool", not HNC, so it cannot have a parent in HNC');
   });
 
   it('follows parents from HierarchyConfigurations and subnamespace annotations', async () => {

@@ -9,10 +9,13 @@ import { hierarchicalResourceQuotaStrategy } from './hierarchicalresourcequotas.
 
 export function hncEntries(): CatalogEntry[] {
   const g = { group: HNC_GROUP, version: HNC_VERSION };
-  return [
+  const entries = [
     entry({ ...g, resource: 'hierarchicalresourcequotas', kind: 'HierarchicalResourceQuota', singular: 'hierarchicalresourcequota', short: ['hrq'], strategy: hierarchicalResourceQuotaStrategy }),
     entry({ ...g, resource: 'hierarchyconfigurations', kind: 'HierarchyConfiguration', singular: 'hierarchyconfiguration', strategy: hierarchyConfigurationStrategy }),
     entry({ ...g, resource: 'hncconfigurations', kind: 'HNCConfiguration', singular: 'hncconfiguration', strategy: hncConfigurationStrategy }),
     entry({ ...g, resource: 'subnamespaceanchors', kind: 'SubnamespaceAnchor', singular: 'subnamespaceanchor', short: ['subns'], strategy: subnamespaceAnchorStrategy }),
   ];
+  // Custom resources upstream: a POST on an object's path creates it.
+  for (const e of entries) e.type.createOnNamedPath = true;
+  return entries;
 }
