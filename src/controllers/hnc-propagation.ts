@@ -127,6 +127,8 @@ export class HncPropagationController {
   private signal: AbortSignal | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
   private configuring: Promise<void> = Promise.resolve();
+  /** The spec.resources last applied (JSON), so that status writes do not re-read discovery. */
+  private configuredSpec: string | undefined;
 
   constructor(private readonly options: HncPropagationOptions) {
     this.log = options.logger ?? silentLogger;
@@ -287,6 +289,9 @@ export class HncPropagationController {
   /** Reads spec.resources of `config`: tracks the kinds named there (discovery gives their version). */
   private async configure(): Promise<void> {
     const spec = this.config.lister().get(HNC_CONFIG_SINGLETON)?.spec?.resources ?? [];
+    // Status writes come back as updates of `config`: only a new spec is worth a discovery pass.
+    const specText = JSON.stringify(spec);
+    if (specText === this.configuredSpec) return;
     const enforced = new Set(ENFORCED_TYPES.map((t) => kindId(t.group, t.resource)));
     const wanted = spec.filter((r) => !enforced.has(kindId(r.group ?? '', r.resource)));
     const unknown: string[] = [];
@@ -317,10 +322,14 @@ export class HncPropagationController {
       if (!enforced.has(kind.id) && !configured.has(kind.id)) kind.mode = 'Ignore';
     }
     this.unknownKinds = unknown;
+    // A kind not served yet (its CRD to come): look again later.
+    this.configuredSpec = unknown.length === 0 ? specText : undefined;
+    if (unknown.length > 0) setTimeout(() => this.reconfigure(), 5000).unref();
     this.statusSoon();
   }
 
   private reconfigure(): void {
+    if (this.signal?.aborted === true) return;
     this.configuring = this.configuring.then(() => this.configure()).catch(() => undefined);
   }
 

@@ -194,3 +194,14 @@ test('other kinds follow the HNCConfiguration: Propagate with exceptions, AllowP
   assert.notEqual(await exists('/api/v1/namespaces/prop-root/configmaps/settings'), undefined);
   assert.notEqual(await exists('/api/v1/namespaces/prop-leaf/secrets/token'), undefined);
 });
+
+test('a kind the server does not serve is a BadConfiguration condition (ResourceNotFound)', async () => {
+  await setResources([{ group: 'example.com', resource: 'widgets', mode: 'Propagate' }]);
+  await until('the condition', async () =>
+    (await exists(`${G}/hncconfigurations/config`))?.status?.conditions?.some(
+      (c: { type: string; reason: string; message: string }) => c.type === 'BadConfiguration' && c.reason === 'ResourceNotFound' && c.message.includes('widgets'),
+    ) === true,
+  );
+  await setResources([]);
+  await until('the condition clears', async () => !(await exists(`${G}/hncconfigurations/config`))?.status?.conditions?.some((c: { type: string }) => c.type === 'BadConfiguration'));
+});
