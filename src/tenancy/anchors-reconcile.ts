@@ -81,13 +81,19 @@ async function createSubnamespace(ctx: ReconcileContext, parent: string, child: 
   } catch (err) {
     ignoreCodes(err, 409);
   }
-  await ensureHierarchy(ctx, child, parent);
+  await ensureHierarchy(ctx, child, parent, true);
 }
 
-/** The `hierarchy` object of `ns` names `parent` (created when missing). */
-export async function ensureHierarchy(ctx: ReconcileContext, ns: string, parent: string | undefined): Promise<void> {
+/**
+ * `ns` holds its `hierarchy` object, created naming `parent` when missing.
+ * With `overwrite` (subnamespaces: their parent is their annotation's) an
+ * existing object's parent is set to `parent` too; without it an existing
+ * object is left as it is (a client may have just set its parent, which the
+ * index has not seen yet).
+ */
+export async function ensureHierarchy(ctx: ReconcileContext, ns: string, parent: string | undefined, overwrite: boolean): Promise<void> {
   const cached = ctx.hierarchyConfigurations.getCached(ns, HIERARCHY_SINGLETON);
-  if (cached !== undefined && ((cached.spec as { parent?: string } | undefined)?.parent ?? undefined) === parent) return;
+  if (cached !== undefined && (!overwrite || ((cached.spec as { parent?: string } | undefined)?.parent ?? undefined) === parent)) return;
   if (cached === undefined) {
     try {
       await ctx.hierarchyConfigurations.create(
@@ -105,7 +111,7 @@ export async function ensureHierarchy(ctx: ReconcileContext, ns: string, parent:
       // Made meanwhile (another pass, another server): set its parent below. A namespace
       // being deleted takes no new content (403): nothing to do.
       ignoreCodes(err, 409, 403, 404);
-      if (!(isStatusError(err) && err.code === 409)) return;
+      if (!(isStatusError(err) && err.code === 409) || !overwrite) return;
     }
   }
   try {
@@ -171,6 +177,6 @@ export async function reconcileAnchor(ctx: ReconcileContext, seen: KubeObject): 
     await writeAnchor(ctx, ctx.anchors.getCached(parent, child) ?? anchor, 'Ok', true);
     return;
   }
-  if (state === 'Ok') await ensureHierarchy(ctx, child, parent);
+  if (state === 'Ok') await ensureHierarchy(ctx, child, parent, true);
   await writeAnchor(ctx, anchor, state, true);
 }

@@ -62,7 +62,9 @@ function ownConditions(ctx: ReconcileContext, ns: string): Wanted[] {
 }
 
 function halted(ctx: ReconcileContext, ns: string): boolean {
-  return ownConditions(ctx, ns).some((c) => c.type === CONDITION_ACTIVITIES_HALTED);
+  let h = ctx.halted.get(ns);
+  if (h === undefined) ctx.halted.set(ns, (h = ownConditions(ctx, ns).some((c) => c.type === CONDITION_ACTIVITIES_HALTED)));
+  return h;
 }
 
 /** Own conditions, plus AncestorHaltActivities under the nearest halted ancestor. */
@@ -102,13 +104,13 @@ export async function reconcileHierarchyConfiguration(ctx: ReconcileContext, ns:
   let cached = ctx.hierarchyConfigurations.getCached(ns, HIERARCHY_SINGLETON) as HierarchyConfiguration | undefined;
   if (cached === undefined) {
     if (!inHierarchy(h, ns)) return;
-    await ensureHierarchy(ctx, ns, h.parentOf(ns));
+    await ensureHierarchy(ctx, ns, h.parentOf(ns), false);
     cached = ctx.hierarchyConfigurations.getCached(ns, HIERARCHY_SINGLETON) as HierarchyConfiguration | undefined;
   }
   // A subnamespace's parent is the one its annotation names (HNC overwrites spec.parent).
   const annotated = namespace.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF];
   if (annotated !== undefined && annotated !== '' && cached !== undefined && cached.spec?.parent !== annotated) {
-    await ensureHierarchy(ctx, ns, annotated);
+    await ensureHierarchy(ctx, ns, annotated, true);
     return; // the index changes, and the next pass sets the status
   }
   if (cached === undefined || sameStatus(cached.status, wantedStatus(ctx, ns, cached.status))) return;

@@ -47,6 +47,8 @@ export interface ReconcileContext {
   /** Anchors by "<namespace>/<name>", as last seen. */
   anchorsSeen: ReadonlyMap<string, KubeObject>;
   now(): Date;
+  /** Per pass: whether a namespace has its own ActivitiesHalted condition (memo of hierarchy-config-status.ts). */
+  halted: Map<string, boolean>;
   logger?: Logger;
 }
 
@@ -159,6 +161,7 @@ export class HierarchyReconciler {
       hierarchyConfigurations: this.store(HNC_GROUP, 'hierarchyconfigurations'),
       anchorsSeen: this.anchorsSeen,
       now: () => (this.clock !== undefined ? this.clock() : new Date()),
+      halted: new Map(),
       ...(this.logger !== undefined ? { logger: this.logger } : {}),
     };
     let ok = true;

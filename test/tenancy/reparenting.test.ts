@@ -79,6 +79,30 @@ describe('re-parenting and delegated creation with RBAC', () => {
     assert.match(none.json.message, /cannot create resource "subnamespaceanchors" in API group "hnc.x-k8s.io" in the namespace "b-root"/);
   });
 
+  it('the edit role creates anchors too (hnc-edit aggregated into edit), but cannot re-parent', async () => {
+    const bind = await admin('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/x/rolebindings', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'bob-edit' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }],
+    });
+    assert.equal(bind.status, 201, bind.text);
+    const bob = (method: string, path: string, body?: unknown) =>
+      secureRequest(server.url, server.ca, method, path, { headers: { authorization: 'Bearer bob-token' }, ...(body !== undefined ? { body } : {}) });
+    await until('edit aggregates hnc-edit', async () => JSON.stringify((await admin('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/edit')).json.rules ?? []).includes('subnamespaceanchors'));
+    const created = await bob('POST', `${HNC}/namespaces/x/subnamespaceanchors`, { apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'SubnamespaceAnchor', metadata: { name: 'x-2' } });
+    assert.equal(created.status, 201, created.text);
+    await until('x-2 created', async () => (await admin('GET', `${HNC}/namespaces/x/subnamespaceanchors/x-2`)).json?.status?.status === 'Ok');
+    const hc = await bob('PUT', `${HNC}/namespaces/x/hierarchyconfigurations/hierarchy`, { ...(await hierarchy('x')), spec: { parent: 'a-mid' } });
+    assert.equal(hc.status, 403, hc.text);
+    // Status is the server's: an admin's write of it is not kept.
+    await until('x lists both children', async () => JSON.stringify((await hierarchy('x')).status?.children) === '["x-1","x-2"]');
+    const forged = await admin('PUT', `${HNC}/namespaces/x/hierarchyconfigurations/hierarchy`, { ...(await hierarchy('x')), status: { children: ['nobody'] } });
+    assert.equal(forged.status, 200, forged.text);
+    assert.deepEqual(forged.json.status.children, ['x-1', 'x-2']);
+  });
+
   it('alice moves x under a namespace she administers; its subtree follows', async () => {
     // x holds its `hierarchy` already (the server made it when x got a subnamespace).
     const r = await setParent(alice, 'x', 'a-mid');
