@@ -45,7 +45,7 @@ export class NamespaceVisibility {
   visibleTo(user: UserInfo): Visibility {
     const rbac = this.rbac;
     let generation = -1;
-    let granted = new Set<string>();
+    let granted: { inherited: Set<string>; local: Set<string> } = { inherited: new Set(), local: new Set() };
     const known = new Map<string, boolean>();
     const visible = (namespace: string): boolean => {
       if (generation !== rbac.generation) {
@@ -55,7 +55,10 @@ export class NamespaceVisibility {
       }
       let answer = known.get(namespace);
       if (answer === undefined) {
-        answer = rbac.bindingNamespaces(namespace).some((ns) => granted.has(ns)) || rbac.authorize(getNamespace(user, namespace)).allowed;
+        answer =
+          granted.local.has(namespace) ||
+          rbac.bindingNamespaces(namespace).some((ns) => granted.inherited.has(ns)) ||
+          rbac.authorize(getNamespace(user, namespace)).allowed;
         known.set(namespace, answer);
       }
       return answer;

@@ -130,3 +130,30 @@ test('re-parenting changes decisions: the cache follows the tree', async () => {
     await asAdmin('DELETE', `${RBAC}/namespaces/inh-root/rolebindings/alice-root`);
   }
 });
+
+test('a ServiceAccount subject without a namespace grants, in each descendant, that descendant\'s account (as HNC\'s copy would)', async () => {
+  const created = await asAdmin('POST', `${RBAC}/namespaces/inh-root/rolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'deployers' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+    subjects: [{ kind: 'ServiceAccount', name: 'deployer' }],
+  });
+  assert.equal(created.status, 201, created.text);
+  try {
+    const asAccount = (ns: string, method: string, path: string) =>
+      secureRequest(server.url, server.ca, method, path, {
+        cert: server.admin.certData!, key: server.admin.keyData!,
+        headers: { 'impersonate-user': `system:serviceaccount:${ns}:deployer` },
+      });
+    assert.equal((await asAccount('inh-leaf', 'GET', '/api/v1/namespaces/inh-leaf/configmaps')).status, 200);
+    assert.equal((await asAccount('inh-root', 'GET', '/api/v1/namespaces/inh-root/configmaps')).status, 200);
+    assert.equal((await asAccount('inh-root', 'GET', '/api/v1/namespaces/inh-leaf/configmaps')).status, 403);
+    assert.equal((await asAccount('inh-leaf', 'GET', '/api/v1/namespaces/inh-mid/configmaps')).status, 403);
+    const seen = await asAccount('inh-leaf', 'GET', '/api/v1/namespaces');
+    assert.equal(seen.status, 200, seen.text);
+    assert.deepEqual(seen.json.items.map((n: { metadata: { name: string } }) => n.metadata.name), ['inh-leaf']);
+    const seenByRoot = await asAccount('inh-root', 'GET', '/api/v1/namespaces');
+    assert.deepEqual(seenByRoot.json.items.map((n: { metadata: { name: string } }) => n.metadata.name), ['inh-root']);
+  } finally {
+    await asAdmin('DELETE', `${RBAC}/namespaces/inh-root/rolebindings/deployers`);
+  }
+});

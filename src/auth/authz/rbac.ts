@@ -152,31 +152,49 @@ export class RbacAuthorizer implements Authorizer {
     for (const bindingNamespace of scope.bindingNamespaces(namespace)) {
       for (const binding of this.source.roleBindings(bindingNamespace)) {
         if (scope.isPropagatedCopy(binding)) continue;
-        const subject = (binding.subjects ?? []).find((s) => subjectMatches(s, user, bindingNamespace));
+        // A ServiceAccount subject without a namespace names the account of the namespace the binding applies
+        // in (as in the copy HNC would write there), so `namespace`, not the binding's own.
+        const subject = (binding.subjects ?? []).find((s) => subjectMatches(s, user, namespace));
         if (subject === undefined) continue;
         const r = this.roleRefRules(binding.roleRef, bindingNamespace);
         const describe = (): string =>
-          `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${bindingNamespace}`)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, bindingNamespace)}`;
+          `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${bindingNamespace}`)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, namespace)}`;
         if (!('rules' in r ? visit(r.rules, undefined, describe) : visit([], r.error))) return;
       }
     }
   }
 
   /**
-   * The namespaces holding a RoleBinding (not a propagated copy) that binds
-   * the user to a role with at least one rule: where the user may do
-   * something, together with these namespaces' descendants.
+   * Where the user may do something by RoleBindings (not propagated copies)
+   * that bind it to a role with at least one rule: `inherited` holds the
+   * namespaces of bindings that also grant in their descendants (subjects
+   * naming the user, its groups, or a service account with its namespace);
+   * `local` the namespaces a binding grants in alone (a ServiceAccount
+   * subject without a namespace names the account of the namespace the
+   * binding applies in, so it grants this service account in its own
+   * namespace only).
    */
-  namespacesWithGrants(user: UserInfo): Set<string> {
-    const out = new Set<string>();
+  namespacesWithGrants(user: UserInfo): { inherited: Set<string>; local: Set<string> } {
+    const inherited = new Set<string>();
+    const local = new Set<string>();
+    const ownNamespace = serviceAccountNamespace(user);
     for (const binding of this.source.allRoleBindings?.() ?? []) {
       const namespace = binding.metadata.namespace ?? '';
-      if (out.has(namespace) || this.scope.isPropagatedCopy(binding)) continue;
-      if (!(binding.subjects ?? []).some((s) => subjectMatches(s, user, namespace))) continue;
+      if (inherited.has(namespace) || this.scope.isPropagatedCopy(binding)) continue;
+      const subjects = binding.subjects ?? [];
+      const everywhere = subjects.some((s) => (s.kind !== 'ServiceAccount' || !!s.namespace) && subjectMatches(s, user, namespace));
+      const here =
+        !everywhere &&
+        ownNamespace !== undefined &&
+        this.scope.bindingNamespaces(ownNamespace).includes(namespace) &&
+        subjects.some((s) => s.kind === 'ServiceAccount' && !s.namespace && subjectMatches(s, user, ownNamespace));
+      if (!everywhere && !here) continue;
       const r = this.roleRefRules(binding.roleRef, namespace);
-      if ('rules' in r && r.rules.some((rule) => (rule.verbs ?? []).length > 0 && (rule.resources ?? []).length > 0)) out.add(namespace);
+      if (!('rules' in r && r.rules.some((rule) => (rule.verbs ?? []).length > 0 && (rule.resources ?? []).length > 0))) continue;
+      if (everywhere) inherited.add(namespace);
+      else local.add(ownNamespace!);
     }
-    return out;
+    return { inherited, local };
   }
 
   /** The namespaces whose RoleBindings apply in `namespace` (the binding scope's answer). */
@@ -198,6 +216,12 @@ export class RbacAuthorizer implements Authorizer {
     });
     return { rules, errors };
   }
+}
+
+/** The namespace of a service account user (system:serviceaccount:<ns>:<name>), else undefined. */
+function serviceAccountNamespace(user: UserInfo): string | undefined {
+  const m = /^system:serviceaccount:([^:]+):[^:]+$/.exec(user.name);
+  return m === null ? undefined : m[1];
 }
 
 function describeSubject(s: Subject, bindingNamespace: string): string {
