@@ -1,7 +1,8 @@
 // Runs every test file under test/ with node's test runner through tsx, then
 // (on full runs) the tests on real etcd again, on etcd 3.5, then the
 // differential pass against a real kube-apiserver 1.32 (test/compat/differential),
-// the control-plane pass and the chart pass (test/compat/charts).
+// the control-plane pass, the chart pass (test/compat/charts) and the
+// `kubectl hns` plugin pass (test/compat/hns).
 // Node 20's --test takes no recursive globs, so we find the files here.
 // Usage: node scripts/run-tests.mjs [substring filter …]
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -42,7 +43,11 @@ const CONTROLPLANE_FILES = files.filter((f) => f.startsWith(CONTROLPLANE_DIR + '
 // And the chart pass (Helm and kubectl on apiary and on kube-apiserver 1.32).
 const CHARTS_DIR = join('test', 'compat', 'charts');
 const CHARTS_FILES = files.filter((f) => f.startsWith(CHARTS_DIR + '/'));
-const firstPass = files.filter((f) => !DIFFERENTIAL_FILES.includes(f) && !CONTROLPLANE_FILES.includes(f) && !CHARTS_FILES.includes(f));
+// And the `kubectl hns` plugin tests (built from test/compat/hns).
+const HNS_FILES = files.filter((f) => f.startsWith(join('test', 'tenancy', 'hns-plugin')));
+const firstPass = files.filter(
+  (f) => !DIFFERENTIAL_FILES.includes(f) && !CONTROLPLANE_FILES.includes(f) && !CHARTS_FILES.includes(f) && !HNS_FILES.includes(f),
+);
 
 let status = firstPass.length > 0 ? runFiles(firstPass) : 0;
 
@@ -70,7 +75,7 @@ function goBuild(label, moduleDir, packages, outputs, extraArgs = []) {
     return binaries;
   }
   console.log(`\n# ${label}: building ${binaries.join(', ')} (modules are downloaded on the first build)`);
-  const output = packages.length === 1 && packages[0] === '.' ? binaries[0] : `${resolve(moduleDir, 'bin')}/`;
+  const output = packages.length === 1 ? binaries[0] : `${resolve(moduleDir, 'bin')}/`;
   const build = spawnSync('go', ['build', ...extraArgs, '-o', output, ...packages], {
     cwd: moduleDir,
     env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
@@ -165,5 +170,12 @@ if (status === 0 && CHARTS_FILES.length > 0) {
     KUBE_CONTROLLER_MANAGER_BIN: controllerManager,
     HELM_BIN: helm,
   });
+}
+// Sixth pass (full runs, and filtered runs that name it): HNC's `kubectl hns`
+// plugin v1.1.0, built from test/compat/hns, against `apiary serve`.
+if (status === 0 && HNS_FILES.length > 0) {
+  const [hns] = goBuild('kubectl-hns 1.1', join('test', 'compat', 'hns'), ['sigs.k8s.io/hierarchical-namespaces/cmd/kubectl'], ['kubectl-hns']);
+  console.log(`# kubectl hns: ${HNS_FILES.join(', ')}`);
+  status = runFiles(HNS_FILES, { ...process.env, KUBECTL_HNS_BIN: hns });
 }
 process.exit(status);

@@ -16,6 +16,7 @@
 import { RestClient } from '../client/index.js';
 import type { ControllerManagerOptions } from '../controllers/manager.js';
 import { controllerUser } from '../auth/authz/bootstrap-policy.js';
+import { PROPAGATION_CONTROLLER_USER } from '../tenancy/propagation-protection.js';
 import type { AdminCredentials } from '../server/server.js';
 
 export interface ControllerIdentities {
@@ -48,6 +49,8 @@ export async function controllerIdentities(
       serviceAccount: await as('service-account-controller'),
       rootCaPublisher: await as('root-ca-cert-publisher'),
       apiserver: await client(admin, `${userAgent}/loopback`),
+      // Copies of RoleBindings and Roles bind what their sources bind: the controller may write any (system:masters).
+      hncPropagation: await client(await issue(PROPAGATION_CONTROLLER_USER, ['system:masters']), `${userAgent}/hnc-propagation-controller`),
     },
     close: async () => {
       await Promise.all(made.map((c) => c.close()));

@@ -14,6 +14,7 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { RestClient } from '../client/index.js';
+import { PROPAGATION_CONTROLLER_USER } from '../tenancy/propagation-protection.js';
 import type { ControllerManagerOptions } from '../controllers/manager.js';
 import { parseDurationFlag } from './duration.js';
 import { exitOnSignals } from './lifecycle.js';
@@ -124,9 +125,12 @@ export async function controllerManagerCommand(argv: string[]): Promise<void> {
   }
   const logger = pino({ level: values['log-level'], base: { component: 'controller-manager' } });
   const client = RestClient.fromKubeconfig(values.kubeconfig);
+  // Propagated copies are written as the hierarchy's own identity (the only one admission lets write them),
+  // impersonated with the kubeconfig's credentials (which must allow impersonation, as a cluster admin's do).
+  const hncPropagation = new RestClient({ ...client.config, impersonate: { user: PROPAGATION_CONTROLLER_USER, groups: ['system:masters'] } });
   // With --leader-elect (the default) the namespace controller runs only while this process holds the Lease.
-  const manager = startLeaderElectedControllers({ ...options, client, logger }, election);
+  const manager = startLeaderElectedControllers({ ...options, client, clients: { ...options.clients, hncPropagation }, logger }, election);
   process.stdout.write(`apiary controller-manager running against ${client.config.server}\n`);
 
-  exitOnSignals(() => manager.stop().then(() => client.close()));
+  exitOnSignals(() => manager.stop().then(() => Promise.all([client.close(), hncPropagation.close()])).then(() => undefined));
 }

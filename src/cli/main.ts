@@ -111,6 +111,10 @@ Security (kube-apiserver's flags):
                           iss of service-account tokens (default https://kubernetes.default.svc.cluster.local)
   --anonymous-auth BOOL   requests without credentials are system:anonymous (default true)
   --authorization-mode M  RBAC | AlwaysAllow (default RBAC)
+  --namespace-list-filtering BOOL
+                          a user without the cluster-wide right to list namespaces lists and watches the
+                          namespaces where RBAC lets them do something, instead of a 403 (default true;
+                          false answers 403 as kube-apiserver)
   --audit-log-path FILE   append an audit.k8s.io/v1 event (level Metadata) per write, one JSON line each
   --token TOKEN           the cluster token: servers on one store share one identity (CA, service-account
                           keys) sealed with it; the first server makes it and keeps it in DATA_DIR/token,
@@ -166,6 +170,7 @@ async function serve(argv: string[]): Promise<void> {
         'service-account-issuer': { type: 'string' },
         'anonymous-auth': { type: 'string', default: 'true' },
         'authorization-mode': { type: 'string', default: 'RBAC' },
+        'namespace-list-filtering': { type: 'string', default: 'true' },
         'insecure-serving': { type: 'boolean', default: false },
         'proxy-client-cert-file': { type: 'string' },
         'proxy-client-key-file': { type: 'string' },
@@ -224,6 +229,9 @@ async function serve(argv: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid --secure-port ${JSON.stringify(portText)}`);
   const authorizationMode = values['authorization-mode'];
   if (authorizationMode !== 'RBAC' && authorizationMode !== 'AlwaysAllow') fail(`invalid --authorization-mode ${JSON.stringify(authorizationMode)}: want RBAC or AlwaysAllow`);
+  if (values['namespace-list-filtering'] !== 'true' && values['namespace-list-filtering'] !== 'false') {
+    fail(`invalid --namespace-list-filtering ${JSON.stringify(values['namespace-list-filtering'])}: want true or false`);
+  }
   if (values['anonymous-auth'] !== 'true' && values['anonymous-auth'] !== 'false') fail(`invalid --anonymous-auth ${JSON.stringify(values['anonymous-auth'])}: want true or false`);
   const storage = values.storage;
   if (storage !== 'sqlite' && storage !== 'memory' && storage !== 'etcd') {
@@ -311,6 +319,7 @@ async function serve(argv: string[]): Promise<void> {
       tlsSans: values['tls-sans'].split(',').map((s) => s.trim()).filter((s) => s !== ''),
       anonymousAuth: values['anonymous-auth'] === 'true',
       authorizationMode,
+      namespaceListFiltering: values['namespace-list-filtering'] === 'true',
       serviceIp: firstServiceIp(values['service-cluster-ip-range']),
     };
     const termination = values['tls-termination'];

@@ -28,6 +28,8 @@ export interface ClientConfig {
   /** The kubeconfig context's namespace ("default" when unset). */
   namespace?: string;
   userAgent?: string;
+  /** Act as this user (Impersonate-User, Impersonate-Group headers, as client-go's rest.ImpersonationConfig). */
+  impersonate?: { user: string; groups?: string[] };
 }
 
 interface NamedEntry<V> {

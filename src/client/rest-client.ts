@@ -86,7 +86,7 @@ export interface WatchRequestOptions<T> {
 export class RestClient {
   readonly config: ClientConfig;
   private readonly agent: Agent;
-  private readonly headers: Record<string, string>;
+  private readonly headers: Record<string, string | string[]>;
 
   constructor(config: ClientConfig) {
     this.config = { ...config, server: config.server.replace(/\/+$/, '') };
@@ -105,6 +105,11 @@ export class RestClient {
     else if (config.username !== undefined) {
       const basic = Buffer.from(`${config.username}:${config.password ?? ''}`).toString('base64');
       this.headers.authorization = `Basic ${basic}`;
+    }
+    if (config.impersonate !== undefined) {
+      this.headers['impersonate-user'] = config.impersonate.user;
+      // One header per group (undici repeats a header given as an array).
+      if ((config.impersonate.groups ?? []).length > 0) this.headers['impersonate-group'] = [...config.impersonate.groups!];
     }
   }
 
@@ -170,7 +175,7 @@ export class RestClient {
   /** One request; resolves with the parsed JSON body (undefined when empty). */
   async request<R>(req: HttpRequest): Promise<R> {
     const url = this.url(req.path, req.query);
-    const headers: Record<string, string> = { ...this.headers };
+    const headers: Record<string, string | string[]> = { ...this.headers };
     if (req.accept !== undefined) headers.accept = req.accept;
     let body: string | undefined;
     if (req.body !== undefined) {

@@ -6,7 +6,8 @@
 //
 // startControllerManager() starts the informers, the namespace controller,
 // the resource quota controller, the system namespaces controller, the CRD
-// cleanup (finalizer) controller, the pvc-protection controller and (given a
+// cleanup (finalizer) controller, the pvc-protection controller, the
+// propagation controller of hierarchical namespaces and (given a
 // signer) the service account tokens controller and returns at once; `systemNamespacesSynced`
 // resolves after the first pass that found or created every system namespace;
 // stop() stops them all and resolves when every loop has finished.
@@ -30,6 +31,7 @@ import { PVCProtectionController } from './pvc-protection.js';
 import { NamespaceDefaultsController } from './namespace-defaults.js';
 import { DEFAULT_CONCURRENT_GC_SYNCS, GarbageCollector } from './garbagecollector/controller.js';
 import { ClusterInfoPublisher } from './cluster-info.js';
+import { HncPropagationController } from './hnc-propagation.js';
 import { type LegacyTokenClaims, ServiceAccountTokensController } from './service-account-tokens.js';
 import { HierarchicalQuotaController } from './hrq.js';
 
@@ -50,6 +52,8 @@ export interface ControllerManagerOptions {
     serviceAccount?: RestClient;
     rootCaPublisher?: RestClient;
     apiserver?: RestClient;
+    /** The propagation controller of hierarchical namespaces (the only identity that may write propagated copies). */
+    hncPropagation?: RestClient;
   };
   /** --concurrent-namespace-syncs (default 10). */
   concurrentNamespaceSyncs?: number;
@@ -81,6 +85,8 @@ export interface ControllerManagerOptions {
     rootCaPublisher?: boolean;
     garbageCollector?: boolean;
     clusterInfo?: boolean;
+    /** Hierarchical namespaces: copies of ancestors' objects in descendants (hnc-propagation.ts). */
+    hncPropagation?: boolean;
   };
   /** --concurrent-gc-syncs (default 20). */
   concurrentGcSyncs?: number;
@@ -197,6 +203,10 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     const crds = informers.forResource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, { namespaced: false });
     crds.addEventHandler({ onAdd: () => gc.requestResync(), onUpdate: () => gc.requestResync(), onDelete: () => gc.requestResync() });
     loops.push(gc.run(abort.signal));
+  }
+  if (options.controllers?.hncPropagation !== false) {
+    const propagation = new HncPropagationController({ client: options.clients?.hncPropagation ?? options.client, informers, logger: log });
+    loops.push(propagation.run(abort.signal));
   }
   if (options.controllers?.namespaceDefaults === true) {
     const defaults: ConstructorParameters<typeof NamespaceDefaultsController>[0] = { client: options.client, informers, logger: log };

@@ -5,13 +5,18 @@
 // aggregation. Also: the bootstrap policy reconciled on start (missing roles
 // and bindings created, existing ones left as the admin changed them unless
 // they are still marked autoupdate and lack something).
+//
+// A write of an RBAC object through this server returns only once the index
+// holds it (syncedRbacStores): a binding created is in effect (here and, with
+// hierarchical namespaces, in every descendant) before its create returns, and
+// one deleted stops granting before its delete returns.
 
 import type { Logger } from 'pino';
 import { labelSelectorFromMeta } from '../machinery/labels.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { isStatusError } from '../machinery/errors.js';
 import type { ClusterRole, PolicyRule, Role, RoleBinding, Subject } from '../api/rbac/v1/types.js';
-import type { RESTStore, Watcher } from '../registry/rest.js';
+import type { DeleteOptions, ListOptions, RESTStore, Watcher, WriteOptions } from '../registry/rest.js';
 import type { RbacSource } from '../auth/authz/rbac.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../auth/authz/bootstrap-policy.js';
 import type { RegistryView } from './routes.js';
@@ -27,6 +32,13 @@ function sameSubject(a: Subject, b: Subject): boolean {
 const GROUP = 'rbac.authorization.k8s.io';
 const RESOURCES = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'] as const;
 type RbacResource = (typeof RESOURCES)[number];
+
+function isRbacResource(resource: string): resource is RbacResource {
+  return (RESOURCES as readonly string[]).includes(resource);
+}
+
+/** How long a write waits for the index before it returns anyway (a watch being restarted). */
+const WRITE_SYNC_TIMEOUT_MS = 10_000;
 
 function key(namespace: string | undefined, name: string): string {
   return `${namespace ?? ''}/${name}`;
@@ -46,6 +58,10 @@ export class RbacIndex implements RbacSource {
   private stopped = false;
   private aggregating = false;
   private aggregateAgain = false;
+  /** Per resource, the newest revision the index has applied (its list's, then each event's). */
+  private readonly applied: Record<RbacResource, bigint> = { clusterroles: 0n, clusterrolebindings: 0n, roles: 0n, rolebindings: 0n };
+  /** Conditions writes wait for, checked after each change. */
+  private readonly waiters = new Set<() => boolean>();
   readonly onChange: (() => void)[] = [];
 
   constructor(
@@ -73,6 +89,7 @@ export class RbacIndex implements RbacSource {
     const map = this.maps[resource];
     map.clear();
     for (const item of list.items) map.set(key(item.metadata.namespace, item.metadata.name!), item);
+    this.advance(resource, list.metadata.resourceVersion);
     this.changed();
     const watcher = await store.watch('', { resourceVersion: list.metadata.resourceVersion! }, {
       event: (e) => {
@@ -81,6 +98,7 @@ export class RbacIndex implements RbacSource {
         const k = key(obj.metadata.namespace, obj.metadata.name!);
         if (e.type === 'DELETED') map.delete(k);
         else map.set(k, obj);
+        this.advance(resource, obj.metadata.resourceVersion);
         this.changed();
       },
       done: () => {
@@ -92,11 +110,69 @@ export class RbacIndex implements RbacSource {
     this.watchers.push(watcher);
   }
 
+  private advance(resource: RbacResource, resourceVersion: string | undefined): void {
+    if (resourceVersion === undefined || !/^[0-9]+$/.test(resourceVersion)) return;
+    const revision = BigInt(resourceVersion);
+    if (revision > this.applied[resource]) this.applied[resource] = revision;
+  }
+
   private changed(): void {
     this.bindingsByNamespace = undefined;
     this.clusterBindingList = undefined;
     for (const f of this.onChange) f();
+    for (const ready of this.waiters) if (ready()) this.waiters.delete(ready);
     void this.aggregate();
+  }
+
+  /** Resolves once `ready()` holds after a change (at once if it holds now), or after timeoutMs regardless. */
+  private waitUntil(ready: () => boolean, timeoutMs: number): Promise<void> {
+    if (ready()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        this.logger.warn('an RBAC write returned before the RBAC index saw it (its watch lags)');
+        resolve();
+      }, timeoutMs);
+      timer.unref();
+      const check = (): boolean => {
+        if (!ready()) return false;
+        clearTimeout(timer);
+        resolve();
+        return true;
+      };
+      this.waiters.add(check);
+    });
+  }
+
+  /** Resolves once the index has applied `object` as written (its resourceVersion) to `resource`. */
+  awaitWritten(resource: string, object: KubeObject, timeoutMs = WRITE_SYNC_TIMEOUT_MS): Promise<void> {
+    if (!isRbacResource(resource) || !/^[0-9]+$/.test(object.metadata.resourceVersion ?? '')) return Promise.resolve();
+    const revision = BigInt(object.metadata.resourceVersion!);
+    return this.waitUntil(() => this.applied[resource] >= revision, timeoutMs);
+  }
+
+  /** The uid of the object the index holds under this name, if any. */
+  heldUid(resource: RbacResource, namespace: string, name: string): string | undefined {
+    return this.maps[resource].get(key(namespace || undefined, name))?.metadata.uid;
+  }
+
+  /**
+   * Resolves once the index no longer holds the object with `uid` (any object
+   * by that name when uid is undefined), or holds it marked for deletion when
+   * finalizers keep it (`gone` false).
+   */
+  awaitDeleted(resource: RbacResource, namespace: string, name: string, uid: string | undefined, gone: boolean, timeoutMs = WRITE_SYNC_TIMEOUT_MS): Promise<void> {
+    const k = key(namespace || undefined, name);
+    const map = this.maps[resource];
+    return this.waitUntil(() => {
+      const held = map.get(k);
+      if (held === undefined || (uid !== undefined && held.metadata.uid !== uid)) return true;
+      return !gone && held.metadata.deletionTimestamp !== undefined;
+    }, timeoutMs);
+  }
+
+  allRoleBindings(): Iterable<RoleBinding> {
+    return this.maps.rolebindings.values() as Iterable<RoleBinding>;
   }
 
   clusterRoleBindings(): Iterable<RoleBinding> {
@@ -255,4 +331,57 @@ export class RbacIndex implements RbacSource {
       this.aggregating = false;
     }
   }
+}
+
+/**
+ * The RBAC stores, each write returning only once `index` has applied it
+ * (dry runs return at once). Other stores are returned unchanged.
+ */
+export function syncedRbacStores(stores: RESTStore[], index: RbacIndex): RESTStore[] {
+  return stores.map((store) => {
+    const { group, resource } = store.type;
+    if (group !== GROUP || !isRbacResource(resource)) return store;
+    const written = async (object: KubeObject, dryRun: boolean | undefined): Promise<void> => {
+      if (dryRun !== true) await index.awaitWritten(resource, object);
+    };
+    const synced: RESTStore = Object.create(store) as RESTStore;
+    Object.assign(synced, {
+      create: async (namespace: string, obj: KubeObject, options: WriteOptions) => {
+        const created = await store.create(namespace, obj, options);
+        await written(created, options.dryRun);
+        return created;
+      },
+      update: async (namespace: string, name: string, obj: KubeObject, options: WriteOptions & { subresource?: string }) => {
+        const result = await store.update(namespace, name, obj, options);
+        await written(result.object, options.dryRun);
+        return result;
+      },
+      patch: async (namespace: string, name: string, patch: (current: KubeObject) => KubeObject, options: WriteOptions & { subresource?: string }) => {
+        const patched = await store.patch(namespace, name, patch, options);
+        await written(patched, options.dryRun);
+        return patched;
+      },
+      delete: async (namespace: string, name: string, options: DeleteOptions) => {
+        // The answer may be a Status without the object: the uid the index holds now names what goes.
+        const uid = index.heldUid(resource, namespace, name);
+        const outcome = await store.delete(namespace, name, options);
+        if (options.dryRun !== true) await index.awaitDeleted(resource, namespace, name, uid, outcome.gone);
+        return outcome;
+      },
+      deleteCollection: async (namespace: string, list: ListOptions, options: DeleteOptions) => {
+        const deleted = await store.deleteCollection(namespace, list, options);
+        if (options.dryRun !== true) await Promise.all(deleted.items.map((item) => index.awaitDeleted(resource, item.metadata.namespace ?? '', item.metadata.name ?? '', item.metadata.uid, item.metadata.deletionTimestamp === undefined)));
+        return deleted;
+      },
+    });
+    if (store.apply !== undefined) {
+      const apply = store.apply.bind(store);
+      synced.apply = async (namespace, name, config, options) => {
+        const result = await apply(namespace, name, config, options);
+        await written(result.object, options.dryRun);
+        return result;
+      };
+    }
+    return synced;
+  });
 }

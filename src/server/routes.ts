@@ -54,6 +54,7 @@ import type { WatchTracker } from './watch.js';
 import { setWarningHeaders } from './field-validation.js';
 import { auditAnnotationsOf } from './audit.js';
 import type { AdmissionRequestContext } from '../registry/admission.js';
+import { namespacesStoreFor } from './namespace-visibility.js';
 import { attributesFor, authorizeIdentified, identifyRequest, requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
 import type { FlowControlFilter } from './flowcontrol/filter.js';
 import type { Aggregator } from './aggregator/index.js';
@@ -362,7 +363,9 @@ function isLegacyWatch(info: RequestInfo): boolean {
 async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> {
   const types = (): ResourceType[] => ctx.registry.stores.map((s) => s.type);
   const coreShape = info.apiPrefix === 'api' ? info.apiGroup === '' : info.apiGroup !== '';
-  const store = ctx.registry.storeFor(info.apiGroup, info.resource, info.apiVersion);
+  const found = ctx.registry.storeFor(info.apiGroup, info.resource, info.apiVersion);
+  // A list or watch of namespaces authorized through --namespace-list-filtering sees the visible ones only.
+  const store = found === undefined ? undefined : namespacesStoreFor(req, found);
   // The store found answers "is this group/version served" without a scan of every type, most of the time.
   const served = store?.type.version === info.apiVersion || servesGroupVersion(types(), info.apiGroup, info.apiVersion);
   if (!coreShape || (!served && !servesGroup(types(), info))) {

@@ -19,7 +19,10 @@ import type { RESTStore } from '../registry/rest.js';
 import { authRoutes } from './auth-routes.js';
 import { AuditLog } from './audit.js';
 import { EscalationChecker, guardRbacStores } from './rbac-escalation.js';
-import { RbacIndex } from './rbac-index.js';
+import { RbacIndex, syncedRbacStores } from './rbac-index.js';
+import { NamespaceVisibility } from './namespace-visibility.js';
+import type { Hierarchy } from '../tenancy/hierarchy.js';
+import { inheritedBindingScope } from '../tenancy/inherited-bindings.js';
 import { reviewStores } from './reviews.js';
 import type { RegistryView } from './routes.js';
 import type { SecurityFilters } from './security.js';
@@ -57,6 +60,12 @@ export interface SecurityOptions {
   anonymousAuth?: boolean;
   /** --authorization-mode: RBAC (default) or AlwaysAllow. */
   authorizationMode?: 'RBAC' | 'AlwaysAllow';
+  /**
+   * --namespace-list-filtering (default true): a user refused the cluster-wide
+   * list (or watch) of namespaces gets those where RBAC lets them do
+   * something instead of a 403 (namespace-visibility.ts). False: the 403, as upstream.
+   */
+  namespaceListFiltering?: boolean;
   /** The first IP of the service range, put in the serving certificate. */
   serviceIp?: string;
   /** --audit-log-path: a JSON-lines audit log of writes (level Metadata). */
@@ -93,6 +102,12 @@ export interface SecuritySetup {
   tls?: { key: string; cert: string; ca: string };
   /** Starts following RBAC objects and reconciles the bootstrap policy (after the registry is ready). */
   start(): Promise<void>;
+  /**
+   * Hierarchical namespaces: from now on the RoleBindings of a namespace's
+   * ancestors apply in it too (propagated copies granting nothing of their
+   * own), and every change of the tree drops RBAC's cached decisions.
+   */
+  useHierarchy(hierarchy: Hierarchy): void;
   stop(): void;
 }
 
@@ -181,6 +196,7 @@ export async function setupSecurity(
   const rbac = new RbacAuthorizer(index);
   index.onChange.push(() => rbac.invalidate());
   const authorizer: Authorizer = options.authorizationMode === 'AlwaysAllow' ? alwaysAllow : rbac;
+  let stopFollowingHierarchy: (() => void) | undefined;
 
   // The view the router serves: the registry's stores (custom resources come and go
   // at run time), with the RBAC stores guarded against escalation and the review
@@ -188,7 +204,8 @@ export async function setupSecurity(
   const keyOf = (s: RESTStore): string => `${s.type.group}/${s.type.resource}`;
   const reviews = reviewStores({ authorizer, rbac, authenticator });
   const overrides = new Map<string, RESTStore>(reviews.map((s) => [keyOf(s), s]));
-  for (const s of guardRbacStores(registry.stores, new EscalationChecker(authorizer, rbac))) {
+  // RBAC writes return once the index holds them (guarded against escalation first).
+  for (const s of guardRbacStores(syncedRbacStores(registry.stores, index), new EscalationChecker(authorizer, rbac))) {
     if (!registry.stores.includes(s)) overrides.set(keyOf(s), s);
   }
   const generation = (): number => registry.generation?.() ?? 0;
@@ -208,7 +225,13 @@ export async function setupSecurity(
   const setup: SecuritySetup = {
     pki,
     ...(clusterToken !== undefined ? { token: clusterToken } : {}),
-    filters: { authenticator, authorizer, ...(audit !== undefined ? { audit } : {}), requestHeaders: requestHeader !== undefined },
+    filters: {
+      authenticator,
+      authorizer,
+      ...(audit !== undefined ? { audit } : {}),
+      requestHeaders: requestHeader !== undefined,
+      ...(options.namespaceListFiltering !== false && authorizer === rbac ? { namespaceVisibility: new NamespaceVisibility(rbac) } : {}),
+    },
     frontProxy: {
       ...(frontProxyClient !== undefined ? { proxyClient: frontProxyClient } : {}),
       ...(requestHeader !== undefined ? { requestHeader } : {}),
@@ -221,7 +244,13 @@ export async function setupSecurity(
       await index.start();
       await index.reconcileBootstrapPolicy();
     },
+    useHierarchy(hierarchy) {
+      stopFollowingHierarchy?.();
+      rbac.setBindingScope(inheritedBindingScope(hierarchy));
+      stopFollowingHierarchy = hierarchy.onChange(() => rbac.invalidate());
+    },
     stop: () => {
+      stopFollowingHierarchy?.();
       index.stop();
       void audit?.close();
     },

@@ -18,6 +18,7 @@ import { writeError, writeText } from './responses.js';
 import type { AuditLog } from './audit.js';
 import { isLoopbackRequest } from './loopback.js';
 import { clientCertificate } from './connection-peer.js';
+import { filterNamespacesOf, type NamespaceVisibility } from './namespace-visibility.js';
 
 export interface SecurityFilters {
   authenticator: Authenticator;
@@ -28,6 +29,8 @@ export interface SecurityFilters {
   requestHeaders?: boolean;
   /** The in-process clients' tokens (loopback.ts): the only credentials the loopback listener takes. */
   loopback?: { userFor(token: string): UserInfo | undefined };
+  /** --namespace-list-filtering: a refused list or watch of namespaces is served narrowed instead (namespace-visibility.ts). */
+  namespaceVisibility?: NamespaceVisibility;
 }
 
 const USERS = new WeakMap<IncomingMessage, UserInfo>();
@@ -176,6 +179,11 @@ export function authorizeIdentified(filters: SecurityFilters, req: IncomingMessa
   const attributes = attributesFor(user, info);
   const decision = filters.authorizer.authorize(attributes);
   if (!decision.allowed) {
+    const visibility = filters.namespaceVisibility;
+    if (visibility !== undefined && visibility.applies(attributes)) {
+      filterNamespacesOf(req, visibility.visibleTo(user));
+      return true;
+    }
     writeError(req, res, forbiddenError(attributes, decision.reason));
     return false;
   }

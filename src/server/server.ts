@@ -19,6 +19,7 @@ import { HRQ_RESOURCE, hierarchicalQuotaAccess } from '../tenancy/hierarchical-q
 import { HNC_GROUP } from '../api/hnc/v1alpha2/types.js';
 import { HierarchyReconciler } from '../tenancy/reconciler.js';
 import { TenancyAdmission } from '../tenancy/admission.js';
+import { PropagationProtection } from '../tenancy/propagation-protection.js';
 import { isStatusError } from '../machinery/errors.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
@@ -338,6 +339,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     anchor: (namespace, name) => registry.storeFor('hnc.x-k8s.io', 'subnamespaceanchors')?.getCached(namespace, name),
   });
+  // Propagated copies (hnc.x-k8s.io/inherited-from) are the propagation controller's alone.
+  const propagationProtection = new PropagationProtection({ namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name) });
   const webhookServiceResolver: ServiceResolver = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const admission = buildAdmissionChain(() => registry, {
     authorize: () => authorizeRef,
@@ -346,7 +349,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // HierarchicalResourceQuotas are charged by the ResourceQuota plugin with each namespace's own quotas.
     hierarchicalQuota: hierarchicalQuotaAccess(() => registry.storeFor(HNC_GROUP, HRQ_RESOURCE), () => hierarchy),
     // The hierarchy's rules (src/tenancy/admission.ts) run before quota; the embedder's plugins after everything.
-    tenancy: [tenancyAdmission],
+    tenancy: [tenancyAdmission, propagationProtection],
     extra: options.admission ?? [],
     webhookServiceResolver,
   });
@@ -434,6 +437,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       };
       security = await setupSecurity(options.security, registry, securityDataDir, logger, () => (clock !== undefined ? clock().getTime() : Date.now()), identityStore, proxyClient);
       await security.start();
+      // RoleBindings of ancestors apply in their descendants (hierarchical namespaces).
+      security.useHierarchy(hierarchy);
       const authorizer = security.filters.authorizer;
       authorizeRef = (a) => authorizer.authorize(a);
     } catch (err) {

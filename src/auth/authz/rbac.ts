@@ -9,6 +9,14 @@
 //
 // Decisions are cached per user and request shape; the cache is dropped
 // whenever an RBAC object changes (the source calls invalidate()).
+//
+// Hierarchical namespaces: the server may hand in `bindingNamespaces`, the
+// namespaces whose RoleBindings apply in a namespace (itself, then its
+// ancestors), and `isPropagatedCopy`, which marks the copies of ancestors'
+// bindings written into descendants: those grant nothing of their own (their
+// source already applies), so a binding never counts twice and a removed
+// source stops granting at once. This module knows nothing of the hierarchy
+// itself; the server calls invalidate() when the tree changes.
 
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../../machinery/user.js';
 import type { ClusterRole, PolicyRule, Role, RoleBinding, RoleRef, Subject } from '../../api/rbac/v1/types.js';
@@ -21,25 +29,64 @@ export interface RbacSource {
   roleBindings(namespace: string): Iterable<RoleBinding>;
   role(namespace: string, name: string): Role | undefined;
   clusterRole(name: string): ClusterRole | undefined;
+  /** Every RoleBinding of every namespace (the namespaces a user may see). */
+  allRoleBindings?(): Iterable<RoleBinding>;
 }
 
 export interface Authorizer {
   authorize(a: Attributes): Decision;
 }
 
+/** How RoleBindings of other namespaces come to apply in a namespace (hierarchical namespaces). */
+export interface BindingScope {
+  /** The namespaces whose RoleBindings apply in `namespace`: `namespace` first, then its ancestors, nearest first. */
+  bindingNamespaces(namespace: string): readonly string[];
+  /** True for a binding that is a propagated copy of one that applies through bindingNamespaces (it grants nothing itself). */
+  isPropagatedCopy(binding: RoleBinding): boolean;
+}
+
+/** Each namespace's own RoleBindings only: upstream's RBAC. */
+export const FLAT_BINDING_SCOPE: BindingScope = {
+  bindingNamespaces: (namespace) => [namespace],
+  isPropagatedCopy: () => false,
+};
+
 const MAX_CACHED_DECISIONS = 50_000;
 
 export class RbacAuthorizer implements Authorizer {
   private readonly source: RbacSource;
   private cache = new Map<string, Decision>();
+  private scope: BindingScope = FLAT_BINDING_SCOPE;
+  private generationCount = 0;
 
   constructor(source: RbacSource) {
     this.source = source;
   }
 
-  /** Drops every cached decision (an RBAC object changed). */
+  private readonly invalidationListeners = new Set<() => void>();
+
+  /** Drops every cached decision (an RBAC object or the namespace tree changed). */
   invalidate(): void {
+    this.generationCount++;
     if (this.cache.size > 0) this.cache = new Map();
+    for (const listener of this.invalidationListeners) listener();
+  }
+
+  /** Calls `listener` after every invalidate() (decisions may have changed); returns the unsubscribe. */
+  onInvalidate(listener: () => void): () => void {
+    this.invalidationListeners.add(listener);
+    return () => this.invalidationListeners.delete(listener);
+  }
+
+  /** Counts invalidations: what a caller caching answers of its own compares. */
+  get generation(): number {
+    return this.generationCount;
+  }
+
+  /** Sets how bindings of ancestors apply (the server's hierarchy); drops cached decisions. */
+  setBindingScope(scope: BindingScope): void {
+    this.scope = scope;
+    this.invalidate();
   }
 
   authorize(a: Attributes): Decision {
@@ -101,14 +148,58 @@ export class RbacAuthorizer implements Authorizer {
       if (!('rules' in r ? visit(r.rules, undefined, describe) : visit([], r.error))) return;
     }
     if (namespace === '') return;
-    for (const binding of this.source.roleBindings(namespace)) {
-      const subject = (binding.subjects ?? []).find((s) => subjectMatches(s, user, namespace));
-      if (subject === undefined) continue;
-      const r = this.roleRefRules(binding.roleRef, namespace);
-      const describe = (): string =>
-        `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${namespace}`)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, namespace)}`;
-      if (!('rules' in r ? visit(r.rules, undefined, describe) : visit([], r.error))) return;
+    const scope = this.scope;
+    for (const bindingNamespace of scope.bindingNamespaces(namespace)) {
+      for (const binding of this.source.roleBindings(bindingNamespace)) {
+        if (scope.isPropagatedCopy(binding)) continue;
+        // A ServiceAccount subject without a namespace names the account of the namespace the binding applies
+        // in (as in the copy HNC would write there), so `namespace`, not the binding's own.
+        const subject = (binding.subjects ?? []).find((s) => subjectMatches(s, user, namespace));
+        if (subject === undefined) continue;
+        const r = this.roleRefRules(binding.roleRef, bindingNamespace);
+        const describe = (): string =>
+          `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${bindingNamespace}`)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, namespace)}`;
+        if (!('rules' in r ? visit(r.rules, undefined, describe) : visit([], r.error))) return;
+      }
     }
+  }
+
+  /**
+   * Where the user may do something by RoleBindings (not propagated copies)
+   * that bind it to a role with at least one rule: `inherited` holds the
+   * namespaces of bindings that also grant in their descendants (subjects
+   * naming the user, its groups, or a service account with its namespace);
+   * `local` the namespaces a binding grants in alone (a ServiceAccount
+   * subject without a namespace names the account of the namespace the
+   * binding applies in, so it grants this service account in its own
+   * namespace only).
+   */
+  namespacesWithGrants(user: UserInfo): { inherited: Set<string>; local: Set<string> } {
+    const inherited = new Set<string>();
+    const local = new Set<string>();
+    const ownNamespace = serviceAccountNamespace(user);
+    for (const binding of this.source.allRoleBindings?.() ?? []) {
+      const namespace = binding.metadata.namespace ?? '';
+      if (inherited.has(namespace) || this.scope.isPropagatedCopy(binding)) continue;
+      const subjects = binding.subjects ?? [];
+      const everywhere = subjects.some((s) => (s.kind !== 'ServiceAccount' || !!s.namespace) && subjectMatches(s, user, namespace));
+      const here =
+        !everywhere &&
+        ownNamespace !== undefined &&
+        this.scope.bindingNamespaces(ownNamespace).includes(namespace) &&
+        subjects.some((s) => s.kind === 'ServiceAccount' && !s.namespace && subjectMatches(s, user, ownNamespace));
+      if (!everywhere && !here) continue;
+      const r = this.roleRefRules(binding.roleRef, namespace);
+      if (!('rules' in r && r.rules.some((rule) => (rule.verbs ?? []).length > 0 && (rule.resources ?? []).length > 0))) continue;
+      if (everywhere) inherited.add(namespace);
+      else local.add(ownNamespace!);
+    }
+    return { inherited, local };
+  }
+
+  /** The namespaces whose RoleBindings apply in `namespace` (the binding scope's answer). */
+  bindingNamespaces(namespace: string): readonly string[] {
+    return this.scope.bindingNamespaces(namespace);
   }
 
   /** Every rule that applies to the user in a namespace, and the evaluation errors (SelfSubjectRulesReview). */
@@ -125,6 +216,12 @@ export class RbacAuthorizer implements Authorizer {
     });
     return { rules, errors };
   }
+}
+
+/** The namespace of a service account user (system:serviceaccount:<ns>:<name>), else undefined. */
+function serviceAccountNamespace(user: UserInfo): string | undefined {
+  const m = /^system:serviceaccount:([^:]+):[^:]+$/.exec(user.name);
+  return m === null ? undefined : m[1];
 }
 
 function describeSubject(s: Subject, bindingNamespace: string): string {
