@@ -28,7 +28,7 @@ after(async () => {
   await apiary?.stop();
 });
 
-test('apiary answers every differential case as kube-apiserver 1.32 does, except the reviewed allow-list', { timeout: 240_000 }, async () => {
+test('apiary answers every differential case as kube-apiserver 1.32 does, except the reviewed allow-list', { timeout: 480_000 }, async () => {
   const cases = await loadCases();
   const results = await runCases(cases, apiary!.target, reference!.target);
   const report = buildReport(results, loadAllowList());
