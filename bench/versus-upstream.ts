@@ -210,7 +210,9 @@ try {
       for (const s of order) {
         const before = cpuOf(s);
         const r = await runWrk(s.origin, { concurrency: 32, seconds }, requestFor(op, `r${round}s${servers.indexOf(s)}`));
-        const cpuUs = ((cpuOf(s) - before) / r.requests) * 1e6;
+        // A phase in which no request completed (a starved machine) has no CPU per request.
+        if (r.requests === 0) console.error(`${s.name}: no ${op} completed in ${seconds} s (round ${round + 1})`);
+        const cpuUs = r.requests === 0 ? NaN : ((cpuOf(s) - before) / r.requests) * 1e6;
         got.set(s, { rps: r.rps, cpuUs });
         const x = row(op, s);
         x.rate.push(r.rps);
@@ -231,7 +233,10 @@ try {
   for (const op of OPS) {
     for (const s of servers) {
       const r = row(op, s);
-      console.log(`| ${op} | ${s.name} | ${fmt(median(r.rate))} | ${fmt(median(r.ratio), 2)} | ${fmt(median(r.cpuUs))} | ${fmt(median(r.cpuRatio), 2)} | ${r.errors} |`);
+      const known = (xs: number[]): number[] => xs.filter((x) => Number.isFinite(x));
+      console.log(
+        `| ${op} | ${s.name} | ${fmt(median(r.rate))} | ${fmt(median(r.ratio), 2)} | ${fmt(median(known(r.cpuUs)))} | ${fmt(median(known(r.cpuRatio)), 2)} | ${r.errors} |`,
+      );
     }
   }
 } finally {
