@@ -11,7 +11,8 @@
 // message: deliberately stricter than upstream between 1,001 and 10,000
 // levels (no Kubernetes object is nested that deep), the same beyond.
 //
-// One pass over the text's characters, no allocation: linear in the body.
+// One pass over the text's characters, no allocation: linear in the body (and
+// skipped when the text holds too few opening characters to be that deep).
 
 /** The deepest nesting a request body may have (see above). */
 export const MAX_JSON_DEPTH = 1000;
@@ -20,6 +21,8 @@ export const MAX_JSON_DEPTH = 1000;
 export function jsonDepthError(text: string, max = MAX_JSON_DEPTH): string | undefined {
   // Each level takes at least one character: a short text cannot be too deep.
   if (text.length <= max) return undefined;
+  // Nor can a text with at most `max` opening characters (counted by indexOf, which is fast; strings included).
+  if (openersAtMost(text, max)) return undefined;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -35,6 +38,14 @@ export function jsonDepthError(text: string, max = MAX_JSON_DEPTH): string | und
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
   }
   return undefined;
+}
+
+function openersAtMost(text: string, max: number): boolean {
+  let count = 0;
+  for (const opener of ['{', '[']) {
+    for (let i = text.indexOf(opener); i >= 0; i = text.indexOf(opener, i + 1)) if (++count > max) return false;
+  }
+  return true;
 }
 
 /** Whether a decoded value (a YAML body's) nests more than `max` arrays or objects; iterative, so any depth is safe to ask about. */

@@ -11,16 +11,33 @@ import { findDuplicateFields } from '../api/schema/prune.js';
 import { setWarningHeaders } from './field-validation.js';
 
 /**
+ * A JSON request body's text, and the object keys it repeats: read and looked
+ * for once, though both the merge below and the field checks want them.
+ */
+export interface JsonBody {
+  text: string;
+  /** findDuplicateFields of the text, computed on first use. */
+  duplicates(): readonly string[];
+}
+
+/** The body as JsonBody when it is JSON, else undefined. */
+export function jsonBodyOf(body: Buffer, mediaType: string): JsonBody | undefined {
+  if (mediaType !== 'application/json') return undefined;
+  const text = body.toString('utf8');
+  let duplicates: string[] | undefined;
+  return { text, duplicates: () => (duplicates ??= findDuplicateFields(text)) };
+}
+
+/**
  * A JSON body that repeats an object's key, read as Go decodes it into the
  * kind's struct: objects under the repeated key merged (parseMergingDuplicates).
  * Custom resources decode into maps, where Go keeps the later value as
  * JSON.parse does.
  */
-export function mergeDuplicateKeys(unstructured: boolean, object: KubeObject, body: Buffer, mediaType: string): void {
-  if (mediaType !== 'application/json' || unstructured) return;
-  const text = body.toString('utf8');
-  if (findDuplicateFields(text).length === 0) return;
-  const merged = replaceLoneSurrogates(parseMergingDuplicates(text), text) as Record<string, unknown>;
+export function mergeDuplicateKeys(unstructured: boolean, object: KubeObject, json: JsonBody | undefined): void {
+  if (json === undefined || unstructured) return;
+  if (json.duplicates().length === 0) return;
+  const merged = replaceLoneSurrogates(parseMergingDuplicates(json.text), json.text) as Record<string, unknown>;
   for (const key of Object.keys(merged)) if (key !== 'apiVersion' && key !== 'kind') (object as unknown as Record<string, unknown>)[key] = merged[key];
 }
 

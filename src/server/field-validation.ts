@@ -35,6 +35,8 @@ export interface FieldCheckContext {
   directive: FieldValidation | undefined;
   /** The body as JSON text, when it was JSON (duplicates are looked for there). */
   rawJson?: string;
+  /** findDuplicateFields(rawJson), when the caller has it (or computes it once for several readers). */
+  duplicates?: () => readonly string[];
   /** 'decode' for create/update bodies, 'patch' for the result of a patch. */
   mode: 'decode' | 'patch';
   /** Patch mode: what a Strict failure quotes (Go's %v of a strategic patch, else the patched object's JSON). */
@@ -44,7 +46,7 @@ export interface FieldCheckContext {
 /** Prunes unknown fields of `obj` and applies the directive (see the module comment). */
 export function checkFields(obj: KubeObject, ctx: FieldCheckContext): string[] {
   const directive = ctx.directive ?? 'Warn';
-  const duplicates = ctx.rawJson === undefined || directive === 'Ignore' ? [] : findDuplicateFields(ctx.rawJson);
+  const duplicates = ctx.rawJson === undefined || directive === 'Ignore' ? [] : (ctx.duplicates?.() ?? findDuplicateFields(ctx.rawJson));
   const unknown = pruneObject(ctx.group, ctx.version, ctx.kind, obj as unknown as Record<string, unknown>);
   dropEmptyCollections(ctx.group, ctx.version, ctx.kind, obj as unknown as Record<string, unknown>);
   if (directive === 'Ignore') return [];
@@ -70,7 +72,7 @@ export function checkFields(obj: KubeObject, ctx: FieldCheckContext): string[] {
  * where it first occurs; a repeated unknown key (or anything inside an unknown
  * field) is reported once, as unknown.
  */
-function strictDecodingOrder(rawJson: string | undefined, duplicates: string[], unknown: string[]): string[] {
+function strictDecodingOrder(rawJson: string | undefined, duplicates: readonly string[], unknown: string[]): string[] {
   if (rawJson === undefined || duplicates.length === 0 || unknown.length === 0) {
     return [...duplicates.map(duplicateFieldMessage), ...unknown.map(unknownFieldMessage)];
   }

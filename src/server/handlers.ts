@@ -29,7 +29,7 @@ import YAML from 'yaml';
 import { decodeObject, encodeBody, EXCESSIVE_ALIASING, isExcessiveAliasing, YAML_PARSE_OPTIONS, YAML_TO_JS_OPTIONS, YAML_TOO_DEEP, yamlErrorText } from './codecs.js';
 import { jsonDepthError, valueTooDeep } from '../machinery/json-depth.js';
 import { replaceLoneSurrogates } from '../machinery/json-surrogates.js';
-import { dedupOwnerReferences, mergeDuplicateKeys } from './body-normalization.js';
+import { type JsonBody, dedupOwnerReferences, jsonBodyOf, mergeDuplicateKeys } from './body-normalization.js';
 import { checkFields, setWarningHeaders } from './field-validation.js';
 import {
   baseMediaType,
@@ -224,7 +224,15 @@ function normaliseApplied(scope: ResourceScope, merged: KubeObject): void {
 }
 
 /** Drops unknown/duplicate fields of a decoded body per fieldValidation; warnings go on the response. */
-function checkBodyFields(scope: ResourceScope, object: KubeObject, options: WriteOptions, body: Buffer, mediaType: string, kind?: ExpectedKind): void {
+function checkBodyFields(
+  scope: ResourceScope,
+  object: KubeObject,
+  options: WriteOptions,
+  body: Buffer,
+  mediaType: string,
+  kind?: ExpectedKind,
+  json: JsonBody | undefined = jsonBodyOf(body, mediaType),
+): void {
   // A YAML body's repeated keys (the last one won when it was read): go-yaml's
   // strict decode names each by its line, before any unknown field.
   if (mediaType === 'application/yaml' && options.fieldValidation !== 'Ignore') {
@@ -242,7 +250,7 @@ function checkBodyFields(scope: ResourceScope, object: KubeObject, options: Writ
     kind: kind?.kind ?? scope.type.kind,
     directive: options.fieldValidation,
     mode: 'decode',
-    ...(mediaType === 'application/json' ? { rawJson: body.toString('utf8') } : {}),
+    ...(json === undefined ? {} : { rawJson: json.text, duplicates: json.duplicates }),
   });
   setWarningHeaders(scope.res, warnings);
 }
@@ -351,10 +359,11 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   await largeRequestTurns.run(body.length, async (pause) => {
     await pause();
     const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
-    mergeDuplicateKeys(scope.store.unstructured === true, object, body, mediaType);
+    const json = jsonBodyOf(body, mediaType);
+    mergeDuplicateKeys(scope.store.unstructured === true, object, json);
     await pause();
     decodeBody(scope, object);
-    checkBodyFields(scope, object, options, body, mediaType);
+    checkBodyFields(scope, object, options, body, mediaType, undefined, json);
     dedupOwnerReferences(scope.res, object, false);
     await pause();
     // The body's name and namespace are checked against the URL by the store (every caller goes through it).
@@ -383,10 +392,11 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
   await largeRequestTurns.run(body.length, async (pause) => {
     await pause();
     const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
-    mergeDuplicateKeys(scope.store.unstructured === true, object, body, mediaType);
+    const json = jsonBodyOf(body, mediaType);
+    mergeDuplicateKeys(scope.store.unstructured === true, object, json);
     await pause();
     decodeBody(scope, object);
-    checkBodyFields(scope, object, options, body, mediaType);
+    checkBodyFields(scope, object, options, body, mediaType, undefined, json);
     dedupOwnerReferences(scope.res, object, false);
     await pause();
     if (scope.info.subresource !== '') options.subresource = scope.info.subresource;

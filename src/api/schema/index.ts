@@ -116,9 +116,24 @@ export function definitionByName(name: string): DefinitionSchema | undefined {
 
 /** The definition of a kind (group '' for core), or undefined when we do not describe it. */
 export function definitionFor(group: string, version: string, kind: string): DefinitionSchema | undefined {
+  // Asked several times on every write: nested maps, so a lookup builds no key string.
+  const known = byKind.get(group)?.get(version)?.get(kind);
+  if (known !== undefined) return known;
   const name = file.kinds[`${group}/${version}/${kind}`];
-  return name === undefined ? undefined : definitions.get(name);
+  const def = name === undefined ? undefined : definitions.get(name);
+  // Only kinds that exist are remembered: callers may ask about any apiVersion a body names.
+  if (def !== undefined) {
+    let versions = byKind.get(group);
+    if (versions === undefined) byKind.set(group, (versions = new Map()));
+    let kinds = versions.get(version);
+    if (kinds === undefined) versions.set(version, (kinds = new Map()));
+    kinds.set(kind, def);
+  }
+  return def;
 }
+
+/** definitionFor's answers for the kinds that exist, by group, version and kind. */
+const byKind = new Map<string, Map<string, Map<string, DefinitionSchema>>>();
 
 const flattened = new Map<string, FieldSchema[]>();
 

@@ -39,66 +39,150 @@ export interface FillOptions {
 
 export function fillZeroValues(group: string, version: string, kind: string, obj: JsonObject, options: FillOptions = {}): void {
   const def = definitionFor(group, version, kind);
-  if (def !== undefined) fillStruct(def, obj, options.dropZeroScalars === true);
+  if (def !== undefined) fillStruct(planOf(def), obj, options.dropZeroScalars === true, false);
 }
 
-function isZeroScalar(field: FieldSchema, value: unknown): boolean {
-  if (field.ref !== undefined) return false;
-  switch (field.type) {
-    case 'string':
-      return value === '';
-    case 'integer':
-    case 'number':
-      return value === 0;
-    case 'boolean':
-      return value === false;
-    default:
-      return false;
-  }
+/**
+ * Whether fillZeroValues with these options would change `obj` (add or remove
+ * anything), without changing it: a caller that wants the filled form as a
+ * separate copy copies only when it would differ.
+ */
+export function zeroValuesWouldChange(group: string, version: string, kind: string, obj: JsonObject, options: FillOptions = {}): boolean {
+  const def = definitionFor(group, version, kind);
+  return def !== undefined && fillStruct(planOf(def), obj, options.dropZeroScalars === true, true);
 }
 
-function fillStruct(def: DefinitionSchema, obj: JsonObject, drop: boolean): void {
-  if (def.special !== undefined) return;
+// Every write walks its object along the schema (twice or three times), so
+// each definition's fields are compiled once into what the walk needs to know
+// of them: the zero to add when absent, when a present value is left out, and
+// how to walk into it (nothing, for a map or list of scalars).
+
+/** How to walk into a present value: a struct, or the elements of a list or map; undefined when nothing under it can change. */
+type Walk = { struct: StructPlan } | { items: NonNullable<Walk> } | { values: NonNullable<Walk> } | undefined;
+
+interface FieldPlan {
+  name: string;
+  /** ABSENT, a shared scalar zero, or a struct whose zero is built fresh each time. */
+  zero: unknown;
+  zeroStruct: StructPlan | undefined;
+  /** An omitempty non-pointer scalar: its zero ("", 0 or false) is left out; undefined for any other field. */
+  omittedZero: unknown;
+  /** An omitempty pointer, map or list: null is left out. */
+  dropsNull: boolean;
+  /** An omitempty list (not ObjectMeta's managedFields) or map: empty is left out. */
+  dropsEmpty: 'array' | 'map' | undefined;
+  walk: Walk;
+}
+
+interface StructPlan {
+  /** Special scalars (Quantity, Time, …) are not structs to walk. */
+  special: boolean;
+  fields: FieldPlan[];
+}
+
+const plans = new Map<string, StructPlan>();
+
+function planOf(def: DefinitionSchema): StructPlan {
+  let plan = plans.get(def.name);
+  if (plan !== undefined) return plan;
+  // Registered before its fields are compiled: recursive types (JSONSchemaProps) refer to themselves.
+  plan = { special: def.special !== undefined, fields: [] };
+  plans.set(def.name, plan);
+  if (plan.special) return plan;
   for (const field of fieldsOf(def)) {
-    const value = obj[field.name];
+    const ref = refOf(field);
+    const structZero = field.pointer !== true && field.inline !== true && ref !== undefined && field.type === 'object' && specialZero(ref.special) === undefined;
+    const omitempty = field.omitempty === true;
+    plan.fields.push({
+      name: field.name,
+      zero: structZero ? ABSENT : zeroOf(field),
+      zeroStruct: structZero ? planOf(ref) : undefined,
+      omittedZero: omitempty && field.pointer !== true && field.ref === undefined ? scalarZero(field.type) : undefined,
+      dropsNull: omitempty && (field.pointer === true || field.type === 'map' || field.type === 'array'),
+      dropsEmpty: !omitempty
+        ? undefined
+        : field.type === 'array'
+          ? field.name === 'managedFields' && def.name === 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'
+            ? undefined // `managedFields: []` is kept: it asks for them to be cleared
+            : 'array'
+          : field.type === 'map'
+            ? 'map'
+            : undefined,
+      walk: walkOf(field),
+    });
+  }
+  return plan;
+}
+
+const walks = new WeakMap<ElementSchema, { walk: Walk }>();
+
+function walkOf(schema: ElementSchema): Walk {
+  const cached = walks.get(schema);
+  if (cached !== undefined) return cached.walk;
+  let walk: Walk;
+  if (schema.type === 'array' || schema.type === 'map') {
+    const inner = schema.type === 'array' ? schema.items : schema.values;
+    const elements = inner === undefined ? undefined : walkOf(inner);
+    walk = elements === undefined ? undefined : schema.type === 'array' ? { items: elements } : { values: elements };
+  } else {
+    const ref = refOf(schema);
+    walk = ref === undefined || ref.special !== undefined ? undefined : { struct: planOf(ref) };
+  }
+  walks.set(schema, { walk });
+  return walk;
+}
+
+/** Fills (or, with `check`, only tells whether it would change anything) one struct; true when something changed. */
+function fillStruct(plan: StructPlan, obj: JsonObject, drop: boolean, check: boolean): boolean {
+  if (plan.special) return false;
+  let changed = false;
+  for (const f of plan.fields) {
+    const value = obj[f.name];
     if (value !== undefined) {
-      if (drop && field.omitempty === true && field.pointer !== true && isZeroScalar(field, value)) delete obj[field.name];
-      else if (drop && omittedCollection(def, field, value)) delete obj[field.name];
-      else walkValue(field, value, drop);
+      if (drop && ((f.omittedZero !== undefined && value === f.omittedZero) || omitted(f, value))) {
+        if (check) return true;
+        delete obj[f.name];
+        changed = true;
+      } else if (f.walk !== undefined && walkValue(f.walk, value, drop, check)) {
+        if (check) return true;
+        changed = true;
+      }
       continue;
     }
-    const zero = zeroOf(field);
-    if (zero !== ABSENT) obj[field.name] = zero;
+    if (f.zeroStruct !== undefined) {
+      if (check) return true;
+      const out: JsonObject = {};
+      fillStruct(f.zeroStruct, out, false, false);
+      obj[f.name] = out;
+      changed = true;
+    } else if (f.zero !== ABSENT) {
+      if (check) return true;
+      obj[f.name] = f.zero;
+      changed = true;
+    }
   }
+  return changed;
 }
 
 /**
  * An omitempty map or list that is null or empty, or an omitempty pointer that is null: Go's
  * encode leaves it out (a server-side apply's `labels: null` or `data: null`, which no
- * body decode dropped). ObjectMeta's `managedFields: []` is kept (it asks for them to be cleared).
+ * body decode dropped).
  */
-function omittedCollection(def: DefinitionSchema, field: FieldSchema, value: unknown): boolean {
-  if (field.omitempty !== true) return false;
-  if (value === null) return field.pointer === true || field.type === 'map' || field.type === 'array';
-  if (field.name === 'managedFields' && def.name === 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta') return false;
-  if (field.type === 'array') return Array.isArray(value) && value.length === 0;
-  if (field.type === 'map') return isPlainObject(value) && Object.keys(value).length === 0;
+function omitted(f: FieldPlan, value: unknown): boolean {
+  if (value === null) return f.dropsNull;
+  if (f.dropsEmpty === 'array') return Array.isArray(value) && value.length === 0;
+  if (f.dropsEmpty === 'map') return isPlainObject(value) && Object.keys(value).length === 0;
   return false;
 }
 
 const ABSENT = Symbol('absent');
 
-/** What Go prints for an unset field, or ABSENT when it leaves the field out. */
+/** What Go prints for an unset field that is not a struct, or ABSENT when it leaves the field out. */
 function zeroOf(field: FieldSchema): unknown {
   if (field.pointer === true || field.inline === true) return ABSENT;
-  const ref = refOf(field);
-  const special = specialZero(ref?.special);
+  const special = specialZero(refOf(field)?.special);
   if (special !== undefined) return special;
-  if (ref !== undefined && field.type === 'object') {
-    const out: JsonObject = {};
-    fillStruct(ref, out, false);
-    return out;
-  }
   if (field.omitempty === true) return ABSENT;
   if (field.type === 'array' || field.type === 'map') return null;
   return scalarZero(field.type) ?? ABSENT;
@@ -138,16 +222,25 @@ export function scalarZero(type: string | undefined): unknown {
   }
 }
 
-function walkValue(schema: ElementSchema, value: unknown, drop: boolean): void {
-  if (value === null) return;
-  if (schema.type === 'array') {
-    if (Array.isArray(value) && schema.items !== undefined) for (const item of value) walkValue(schema.items, item, drop);
-    return;
+function walkValue(walk: NonNullable<Walk>, value: unknown, drop: boolean, check: boolean): boolean {
+  if (value === null) return false;
+  if ('struct' in walk) return isPlainObject(value) ? fillStruct(walk.struct, value, drop, check) : false;
+  let changed = false;
+  if ('items' in walk) {
+    if (!Array.isArray(value)) return false;
+    for (const item of value) {
+      if (walkValue(walk.items, item, drop, check)) {
+        if (check) return true;
+        changed = true;
+      }
+    }
+  } else if (isPlainObject(value)) {
+    for (const v of Object.values(value)) {
+      if (walkValue(walk.values, v, drop, check)) {
+        if (check) return true;
+        changed = true;
+      }
+    }
   }
-  if (schema.type === 'map') {
-    if (isPlainObject(value) && schema.values !== undefined) for (const v of Object.values(value)) walkValue(schema.values, v, drop);
-    return;
-  }
-  const ref = refOf(schema);
-  if (ref !== undefined && isPlainObject(value)) fillStruct(ref, value, drop);
+  return changed;
 }

@@ -21,7 +21,7 @@ import {
   unsupportedFieldError,
 } from '../../machinery/fields.js';
 import { validateKubeFinalizerNames, validateObjectMeta } from '../../machinery/validation.js';
-import { fillZeroValues } from '../../api/schema/zero-values.js';
+import { fillZeroValues, zeroValuesWouldChange } from '../../api/schema/zero-values.js';
 import { deepCopy } from '../../machinery/deep-copy.js';
 import { definitionFor } from '../../api/schema/index.js';
 import { type Clock, newUid, systemClock } from '../../machinery/names.js';
@@ -192,8 +192,9 @@ export abstract class StoreBase {
     try {
       // The fields an update manager sets are those of the typed object: what Go's encode leaves
       // out (an omitempty 0, false or "") is not set, though the body held it (issue 34 item 3).
-      const typed = deepCopy(next);
-      this.fillZeroValues(typed, true);
+      // Copied only when that typed form differs (the field manager changes only managedFields).
+      const typed = this.zeroValuesWouldChange(next, true) ? deepCopy(next) : next;
+      if (typed !== next) this.fillZeroValues(typed, true);
       fm.update(live, typed, manager ?? '');
       if (typed.metadata.managedFields === undefined) delete next.metadata.managedFields;
       else next.metadata.managedFields = typed.metadata.managedFields;
@@ -405,6 +406,11 @@ export abstract class StoreBase {
    */
   protected fillZeroValues(obj: KubeObject, last = false): void {
     fillZeroValues(this.type.group, this.type.version, this.type.kind, obj as unknown as Record<string, unknown>, { dropZeroScalars: last });
+  }
+
+  /** Whether fillZeroValues(obj, last) would change obj (obj is left as it is). */
+  protected zeroValuesWouldChange(obj: KubeObject, last = false): boolean {
+    return zeroValuesWouldChange(this.type.group, this.type.version, this.type.kind, obj as unknown as Record<string, unknown>, { dropZeroScalars: last });
   }
 
   protected withTypeMeta(obj: KubeObject): KubeObject {
