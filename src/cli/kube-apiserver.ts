@@ -215,7 +215,10 @@ export async function kubeApiserverCommand(argv: string[]): Promise<void> {
     });
     controllers = { manager, close: async () => (identities !== undefined ? identities.close() : client.close()) };
     // envtest's first requests expect `default` to exist.
-    await waitAtMost(manager.systemNamespacesSynced, 10_000);
+    // envtest's first requests expect them too, as soon as /healthz is ok (at most 10 s).
+    const created = waitAtMost(manager.systemNamespacesSynced, 10_000);
+    server.awaitSystemNamespaces(created);
+    await created;
   }
   process.stdout.write(`apiary kube-apiserver listening on ${server.url}\n`);
   exitOnSignals(async () => {

@@ -15,6 +15,13 @@
 //   informer-sync        (readyz) every watch cache holds its resource
 //   poststarthook/start-apiserver-admission-initializer
 //                        the admission chain is built (always ok once serving)
+//   poststarthook/start-system-namespaces-controller
+//                        (healthz, readyz) the system namespaces exist when the
+//                        embedder asked the server to wait for them (the
+//                        kube-apiserver entry and serve do): envtest and its
+//                        users create objects in kube-public as soon as /healthz
+//                        is ok. Upstream's hook passes once its controller started,
+//                        which is in practice before its slower start is healthy.
 //   shutdown             (readyz) fails once the server is stopping
 // Upstream's other post-start hooks (priority and fairness, apiextensions,
 // RBAC, the aggregator, identity leases, …) have no counterpart here, so they
@@ -31,6 +38,8 @@ export interface HealthProbes {
   cachesSynced(): boolean;
   /** False once the server has begun to stop (and before it listens). */
   serving(): boolean;
+  /** False until the system namespaces exist, when the embedder waits for them. */
+  systemNamespaces(): boolean;
 }
 
 interface Check {
@@ -72,6 +81,12 @@ const INFORMER_SYNC: Check = {
   },
 };
 const ADMISSION: Check = { name: 'poststarthook/start-apiserver-admission-initializer', run: always };
+const SYSTEM_NAMESPACES: Check = {
+  name: 'poststarthook/start-system-namespaces-controller',
+  run: async (probes) => {
+    if (!probes.systemNamespaces()) throw new Error('system namespaces not created yet');
+  },
+};
 const SHUTDOWN: Check = {
   name: 'shutdown',
   run: async (probes) => {
@@ -80,9 +95,9 @@ const SHUTDOWN: Check = {
 };
 
 const CHECKS: Record<HealthEndpoint, Check[]> = {
-  healthz: [PING, LOG, ETCD, ADMISSION],
+  healthz: [PING, LOG, ETCD, ADMISSION, SYSTEM_NAMESPACES],
   livez: [PING, LOG, ETCD_LIVENESS, ADMISSION],
-  readyz: [PING, LOG, ETCD, ETCD_READINESS, INFORMER_SYNC, ADMISSION, SHUTDOWN],
+  readyz: [PING, LOG, ETCD, ETCD_READINESS, INFORMER_SYNC, ADMISSION, SYSTEM_NAMESPACES, SHUTDOWN],
 };
 
 /** The health paths the root document lists: each endpoint and each of its checks. */

@@ -76,6 +76,8 @@ export interface ApiContext {
   serverAddress(): string;
   /** False before the server listens and once it begins to stop (the readyz "shutdown" check). */
   isReady(): boolean;
+  /** False while the embedder waits for the system namespaces (absent: never waits). */
+  systemNamespacesReady?(): boolean;
   /** Resolves when the storage backend answers (the "etcd" health checks); absent: always healthy. */
   storageHealth?(): Promise<void>;
   version: Record<string, string>;
@@ -211,6 +213,7 @@ async function serveNonResource(ctx: ApiContext, req: IncomingMessage, res: Serv
       // The server listens only once every watch cache has its resource (server.ts awaits registry.ready).
       cachesSynced: () => true,
       serving: () => ctx.isReady(),
+      systemNamespaces: () => ctx.systemNamespacesReady?.() ?? true,
     });
     return;
   }

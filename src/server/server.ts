@@ -198,6 +198,12 @@ export interface RunningServer {
   loopbackCredentials?(user: string, groups: string[]): AdminCredentials;
   /** With security on: signs legacy service account tokens with the server's key (the tokens controller's signer). */
   signLegacyToken?: SecuritySetup['signLegacyToken'];
+  /**
+   * /healthz and /readyz fail their system-namespaces check until `created`
+   * settles (the controller manager's systemNamespacesSynced), so a client that
+   * waits for health finds kube-system, kube-public and default.
+   */
+  awaitSystemNamespaces(created: Promise<unknown>): void;
   stop(): Promise<void>;
 }
 
@@ -489,6 +495,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.maxWatchBufferedBytes !== undefined) watchLimits.maxBufferedBytes = options.maxWatchBufferedBytes;
   const watches = new WatchTracker(watchLimits);
   let ready = false;
+  let systemNamespacesReady = true;
   let address = '127.0.0.1:0';
   const loopback = security !== undefined ? new LoopbackListener() : undefined;
   const handler = createApiHandler({
@@ -501,6 +508,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     aggregator,
     serverAddress: () => address,
     isReady: () => ready,
+    systemNamespacesReady: () => systemNamespacesReady,
     storageHealth: async () => {
       await backend.currentRevision();
     },
@@ -625,7 +633,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       logger.info('apiserver stopped');
     })());
 
-  const running: RunningServer = { url, port, registry, hierarchy, admin, stop };
+  const awaitSystemNamespaces = (created: Promise<unknown>): void => {
+    systemNamespacesReady = false;
+    const settle = (): void => {
+      systemNamespacesReady = true;
+    };
+    created.then(settle, settle);
+  };
+  const running: RunningServer = { url, port, registry, hierarchy, admin, awaitSystemNamespaces, stop };
   if (security !== undefined) {
     const pki = security.pki;
     running.clientCredentials = async (user, groups) => {

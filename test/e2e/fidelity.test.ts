@@ -175,7 +175,7 @@ test('item 10: health checks, verbose, excluded, one by one, with upstream\'s na
   const ready = await get(base, '/readyz?verbose');
   assert.equal(
     ready.text,
-    '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]informer-sync ok\n[+]poststarthook/start-apiserver-admission-initializer ok\n[+]shutdown ok\nreadyz check passed\n',
+    '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]informer-sync ok\n[+]poststarthook/start-apiserver-admission-initializer ok\n[+]poststarthook/start-system-namespaces-controller ok\n[+]shutdown ok\nreadyz check passed\n',
   );
   assert.equal((await get(base, '/livez?verbose')).text, '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]poststarthook/start-apiserver-admission-initializer ok\nlivez check passed\n');
   assert.equal((await get(base, '/healthz')).text, 'ok');

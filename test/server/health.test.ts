@@ -23,15 +23,20 @@ async function serve(probes: HealthProbes, t: { after(fn: () => unknown): void }
 }
 
 test('a failing check: verbose 500 with the reason withheld; the single check says why', async (t) => {
-  const base = await serve({ storage: async () => Promise.reject(new Error('connection refused')), cachesSynced: () => true, serving: () => false }, t);
+  const base = await serve({ storage: async () => Promise.reject(new Error('connection refused')), cachesSynced: () => true, serving: () => false, systemNamespaces: () => false }, t);
   const ready = await fetch(`${base}/readyz`);
   assert.equal(ready.status, 500);
   assert.equal(ready.headers.get('content-type'), 'text/plain; charset=utf-8');
   assert.equal(
     await ready.text(),
     '[+]ping ok\n[+]log ok\n[-]etcd failed: reason withheld\n[-]etcd-readiness failed: reason withheld\n[+]informer-sync ok\n' +
-      '[+]poststarthook/start-apiserver-admission-initializer ok\n[-]shutdown failed: reason withheld\nreadyz check failed\n',
+      '[+]poststarthook/start-apiserver-admission-initializer ok\n[-]poststarthook/start-system-namespaces-controller failed: reason withheld\n' +
+      '[-]shutdown failed: reason withheld\nreadyz check failed\n',
   );
+  // Until the system namespaces exist (when the embedder waits for them), /healthz fails too.
+  const namespaces = await fetch(`${base}/healthz/poststarthook/start-system-namespaces-controller`);
+  assert.equal(namespaces.status, 500);
+  assert.equal(await namespaces.text(), 'internal server error: system namespaces not created yet\n');
   // livez has no shutdown check: only the storage fails it.
   const live = await fetch(`${base}/livez?exclude=etcd`);
   assert.equal(live.status, 200);
