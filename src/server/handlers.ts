@@ -347,6 +347,24 @@ async function handleCreateSubresource(scope: ResourceScope): Promise<void> {
   write(scope, 201, status, out);
 }
 
+/**
+ * The body of a create or an update, decoded and checked as upstream's
+ * handlers do (duplicate keys merged, field validation, owner references
+ * deduplicated), yielding between stages for a large body.
+ */
+async function decodeWriteBody(scope: ResourceScope, body: Buffer, mediaType: string, options: WriteOptions, pause: () => Promise<void>): Promise<KubeObject> {
+  await pause();
+  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
+  const json = jsonBodyOf(body, mediaType);
+  mergeDuplicateKeys(scope.store.unstructured === true, object, json);
+  await pause();
+  decodeBody(scope, object);
+  checkBodyFields(scope, object, options, body, mediaType, undefined, json);
+  dedupOwnerReferences(scope.res, object, false);
+  await pause();
+  return object;
+}
+
 export async function handleCreate(scope: ResourceScope): Promise<void> {
   if (scope.info.subresource !== '') return handleCreateSubresource(scope);
   const out = output(scope);
@@ -357,15 +375,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
   fromRequest(scope, options);
   // A large body takes its turn and yields between stages (large-requests.ts says why).
   await largeRequestTurns.run(body.length, async (pause) => {
-    await pause();
-    const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
-    const json = jsonBodyOf(body, mediaType);
-    mergeDuplicateKeys(scope.store.unstructured === true, object, json);
-    await pause();
-    decodeBody(scope, object);
-    checkBodyFields(scope, object, options, body, mediaType, undefined, json);
-    dedupOwnerReferences(scope.res, object, false);
-    await pause();
+    const object = await decodeWriteBody(scope, body, mediaType, options, pause);
     // The body's name and namespace are checked against the URL by the store (every caller goes through it).
     options.warnings = [];
     options.pause = pause;
@@ -390,15 +400,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
     return;
   }
   await largeRequestTurns.run(body.length, async (pause) => {
-    await pause();
-    const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
-    const json = jsonBodyOf(body, mediaType);
-    mergeDuplicateKeys(scope.store.unstructured === true, object, json);
-    await pause();
-    decodeBody(scope, object);
-    checkBodyFields(scope, object, options, body, mediaType, undefined, json);
-    dedupOwnerReferences(scope.res, object, false);
-    await pause();
+    const object = await decodeWriteBody(scope, body, mediaType, options, pause);
     if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
     options.warnings = [];
     const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);

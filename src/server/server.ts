@@ -545,14 +545,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   } catch (err) {
     await aggregator.stop();
     await flowControl?.stop();
-    security?.stop();
-    compactor?.stop();
-    customResources.stop();
-    for (const p of admission) p.stop?.();
-    hierarchyReconciler.stop();
-    hierarchy.stop();
-    await registry.close();
-    await rawBackend.close();
+    await abandonStart();
     throw err;
   }
   const url = `${tls !== undefined ? 'https' : 'http'}://${urlHost(bindAddress)}:${port}`;
