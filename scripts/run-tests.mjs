@@ -1,8 +1,8 @@
 // Runs every test file under test/ with node's test runner through tsx, then
 // (on full runs) the tests on real etcd again, on etcd 3.5, then the
 // differential pass against a real kube-apiserver 1.32 (test/compat/differential),
-// the control-plane pass, the chart pass (test/compat/charts) and the
-// `kubectl hns` plugin pass (test/compat/hns).
+// the control-plane pass, the chart pass (test/compat/charts), the
+// `kubectl hns` plugin pass (test/compat/hns) and the aggregation pass (test/aggregation).
 // Node 20's --test takes no recursive globs, so we find the files here.
 // Usage: node scripts/run-tests.mjs [substring filter …]
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -45,8 +45,10 @@ const CHARTS_DIR = join('test', 'compat', 'charts');
 const CHARTS_FILES = files.filter((f) => f.startsWith(CHARTS_DIR + '/'));
 // And the `kubectl hns` plugin tests (built from test/compat/hns).
 const HNS_FILES = files.filter((f) => f.startsWith(join('test', 'tenancy', 'hns-plugin')));
+// And the aggregation pass: upstream's extension API servers (sample-apiserver, metrics-server) behind apiary.
+const AGGREGATION_FILES = files.filter((f) => f.startsWith(join('test', 'aggregation') + '/'));
 const firstPass = files.filter(
-  (f) => !DIFFERENTIAL_FILES.includes(f) && !CONTROLPLANE_FILES.includes(f) && !CHARTS_FILES.includes(f) && !HNS_FILES.includes(f),
+  (f) => !DIFFERENTIAL_FILES.includes(f) && !CONTROLPLANE_FILES.includes(f) && !CHARTS_FILES.includes(f) && !HNS_FILES.includes(f) && !AGGREGATION_FILES.includes(f),
 );
 
 let status = firstPass.length > 0 ? runFiles(firstPass) : 0;
@@ -177,5 +179,21 @@ if (status === 0 && HNS_FILES.length > 0) {
   const [hns] = goBuild('kubectl-hns 1.1', join('test', 'compat', 'hns'), ['sigs.k8s.io/hierarchical-namespaces/cmd/kubectl'], ['kubectl-hns']);
   console.log(`# kubectl hns: ${HNS_FILES.join(', ')}`);
   status = runFiles(HNS_FILES, { ...process.env, KUBECTL_HNS_BIN: hns });
+}
+// Seventh pass (full runs, and filtered runs that name it): upstream's extension API
+// servers behind apiary's aggregator (test/aggregation): k8s.io/sample-apiserver v0.32
+// (test/compat/sample-apiserver) on etcd 3.5, and metrics-server v0.7
+// (test/compat/metrics-server) scraping kwok's simulated kubelets for `kubectl top`.
+if (status === 0 && AGGREGATION_FILES.length > 0) {
+  if (!goAvailable()) {
+    console.log('\n# aggregation: skipped: `go` is not on PATH (it builds sample-apiserver, metrics-server, etcd 3.5 and kwok)');
+  } else {
+    const etcd = buildEtcd35();
+    const [sample] = goBuild('sample-apiserver 0.32', join('test', 'compat', 'sample-apiserver'), ['k8s.io/sample-apiserver'], ['sample-apiserver']);
+    const [metrics] = goBuild('metrics-server 0.7', join('test', 'compat', 'metrics-server'), ['sigs.k8s.io/metrics-server/cmd/metrics-server'], ['metrics-server']);
+    const [kwok] = goBuild('kwok', join('test', 'compat', 'kwok'), ['sigs.k8s.io/kwok/cmd/kwok'], ['kwok']);
+    console.log(`# aggregation: ${AGGREGATION_FILES.join(', ')}`);
+    status = runFiles(AGGREGATION_FILES, { ...process.env, ETCD35_BIN: etcd, SAMPLE_APISERVER_BIN: sample, METRICS_SERVER_BIN: metrics, KWOK_BIN: kwok });
+  }
 }
 process.exit(status);

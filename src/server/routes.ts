@@ -58,6 +58,7 @@ import { namespacesStoreFor } from './namespace-visibility.js';
 import { attributesFor, authorizeIdentified, identifyRequest, requestUser, runSecurityFilters, type SecurityFilters } from './security.js';
 import type { FlowControlFilter } from './flowcontrol/filter.js';
 import type { Aggregator } from './aggregator/index.js';
+import { mergeOpenApiV2 } from './aggregator/openapi-v2.js';
 
 /** What routing needs of the registry (src/registry/index.ts's Registry satisfies it). */
 export interface RegistryView {
@@ -119,6 +120,7 @@ export function createApiHandler(ctx: ApiContext): (req: IncomingMessage, res: S
         ctx.registry.stores.map((s) => s.type),
         ctx.version['gitVersion'] ?? 'unversioned',
         aggregator === undefined ? undefined : () => aggregator.openApiV3Paths(),
+        aggregator === undefined ? undefined : { specs: () => aggregator.openApiV2Specs(), merge: mergeOpenApiV2 },
       );
       openapiGeneration = generation;
     }

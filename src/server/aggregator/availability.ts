@@ -49,7 +49,12 @@ export interface AvailabilityOptions {
    * or undefined when its check failed.
    */
   onDiscovery(name: string, document: Record<string, unknown> | undefined, openApiV3URL?: string): void;
+  /** A remote group/version's server's /openapi/v2, downloaded after a passed check at most once a minute (as upstream's). */
+  onOpenApiV2?(name: string, spec: Record<string, unknown>): void;
 }
+
+/** How often an available extension server's /openapi/v2 is downloaded again (upstream's aggregator: every minute). */
+const OPENAPI_V2_REFRESH_MS = 60_000;
 
 type Verdict = Pick<APIServiceCondition, 'status' | 'reason' | 'message'>;
 
@@ -79,6 +84,8 @@ export class AvailabilityController {
   private stopped = false;
   private running: Promise<void> | undefined;
   private again = false;
+  /** When each APIService's /openapi/v2 was last downloaded. */
+  private readonly openApiV2At = new Map<string, number>();
 
   constructor(private readonly options: AvailabilityOptions) {}
 
@@ -183,6 +190,7 @@ export class AvailabilityController {
     const where = `service/${serviceName} in ${JSON.stringify(namespace)}`;
     const unavailable = (reason: string, message: string): Verdict => {
       this.options.onDiscovery(name, undefined);
+      this.openApiV2At.delete(name);
       return { status: 'False', reason, message };
     };
     const service = (await getOrUndefined(this.options.services, namespace, serviceName)) as ServiceObject | undefined;
@@ -211,6 +219,16 @@ export class AvailabilityController {
         openApiV3URL = undefined;
       }
       this.options.onDiscovery(name, document, openApiV3URL);
+      const last = this.openApiV2At.get(name);
+      if (this.options.onOpenApiV2 !== undefined && (last === undefined || this.options.now() - last >= OPENAPI_V2_REFRESH_MS)) {
+        try {
+          const v2 = await this.discover(spec, namespace, serviceName, port, '/openapi/v2');
+          this.openApiV2At.set(name, this.options.now());
+          this.options.onOpenApiV2(name, v2);
+        } catch (err) {
+          this.options.logger.debug({ err, apiService: name }, 'downloading /openapi/v2 failed');
+        }
+      }
       return { status: 'True', reason: 'Passed', message: 'all checks passed' };
     } catch (err) {
       const errors = err instanceof AggregateError ? err.errors : [err];

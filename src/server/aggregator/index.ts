@@ -48,6 +48,9 @@ export class Aggregator {
   private readonly resolve;
   /** The last discovery document of each remote APIService, and whether its last check passed. */
   private readonly discovered = new Map<string, { document: Record<string, unknown>; current: boolean; openApiV3URL?: string }>();
+  /** The last /openapi/v2 of each remote APIService's server, with a count of downloads (the merge's cache key). */
+  private readonly openApiV2 = new Map<string, { spec: Record<string, unknown>; download: number }>();
+  private openApiV2Downloads = 0;
   private generationTimer: NodeJS.Timeout | undefined;
   private syncedGeneration = -1;
   private syncing: Promise<void> | undefined;
@@ -70,6 +73,9 @@ export class Aggregator {
         const known = this.discovered.get(name);
         if (document !== undefined) this.discovered.set(name, { document, current: true, ...(openApiV3URL !== undefined ? { openApiV3URL } : {}) });
         else if (known !== undefined) known.current = false;
+      },
+      onOpenApiV2: (name, spec) => {
+        this.openApiV2.set(name, { spec, download: ++this.openApiV2Downloads });
       },
     });
   }
@@ -170,6 +176,25 @@ export class Aggregator {
       if (known?.openApiV3URL !== undefined) paths[`apis/${spec.group ?? ''}/${spec.version ?? ''}`] = { serverRelativeURL: known.openApiV3URL };
     }
     return paths;
+  }
+
+  /**
+   * The /openapi/v2 specs of the available remote APIServices, in priority
+   * order (group, then version), for the merge (openapi-v2.ts); `key` changes
+   * whenever the list or a spec does.
+   */
+  openApiV2Specs(): { key: string; specs: Record<string, unknown>[] } {
+    const specs: Record<string, unknown>[] = [];
+    const keys: string[] = [];
+    for (const g of groupsOf(this.cachedApiServices().filter((s) => isRemote(s) && availableCondition(s)?.status === 'True'))) {
+      for (const v of g.versions) {
+        const known = this.openApiV2.get(v.name);
+        if (known === undefined) continue;
+        specs.push(known.spec);
+        keys.push(`${v.name}#${known.download}`);
+      }
+    }
+    return { key: keys.join(','), specs };
   }
 
   /** Aggregated discovery entries of the extension servers' groups (those fetched at least once). */

@@ -141,13 +141,35 @@ function acceptsJson(header: string | undefined): boolean {
  * `extraV3Paths`: more entries of the v3 discovery document (the extension
  * servers' group/versions, served by the aggregator's proxy).
  */
-export function createOpenApiService(types: ResourceType[], version: string, extraV3Paths?: () => Record<string, { serverRelativeURL: string }>): OpenApiService {
+export function createOpenApiService(
+  types: ResourceType[],
+  version: string,
+  extraV3Paths?: () => Record<string, { serverRelativeURL: string }>,
+  extraV2?: { specs: () => { key: string; specs: Record<string, unknown>[] }; merge: (local: Record<string, unknown>, remote: readonly Record<string, unknown>[]) => Record<string, unknown> },
+): OpenApiService {
   const groupVersions = new Map<string, ResourceType[]>();
   for (const t of types) {
     const key = groupVersionPath(t);
     groupVersions.set(key, [...(groupVersions.get(key) ?? []), t]);
   }
   let v2: CachedV2 | undefined;
+  let localV2: Record<string, unknown> | undefined;
+  // `extraV2`: the extension servers' specs merged into ours, remade when they change.
+  let v2Key = '';
+  const v2Document = (): CachedV2 => {
+    localV2 ??= buildOpenApiV2(types, version);
+    const extra = extraV2?.specs();
+    if (extra === undefined || extra.specs.length === 0) {
+      if (v2 === undefined || v2Key !== '') v2 = cachedV2(localV2);
+      v2Key = '';
+      return v2;
+    }
+    if (v2 === undefined || v2Key !== extra.key) {
+      v2 = cachedV2(extraV2!.merge(localV2, extra.specs));
+      v2Key = extra.key;
+    }
+    return v2;
+  };
   const v3 = new Map<string, CachedDocument>();
   let discovery: CachedDocument | undefined;
 
@@ -213,9 +235,9 @@ export function createOpenApiService(types: ResourceType[], version: string, ext
         const form = v2Form(req.headers.accept);
         // Nothing we serve was asked for: upstream answers 406 with no body and lists no types either.
         if (form === undefined) return plain(res, 406, '');
-        v2 ??= cachedV2(buildOpenApiV2(types, version));
-        if (form === 'protobuf') return send(req, res, v2.protobuf(), { 'Content-Type': V2_PROTOBUF_CONTENT_TYPE });
-        return send(req, res, v2.json);
+        const doc = v2Document();
+        if (form === 'protobuf') return send(req, res, doc.protobuf(), { 'Content-Type': V2_PROTOBUF_CONTENT_TYPE });
+        return send(req, res, doc.json);
       }
       if (path === '/openapi/v3') return send(req, res, discoveryDocument());
       const gv = path.slice('/openapi/v3/'.length);
