@@ -169,11 +169,21 @@ test('discovery: kubectl api-resources, /apis and aggregated discovery list the 
   assert.match(resources, /^fischers\s+wardle\.example\.com\/v1alpha1\s+false\s+Fischer$/m);
   assert.match(resources, /^flunders\s+wardle\.example\.com\/v1alpha1\s+true\s+Flunder$/m);
   const groups = JSON.parse((await raw('/apis')).text).groups as { name: string }[];
-  assert.ok(groups.some((g) => g.name === GROUP));
+  const gv = { groupVersion: `${GROUP}/${VERSION}`, version: VERSION };
+  assert.deepEqual(groups.find((g) => g.name === GROUP), { name: GROUP, versions: [gv], preferredVersion: gv });
+  assert.equal(groups[0]!.name, 'apiregistration.k8s.io');
+  assert.deepEqual(JSON.parse((await raw(`/apis/${GROUP}`)).text), { kind: 'APIGroup', apiVersion: 'v1', name: GROUP, versions: [gv], preferredVersion: gv });
+  // /apis/GROUP/VERSION is the extension's own document, proxied.
+  const own = JSON.parse((await raw(`/apis/${GROUP}/${VERSION}`)).text);
+  assert.deepEqual(own.resources.map((r: { name: string }) => r.name).sort(), ['fischers', 'flunders']);
+  assert.match(await kubectl(['get', 'apiservices']), /^v1alpha1\.wardle\.example\.com\s+wardle\/api\s+True\s+\S+$/m);
   const aggregated = JSON.parse((await raw('/apis', AGGREGATED)).text);
   const item = aggregated.items.find((i: { metadata: { name: string } }) => i.metadata.name === GROUP);
   assert.equal(item.versions[0].freshness, 'Current');
   assert.deepEqual(item.versions[0].resources.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`), ['fischers:Cluster', 'flunders:Namespaced']);
+  const v3 = JSON.parse((await raw('/openapi/v3')).text);
+  assert.match(v3.paths[`apis/${GROUP}/${VERSION}`].serverRelativeURL, /^\/openapi\/v3\/apis\/wardle\.example\.com\/v1alpha1\?hash=[0-9A-F]+$/);
+  assert.ok(v3.paths['apis/apps/v1'] !== undefined, 'our own group/versions stay listed');
   assert.match(await kubectl(['explain', 'flunders.spec']), /FIELDS:[\s\S]*reference\s+<string>/);
 });
 

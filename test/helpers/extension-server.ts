@@ -1,4 +1,8 @@
-// A small real extension API server for aggregation tests: node:https on
+// A stand-in extension API server, kept only for what the real one
+// (k8s.io/sample-apiserver, run by test/aggregation/sample-apiserver.test.ts)
+// cannot give: a record of the headers each request arrived with, a server
+// that answers 500s or hangs on demand, a count of open watches, and a run
+// without Go. It is node:https on
 // 127.0.0.1 (a free port) serving one group/version (wardle.example.com/v1alpha1,
 // namespaced `flunders`, kept in memory) as k8s.io/sample-apiserver does:
 // discovery, list, get, create, delete and a streaming watch.
