@@ -28,6 +28,7 @@ import type { APIServiceCondition, APIServiceSpec } from '../../api/apiregistrat
 import type { ApiServiceResolver } from './resolver.js';
 import type { ProxyTransports } from './transport.js';
 import { frontProxyHeaders } from './proxy.js';
+import { goNetErrorText } from './go-errors.js';
 import { AGGREGATOR_USER } from './local-apiservices.js';
 
 const CHECK_TIMEOUT_MS = 5000;
@@ -257,7 +258,7 @@ export class AvailabilityController {
           },
         );
         req.on('timeout', () => req.destroy(new Error(`Get "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)));
-        req.on('error', reject);
+        req.on('error', (err) => reject((err as { code?: string }).code !== undefined ? new Error(`Get ${JSON.stringify(url)}: ${goNetErrorText(err)}`) : err));
         req.end();
       });
       if (status < 200 || status >= 300) throw new Error(`bad status from ${url}: ${status}`);

@@ -4,12 +4,14 @@
 // Impersonate-*, X-Remote-*); the authenticated user goes as the front-proxy
 // headers (X-Remote-User, one X-Remote-Group per group, X-Remote-Extra-<key>
 // per extra value) over a connection that presents the proxy client
-// certificate. The answer is streamed back as it comes (watches included).
+// certificate. The answer is streamed back as it comes (watches included); an
+// extension server out of reach is a 503 with Go's text of the error.
 
 import https from 'node:https';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { UserInfo } from '../../machinery/user.js';
 import { writeText } from '../responses.js';
+import { goNetErrorText } from './go-errors.js';
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 hop-by-hop, plus Go's proxy list). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
@@ -71,7 +73,7 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, target: 
     });
     outgoing.on('error', (err) => {
       res.off('close', clientGone);
-      if (!res.headersSent) writeText(req, res, 503, `${err.message}\n`);
+      if (!res.headersSent) writeText(req, res, 503, `${goNetErrorText(err)}\n`);
       else res.destroy();
       resolve();
     });
