@@ -210,6 +210,10 @@ test('/openapi/v2 merges the extension server’s spec: its paths and definition
   collect(doc);
   const dangling = [...refs].filter((r) => r.startsWith('#/definitions/') && doc.definitions[r.slice('#/definitions/'.length)] === undefined);
   assert.deepEqual(dangling, []);
+  // The protobuf form (kubectl's and client-go's openapi v2 client ask for it) carries the merged document too.
+  const proto = await raw('/openapi/v2', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
+  assert.equal(proto.status, 200, proto.text.slice(0, 300));
+  assert.ok(proto.text.includes('io.k8s.sample-apiserver.pkg.apis.wardle.v1alpha1.Flunder'));
   // kubectl's client-side validation (it reads /openapi/v3, else v2) accepts a Flunder.
   await kubectl(['create', 'namespace', 'validated']);
   await kubectl(['create', '--validate=strict', '-f', '-'], flunder('checked', 'validated'));
