@@ -143,7 +143,7 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('kubectl top nodes and kubectl top pods print the usage metrics-server scraped from kwok', { skip: skipReason, timeout: 120_000 }, async () => {
+test('kubectl top nodes and kubectl top pods print the usage metrics-server scraped from kwok', { skip: skipReason, timeout: 120_000 }, async (t) => {
   // metrics-server needs two scrapes (10 s apart, its minimum resolution) before it has a CPU rate.
   let nodes = '';
   await until('kubectl top nodes prints the node', async () => {
@@ -161,10 +161,23 @@ test('kubectl top nodes and kubectl top pods print the usage metrics-server scra
     pods = r.stdout + r.stderr;
     return r.code === 0 && /^big\s/m.test(r.stdout) && /^small\s/m.test(r.stdout);
   }, 60_000, 1000);
+  t.diagnostic(`kubectl top nodes: ${nodes.trim()}`);
+  t.diagnostic(`kubectl top pods: ${pods.trim().replace(/\n/g, ' | ')}`);
   assert.match(pods, /^big\s+(49\d|50\d)m\s+256Mi\s*$/m);
   assert.match(pods, /^small\s+(9\d|10\d)m\s+64Mi\s*$/m);
   // The same through the API, as kubectl read it: metrics.k8s.io served by metrics-server behind apiary.
   const list = JSON.parse(await kubectl(['get', '--raw', `/apis/metrics.k8s.io/v1beta1/namespaces/${NS}/pods/small`]));
   assert.equal(list.kind, 'PodMetrics');
   assert.equal(list.containers[0].usage.memory, '64Mi');
+});
+
+test('metrics.k8s.io is discovered and documented: kubectl api-resources, /openapi/v2, kubectl explain', { skip: skipReason }, async () => {
+  const resources = await kubectl(['api-resources', '--api-group=metrics.k8s.io']);
+  assert.match(resources, /^nodes\s+metrics\.k8s\.io\/v1beta1\s+false\s+NodeMetrics$/m);
+  assert.match(resources, /^pods\s+metrics\.k8s\.io\/v1beta1\s+true\s+PodMetrics$/m);
+  await until('the metrics definitions in /openapi/v2', async () => {
+    const doc = JSON.parse(await kubectl(['get', '--raw', '/openapi/v2']));
+    return doc.definitions['io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics'] !== undefined && doc.paths['/apis/metrics.k8s.io/v1beta1/nodes'] !== undefined;
+  }, 20_000, 500);
+  assert.match(await kubectl(['explain', 'podmetrics.containers']), /usage\s+<map\[string\]Quantity>/);
 });
