@@ -15,8 +15,9 @@
 // OpenAPI v2 carry the extension's group; deleting a namespace deletes its
 // flunders through the aggregator. Then the server is killed: the
 // APIService turns Available=False with upstream's reason, its group answers
-// 503, everything else is still served and discovered, and a namespace
-// deletion still finishes.
+// 503, everything else is still served and discovered, the garbage collector
+// still collects, and a namespace deletion waits for the group (as upstream's
+// namespace controller does) and finishes once the server is back.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -86,7 +87,8 @@ before(async () => {
   client = new RestClient({ ...server.admin });
   controllers = startControllerManager({
     client,
-    controllers: { namespace: true, systemNamespaces: true, resourceQuota: false, crdCleanup: false, pvcProtection: false, garbageCollector: false, hncPropagation: false },
+    controllers: { namespace: true, systemNamespaces: true, resourceQuota: false, crdCleanup: false, pvcProtection: false, garbageCollector: true, hncPropagation: false },
+    gcDiscoveryPeriodMs: 1000,
     concurrentNamespaceSyncs: 4,
     namespaceDeletionGracePeriodMs: 100,
     finalizerEstimateSeconds: 1,
@@ -137,6 +139,14 @@ test('kubectl creates, gets, lists and deletes flunders through apiary', { skip 
   assert.notEqual(banned.code, 0);
   assert.match(banned.stderr, /flunders\.wardle\.example\.com "banned" is forbidden: this name may not be used, please change the resource name/);
   await kubectl(['delete', 'fischer', 'strict']);
+  // Another user, with RBAC rights in zoo only: apiary authorizes, then sample-apiserver authenticates the user from the
+  // front-proxy headers and asks apiary's SubjectAccessReview again; elsewhere apiary refuses before proxying.
+  await kubectl(['create', 'clusterrole', 'flunder-reader', '--verb=get,list', `--resource=flunders.${GROUP}`]);
+  await kubectl(['-n', 'zoo', 'create', 'rolebinding', 'bob-reads', '--clusterrole=flunder-reader', '--user=bob']);
+  assert.match(await kubectl(['--as=bob', '-n', 'zoo', 'get', 'flunders', '-o', 'name']), /^flunder\.wardle\.example\.com\/one$/m);
+  const denied = await runKubectl(kubeconfig, ['--as=bob', '-n', 'default', 'get', 'flunders']);
+  assert.notEqual(denied.code, 0);
+  assert.match(denied.stderr, /User "bob" cannot list resource "flunders" in API group "wardle\.example\.com" in the namespace "default"/);
   assert.match(await kubectl(['-n', 'zoo', 'delete', 'flunder', 'one']), /flunder\.wardle\.example\.com "one" deleted/);
   const gone = await runKubectl(kubeconfig, ['-n', 'zoo', 'get', 'flunder', 'one']);
   assert.notEqual(gone.code, 0);
@@ -230,7 +240,7 @@ test('deleting a namespace deletes its flunders through the aggregator', { skip 
   assert.deepEqual(left.items, []);
 });
 
-test('the extension server dies: Available=False with upstream’s reason, 503 for its group only, discovery of the rest intact; a namespace deletion waits for it, then finishes', { skip }, async () => {
+test('the extension server dies: Available=False with upstream’s reason, 503 for its group only, discovery of the rest and the garbage collector intact; a namespace deletion waits for it, then finishes', { skip }, async () => {
   await kubectl(['create', 'namespace', 'orphan']);
   await kubectl(['create', 'configmap', 'c', '-n', 'orphan']);
   await kubectl(['create', '-f', '-'], flunder('stranded', 'orphan'));
@@ -254,6 +264,12 @@ test('the extension server dies: Available=False with upstream’s reason, 503 f
   assert.equal(apiResources.code, 0, apiResources.stderr);
   assert.match(apiResources.stdout, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
   assert.doesNotMatch(apiResources.stdout, /wardle/);
+  // The garbage collector goes on with the groups it can discover (its discovery is re-read every second here).
+  await new Promise((r) => setTimeout(r, 1500));
+  const owner = JSON.parse(await kubectl(['create', 'configmap', 'owner', '-n', 'zoo', '-o', 'json']));
+  await kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dependent', namespace: 'zoo', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid }] } }));
+  await kubectl(['delete', 'configmap', 'owner', '-n', 'zoo']);
+  await until('the dependent is collected', async () => (await runKubectl(kubeconfig, ['get', 'configmap', 'dependent', '-n', 'zoo'])).code !== 0, 30_000, 250);
   // A namespace deletion empties what it can and waits for the missing group, as upstream's namespace
   // controller does (its flunders cannot be deleted while their server is down): Terminating, with the discovery failure.
   await kubectl(['delete', 'namespace', 'orphan', '--wait=false']);
