@@ -49,7 +49,7 @@ export class Aggregator {
   /** The last discovery document of each remote APIService, and whether its last check passed. */
   private readonly discovered = new Map<string, { document: Record<string, unknown>; current: boolean; openApiV3URL?: string }>();
   /** The last /openapi/v2 of each remote APIService's server, with a count of downloads (the merge's cache key). */
-  private readonly openApiV2 = new Map<string, { spec: Record<string, unknown>; download: number }>();
+  private readonly openApiV2 = new Map<string, { spec: Record<string, unknown>; text: string; download: number }>();
   private openApiV2Downloads = 0;
   private generationTimer: NodeJS.Timeout | undefined;
   private syncedGeneration = -1;
@@ -75,7 +75,9 @@ export class Aggregator {
         else if (known !== undefined) known.current = false;
       },
       onOpenApiV2: (name, spec) => {
-        this.openApiV2.set(name, { spec, download: ++this.openApiV2Downloads });
+        // The same spec again keeps its key: the merged document (and its Etag) stays as it is.
+        const text = JSON.stringify(spec);
+        if (this.openApiV2.get(name)?.text !== text) this.openApiV2.set(name, { spec, text, download: ++this.openApiV2Downloads });
       },
     });
   }
