@@ -25,6 +25,11 @@ export const CONTROLLER_FLAGS_USAGE = `Controller flags:
   --namespace-sync-period DUR         namespace informer resync (default 5m)
   --namespace-deletion-grace-period DUR
                                       wait after a namespace's deletion before emptying it (default 5s)
+  --namespace-deletion-unavailable-group-timeout DUR
+                                      how long an API group whose discovery keeps failing (an
+                                      extension server that is down) may hold a namespace's
+                                      deletion; then it is released without that group's content
+                                      (default 5m; upstream waits forever)
   --system-namespaces-interval DUR    how often system namespaces are re-created (default 1m)
   --concurrent-resource-quota-syncs N quotas recalculated at once (default 5)
   --resource-quota-sync-period DUR    every quota is recalculated this often (default 5m)
@@ -44,6 +49,7 @@ export const controllerFlagOptions = {
   'concurrent-namespace-syncs': { type: 'string', default: '10' },
   'namespace-sync-period': { type: 'string', default: '5m' },
   'namespace-deletion-grace-period': { type: 'string', default: '5s' },
+  'namespace-deletion-unavailable-group-timeout': { type: 'string', default: '5m' },
   'system-namespaces-interval': { type: 'string', default: '1m' },
   'concurrent-resource-quota-syncs': { type: 'string', default: '5' },
   'resource-quota-sync-period': { type: 'string', default: '5m' },
@@ -80,6 +86,7 @@ export function controllerOptionsFromFlags(values: ControllerFlagValues): Omit<C
     concurrentNamespaceSyncs: workers,
     namespaceSyncPeriodMs: duration('namespace-sync-period'),
     namespaceDeletionGracePeriodMs: duration('namespace-deletion-grace-period'),
+    namespaceDeletionUnavailableGroupTimeoutMs: duration('namespace-deletion-unavailable-group-timeout'),
     systemNamespacesIntervalMs: interval,
     concurrentResourceQuotaSyncs: quotaWorkers,
     resourceQuotaSyncPeriodMs: quotaPeriod,

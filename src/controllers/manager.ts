@@ -61,6 +61,8 @@ export interface ControllerManagerOptions {
   namespaceSyncPeriodMs?: number;
   /** How long after a namespace's deletion the controller starts emptying it (default 5 s). */
   namespaceDeletionGracePeriodMs?: number;
+  /** How long a group whose discovery keeps failing may hold a namespace's deletion (default 5 min). */
+  namespaceDeletionUnavailableGroupTimeoutMs?: number;
   /** Seconds to wait for objects with finalizers before looking again (default 15; requeue after half + 1). */
   finalizerEstimateSeconds?: number;
   /** --system-namespaces-interval (default 1 min). */
@@ -146,6 +148,9 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
       logger: log,
     };
     if (options.finalizerEstimateSeconds !== undefined) controllerOptions.finalizerEstimateSeconds = options.finalizerEstimateSeconds;
+    if (options.namespaceDeletionUnavailableGroupTimeoutMs !== undefined) {
+      controllerOptions.unavailableGroupTimeoutMs = options.namespaceDeletionUnavailableGroupTimeoutMs;
+    }
     const controller = new NamespaceController(controllerOptions);
     running.namespaceController = controller;
     loops.push(controller.run(abort.signal));

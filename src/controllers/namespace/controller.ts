@@ -43,6 +43,8 @@ export interface NamespaceControllerOptions {
   workers?: number;
   deletionGracePeriodMs?: number;
   finalizerEstimateSeconds?: number;
+  /** How long a group whose discovery fails may hold a deletion (see deleter.ts). */
+  unavailableGroupTimeoutMs?: number;
   logger?: ClientLogger;
 }
 
@@ -67,6 +69,7 @@ export class NamespaceController {
     });
     const deleterOptions: ConstructorParameters<typeof NamespacedResourcesDeleter>[0] = { client: options.client, logger: this.log };
     if (options.finalizerEstimateSeconds !== undefined) deleterOptions.finalizerEstimateSeconds = options.finalizerEstimateSeconds;
+    if (options.unavailableGroupTimeoutMs !== undefined) deleterOptions.unavailableGroupTimeoutMs = options.unavailableGroupTimeoutMs;
     this.deleter = new NamespacedResourcesDeleter(deleterOptions);
     this.informer = options.informers.forBuiltin<Namespace>('namespaces');
     this.informer.addEventHandler({

@@ -11,6 +11,11 @@
 //    deletecollection, falls back to list + delete, then lists what is left.
 //    One type failing does not stop the others; failures and leftovers are
 //    written as the namespace's deletion conditions;
+//    a group whose discovery keeps failing (an aggregated API server that is
+//    down) holds the namespace only for `unavailableGroupTimeoutMs`: upstream
+//    waits for it forever (kubernetes#75788), so one dead extension server
+//    wedges every namespace deletion. After the timeout the namespace is
+//    released without that group's content, and the condition says so;
 // 5. if anything is left it throws ResourcesRemainingError with an estimate
 //    in seconds (objects with finalizers: 15 s as upstream; graceful deletions:
 //    the longest remaining grace period); if a type failed it throws that;
@@ -33,6 +38,9 @@ import {
 } from '../../client/index.js';
 import { type DeletionReport, applyDeletionConditions, emptyReport } from './conditions.js';
 import { deepCopy } from '../../machinery/deep-copy.js';
+
+/** How long a group whose discovery fails may hold a namespace's deletion (default 5 min). */
+export const DEFAULT_UNAVAILABLE_GROUP_TIMEOUT_MS = 5 * 60_000;
 
 /** Upstream's default estimate for finalizers to finish, in seconds. */
 export const FINALIZER_ESTIMATE_SECONDS = 15;
@@ -60,6 +68,11 @@ export interface NamespacedResourcesDeleterOptions {
   /** Issue the final DELETE once spec.finalizers is empty (default true). */
   deleteNamespaceWhenDone?: boolean;
   finalizerEstimateSeconds?: number;
+  /**
+   * How long a group version whose discovery fails may hold the namespace
+   * (0: never waits; default DEFAULT_UNAVAILABLE_GROUP_TIMEOUT_MS).
+   */
+  unavailableGroupTimeoutMs?: number;
   /** Milliseconds since the epoch. */
   now?: () => number;
   logger?: ClientLogger;
@@ -103,6 +116,9 @@ export class NamespacedResourcesDeleter {
   private readonly finalizerEstimateSeconds: number;
   private readonly now: () => number;
   private readonly log: ClientLogger;
+  private readonly unavailableGroupTimeoutMs: number;
+  /** namespace uid → group version → when its discovery was first seen failing. */
+  private readonly failingSince = new Map<string, Map<string, number>>();
 
   constructor(options: NamespacedResourcesDeleterOptions) {
     this.client = options.client;
@@ -111,6 +127,7 @@ export class NamespacedResourcesDeleter {
     this.finalizerEstimateSeconds = options.finalizerEstimateSeconds ?? FINALIZER_ESTIMATE_SECONDS;
     this.now = options.now ?? Date.now;
     this.log = options.logger ?? silentLogger;
+    this.unavailableGroupTimeoutMs = options.unavailableGroupTimeoutMs ?? DEFAULT_UNAVAILABLE_GROUP_TIMEOUT_MS;
   }
 
   private get namespaces() {
@@ -141,6 +158,7 @@ export class NamespacedResourcesDeleter {
     if (estimate > 0) throw new ResourcesRemainingError(estimate);
 
     const finalized = await this.retryOnConflict(ns, (latest) => this.finalize(latest));
+    this.failingSince.delete(ns.metadata.uid ?? name);
     if (finalized === undefined) return;
     if (this.deleteNamespaceWhenDone && (finalized.spec?.finalizers ?? []).length === 0) await this.deleteNamespace(finalized);
   }
@@ -197,15 +215,22 @@ export class NamespacedResourcesDeleter {
     const report: DeletionReport = emptyReport();
     const errors: unknown[] = [];
 
+    const uid = ns.metadata.uid ?? name;
     let lists: APIResourceList[];
     try {
       lists = await this.client.serverPreferredNamespacedResources();
+      this.failingSince.delete(uid);
     } catch (err) {
       // Not fatal: work on what could be discovered.
       if (!(err instanceof GroupDiscoveryFailedError)) throw err;
       lists = err.partial;
       report.discoveryFailure = `Discovery failed for some groups, ${err.groups.size} failing: ${err.message}`;
-      errors.push(err);
+      if (this.heldTooLong(uid, [...err.groups.keys()])) {
+        report.discoveryFailure += `; released without them after ${Math.round(this.unavailableGroupTimeoutMs / 1000)}s`;
+        this.log.warn({ namespace: name, groups: [...err.groups.keys()] }, 'releasing namespace without the content of groups whose discovery keeps failing');
+      } else {
+        errors.push(err);
+      }
     }
 
     const targets: Array<{ gvr: GroupVersionResource; verbs: string[] }> = [];
@@ -245,6 +270,20 @@ export class NamespacedResourcesDeleter {
       throw err;
     }
     return estimate;
+  }
+
+  /**
+   * Whether every group version in `failing` has failed discovery for this
+   * namespace for longer than the timeout. Group versions that recovered are
+   * forgotten, so a flapping server restarts its clock.
+   */
+  private heldTooLong(uid: string, failing: string[]): boolean {
+    const now = this.now();
+    const previous = this.failingSince.get(uid) ?? new Map<string, number>();
+    const since = new Map<string, number>();
+    for (const gv of failing) since.set(gv, previous.get(gv) ?? now);
+    this.failingSince.set(uid, since);
+    return [...since.values()].every((t) => now - t >= this.unavailableGroupTimeoutMs);
   }
 
   private async writeConditions(ns: Namespace, report: DeletionReport): Promise<void> {
