@@ -20,6 +20,7 @@ import { HNC_GROUP } from '../api/hnc/v1alpha2/types.js';
 import { HierarchyReconciler } from '../tenancy/reconciler.js';
 import { TenancyAdmission } from '../tenancy/admission.js';
 import { PropagationProtection } from '../tenancy/propagation-protection.js';
+import { PropagationConflicts } from '../tenancy/propagation-conflicts.js';
 import { isStatusError } from '../machinery/errors.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
@@ -347,6 +348,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   // Propagated copies (hnc.x-k8s.io/inherited-from) are the propagation controller's alone.
   const propagationProtection = new PropagationProtection({ namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name) });
+  // A new or changed source that would overwrite a local object in a descendant: HNC's 409.
+  const propagationConflicts = new PropagationConflicts({
+    hierarchy: () => hierarchy,
+    config: () => registry.storeFor(HNC_GROUP, 'hncconfigurations')?.getCached('', 'config'),
+    namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name),
+    object: (group, resource, namespace, name) => registry.storeFor(group, resource)?.getCached(namespace, name),
+  });
   const webhookServiceResolver: ServiceResolver = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const admission = buildAdmissionChain(() => registry, {
     authorize: () => authorizeRef,
@@ -355,7 +363,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // HierarchicalResourceQuotas are charged by the ResourceQuota plugin with each namespace's own quotas.
     hierarchicalQuota: hierarchicalQuotaAccess(() => registry.storeFor(HNC_GROUP, HRQ_RESOURCE), () => hierarchy),
     // The hierarchy's rules (src/tenancy/admission.ts) run before quota; the embedder's plugins after everything.
-    tenancy: [tenancyAdmission, propagationProtection],
+    tenancy: [tenancyAdmission, propagationProtection, propagationConflicts],
     extra: options.admission ?? [],
     webhookServiceResolver,
   });

@@ -140,6 +140,36 @@ test('a copy cannot be changed or deleted, nor a labelled object created, by any
   assert.deepEqual((await exists(`${RBAC}/namespaces/prop-mid/roles/reader`)).rules, copy.rules);
 });
 
+test('a source that would overwrite a local object in a descendant is refused, HNC\'s 409; with an exception that spares it, allowed', async () => {
+  const role = (annotations?: Record<string, string>) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role',
+    metadata: { name: 'leaf-own', ...(annotations !== undefined ? { annotations } : {}) },
+    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }],
+  });
+  await ok('POST', `${RBAC}/namespaces/prop-leaf/roles`, role());
+  const refused = await asAdmin('POST', `${RBAC}/namespaces/prop-root/roles`, role());
+  assert.equal(refused.status, 409, refused.text);
+  assert.equal(refused.json.reason, 'Conflict');
+  assert.equal(
+    refused.json.message,
+    'Operation cannot be fulfilled on roles.rbac.authorization.k8s.io "leaf-own": would overwrite objects in the following descendant namespace(s): prop-leaf. To fix this, choose a different name for the object, or remove the conflicting objects from the listed namespaces',
+  );
+  assert.equal(await exists(`${RBAC}/namespaces/prop-root/roles/leaf-own`), undefined);
+  const viaKubectl = await runKubectl(server.kubeconfigPath, ['create', 'role', 'leaf-own', '-n', 'prop-mid', '--verb=get', '--resource=pods']);
+  assert.notEqual(viaKubectl.code, 0);
+  assert.match(viaKubectl.stderr, /would overwrite objects in the following descendant namespace\(s\): prop-leaf/);
+  // Kept out of prop-leaf's subtree: nothing to overwrite.
+  await ok('POST', `${RBAC}/namespaces/prop-root/roles`, role({ 'propagate.hnc.x-k8s.io/treeSelect': '!prop-leaf' }));
+  await until('the copy in prop-mid', async () => (await exists(`${RBAC}/namespaces/prop-mid/roles/leaf-own`))?.metadata.labels?.[INHERITED] === 'prop-root');
+  assert.equal((await exists(`${RBAC}/namespaces/prop-leaf/roles/leaf-own`)).metadata.labels?.[INHERITED], undefined);
+  // Dropping the exception would overwrite it: refused as well.
+  const source = await exists(`${RBAC}/namespaces/prop-root/roles/leaf-own`);
+  const widened = await asAdmin('PUT', `${RBAC}/namespaces/prop-root/roles/leaf-own`, { ...source, metadata: { ...source.metadata, annotations: {} } });
+  assert.equal(widened.status, 409, widened.text);
+  await ok('DELETE', `${RBAC}/namespaces/prop-root/roles/leaf-own`);
+  await ok('DELETE', `${RBAC}/namespaces/prop-leaf/roles/leaf-own`);
+});
+
 test('other kinds follow the HNCConfiguration: Propagate with exceptions, AllowPropagate, Remove; counts in status', async () => {
   await ok('POST', '/api/v1/namespaces/prop-root/configmaps', configMap('settings', { mode: 'fast' }));
   await ok('POST', '/api/v1/namespaces/prop-root/configmaps', configMap('not-leaf', { a: '1' }, { 'propagate.hnc.x-k8s.io/treeSelect': '!prop-leaf' }));
@@ -172,6 +202,15 @@ test('other kinds follow the HNCConfiguration: Propagate with exceptions, AllowP
     const cms = status?.resources?.find((r: { resource: string }) => r.resource === 'configmaps');
     const copies = (await exists(`/api/v1/configmaps?labelSelector=${encodeURIComponent(INHERITED)}`))?.items?.length;
     return conflict?.message?.includes('configmaps "settings" of namespace "prop-root" is not propagated to namespace "prop-leaf"') === true && cms?.numPropagatedObjects === copies;
+  });
+  // HNC's Warning events, which `kubectl hns describe` lists: on the source, and on the local object.
+  await until('the events', async () => {
+    const leafEvents = (await exists('/api/v1/namespaces/prop-leaf/events'))?.items ?? [];
+    const rootEvents = (await exists('/api/v1/namespaces/prop-root/events'))?.items ?? [];
+    return (
+      leafEvents.some((e: any) => e.reason === 'CannotUpdateObject' && e.type === 'Warning' && e.source?.component === 'hnc.x-k8s.io' && e.involvedObject.kind === 'ConfigMap' && e.involvedObject.name === 'settings' && e.message.startsWith('Could not write from source namespace "prop-root": ')) && // eslint-disable-line @typescript-eslint/no-explicit-any
+      rootEvents.some((e: any) => e.reason === 'CannotPropagateObject' && e.involvedObject.name === 'settings' && e.message.startsWith('Could not write to destination namespace "prop-leaf": ')) // eslint-disable-line @typescript-eslint/no-explicit-any
+    );
   });
   const status = (await exists(`${G}/hncconfigurations/config`)).status;
   const byResource = Object.fromEntries(status.resources.map((r: { resource: string }) => [r.resource, r]));
