@@ -345,6 +345,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       }
     },
     anchor: (namespace, name) => registry.storeFor('hnc.x-k8s.io', 'subnamespaceanchors')?.getCached(namespace, name),
+    reparentConflicts: (namespace, newParent) => propagationConflicts.reparentConflicts(namespace, newParent),
   });
   // Propagated copies (hnc.x-k8s.io/inherited-from) are the propagation controller's alone.
   const propagationProtection = new PropagationProtection({ namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name) });
@@ -354,6 +355,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     config: () => registry.storeFor(HNC_GROUP, 'hncconfigurations')?.getCached('', 'config'),
     namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name),
     object: (group, resource, namespace, name) => registry.storeFor(group, resource)?.getCached(namespace, name),
+    objects: (group, resource, namespace) => registry.storeFor(group, resource)?.listCached?.(namespace) ?? [],
+    kindOf: (group, resource) => {
+      const type = registry.storeFor(group, resource)?.type;
+      return type === undefined ? undefined : { version: type.version, kind: type.kind };
+    },
   });
   const webhookServiceResolver: ServiceResolver = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const admission = buildAdmissionChain(() => registry, {

@@ -8,6 +8,9 @@
 // Conflicts that arise otherwise (a kind switched to Propagate over existing
 // objects) are left to the propagation controller, which keeps the local
 // object and reports it. Runs in the mutating phase, so nothing is charged.
+// reparentConflicts() gives the hierarchy rules (hierarchy-config.ts) HNC's
+// other check: a move that would make new ancestors' objects overwrite local
+// objects of the moved subtree.
 
 import { conflict } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta.js';
@@ -26,6 +29,10 @@ export interface PropagationConflictsView {
   namespace(name: string): Readonly<KubeObject> | undefined;
   /** An object as the watch cache of its resource holds it. */
   object(group: string, resource: string, namespace: string, name: string): Readonly<KubeObject> | undefined;
+  /** A namespace's objects of a resource, from the watch cache. */
+  objects(group: string, resource: string, namespace: string): readonly Readonly<KubeObject>[];
+  /** The served version and kind of a resource (undefined when not served). */
+  kindOf(group: string, resource: string): { version: string; kind: string } | undefined;
 }
 
 export class PropagationConflicts implements AdmissionPlugin {
@@ -38,6 +45,57 @@ export class PropagationConflicts implements AdmissionPlugin {
     if (ENFORCED_TYPES.some((t) => t.group === group && t.resource === resource)) return 'Propagate';
     const spec = (this.view.config() as Readonly<HNCConfiguration> | undefined)?.spec?.resources?.find((r) => (r.group ?? '') === group && r.resource === resource);
     return spec === undefined ? 'Ignore' : (spec.mode ?? 'Propagate');
+  }
+
+  /** The kinds that propagate now: Roles and RoleBindings, and those `config` sets to Propagate or AllowPropagate. */
+  private propagatingKinds(): { group: string; resource: string; mode: SynchronizationMode }[] {
+    const kinds: { group: string; resource: string; mode: SynchronizationMode }[] = ENFORCED_TYPES.map((t) => ({ group: t.group, resource: t.resource, mode: 'Propagate' }));
+    for (const r of (this.view.config() as Readonly<HNCConfiguration> | undefined)?.spec?.resources ?? []) {
+      const group = r.group ?? '';
+      const mode = r.mode ?? 'Propagate';
+      if ((mode === 'Propagate' || mode === 'AllowPropagate') && !kinds.some((k) => k.group === group && k.resource === r.resource)) kinds.push({ group, resource: r.resource, mode });
+    }
+    return kinds;
+  }
+
+  /**
+   * The local objects in `namespace` and its descendants that an object of
+   * `newParent` or one of its ancestors would overwrite were `namespace` moved
+   * under `newParent`, in HNC's words (the hierarchy validator's list).
+   */
+  reparentConflicts(namespace: string, newParent: string): string[] {
+    const hierarchy = this.view.hierarchy();
+    const newAncestors = [newParent, ...hierarchy.ancestorsOf(newParent)];
+    // As HNC lists them: the descendants, then the namespace itself.
+    const moved = [...hierarchy.descendantsOf(namespace), namespace];
+    const out: string[] = [];
+    for (const kind of this.propagatingKinds()) {
+      const served = this.view.kindOf(kind.group, kind.resource);
+      if (served === undefined) continue;
+      const sources = new Map<string, Readonly<KubeObject>[]>();
+      for (const ancestor of newAncestors) {
+        for (const o of this.view.objects(kind.group, kind.resource, ancestor)) {
+          if (o.metadata.labels?.[LABEL_INHERITED_FROM] !== undefined) continue;
+          const list = sources.get(o.metadata.name!);
+          if (list === undefined) sources.set(o.metadata.name!, [o]);
+          else list.push(o);
+        }
+      }
+      if (sources.size === 0) continue;
+      for (const destination of moved) {
+        // The destination's tree after the move: its chain up to `namespace`, then the new ancestors.
+        const chain = [destination, ...hierarchy.ancestorsOf(destination)];
+        const tree = new Set([...chain.slice(0, chain.indexOf(namespace) + 1), ...newAncestors]);
+        const labels = this.view.namespace(destination)?.metadata.labels ?? {};
+        for (const local of this.view.objects(kind.group, kind.resource, destination)) {
+          if (local.metadata.labels?.[LABEL_INHERITED_FROM] !== undefined) continue;
+          const name = local.metadata.name!;
+          if (!(sources.get(name) ?? []).some((source) => sourcePropagatesTo(source, kind, labels, tree))) continue;
+          out.push(`Namespace ${JSON.stringify(destination)}: ${name} (${kind.group}/${served.version}, Kind=${served.kind})`);
+        }
+      }
+    }
+    return out;
   }
 
   async admit(a: AdmissionAttributes): Promise<void> {

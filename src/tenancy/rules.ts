@@ -32,6 +32,12 @@ export interface TenancyView {
   namespace(name: string): Promise<Readonly<KubeObject> | undefined>;
   /** An anchor, from the watch cache. */
   anchor(namespace: string, name: string): Readonly<KubeObject> | undefined;
+  /**
+   * The local objects of `namespace`'s subtree that the objects of `newParent`
+   * and its ancestors would overwrite, were `namespace` moved under
+   * `newParent` (HNC's words: `Namespace "ns": name (group/version, Kind=Kind)`).
+   */
+  reparentConflicts?(namespace: string, newParent: string): string[];
 }
 
 /** A write the server makes itself (the tenancy reconciler, the namespace lifecycle): no HTTP request behind it. */

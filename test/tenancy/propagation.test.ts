@@ -170,6 +170,39 @@ test('a source that would overwrite a local object in a descendant is refused, H
   await ok('DELETE', `${RBAC}/namespaces/prop-leaf/roles/leaf-own`);
 });
 
+test('a move that would make an ancestor\'s object overwrite a local one in the moved subtree is refused, HNC\'s 409 and list', async () => {
+  await ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prop-mover' } });
+  await ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prop-mover-kid' } });
+  await setParent('prop-mover-kid', 'prop-mover');
+  await ok('POST', `${RBAC}/namespaces/prop-root/roles`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'shared-name' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+  });
+  await ok('POST', `${RBAC}/namespaces/prop-mover-kid/roles`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'shared-name' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+  });
+  // prop-mover may hold `hierarchy` already (the server writes its children there).
+  const move = async () => {
+    const current = await exists(`${G}/namespaces/prop-mover/hierarchyconfigurations/hierarchy`);
+    return current === undefined
+      ? asAdmin('POST', `${G}/namespaces/prop-mover/hierarchyconfigurations`, { apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'HierarchyConfiguration', metadata: { name: 'hierarchy' }, spec: { parent: 'prop-mid' } })
+      : asAdmin('PUT', `${G}/namespaces/prop-mover/hierarchyconfigurations/hierarchy`, { ...current, spec: { ...current.spec, parent: 'prop-mid' } });
+  };
+  const moved = await move();
+  assert.equal(moved.status, 409, moved.text);
+  assert.equal(
+    moved.json.message,
+    'Operation cannot be fulfilled on hierarchyconfigurations.hnc.x-k8s.io "hierarchy": Cannot update hierarchy because it would overwrite the following object(s):\n' +
+      '  * Namespace "prop-mover-kid": shared-name (rbac.authorization.k8s.io/v1, Kind=Role)\n' +
+      'To fix this, please rename or remove the conflicting objects first.',
+  );
+  assert.equal((await exists(`${G}/namespaces/prop-mover/hierarchyconfigurations/hierarchy`))?.spec?.parent, undefined);
+  // Without the local object the move goes through.
+  await ok('DELETE', `${RBAC}/namespaces/prop-mover-kid/roles/shared-name`);
+  await until('the move goes through', async () => (await move()).status < 300);
+  await until('the copy reaches the moved subtree', async () => (await exists(`${RBAC}/namespaces/prop-mover-kid/roles/shared-name`))?.metadata.labels?.[INHERITED] === 'prop-root');
+  await ok('DELETE', `${RBAC}/namespaces/prop-root/roles/shared-name`);
+});
+
 test('other kinds follow the HNCConfiguration: Propagate with exceptions, AllowPropagate, Remove; counts in status', async () => {
   await ok('POST', '/api/v1/namespaces/prop-root/configmaps', configMap('settings', { mode: 'fast' }));
   await ok('POST', '/api/v1/namespaces/prop-root/configmaps', configMap('not-leaf', { a: '1' }, { 'propagate.hnc.x-k8s.io/treeSelect': '!prop-leaf' }));
