@@ -21,6 +21,7 @@ import { HierarchyReconciler } from '../tenancy/reconciler.js';
 import { TenancyAdmission } from '../tenancy/admission.js';
 import { PropagationProtection } from '../tenancy/propagation-protection.js';
 import { PropagationConflicts } from '../tenancy/propagation-conflicts.js';
+import { ManagedMetadata } from '../tenancy/managed-metadata.js';
 import { isStatusError } from '../machinery/errors.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
@@ -60,6 +61,10 @@ export type { SecurityOptions };
 const MAX_HEADER_BYTES = (1 << 20) + 4096;
 
 export interface ServerOptions {
+  /** HNC's --managed-namespace-label regexes: namespace labels set only through HierarchyConfiguration spec.labels. */
+  managedNamespaceLabels?: string[];
+  /** HNC's --managed-namespace-annotation regexes: the same for annotations. */
+  managedNamespaceAnnotations?: string[];
   /** Address to listen on (default 127.0.0.1). */
   bindAddress?: string;
   /** Port (default 6443); 0 picks a free port. */
@@ -284,6 +289,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const quotaConfig =
     options.admissionControlConfigFile !== undefined ? loadResourceQuotaConfiguration(options.admissionControlConfigFile) : undefined;
   const logger: Logger = options.logger?.child({ component: 'apiserver' }) ?? pino({ level: options.logLevel ?? 'info', base: { component: 'apiserver' } });
+  // HNC's managed label and annotation patterns: bad ones fail the start (before anything is opened), with HNC's message.
+  const managedMetadata = ManagedMetadata.parse(options.managedNamespaceLabels, options.managedNamespaceAnnotations);
 
   let registryRef: Registry | undefined;
   const metrics = new ServerMetrics(async () => {
@@ -329,7 +336,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // authorization and the tenancy hooks; it reads the registry built below and starts once it serves.
   const hierarchySource = { storeFor: (group: string, resource: string) => registry.storeFor(group, resource) };
   const hierarchy = new HierarchyIndex(hierarchySource, logger);
-  const hierarchyReconciler = new HierarchyReconciler(hierarchySource, hierarchy, options.clock, logger);
+  const hierarchyReconciler = new HierarchyReconciler(hierarchySource, hierarchy, options.clock, logger, managedMetadata);
   const tenancyAdmission = new TenancyAdmission({
     hierarchy,
     authorize: () => authorizeRef,
@@ -346,6 +353,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     anchor: (namespace, name) => registry.storeFor('hnc.x-k8s.io', 'subnamespaceanchors')?.getCached(namespace, name),
     reparentConflicts: (namespace, newParent) => propagationConflicts.reparentConflicts(namespace, newParent),
+    managed: managedMetadata,
   });
   // Propagated copies (hnc.x-k8s.io/inherited-from) are the propagation controller's alone.
   const propagationProtection = new PropagationProtection({ namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name) });

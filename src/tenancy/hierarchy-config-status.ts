@@ -18,6 +18,8 @@ import {
   type HNCCondition,
   type HierarchyConfiguration,
   type HierarchyConfigurationStatus,
+  type MetaKVP,
+  type SubnamespaceAnchor,
 } from '../api/hnc/v1alpha2/types.js';
 import type { HierarchyIndex } from './hierarchy-index.js';
 import { FIELD_MANAGER, inHierarchy, type ReconcileContext } from './reconciler.js';
@@ -92,6 +94,11 @@ function wantedStatus(ctx: ReconcileContext, ns: string, old: HierarchyConfigura
   return status;
 }
 
+/** The labels and annotations of a spec, empty lists for none. */
+function anchorMetadata(spec: { labels?: MetaKVP[]; annotations?: MetaKVP[] } | undefined): { labels: MetaKVP[]; annotations: MetaKVP[] } {
+  return { labels: spec?.labels ?? [], annotations: spec?.annotations ?? [] };
+}
+
 function sameStatus(a: HierarchyConfigurationStatus | undefined, b: HierarchyConfigurationStatus): boolean {
   return sameJSON(a ?? {}, b);
 }
@@ -111,6 +118,31 @@ export async function reconcileHierarchyConfiguration(ctx: ReconcileContext, ns:
   const annotated = namespace.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF];
   if (annotated !== undefined && annotated !== '' && cached !== undefined && cached.spec?.parent !== annotated) {
     await ensureHierarchy(ctx, ns, annotated, true);
+    return; // the index changes, and the next pass sets the status
+  }
+  // A subnamespace's labels and annotations are its anchor's (HNC copies the anchor's spec into `hierarchy`).
+  const anchor = annotated !== undefined && annotated !== '' ? (ctx.anchorsSeen.get(`${annotated}/${ns}`) as SubnamespaceAnchor | undefined) : undefined;
+  if (anchor !== undefined && cached !== undefined && !sameJSON(anchorMetadata(anchor.spec), anchorMetadata(cached.spec))) {
+    try {
+      await ctx.hierarchyConfigurations.patch(
+        ns,
+        HIERARCHY_SINGLETON,
+        (current) => {
+          const next = deepCopy(current) as HierarchyConfiguration;
+          const wanted = anchorMetadata(anchor.spec);
+          next.spec = { ...(next.spec ?? {}) };
+          if (wanted.labels.length > 0) next.spec.labels = wanted.labels;
+          else delete next.spec.labels;
+          if (wanted.annotations.length > 0) next.spec.annotations = wanted.annotations;
+          else delete next.spec.annotations;
+          return next;
+        },
+        { fieldManager: FIELD_MANAGER },
+      );
+    } catch (err) {
+      if (isStatusError(err) && (err.code === 404 || err.code === 403)) return;
+      throw err;
+    }
     return; // the index changes, and the next pass sets the status
   }
   if (cached === undefined || sameStatus(cached.status, wantedStatus(ctx, ns, cached.status))) return;

@@ -23,7 +23,8 @@
 //   root: the same rights are asked.
 // The server's own writes (no HTTP request) pass.
 import type { AdmissionAttributes } from '../registry/admission.js';
-import { StatusError, conflict, forbidden } from '../machinery/errors.js';
+import { StatusError, conflict, forbidden, invalid } from '../machinery/errors.js';
+import { NO_MANAGED_METADATA } from './managed-metadata.js';
 import { deepCopy } from '../machinery/deep-copy.js';
 import { ANNOTATION_MANAGED_BY, HIERARCHY_SINGLETON, HNC_GROUP, type HierarchyConfiguration } from '../api/hnc/v1alpha2/types.js';
 import { HIERARCHY_GR, isServerWrite, userOf, whyUnmanaged, type TenancyView } from './rules.js';
@@ -52,6 +53,9 @@ export async function admitHierarchyConfiguration(a: AdmissionAttributes, view: 
     if (whyParent !== '') {
       throw forbidden(HIERARCHY_GR, HIERARCHY_SINGLETON, `namespace ${q(parent)} is not managed by HNC (${whyParent}) and cannot be set as the parent of another namespace`);
     }
+    // HNC's ValidateManagedLabels/Annotations: only managed keys (--managed-namespace-label/-annotation) may be set.
+    const errs = (view.managed ?? NO_MANAGED_METADATA).validate(obj.spec);
+    if (errs.length > 0) throw invalid(HNC_GROUP, 'HierarchyConfiguration', HIERARCHY_SINGLETON, errs);
     wanted = parent === '' ? undefined : parent;
   } else return;
 
