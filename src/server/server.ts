@@ -364,6 +364,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name),
     object: (group, resource, namespace, name) => registry.storeFor(group, resource)?.getCached(namespace, name),
     objects: (group, resource, namespace) => registry.storeFor(group, resource)?.listCached?.(namespace) ?? [],
+    namespaceNames: () => (registry.storeFor('', 'namespaces')?.listCached?.('') ?? []).map((ns) => ns.metadata.name!),
     kindOf: (group, resource) => {
       const type = registry.storeFor(group, resource)?.type;
       return type === undefined ? undefined : { version: type.version, kind: type.kind };

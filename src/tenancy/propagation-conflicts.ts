@@ -5,8 +5,10 @@
 // propagated copy. So a local object is never shadowed by a new ancestor
 // object. (HNC evaluates the exception annotations against the source's own
 // namespace; this evaluates them per descendant, as the copies are made.)
-// Conflicts that arise otherwise (a kind switched to Propagate over existing
-// objects) are left to the propagation controller, which keeps the local
+// An HNCConfiguration that switches a kind to Propagate or AllowPropagate over
+// such objects is refused too (409, HNC's words, configConflicts()). What
+// still slips through (a namespace label that a `select` exception now
+// matches) is left to the propagation controller, which keeps the local
 // object and reports it. Runs in the mutating phase, so nothing is charged.
 // reparentConflicts() gives the hierarchy rules (hierarchy-config.ts) HNC's
 // other check: a move that would make new ancestors' objects overwrite local
@@ -15,7 +17,7 @@
 import { conflict } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../registry/admission.js';
-import { ENFORCED_TYPES, LABEL_INHERITED_FROM, type HNCConfiguration, type SynchronizationMode } from '../api/hnc/v1alpha2/types.js';
+import { ENFORCED_TYPES, HNC_GROUP, LABEL_INHERITED_FROM, type HNCConfiguration, type SynchronizationMode } from '../api/hnc/v1alpha2/types.js';
 import { sourcePropagatesTo } from '../api/hnc/v1alpha2/propagation.js';
 import type { Hierarchy } from './hierarchy.js';
 
@@ -31,6 +33,8 @@ export interface PropagationConflictsView {
   object(group: string, resource: string, namespace: string, name: string): Readonly<KubeObject> | undefined;
   /** A namespace's objects of a resource, from the watch cache. */
   objects(group: string, resource: string, namespace: string): readonly Readonly<KubeObject>[];
+  /** Every namespace's name (the watch cache's). */
+  namespaceNames(): Iterable<string>;
   /** The served version and kind of a resource (undefined when not served). */
   kindOf(group: string, resource: string): { version: string; kind: string } | undefined;
 }
@@ -98,7 +102,54 @@ export class PropagationConflicts implements AdmissionPlugin {
     return out;
   }
 
+  /**
+   * HNC's HNCConfiguration check: the kinds `next` newly sets to Propagate or
+   * AllowPropagate (from another mode, or from not named) must not make an
+   * ancestor's object overwrite a local one; the lines in HNC's words, by kind.
+   */
+  configConflicts(next: Readonly<HNCConfiguration>, previous: Readonly<HNCConfiguration> | undefined): { kind: string; lines: string[] }[] {
+    const propagating = (mode: SynchronizationMode | undefined): boolean => (mode ?? 'Propagate') === 'Propagate' || mode === 'AllowPropagate';
+    const out: { kind: string; lines: string[] }[] = [];
+    const hierarchy = this.view.hierarchy();
+    for (const r of next.spec?.resources ?? []) {
+      const group = r.group ?? '';
+      if (!propagating(r.mode) || ENFORCED_TYPES.some((t) => t.group === group && t.resource === r.resource)) continue;
+      const before = previous?.spec?.resources?.find((p) => (p.group ?? '') === group && p.resource === r.resource);
+      if (before !== undefined && propagating(before.mode)) continue;
+      const served = this.view.kindOf(group, r.resource);
+      if (served === undefined) continue;
+      const kind = { group, resource: r.resource, mode: r.mode ?? 'Propagate' };
+      const lines: string[] = [];
+      // Top down from each root, as HNC walks its forest: each namespace's local objects against its ancestors' of the same name.
+      const visit = (ns: string, above: ReadonlyMap<string, readonly Readonly<KubeObject>[]>): void => {
+        const here = new Map(above);
+        const labels = this.view.namespace(ns)?.metadata.labels ?? {};
+        const tree = new Set([ns, ...hierarchy.ancestorsOf(ns)]);
+        const locals = this.view.objects(group, r.resource, ns).filter((o) => o.metadata.labels?.[LABEL_INHERITED_FROM] === undefined);
+        for (const local of [...locals].sort((x, y) => x.metadata.name!.localeCompare(y.metadata.name!))) {
+          const name = local.metadata.name!;
+          for (const source of above.get(name) ?? []) {
+            if (sourcePropagatesTo(source, kind, labels, tree)) {
+              lines.push(`  Object ${JSON.stringify(name)} in namespace ${JSON.stringify(source.metadata.namespace)} would overwrite the one in ${JSON.stringify(ns)}`);
+            }
+          }
+          here.set(name, [...(here.get(name) ?? []), local]);
+        }
+        for (const child of hierarchy.childrenOf(ns)) visit(child, here);
+      };
+      const roots = new Set<string>();
+      for (const ns of this.view.namespaceNames()) {
+        const ancestors = hierarchy.ancestorsOf(ns);
+        roots.add(ancestors.length === 0 ? ns : ancestors[ancestors.length - 1]!);
+      }
+      for (const root of [...roots].sort()) if (hierarchy.parentOf(root) === undefined) visit(root, new Map());
+      if (lines.length > 0) out.push({ kind: `${group}/${served.version}, Kind=${served.kind}`, lines });
+    }
+    return out;
+  }
+
   async admit(a: AdmissionAttributes): Promise<void> {
+    if (a.resource.group === HNC_GROUP && a.resource.resource === 'hncconfigurations') return this.admitConfig(a);
     if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.subresource !== '' || a.namespace === '' || a.object === undefined) return;
     // Copies (old or new) are the protection plugin's business.
     if (a.object.metadata.labels?.[LABEL_INHERITED_FROM] !== undefined || a.oldObject?.metadata.labels?.[LABEL_INHERITED_FROM] !== undefined) return;
@@ -122,6 +173,17 @@ export class PropagationConflicts implements AdmissionPlugin {
       { group, resource },
       name,
       `would overwrite objects in the following descendant namespace(s): ${conflicting.join(',')}. To fix this, choose a different name for the object, or remove the conflicting objects from the listed namespaces`,
+    );
+  }
+
+  private admitConfig(a: AdmissionAttributes): void {
+    if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.subresource !== '' || a.object === undefined || a.request === undefined) return;
+    const [first] = this.configConflicts(a.object as HNCConfiguration, a.oldObject as HNCConfiguration | undefined);
+    if (first === undefined) return;
+    throw conflict(
+      { group: HNC_GROUP, resource: 'hncconfigurations' },
+      a.name,
+      `Cannot update configuration because setting type ${JSON.stringify(first.kind)} to 'Propagate' mode or 'AllowPropagate' mode would overwrite user-created object(s):\n${first.lines.join('\n')}\nTo fix this, please rename or remove the conflicting objects first.`,
     );
   }
 }
