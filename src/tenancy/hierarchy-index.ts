@@ -51,6 +51,8 @@ export class HierarchyIndex implements Hierarchy {
   private readonly ancestorCache = new Map<string, readonly string[]>();
   private readonly descendantCache = new Map<string, readonly string[]>();
   private readonly listeners = new Set<() => void>();
+  /** Told of every namespace written (not deleted), tree change or not. */
+  private readonly namespaceListeners = new Set<(ns: Readonly<KubeObject>) => void>();
   private readonly watchers: Watcher[] = [];
   private stopped = false;
   private started: Promise<void> | undefined;
@@ -120,6 +122,12 @@ export class HierarchyIndex implements Hierarchy {
 
   isSubnamespace(namespace: string): boolean {
     return (this.namespaces.get(namespace) ?? '') !== '';
+  }
+
+  /** Calls `listener` with every namespace created or updated (its labels may matter to the caller); returns the unsubscribe. */
+  onNamespace(listener: (ns: Readonly<KubeObject>) => void): () => void {
+    this.namespaceListeners.add(listener);
+    return () => this.namespaceListeners.delete(listener);
   }
 
   onChange(listener: () => void): () => void {
@@ -216,6 +224,7 @@ export class HierarchyIndex implements Hierarchy {
           }
           const after = ns.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF] ?? '';
           this.namespaces.set(name, after);
+          for (const listener of this.namespaceListeners) listener(ns);
           const terminating = ns.metadata.deletionTimestamp !== undefined;
           if (terminating) this.terminating.add(name);
           else this.terminating.delete(name);

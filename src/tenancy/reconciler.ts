@@ -79,7 +79,23 @@ export class HierarchyReconciler {
   ) {}
 
   async start(): Promise<void> {
-    this.unsubscribe = this.hierarchy.onChange(() => this.schedule());
+    const unsubscribeTree = this.hierarchy.onChange(() => this.schedule());
+    // A namespace that carries or should carry managed keys (HNC's managed labels and annotations) may have had them
+    // edited: a pass puts them back (as HNC's reconciler does).
+    const managed = this.managed;
+    const unsubscribeNamespaces =
+      managed?.any === true
+        ? this.hierarchy.onNamespace((ns) => {
+            const keys = (o: Record<string, string> | undefined, test: (k: string) => boolean): boolean => Object.keys(o ?? {}).some(test);
+            const name = ns.metadata.name!;
+            const wantsSome = [name, ...this.hierarchy.ancestorsOf(name)].some((n) => this.hierarchy.managedSpecOf(n) !== undefined);
+            if (wantsSome || keys(ns.metadata.labels, (k) => managed.isManagedLabel(k)) || keys(ns.metadata.annotations, (k) => managed.isManagedAnnotation(k))) this.schedule();
+          })
+        : () => undefined;
+    this.unsubscribe = () => {
+      unsubscribeTree();
+      unsubscribeNamespaces();
+    };
     await this.followAnchors();
     this.schedule();
   }

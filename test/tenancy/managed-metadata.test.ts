@@ -2,8 +2,8 @@
 // --managed-namespace-annotation, apiary flags of the same names): keys
 // matching the patterns are set only through HierarchyConfiguration (or
 // anchor) spec.labels/spec.annotations and reach every descendant; any other
-// key there is HNC's 422; a subnamespace takes its anchor's; a value removed
-// goes from the whole subtree; flat namespaces are never touched; a pattern
+// key there is HNC's 422; a subnamespace takes its anchor's; a key edited on
+// a namespace comes back; a value removed goes from the whole subtree; flat namespaces are never touched; a pattern
 // that matches hnc.x-k8s.io refuses to start. Real server, real kubectl.
 
 import assert from 'node:assert/strict';
@@ -73,6 +73,17 @@ test('managed labels and annotations reach the whole subtree; a subnamespace tak
   assert.deepEqual(listed.stdout.trim().split('\n').sort(), ['namespace/mm-kid', 'namespace/mm-leaf', 'namespace/mm-root']);
   // A flat namespace keeps what its owner wrote.
   assert.equal((await metadataOf('mm-flat')).labels['team'], 'green');
+  // Edited or removed on a namespace directly, a managed key comes back as the tree says (HNC's reconciler does so).
+  const kid = await getJson(server.url, '/api/v1/namespaces/mm-kid');
+  const { owner: _owner, ...otherAnnotations } = kid.metadata.annotations as Record<string, string>;
+  const edited = await request(server.url, 'PUT', '/api/v1/namespaces/mm-kid', {
+    body: { ...kid, metadata: { ...kid.metadata, labels: { ...kid.metadata.labels, team: 'red' }, annotations: otherAnnotations } },
+  });
+  assert.equal(edited.status, 200, edited.text);
+  await until('mm-kid is put back', async () => {
+    const { labels, annotations } = await metadataOf('mm-kid');
+    return labels['team'] === 'blue' && annotations['owner'] === 'alice';
+  });
 
   // Removed at the root: gone from the subtree (the anchor's own stays on the leaf).
   const removed = await setParent(server.url, 'mm-root', undefined, { labels: [], annotations: [] });
