@@ -12,6 +12,8 @@ import {
   HIERARCHY_SINGLETON,
   REASON_ANCESTOR,
   REASON_ANCHOR_MISSING,
+  REASON_ILLEGAL_MANAGED_ANNOTATION,
+  REASON_ILLEGAL_MANAGED_LABEL,
   REASON_ILLEGAL_PARENT,
   REASON_IN_CYCLE,
   REASON_PARENT_MISSING,
@@ -25,6 +27,7 @@ import type { HierarchyIndex } from './hierarchy-index.js';
 import { FIELD_MANAGER, inHierarchy, type ReconcileContext } from './reconciler.js';
 import { ensureHierarchy } from './anchors-reconcile.js';
 import { whyUnmanaged } from './rules.js';
+import { NO_MANAGED_METADATA } from './managed-metadata.js';
 
 type Wanted = Omit<HNCCondition, 'lastTransitionTime'>;
 
@@ -54,6 +57,17 @@ function ownConditions(ctx: ReconcileContext, ns: string): Wanted[] {
   }
   const cycle = cycleOf(h, ns);
   if (cycle !== undefined) out.push(condition(CONDITION_ACTIVITIES_HALTED, REASON_IN_CYCLE, `Namespace is a member of the cycle: ${cycle.join(' <- ')}`));
+  // Keys the flags do not (or no longer) name as managed: reported, not applied (HNC's syncLabels/syncAnnotations).
+  const managed = ctx.managed ?? NO_MANAGED_METADATA;
+  const spec = h.managedSpecOf(ns);
+  for (const kvp of spec?.labels ?? []) {
+    if (!managed.isManagedLabel(kvp.key)) out.push(condition(CONDITION_BAD_CONFIGURATION, REASON_ILLEGAL_MANAGED_LABEL, `Not a legal managed label (set via --managed-namespace-label): ${kvp.key}`));
+  }
+  for (const kvp of spec?.annotations ?? []) {
+    if (!managed.isManagedAnnotation(kvp.key)) {
+      out.push(condition(CONDITION_BAD_CONFIGURATION, REASON_ILLEGAL_MANAGED_ANNOTATION, `Not a legal managed annotation (set via --managed-namespace-annotation): ${kvp.key}`));
+    }
+  }
   if (h.isSubnamespace(ns)) {
     const annotated = ctx.namespaces.getCached('', ns)?.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF];
     if (annotated !== undefined && !ctx.anchorsSeen.has(`${annotated}/${ns}`)) {

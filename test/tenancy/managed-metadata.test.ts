@@ -7,6 +7,9 @@
 // that matches hnc.x-k8s.io refuses to start. Real server, real kubectl.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runKubectl } from '../helpers/kubectl.js';
 import { request } from '../helpers/http.js';
@@ -104,4 +107,34 @@ test('a pattern that matches hnc.x-k8s.io refuses to start, in HNC\'s words', as
     assert.equal(err.message, 'illegal value for --managed-namespace-label "hnc\\\\.x-k8s\\\\.io|team": cannot specify a pattern that matches "hnc.x-k8s.io"');
     return true;
   });
+});
+
+test('a key no longer managed (the flags changed across a restart) is a BadConfiguration condition, HNC\'s reason and words', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-managed-'));
+  try {
+    const first = await startTestServer({ dataDir, managedNamespaceLabels: ['team'], managedNamespaceAnnotations: ['owner'] });
+    try {
+      await createNamespace(first.url, 'mm-later');
+      const set = await setParent(first.url, 'mm-later', undefined, { labels: [{ key: 'team', value: 'blue' }], annotations: [{ key: 'owner', value: 'bob' }] });
+      assert.equal(set.status, 201, set.text);
+    } finally {
+      await first.stop();
+    }
+    const second = await startTestServer({ dataDir, managedNamespaceAnnotations: ['owner'] });
+    try {
+      await until('the condition', async () => {
+        const conditions = (await getJson(second.url, `${HNC}/namespaces/mm-later/hierarchyconfigurations/hierarchy`))?.status?.conditions ?? [];
+        return conditions.some(
+          (c: { type: string; reason: string; message: string }) =>
+            c.type === 'BadConfiguration' && c.reason === 'IllegalManagedLabel' && c.message === 'Not a legal managed label (set via --managed-namespace-label): team',
+        );
+      });
+      const conditions = (await getJson(second.url, `${HNC}/namespaces/mm-later/hierarchyconfigurations/hierarchy`)).status.conditions;
+      assert.equal(conditions.length, 1, JSON.stringify(conditions));
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
