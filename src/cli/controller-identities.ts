@@ -44,6 +44,8 @@ export async function controllerIdentities(
     clients: {
       namespace: await as('namespace-controller'),
       resourceQuota: await as('resourcequota-controller'),
+      // apiary's own role (bootstrap-policy.json): HRQ status, as the ResourceQuota controller's is written.
+      hierarchicalQuota: await as('hierarchicalresourcequota-controller'),
       pvcProtection: await as('pvc-protection-controller'),
       garbageCollector: await as('generic-garbage-collector'),
       serviceAccount: await as('service-account-controller'),

@@ -115,6 +115,11 @@ Security (kube-apiserver's flags):
                           a user without the cluster-wide right to list namespaces lists and watches the
                           namespaces where RBAC lets them do something, instead of a 403 (default true;
                           false answers 403 as kube-apiserver)
+  --managed-namespace-label REGEX
+                          labels on namespaces that only HierarchyConfiguration (or anchor) spec.labels set,
+                          copied to every descendant (HNC's flag; implicitly ^...$; repeatable)
+  --managed-namespace-annotation REGEX
+                          the same for annotations (spec.annotations)
   --audit-log-path FILE   append an audit.k8s.io/v1 event (level Metadata) per write, one JSON line each
   --token TOKEN           the cluster token: servers on one store share one identity (CA, service-account
                           keys) sealed with it; the first server makes it and keeps it in DATA_DIR/token,
@@ -171,6 +176,8 @@ async function serve(argv: string[]): Promise<void> {
         'anonymous-auth': { type: 'string', default: 'true' },
         'authorization-mode': { type: 'string', default: 'RBAC' },
         'namespace-list-filtering': { type: 'string', default: 'true' },
+        'managed-namespace-label': { type: 'string', multiple: true, default: [] },
+        'managed-namespace-annotation': { type: 'string', multiple: true, default: [] },
         'insecure-serving': { type: 'boolean', default: false },
         'proxy-client-cert-file': { type: 'string' },
         'proxy-client-key-file': { type: 'string' },
@@ -306,6 +313,8 @@ async function serve(argv: string[]): Promise<void> {
   options.controlPlaneObjects = true;
   if (values['advertise-address'] !== undefined) options.advertiseAddress = values['advertise-address'];
   if (etcdServers.length > 0) options.etcdServers = etcdServers;
+  if (values['managed-namespace-label'].length > 0) options.managedNamespaceLabels = values['managed-namespace-label'];
+  if (values['managed-namespace-annotation'].length > 0) options.managedNamespaceAnnotations = values['managed-namespace-annotation'];
   if (values['admission-control-config-file'] !== '') options.admissionControlConfigFile = path.resolve(values['admission-control-config-file']);
   let disabled: string[] = [];
   try {

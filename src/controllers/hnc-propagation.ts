@@ -33,7 +33,6 @@
 // copies a namespace should hold of one kind and makes it so.
 
 import type { KubeObject, GroupVersionResource } from '../machinery/meta.js';
-import { parseLabelSelector } from '../machinery/labels.js';
 import {
   type ClientLogger,
   DeletedFinalStateUnknown,
@@ -49,11 +48,7 @@ import {
   silentLogger,
 } from '../client/index.js';
 import {
-  ANNOTATION_ALL,
-  ANNOTATION_NONE,
-  ANNOTATION_SELECT,
   ANNOTATION_SUBNAMESPACE_OF,
-  ANNOTATION_TREE_SELECT,
   CONDITION_BAD_CONFIGURATION,
   ENFORCED_TYPES,
   HIERARCHY_SINGLETON,
@@ -69,6 +64,7 @@ import {
   type ResourceStatus,
   type SynchronizationMode,
 } from '../api/hnc/v1alpha2/types.js';
+import { sourcePropagatesTo } from '../api/hnc/v1alpha2/propagation.js';
 
 /** The condition a name conflict in a descendant is reported under (HNC's name for it). */
 export const CONDITION_CANNOT_PROPAGATE = 'CannotPropagateObject';
@@ -86,11 +82,15 @@ export interface HncPropagationOptions {
   informers: SharedInformerFactory;
   workers?: number;
   logger?: ClientLogger;
+  /** The time events are stamped with. */
+  now?: () => Date;
 }
 
 interface PropagatedKind {
   id: string;
   gvr: GroupVersionResource;
+  /** The objects' kind (events name it). */
+  kind: string;
   mode: SynchronizationMode;
   informer: SharedIndexInformer<KubeObject>;
 }
@@ -106,10 +106,6 @@ function isCopy(obj: Readonly<KubeObject>): boolean {
 
 function objectOf<T extends KubeObject>(obj: T | DeletedFinalStateUnknown<T>): T | undefined {
   return obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
-}
-
-function annotationTrue(value: string | undefined): boolean {
-  return value !== undefined && ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value);
 }
 
 export class HncPropagationController {
@@ -129,6 +125,8 @@ export class HncPropagationController {
   private configuring: Promise<void> = Promise.resolve();
   /** The spec.resources last applied (JSON), so that status writes do not re-read discovery. */
   private configuredSpec: string | undefined;
+  /** Makes event names unique within this controller. */
+  private eventCount = 0;
 
   constructor(private readonly options: HncPropagationOptions) {
     this.log = options.logger ?? silentLogger;
@@ -160,7 +158,7 @@ export class HncPropagationController {
       this.configuring = this.configuring.then(() => this.configure()).catch((err: unknown) => this.log.warn({ err: String(err) }, 'hnc configuration not applied'));
     };
     this.config.addEventHandler({ onAdd: configure, onUpdate: configure, onDelete: configure });
-    for (const t of ENFORCED_TYPES) this.track({ group: t.group, version: RBAC_VERSION, resource: t.resource }, 'Propagate');
+    for (const t of ENFORCED_TYPES) this.track({ group: t.group, version: RBAC_VERSION, resource: t.resource }, 'Propagate', t.resource === 'roles' ? 'Role' : 'RoleBinding');
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -242,7 +240,7 @@ export class HncPropagationController {
 
   // ---- kinds and the queue ----
 
-  private track(gvr: GroupVersionResource, mode: SynchronizationMode): void {
+  private track(gvr: GroupVersionResource, mode: SynchronizationMode, kindName: string): void {
     const id = kindId(gvr.group, gvr.resource);
     const existing = this.kinds.get(id);
     if (existing !== undefined) {
@@ -253,7 +251,7 @@ export class HncPropagationController {
       return;
     }
     const informer = this.options.informers.forResource(gvr, { namespaced: true });
-    const kind: PropagatedKind = { id, gvr, mode, informer };
+    const kind: PropagatedKind = { id, gvr, kind: kindName, mode, informer };
     this.kinds.set(id, kind);
     informer.addEventHandler({
       onAdd: (obj) => this.objectChanged(kind, obj),
@@ -314,7 +312,8 @@ export class HncPropagationController {
         }
         const version = list.groupVersion.includes('/') ? list.groupVersion.split('/')[1]! : list.groupVersion;
         configured.add(kindId(group, r.resource));
-        this.track({ group, version, resource: r.resource }, r.mode ?? 'Propagate');
+        const kindName = list.resources.find((x) => x.name === r.resource)!.kind;
+        this.track({ group, version, resource: r.resource }, r.mode ?? 'Propagate', kindName);
       }
     }
     // Kinds no longer named: Ignore (HNC leaves their copies where they are).
@@ -376,11 +375,12 @@ export class HncPropagationController {
       const conflictKey = `${kind.id}\u0000${namespace}\u0000${name}`;
       if (local.has(name)) {
         if (!this.conflicts.has(conflictKey)) {
-          this.conflicts.set(
-            conflictKey,
-            `${kind.gvr.resource}${kind.gvr.group === '' ? '' : `.${kind.gvr.group}`} ${JSON.stringify(name)} of namespace ${JSON.stringify(from)} is not propagated to namespace ${JSON.stringify(namespace)}: an object of that name that is not a propagated copy exists there`,
-          );
+          const text = `${kind.gvr.resource}${kind.gvr.group === '' ? '' : `.${kind.gvr.group}`} ${JSON.stringify(name)} of namespace ${JSON.stringify(from)} is not propagated to namespace ${JSON.stringify(namespace)}: an object of that name that is not a propagated copy exists there`;
+          this.conflicts.set(conflictKey, text);
           changed = true;
+          // HNC's Warning events for a copy not written: on the source and on the object in the destination.
+          await this.warn(kind, source, 'CannotPropagateObject', `Could not write to destination namespace ${JSON.stringify(namespace)}: ${text}.`);
+          await this.warn(kind, local.get(name)!, 'CannotUpdateObject', `Could not write from source namespace ${JSON.stringify(from)}: ${text}.`);
         }
         continue;
       }
@@ -416,37 +416,44 @@ export class HncPropagationController {
 
   /** HNC's ShouldPropagate and exclusions for one source and one destination namespace. */
   private propagates(kind: PropagatedKind, source: KubeObject, destination: KubeObject, tree: Set<string>): boolean {
-    const annotations = source.metadata.annotations ?? {};
-    let propagate = kind.mode === 'Propagate';
-    const select = annotations[ANNOTATION_SELECT];
-    if (select !== undefined && select !== '') {
-      propagate = true;
-      try {
-        if (!parseLabelSelector(select).matches(destination.metadata.labels ?? {})) return false;
-      } catch {
-        return false;
-      }
+    return sourcePropagatesTo(source, { group: kind.gvr.group, resource: kind.gvr.resource, mode: kind.mode }, destination.metadata.labels ?? {}, tree);
+  }
+
+  // ---- events ----
+
+  /** Records a Warning event on `object` as HNC's recorder does (source component hnc.x-k8s.io, which `kubectl hns describe` lists). */
+  private async warn(kind: PropagatedKind, object: Readonly<KubeObject>, reason: string, message: string): Promise<void> {
+    const namespace = object.metadata.namespace!;
+    const time = this.options.now?.() ?? new Date();
+    const at = time.toISOString().replace(/\.\d+Z$/, 'Z');
+    // As client-go's recorder: the object's name and the time in hex nanoseconds (a count keeps two in one millisecond apart).
+    const name = `${object.metadata.name}.${(BigInt(time.getTime()) * 1_000_000n + BigInt(this.eventCount++ % 1_000_000)).toString(16)}`;
+    try {
+      await this.options.client.builtin('events', namespace).create({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace },
+        involvedObject: {
+          apiVersion: kind.gvr.group === '' ? kind.gvr.version : `${kind.gvr.group}/${kind.gvr.version}`,
+          kind: kind.kind,
+          namespace,
+          name: object.metadata.name,
+          ...(object.metadata.uid !== undefined ? { uid: object.metadata.uid } : {}),
+          ...(object.metadata.resourceVersion !== undefined ? { resourceVersion: object.metadata.resourceVersion } : {}),
+        },
+        reason,
+        message,
+        type: 'Warning',
+        source: { component: HNC_GROUP },
+        reportingComponent: HNC_GROUP,
+        reportingInstance: '',
+        firstTimestamp: at,
+        lastTimestamp: at,
+        count: 1,
+      } as KubeObject);
+    } catch (err) {
+      this.log.warn({ err: String(err), reason }, 'hnc event not recorded');
     }
-    const treeSelect = annotations[ANNOTATION_TREE_SELECT];
-    if (treeSelect !== undefined && treeSelect !== '') {
-      propagate = true;
-      for (const raw of treeSelect.split(',')) {
-        const segment = raw.trim();
-        const negated = segment.startsWith('!');
-        const name = negated ? segment.slice(1) : segment;
-        if (name === '' || tree.has(name) === negated) return false;
-      }
-    }
-    if (annotationTrue(annotations[ANNOTATION_NONE])) return false;
-    if (annotationTrue(annotations[ANNOTATION_ALL])) propagate = true;
-    if (!propagate) return false;
-    if ((source.metadata.finalizers ?? []).length > 0) return false;
-    if (kind.gvr.group === '' && kind.gvr.resource === 'secrets') {
-      const type = (source as { type?: string }).type;
-      if (type === 'kubernetes.io/service-account-token' || type === 'helm.sh/release.v1') return false;
-    }
-    if (kind.gvr.group === '' && kind.gvr.resource === 'configmaps' && ['kube-root-ca.crt', 'istio-ca-root-cert'].includes(source.metadata.name!)) return false;
-    return true;
   }
 
   // ---- HNCConfiguration status ----

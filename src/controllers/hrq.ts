@@ -14,8 +14,8 @@
 //   changes (re-parenting, a new subnamespace, a deleted namespace) re-syncs
 //   the HRQs of its old and its new ancestors: the moved subtree's usage
 //   leaves the one and joins the other.
-// - Replenishment: informers on the resources HRQs name (started on first
-//   need, found through discovery); a delete, or an update that changes an
+// - Replenishment: informers on the resources HRQs name (the ResourceQuota
+//   controller's monitors, resourcequota/monitors.ts); a delete, or an update that changes an
 //   object's usage, re-syncs the HRQs of the object's namespace and its
 //   ancestors. Creates need no sync: admission charged them already.
 // - Raising usage is written at once. Lowering is written at once as far as
@@ -35,7 +35,7 @@ import {
   type HierarchyConfiguration,
 } from '../api/hnc/v1alpha2/types.js';
 import { type Evaluator, type GroupResourceName, EvaluatorRegistry, resourcesForName } from '../api/quota/v1/evaluators.js';
-import { type Usage, add, equals, fromWire, mask, subtractNonNegative, toWire } from '../api/quota/v1/resources.js';
+import { type Usage, add, equals, fromWire, mask, toWire } from '../api/quota/v1/resources.js';
 import { quotaSummaries } from '../api/quota/v1/summary.js';
 import {
   BucketRateLimiter,
@@ -52,18 +52,16 @@ import {
   isNotFound,
   metaNamespaceKeyFunc,
   runController,
-  serverPreferredNamespacedResources,
   silentLogger,
-  waitForCacheSync,
 } from '../client/index.js';
 import { deepCopy } from '../machinery/deep-copy.js';
+import { QuotaMonitors } from './resourcequota/monitors.js';
 
 export const HRQ_GVR = { group: 'hnc.x-k8s.io', version: 'v1alpha2', resource: 'hierarchicalresourcequotas' };
 export const HIERARCHY_GVR = { group: 'hnc.x-k8s.io', version: 'v1alpha2', resource: 'hierarchyconfigurations' };
 export const DEFAULT_CONCURRENT_HRQ_SYNCS = 5;
 export const DEFAULT_HRQ_SYNC_PERIOD_MS = 5 * 60_000;
 export const DEFAULT_HRQ_RELEASE_SETTLE_MS = 1_500;
-const MONITOR_SYNC_TIMEOUT_MS = 10_000;
 /** How often a controller facing a server without HRQs looks again. */
 const SERVED_RECHECK_MS = 60_000;
 
@@ -101,9 +99,8 @@ export class HierarchicalQuotaController {
   private readonly pendingRelease = new Map<string, string>();
   /** Per key, usage seen leaving its subtree since its last sync: a drop up to this much is written at once. */
   private readonly allowances = new Map<string, Usage>();
-  private readonly monitors = new Map<string, Promise<SharedIndexInformer<KubeObject> | undefined>>();
-  private discovered: Map<string, string> | undefined;
-  private signal: AbortSignal | undefined;
+  /** Informers on the resources HRQs count (the ResourceQuota controller's monitors). */
+  private readonly monitors: QuotaMonitors;
 
   constructor(options: HierarchicalQuotaControllerOptions) {
     this.client = options.client;
@@ -115,6 +112,14 @@ export class HierarchicalQuotaController {
     this.queue = new WorkQueue<string>({
       name: 'hierarchicalresourcequota',
       rateLimiter: new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter<string>(5, 1000), new BucketRateLimiter<string>(10, 100)),
+    });
+    this.monitors = new QuotaMonitors({
+      client: this.client,
+      informers: this.informers,
+      evaluators: this.evaluators,
+      log: this.log,
+      what: 'hierarchical quota',
+      onRelease: (gr, obj, released) => this.replenish(gr, obj, released),
     });
   }
 
@@ -150,7 +155,7 @@ export class HierarchicalQuotaController {
 
   /** Runs until signal aborts; idles (looking again every minute) while the server does not serve HRQs. */
   async run(signal: AbortSignal): Promise<void> {
-    this.signal = signal;
+    this.monitors.run(signal);
     while (!(await this.served())) {
       if (signal.aborted) return;
       await new Promise<void>((resolve) => {
@@ -348,7 +353,7 @@ export class HierarchicalQuotaController {
       if (evaluator === undefined) continue;
       const names = evaluator.matchingResources(hardNames);
       if (names.length === 0) continue;
-      const informer = await this.monitor(gr);
+      const informer = await this.monitors.get(gr);
       if (informer === undefined) continue;
       for (const n of names) matched.add(n);
       for (const ns of namespaces) {
@@ -359,42 +364,6 @@ export class HierarchicalQuotaController {
     // Names measured over no object at all are zero.
     for (const n of matched) if (!total.has(n)) total.set(n, fromWire({ [n]: '0' }).get(n)!);
     return mask(total, matched);
-  }
-
-  /** The synced informer for a resource (started on first need), or undefined when it is not served. */
-  private monitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
-    let m = this.monitors.get(grKey(gr));
-    if (m === undefined) {
-      m = this.startMonitor(gr).catch((err: unknown) => {
-        if (this.signal?.aborted !== true) this.log.warn({ resource: grKey(gr), err: String(err) }, 'hierarchical quota monitor failed to start');
-        return undefined;
-      });
-      this.monitors.set(grKey(gr), m);
-      void m.then((i) => i === undefined && this.monitors.delete(grKey(gr)));
-    }
-    return m;
-  }
-
-  private async startMonitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
-    const version = await this.versionOf(gr);
-    if (version === undefined || this.signal?.aborted === true) return undefined;
-    const informer = this.informers.forResource<KubeObject>({ group: gr.group, version, resource: gr.resource });
-    const evaluator = this.evaluators.get(gr);
-    informer.addEventHandler({
-      onUpdate: (old, obj) => {
-        if (evaluator === undefined) return;
-        const [before, after] = [evaluator.usage(old), evaluator.usage(obj)];
-        if (!equals(before, after)) this.replenish(gr, obj, subtractNonNegative(before, after));
-      },
-      onDelete: (tomb) => {
-        const obj = tomb instanceof DeletedFinalStateUnknown ? (tomb.obj as KubeObject | undefined) : tomb;
-        if (obj !== undefined && evaluator !== undefined) this.replenish(gr, obj, evaluator.usage(obj));
-      },
-    });
-    const signal = this.signal ?? new AbortController().signal;
-    this.informers.start(signal);
-    const timeout = AbortSignal.any([signal, AbortSignal.timeout(MONITOR_SYNC_TIMEOUT_MS)]);
-    return (await waitForCacheSync(timeout, [informer])) ? informer : undefined;
   }
 
   /** Queues the HRQs of the object's namespace and its ancestors that count this resource, allowing `released` to go. */
@@ -415,37 +384,11 @@ export class HierarchicalQuotaController {
   /** Whether the server serves hnc.x-k8s.io/v1alpha2 HierarchicalResourceQuotas (a kube-apiserver does not). */
   private async served(): Promise<boolean> {
     try {
-      await this.discover();
+      await this.monitors.discover();
     } catch (err) {
       this.log.warn({ err: String(err) }, 'hierarchical quota: discovery failed');
       return false;
     }
-    return this.discovered?.get(`${HRQ_GVR.group}/${HRQ_GVR.resource}`) === HRQ_GVR.version;
-  }
-
-  private async versionOf(gr: GroupResourceName): Promise<string | undefined> {
-    const find = (): string | undefined => this.discovered?.get(grKey(gr));
-    if (find() === undefined) await this.discover();
-    return find();
-  }
-
-  private async discover(): Promise<void> {
-    const found = new Map<string, string>();
-    let lists;
-    try {
-      lists = await serverPreferredNamespacedResources(this.client);
-    } catch (err) {
-      const partial = (err as { partial?: unknown }).partial;
-      if (!Array.isArray(partial)) throw err;
-      lists = partial as Awaited<ReturnType<typeof serverPreferredNamespacedResources>>;
-    }
-    for (const list of lists) {
-      const [group, version] = list.groupVersion.includes('/') ? list.groupVersion.split('/') : ['', list.groupVersion];
-      for (const r of list.resources) {
-        if (r.name.includes('/') || !r.verbs.includes('list') || !r.verbs.includes('watch')) continue;
-        found.set(`${group}/${r.name}`, version!);
-      }
-    }
-    this.discovered = found;
+    return this.monitors.knownVersion(HRQ_GVR) === HRQ_GVR.version;
   }
 }

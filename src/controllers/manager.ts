@@ -47,6 +47,8 @@ export interface ControllerManagerOptions {
   clients?: {
     namespace?: RestClient;
     resourceQuota?: RestClient;
+    /** The HierarchicalResourceQuota status controller (system:controller:hierarchicalresourcequota-controller). */
+    hierarchicalQuota?: RestClient;
     pvcProtection?: RestClient;
     garbageCollector?: RestClient;
     serviceAccount?: RestClient;
@@ -76,7 +78,7 @@ export interface ControllerManagerOptions {
     namespace?: boolean;
     systemNamespaces?: boolean;
     resourceQuota?: boolean;
-    /** HierarchicalResourceQuota status (hnc.x-k8s.io; runs with the loopback identity, as a part of the server). */
+    /** HierarchicalResourceQuota status (hnc.x-k8s.io; its own least-privilege identity where identities are given). */
     hierarchicalQuota?: boolean;
     crdCleanup?: boolean;
     pvcProtection?: boolean;
@@ -178,7 +180,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   }
   if (options.controllers?.hierarchicalQuota !== false) {
     const hrq = new HierarchicalQuotaController({
-      client: options.clients?.apiserver ?? options.client,
+      client: options.clients?.hierarchicalQuota ?? options.client,
       informers,
       workers: options.concurrentResourceQuotaSyncs ?? DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS,
       resyncPeriodMs: options.resourceQuotaSyncPeriodMs ?? DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS,

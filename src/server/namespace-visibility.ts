@@ -2,7 +2,10 @@
 // list or watch of namespaces is not answered 403 but served the namespaces in
 // which RBAC lets them do something: those holding a RoleBinding to them (of a
 // role with at least one rule), those below such a namespace in the hierarchy
-// (their bindings are inherited), and any they may `get` by name. Everything
+// (their bindings are inherited), and any they may `get` by name. A user whom
+// a ClusterRoleBinding grants a rule on some namespaced resource (`list pods`,
+// say) may act in every namespace, so sees them all, and their list is the
+// store's own, remainingItemCount included. Everything
 // else about the list is the store's: one resourceVersion, label and field
 // selectors, limit and continue (a page holds up to `limit` visible
 // namespaces; remainingItemCount is left out, it would count hidden ones). A
@@ -13,14 +16,25 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { KubeList, KubeObject } from '../machinery/meta.js';
+import type { PolicyRule } from '../api/rbac/v1/types.js';
 import { ALL_AUTHENTICATED, type UserInfo } from '../machinery/user.js';
 import type { Attributes } from '../auth/authz/attributes.js';
 import type { RbacAuthorizer } from '../auth/authz/rbac.js';
 import type { ListOptions, RESTStore, WatchEvent, WatchSink } from '../registry/rest.js';
 import { parseLabelSelector } from '../machinery/labels.js';
 
+/** The resources served, with their scope (the registry's view: custom resources come and go). */
+export interface ServedResources {
+  /** Changes whenever the served resources do. */
+  generation(): number;
+  resources(): Iterable<{ group: string; resource: string; namespaced: boolean }>;
+}
+
 export class NamespaceVisibility {
-  constructor(private readonly rbac: RbacAuthorizer) {}
+  constructor(
+    private readonly rbac: RbacAuthorizer,
+    private readonly served?: ServedResources,
+  ) {}
 
   /**
    * Whether a refused request is one this filter answers instead: a list or
@@ -45,14 +59,22 @@ export class NamespaceVisibility {
   visibleTo(user: UserInfo): Visibility {
     const rbac = this.rbac;
     let generation = -1;
+    let servedGeneration = -1;
     let granted: { inherited: Set<string>; local: Set<string> } = { inherited: new Set(), local: new Set() };
+    let everywhere = false;
     const known = new Map<string, boolean>();
+    const refresh = (): void => {
+      const nowServed = this.served?.generation() ?? 0;
+      if (generation === rbac.generation && servedGeneration === nowServed) return;
+      generation = rbac.generation;
+      servedGeneration = nowServed;
+      everywhere = this.grantsInEveryNamespace(user);
+      granted = everywhere ? { inherited: new Set(), local: new Set() } : rbac.namespacesWithGrants(user);
+      known.clear();
+    };
     const visible = (namespace: string): boolean => {
-      if (generation !== rbac.generation) {
-        generation = rbac.generation;
-        granted = rbac.namespacesWithGrants(user);
-        known.clear();
-      }
+      refresh();
+      if (everywhere) return true;
       let answer = known.get(namespace);
       if (answer === undefined) {
         answer =
@@ -63,13 +85,48 @@ export class NamespaceVisibility {
       }
       return answer;
     };
-    return { visible, onChange: (listener) => rbac.onInvalidate(listener) };
+    const all = (): boolean => {
+      refresh();
+      return everywhere;
+    };
+    return { visible, all, onChange: (listener) => rbac.onInvalidate(listener) };
   }
+
+  /**
+   * Whether a ClusterRoleBinding of the user's grants a rule on a namespaced
+   * resource: then the user may act in every namespace (rules on cluster-scoped
+   * resources only, as system:basic-user's reviews, or on non-resource URLs, do not count).
+   */
+  private grantsInEveryNamespace(user: UserInfo): boolean {
+    const namespaced: { group: string; resource: string }[] = [];
+    for (const r of this.served?.resources() ?? []) if (r.namespaced) namespaced.push(r);
+    let found = false;
+    this.rbac.visitRules(user, '', (rules, err) => {
+      if (err === undefined && rules.some((rule) => ruleCoversNamespaced(rule, namespaced))) found = true;
+      return !found;
+    });
+    return found;
+  }
+}
+
+/** Whether a rule grants some verb on one of the namespaced resources (or a subresource of one). */
+function ruleCoversNamespaced(rule: PolicyRule, namespaced: readonly { group: string; resource: string }[]): boolean {
+  if ((rule.verbs ?? []).length === 0) return false;
+  const groups = rule.apiGroups ?? [];
+  const resources = rule.resources ?? [];
+  if (resources.length === 0) return false;
+  return namespaced.some(
+    (r) =>
+      (groups.includes('*') || groups.includes(r.group)) &&
+      resources.some((entry) => entry === '*' || entry === r.resource || entry.startsWith(`${r.resource}/`) || entry.startsWith('*/')),
+  );
 }
 
 /** What one user may see, and when that may have changed. */
 export interface Visibility {
   visible(namespace: string): boolean;
+  /** True while the user may see every namespace (a cluster-wide grant on a namespaced resource). */
+  all?(): boolean;
   /** Calls `listener` when RBAC or the hierarchy changed; returns the unsubscribe. */
   onChange(listener: () => void): () => void;
 }
@@ -103,6 +160,8 @@ export function visibleNamespacesStore(store: RESTStore, visibility: Visibility)
   const shows = (object: KubeObject): boolean => visible(object.metadata.name ?? '');
   const filtered = Object.create(store) as RESTStore;
   filtered.list = async (namespace: string, options: ListOptions): Promise<KubeList> => {
+    // Nothing hidden: the store's list as it is (as upstream serves a user allowed to list).
+    if (visibility.all?.() === true) return store.list(namespace, options);
     const limit = options.limit ?? 0;
     let page = await store.list(namespace, options);
     const items = page.items.filter(shows);

@@ -230,7 +230,9 @@ export async function setupSecurity(
       authorizer,
       ...(audit !== undefined ? { audit } : {}),
       requestHeaders: requestHeader !== undefined,
-      ...(options.namespaceListFiltering !== false && authorizer === rbac ? { namespaceVisibility: new NamespaceVisibility(rbac) } : {}),
+      ...(options.namespaceListFiltering !== false && authorizer === rbac
+        ? { namespaceVisibility: new NamespaceVisibility(rbac, { generation, resources: () => registryView.stores.map((s) => s.type) }) }
+        : {}),
     },
     frontProxy: {
       ...(frontProxyClient !== undefined ? { proxyClient: frontProxyClient } : {}),

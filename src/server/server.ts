@@ -20,6 +20,8 @@ import { HNC_GROUP } from '../api/hnc/v1alpha2/types.js';
 import { HierarchyReconciler } from '../tenancy/reconciler.js';
 import { TenancyAdmission } from '../tenancy/admission.js';
 import { PropagationProtection } from '../tenancy/propagation-protection.js';
+import { PropagationConflicts } from '../tenancy/propagation-conflicts.js';
+import { ManagedMetadata } from '../tenancy/managed-metadata.js';
 import { isStatusError } from '../machinery/errors.js';
 import type { WatchCacheOptions } from '../storage/cacher/cacher.js';
 import type { AdmissionPlugin } from '../admission/interface.js';
@@ -59,6 +61,10 @@ export type { SecurityOptions };
 const MAX_HEADER_BYTES = (1 << 20) + 4096;
 
 export interface ServerOptions {
+  /** HNC's --managed-namespace-label regexes: namespace labels set only through HierarchyConfiguration spec.labels. */
+  managedNamespaceLabels?: string[];
+  /** HNC's --managed-namespace-annotation regexes: the same for annotations. */
+  managedNamespaceAnnotations?: string[];
   /** Address to listen on (default 127.0.0.1). */
   bindAddress?: string;
   /** Port (default 6443); 0 picks a free port. */
@@ -283,6 +289,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const quotaConfig =
     options.admissionControlConfigFile !== undefined ? loadResourceQuotaConfiguration(options.admissionControlConfigFile) : undefined;
   const logger: Logger = options.logger?.child({ component: 'apiserver' }) ?? pino({ level: options.logLevel ?? 'info', base: { component: 'apiserver' } });
+  // HNC's managed label and annotation patterns: bad ones fail the start (before anything is opened), with HNC's message.
+  const managedMetadata = ManagedMetadata.parse(options.managedNamespaceLabels, options.managedNamespaceAnnotations);
 
   let registryRef: Registry | undefined;
   const metrics = new ServerMetrics(async () => {
@@ -328,7 +336,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // authorization and the tenancy hooks; it reads the registry built below and starts once it serves.
   const hierarchySource = { storeFor: (group: string, resource: string) => registry.storeFor(group, resource) };
   const hierarchy = new HierarchyIndex(hierarchySource, logger);
-  const hierarchyReconciler = new HierarchyReconciler(hierarchySource, hierarchy, options.clock, logger);
+  const hierarchyReconciler = new HierarchyReconciler(hierarchySource, hierarchy, options.clock, logger, managedMetadata);
   const tenancyAdmission = new TenancyAdmission({
     hierarchy,
     authorize: () => authorizeRef,
@@ -344,9 +352,24 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       }
     },
     anchor: (namespace, name) => registry.storeFor('hnc.x-k8s.io', 'subnamespaceanchors')?.getCached(namespace, name),
+    reparentConflicts: (namespace, newParent) => propagationConflicts.reparentConflicts(namespace, newParent),
+    managed: managedMetadata,
   });
   // Propagated copies (hnc.x-k8s.io/inherited-from) are the propagation controller's alone.
   const propagationProtection = new PropagationProtection({ namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name) });
+  // A new or changed source that would overwrite a local object in a descendant: HNC's 409.
+  const propagationConflicts = new PropagationConflicts({
+    hierarchy: () => hierarchy,
+    config: () => registry.storeFor(HNC_GROUP, 'hncconfigurations')?.getCached('', 'config'),
+    namespace: (name) => registry.storeFor('', 'namespaces')?.getCached('', name),
+    object: (group, resource, namespace, name) => registry.storeFor(group, resource)?.getCached(namespace, name),
+    objects: (group, resource, namespace) => registry.storeFor(group, resource)?.listCached?.(namespace) ?? [],
+    namespaceNames: () => (registry.storeFor('', 'namespaces')?.listCached?.('') ?? []).map((ns) => ns.metadata.name!),
+    kindOf: (group, resource) => {
+      const type = registry.storeFor(group, resource)?.type;
+      return type === undefined ? undefined : { version: type.version, kind: type.kind };
+    },
+  });
   const webhookServiceResolver: ServiceResolver = options.webhookServiceResolver ?? endpointsServiceResolver((resource) => registry.storeFor('', resource));
   const admission = buildAdmissionChain(() => registry, {
     authorize: () => authorizeRef,
@@ -355,7 +378,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // HierarchicalResourceQuotas are charged by the ResourceQuota plugin with each namespace's own quotas.
     hierarchicalQuota: hierarchicalQuotaAccess(() => registry.storeFor(HNC_GROUP, HRQ_RESOURCE), () => hierarchy),
     // The hierarchy's rules (src/tenancy/admission.ts) run before quota; the embedder's plugins after everything.
-    tenancy: [tenancyAdmission, propagationProtection],
+    tenancy: [tenancyAdmission, propagationProtection, propagationConflicts],
     extra: options.admission ?? [],
     webhookServiceResolver,
   });

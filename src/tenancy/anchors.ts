@@ -13,15 +13,21 @@
 //   subnamespace (or an ancestor) allows cascading deletion (403, HNC's words).
 // The server's own writes (no HTTP request) pass.
 import type { AdmissionAttributes } from '../registry/admission.js';
-import { conflict, forbidden } from '../machinery/errors.js';
+import { conflict, forbidden, invalid } from '../machinery/errors.js';
 import { deepCopy } from '../machinery/deep-copy.js';
-import { ANNOTATION_SUBNAMESPACE_OF, type SubnamespaceAnchor } from '../api/hnc/v1alpha2/types.js';
+import { ANNOTATION_SUBNAMESPACE_OF, HNC_GROUP, type SubnamespaceAnchor } from '../api/hnc/v1alpha2/types.js';
+import { NO_MANAGED_METADATA } from './managed-metadata.js';
 import { ANCHORS_GR, isServerWrite, whyUnmanaged, type TenancyView } from './rules.js';
 
 export async function admitAnchor(a: AdmissionAttributes, view: TenancyView): Promise<void> {
   if (isServerWrite(a) || a.subresource !== '') return;
   const parent = a.namespace;
   const child = a.name;
+  // HNC's ValidateManagedLabels/Annotations: only managed keys (--managed-namespace-label/-annotation) may be set.
+  if (a.operation === 'CREATE' || a.operation === 'UPDATE') {
+    const errs = (view.managed ?? NO_MANAGED_METADATA).validate((a.object as SubnamespaceAnchor).spec);
+    if (errs.length > 0) throw invalid(HNC_GROUP, 'SubnamespaceAnchor', child, errs);
+  }
   switch (a.operation) {
     case 'CREATE': {
       const why = whyUnmanaged(parent);

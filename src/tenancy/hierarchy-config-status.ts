@@ -12,17 +12,22 @@ import {
   HIERARCHY_SINGLETON,
   REASON_ANCESTOR,
   REASON_ANCHOR_MISSING,
+  REASON_ILLEGAL_MANAGED_ANNOTATION,
+  REASON_ILLEGAL_MANAGED_LABEL,
   REASON_ILLEGAL_PARENT,
   REASON_IN_CYCLE,
   REASON_PARENT_MISSING,
   type HNCCondition,
   type HierarchyConfiguration,
   type HierarchyConfigurationStatus,
+  type MetaKVP,
+  type SubnamespaceAnchor,
 } from '../api/hnc/v1alpha2/types.js';
 import type { HierarchyIndex } from './hierarchy-index.js';
 import { FIELD_MANAGER, inHierarchy, type ReconcileContext } from './reconciler.js';
 import { ensureHierarchy } from './anchors-reconcile.js';
 import { whyUnmanaged } from './rules.js';
+import { NO_MANAGED_METADATA } from './managed-metadata.js';
 
 type Wanted = Omit<HNCCondition, 'lastTransitionTime'>;
 
@@ -52,6 +57,17 @@ function ownConditions(ctx: ReconcileContext, ns: string): Wanted[] {
   }
   const cycle = cycleOf(h, ns);
   if (cycle !== undefined) out.push(condition(CONDITION_ACTIVITIES_HALTED, REASON_IN_CYCLE, `Namespace is a member of the cycle: ${cycle.join(' <- ')}`));
+  // Keys the flags do not (or no longer) name as managed: reported, not applied (HNC's syncLabels/syncAnnotations).
+  const managed = ctx.managed ?? NO_MANAGED_METADATA;
+  const spec = h.managedSpecOf(ns);
+  for (const kvp of spec?.labels ?? []) {
+    if (!managed.isManagedLabel(kvp.key)) out.push(condition(CONDITION_BAD_CONFIGURATION, REASON_ILLEGAL_MANAGED_LABEL, `Not a legal managed label (set via --managed-namespace-label): ${kvp.key}`));
+  }
+  for (const kvp of spec?.annotations ?? []) {
+    if (!managed.isManagedAnnotation(kvp.key)) {
+      out.push(condition(CONDITION_BAD_CONFIGURATION, REASON_ILLEGAL_MANAGED_ANNOTATION, `Not a legal managed annotation (set via --managed-namespace-annotation): ${kvp.key}`));
+    }
+  }
   if (h.isSubnamespace(ns)) {
     const annotated = ctx.namespaces.getCached('', ns)?.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF];
     if (annotated !== undefined && !ctx.anchorsSeen.has(`${annotated}/${ns}`)) {
@@ -92,6 +108,11 @@ function wantedStatus(ctx: ReconcileContext, ns: string, old: HierarchyConfigura
   return status;
 }
 
+/** The labels and annotations of a spec, empty lists for none. */
+function anchorMetadata(spec: { labels?: MetaKVP[]; annotations?: MetaKVP[] } | undefined): { labels: MetaKVP[]; annotations: MetaKVP[] } {
+  return { labels: spec?.labels ?? [], annotations: spec?.annotations ?? [] };
+}
+
 function sameStatus(a: HierarchyConfigurationStatus | undefined, b: HierarchyConfigurationStatus): boolean {
   return sameJSON(a ?? {}, b);
 }
@@ -111,6 +132,31 @@ export async function reconcileHierarchyConfiguration(ctx: ReconcileContext, ns:
   const annotated = namespace.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF];
   if (annotated !== undefined && annotated !== '' && cached !== undefined && cached.spec?.parent !== annotated) {
     await ensureHierarchy(ctx, ns, annotated, true);
+    return; // the index changes, and the next pass sets the status
+  }
+  // A subnamespace's labels and annotations are its anchor's (HNC copies the anchor's spec into `hierarchy`).
+  const anchor = annotated !== undefined && annotated !== '' ? (ctx.anchorsSeen.get(`${annotated}/${ns}`) as SubnamespaceAnchor | undefined) : undefined;
+  if (anchor !== undefined && cached !== undefined && !sameJSON(anchorMetadata(anchor.spec), anchorMetadata(cached.spec))) {
+    try {
+      await ctx.hierarchyConfigurations.patch(
+        ns,
+        HIERARCHY_SINGLETON,
+        (current) => {
+          const next = deepCopy(current) as HierarchyConfiguration;
+          const wanted = anchorMetadata(anchor.spec);
+          next.spec = { ...(next.spec ?? {}) };
+          if (wanted.labels.length > 0) next.spec.labels = wanted.labels;
+          else delete next.spec.labels;
+          if (wanted.annotations.length > 0) next.spec.annotations = wanted.annotations;
+          else delete next.spec.annotations;
+          return next;
+        },
+        { fieldManager: FIELD_MANAGER },
+      );
+    } catch (err) {
+      if (isStatusError(err) && (err.code === 404 || err.code === 403)) return;
+      throw err;
+    }
     return; // the index changes, and the next pass sets the status
   }
   if (cached === undefined || sameStatus(cached.status, wantedStatus(ctx, ns, cached.status))) return;

@@ -12,13 +12,19 @@
 //   allowed to update `hierarchyconfigurations` in the most recent common
 //   ancestor of the old and new parents; when the move crosses trees, in the
 //   old tree's root and in the new parent; when the namespace becomes a root,
-//   in the old tree's root. A refusal is a 403 with HNC's message.
+//   in the old tree's root. A refusal is HNC's answer: 401 Unauthorized with
+//   its message (HNC's webhook denies with NewUnauthorized; behind a webhook
+//   kube-apiserver would also prefix "admission webhook … denied the
+//   request: ", which an in-process rule has no reason to).
+// - A move that would make an ancestor's object overwrite a local object of
+//   the same name in the moved subtree is refused, 409 with HNC's list.
 // - status (children, conditions) is the server's: a client's write keeps the
 //   stored one. Deleting `hierarchy` of a namespace with a parent makes it a
 //   root: the same rights are asked.
 // The server's own writes (no HTTP request) pass.
 import type { AdmissionAttributes } from '../registry/admission.js';
-import { conflict, forbidden } from '../machinery/errors.js';
+import { StatusError, conflict, forbidden, invalid } from '../machinery/errors.js';
+import { NO_MANAGED_METADATA } from './managed-metadata.js';
 import { deepCopy } from '../machinery/deep-copy.js';
 import { ANNOTATION_MANAGED_BY, HIERARCHY_SINGLETON, HNC_GROUP, type HierarchyConfiguration } from '../api/hnc/v1alpha2/types.js';
 import { HIERARCHY_GR, isServerWrite, userOf, whyUnmanaged, type TenancyView } from './rules.js';
@@ -47,6 +53,9 @@ export async function admitHierarchyConfiguration(a: AdmissionAttributes, view: 
     if (whyParent !== '') {
       throw forbidden(HIERARCHY_GR, HIERARCHY_SINGLETON, `namespace ${q(parent)} is not managed by HNC (${whyParent}) and cannot be set as the parent of another namespace`);
     }
+    // HNC's ValidateManagedLabels/Annotations: only managed keys (--managed-namespace-label/-annotation) may be set.
+    const errs = (view.managed ?? NO_MANAGED_METADATA).validate(obj.spec);
+    if (errs.length > 0) throw invalid(HNC_GROUP, 'HierarchyConfiguration', HIERARCHY_SINGLETON, errs);
     wanted = parent === '' ? undefined : parent;
   } else return;
 
@@ -69,6 +78,15 @@ export async function admitHierarchyConfiguration(a: AdmissionAttributes, view: 
   }
   const cycle = cycleReason(view, ns, wanted);
   if (cycle !== '') throw conflict(HIERARCHY_GR, HIERARCHY_SINGLETON, `illegal parent: ${cycle}`);
+  // Prevent overwriting local objects in the moved subtree (HNC's getConflictingObjects).
+  const overwritten = wanted === undefined ? [] : (view.reparentConflicts?.(ns, wanted) ?? []);
+  if (overwritten.length > 0) {
+    throw conflict(
+      HIERARCHY_GR,
+      HIERARCHY_SINGLETON,
+      `Cannot update hierarchy because it would overwrite the following object(s):\n  * ${overwritten.join('\n  * ')}\nTo fix this, please rename or remove the conflicting objects first.`,
+    );
+  }
   await checkRights(a, view, current, wanted);
 }
 
@@ -126,7 +144,7 @@ async function checkRights(a: AdmissionAttributes, view: TenancyView, current: s
       name: '',
     });
     if (!decision.allowed) {
-      throw forbidden(HIERARCHY_GR, HIERARCHY_SINGLETON, `User ${user.name} is not authorized to modify the subtree of ${check.namespace}, which is the ${check.reason}`);
+      throw new StatusError(401, 'Unauthorized', `User ${user.name} is not authorized to modify the subtree of ${check.namespace}, which is the ${check.reason}`);
     }
   }
 }

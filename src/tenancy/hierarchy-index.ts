@@ -16,7 +16,7 @@
 import type { Logger } from 'pino';
 import type { KubeObject } from '../machinery/meta.js';
 import type { RESTStore, Watcher } from '../registry/rest.js';
-import { ANNOTATION_SUBNAMESPACE_OF, HIERARCHY_SINGLETON, HNC_GROUP, type HierarchyConfiguration } from '../api/hnc/v1alpha2/types.js';
+import { ANNOTATION_SUBNAMESPACE_OF, HIERARCHY_SINGLETON, HNC_GROUP, type HierarchyConfiguration, type MetaKVP } from '../api/hnc/v1alpha2/types.js';
 import type { Hierarchy } from './hierarchy.js';
 
 /** Where the index reads from: the registry's stores (in-process). */
@@ -44,11 +44,15 @@ export class HierarchyIndex implements Hierarchy {
   private readonly configured = new Set<string>();
   /** Namespaces whose `hierarchy` sets spec.allowCascadingDeletion. */
   private readonly cascading = new Set<string>();
+  /** Namespace → its `hierarchy`'s spec.labels and spec.annotations (JSON; only when either is set): a change asks for a pass. */
+  private readonly managedSpecs = new Map<string, { text: string; labels: MetaKVP[]; annotations: MetaKVP[] }>();
   private parents = new Map<string, string>();
   private children = new Map<string, string[]>();
   private readonly ancestorCache = new Map<string, readonly string[]>();
   private readonly descendantCache = new Map<string, readonly string[]>();
   private readonly listeners = new Set<() => void>();
+  /** Told of every namespace written (not deleted), tree change or not. */
+  private readonly namespaceListeners = new Set<(ns: Readonly<KubeObject>) => void>();
   private readonly watchers: Watcher[] = [];
   private stopped = false;
   private started: Promise<void> | undefined;
@@ -118,6 +122,12 @@ export class HierarchyIndex implements Hierarchy {
 
   isSubnamespace(namespace: string): boolean {
     return (this.namespaces.get(namespace) ?? '') !== '';
+  }
+
+  /** Calls `listener` with every namespace created or updated (its labels may matter to the caller); returns the unsubscribe. */
+  onNamespace(listener: (ns: Readonly<KubeObject>) => void): () => void {
+    this.namespaceListeners.add(listener);
+    return () => this.namespaceListeners.delete(listener);
   }
 
   onChange(listener: () => void): () => void {
@@ -214,6 +224,7 @@ export class HierarchyIndex implements Hierarchy {
           }
           const after = ns.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF] ?? '';
           this.namespaces.set(name, after);
+          for (const listener of this.namespaceListeners) listener(ns);
           const terminating = ns.metadata.deletionTimestamp !== undefined;
           if (terminating) this.terminating.add(name);
           else this.terminating.delete(name);
@@ -227,18 +238,21 @@ export class HierarchyIndex implements Hierarchy {
           this.configuredParents.clear();
           this.configured.clear();
           this.cascading.clear();
+          this.managedSpecs.clear();
           for (const hc of items) this.setConfigured(hc);
         },
         apply: (type, hc) => {
           if (hc.metadata.name !== HIERARCHY_SINGLETON) return false;
           const ns = hc.metadata.namespace!;
-          const before = `${this.configured.has(ns)}/${this.cascading.has(ns)}/${this.configuredParents.get(ns)}`;
+          const state = (): string => `${this.configured.has(ns)}/${this.cascading.has(ns)}/${this.configuredParents.get(ns)}/${this.managedSpecs.get(ns)?.text}`;
+          const before = state();
           if (type === 'DELETED') {
             this.configuredParents.delete(ns);
             this.configured.delete(ns);
             this.cascading.delete(ns);
+            this.managedSpecs.delete(ns);
           } else this.setConfigured(hc);
-          return before !== `${this.configured.has(ns)}/${this.cascading.has(ns)}/${this.configuredParents.get(ns)}`;
+          return before !== state();
         },
       },
     ];
@@ -252,6 +266,12 @@ export class HierarchyIndex implements Hierarchy {
     this.configured.add(ns);
     if (spec?.allowCascadingDeletion === true) this.cascading.add(ns);
     else this.cascading.delete(ns);
+    if ((spec?.labels ?? []).length > 0 || (spec?.annotations ?? []).length > 0) {
+      const labels = spec?.labels ?? [];
+      const annotations = spec?.annotations ?? [];
+      this.managedSpecs.set(ns, { text: JSON.stringify([labels, annotations]), labels, annotations });
+    }
+    else this.managedSpecs.delete(ns);
     if (parent !== undefined && parent !== '') this.configuredParents.set(ns, parent);
     else this.configuredParents.delete(ns);
   }
@@ -294,6 +314,12 @@ export class HierarchyIndex implements Hierarchy {
         w.resolve();
       }
     }
+  }
+
+  /** The labels and annotations a namespace's own `hierarchy` sets (spec.labels, spec.annotations), as given. */
+  managedSpecOf(ns: string): { labels: MetaKVP[]; annotations: MetaKVP[] } | undefined {
+    const spec = this.managedSpecs.get(ns);
+    return spec === undefined ? undefined : { labels: spec.labels, annotations: spec.annotations };
   }
 
   /** Recomputes parents and children from the two maps, then tells the listeners. */

@@ -12,7 +12,8 @@
 //    Forbidden). A deleted anchor deletes its subnamespace (the namespace's
 //    usual Terminating lifecycle) and lets its finalizer go once the namespace
 //    is gone, or at once when the namespace is not its to delete.
-// 2. Tree labels (tree-labels.ts): every namespace in a hierarchy (with a
+// 2. Tree labels (tree-labels.ts), with the managed labels and annotations
+//    (managed-metadata.ts) in the same write: every namespace in a hierarchy (with a
 //    parent, children or an anchor) carries `<n>.tree.hnc.x-k8s.io/depth` for
 //    itself (0) and each ancestor; a namespace that leaves a tree loses them.
 //    Each namespace's labels change in one write, so no namespace ever shows
@@ -37,6 +38,7 @@ import type { HierarchyIndex, HierarchySource } from './hierarchy-index.js';
 import { reconcileAnchor } from './anchors-reconcile.js';
 import { reconcileTreeLabels } from './tree-labels.js';
 import { reconcileHierarchyConfiguration } from './hierarchy-config-status.js';
+import type { ManagedMetadata } from './managed-metadata.js';
 
 /** What one pass works with. */
 export interface ReconcileContext {
@@ -49,6 +51,8 @@ export interface ReconcileContext {
   now(): Date;
   /** Per pass: whether a namespace has its own ActivitiesHalted condition (memo of hierarchy-config-status.ts). */
   halted: Map<string, boolean>;
+  /** The managed labels and annotations (--managed-namespace-label/-annotation); absent: none. */
+  managed?: ManagedMetadata;
   logger?: Logger;
 }
 
@@ -71,10 +75,27 @@ export class HierarchyReconciler {
     private readonly hierarchy: HierarchyIndex,
     private readonly clock: Clock | undefined,
     private readonly logger?: Logger,
+    private readonly managed?: ManagedMetadata,
   ) {}
 
   async start(): Promise<void> {
-    this.unsubscribe = this.hierarchy.onChange(() => this.schedule());
+    const unsubscribeTree = this.hierarchy.onChange(() => this.schedule());
+    // A namespace that carries or should carry managed keys (HNC's managed labels and annotations) may have had them
+    // edited: a pass puts them back (as HNC's reconciler does).
+    const managed = this.managed;
+    const unsubscribeNamespaces =
+      managed?.any === true
+        ? this.hierarchy.onNamespace((ns) => {
+            const keys = (o: Record<string, string> | undefined, test: (k: string) => boolean): boolean => Object.keys(o ?? {}).some(test);
+            const name = ns.metadata.name!;
+            const wantsSome = [name, ...this.hierarchy.ancestorsOf(name)].some((n) => this.hierarchy.managedSpecOf(n) !== undefined);
+            if (wantsSome || keys(ns.metadata.labels, (k) => managed.isManagedLabel(k)) || keys(ns.metadata.annotations, (k) => managed.isManagedAnnotation(k))) this.schedule();
+          })
+        : () => undefined;
+    this.unsubscribe = () => {
+      unsubscribeTree();
+      unsubscribeNamespaces();
+    };
     await this.followAnchors();
     this.schedule();
   }
@@ -162,6 +183,7 @@ export class HierarchyReconciler {
       anchorsSeen: this.anchorsSeen,
       now: () => (this.clock !== undefined ? this.clock() : new Date()),
       halted: new Map(),
+      ...(this.managed !== undefined ? { managed: this.managed } : {}),
       ...(this.logger !== undefined ? { logger: this.logger } : {}),
     };
     let ok = true;

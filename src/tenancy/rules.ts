@@ -7,6 +7,7 @@ import type { AuthorizeFunction } from '../machinery/cel/library-authz.js';
 import type { AdmissionAttributes } from '../registry/admission.js';
 import { HNC_GROUP } from '../api/hnc/v1alpha2/types.js';
 import type { HierarchyIndex } from './hierarchy-index.js';
+import type { ManagedMetadata } from './managed-metadata.js';
 
 export const ANCHORS_GR = { group: HNC_GROUP, resource: 'subnamespaceanchors' };
 export const HIERARCHY_GR = { group: HNC_GROUP, resource: 'hierarchyconfigurations' };
@@ -32,6 +33,14 @@ export interface TenancyView {
   namespace(name: string): Promise<Readonly<KubeObject> | undefined>;
   /** An anchor, from the watch cache. */
   anchor(namespace: string, name: string): Readonly<KubeObject> | undefined;
+  /**
+   * The local objects of `namespace`'s subtree that the objects of `newParent`
+   * and its ancestors would overwrite, were `namespace` moved under
+   * `newParent` (HNC's words: `Namespace "ns": name (group/version, Kind=Kind)`).
+   */
+  reparentConflicts?(namespace: string, newParent: string): string[];
+  /** The managed labels and annotations (absent: none). */
+  managed?: ManagedMetadata;
 }
 
 /** A write the server makes itself (the tenancy reconciler, the namespace lifecycle): no HTTP request behind it. */

@@ -41,14 +41,19 @@ export async function treeLabels(base: string, name: string): Promise<Record<str
 }
 
 export async function setParent(base: string, ns: string, parent: string | undefined, extraSpec: Record<string, unknown> = {}): Promise<Reply> {
-  const existing = await getJson(base, `${HNC}/namespaces/${ns}/hierarchyconfigurations/hierarchy`);
-  const spec = { ...(existing?.spec ?? {}), ...extraSpec };
-  if (parent === undefined) delete spec.parent;
-  else spec.parent = parent;
-  if (existing === undefined) {
-    return request(base, 'POST', `${HNC}/namespaces/${ns}/hierarchyconfigurations`, {
-      body: { apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'HierarchyConfiguration', metadata: { name: 'hierarchy' }, spec },
-    });
+  // The hierarchy's reconciler writes status.children meanwhile: a stale read is retried, as kubectl edit would be.
+  for (let attempt = 0; ; attempt++) {
+    const existing = await getJson(base, `${HNC}/namespaces/${ns}/hierarchyconfigurations/hierarchy`);
+    const spec = { ...(existing?.spec ?? {}), ...extraSpec };
+    if (parent === undefined) delete spec.parent;
+    else spec.parent = parent;
+    const reply =
+      existing === undefined
+        ? await request(base, 'POST', `${HNC}/namespaces/${ns}/hierarchyconfigurations`, {
+            body: { apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'HierarchyConfiguration', metadata: { name: 'hierarchy' }, spec },
+          })
+        : await request(base, 'PUT', `${HNC}/namespaces/${ns}/hierarchyconfigurations/hierarchy`, { body: { ...existing, spec } });
+    const stale = reply.status === 409 && /the object has been modified|already exists/.test(reply.text);
+    if (!stale || attempt >= 10) return reply;
   }
-  return request(base, 'PUT', `${HNC}/namespaces/${ns}/hierarchyconfigurations/hierarchy`, { body: { ...existing, spec } });
 }

@@ -158,3 +158,27 @@ test('config set-resource is the cluster admin\'s; what it configures propagates
   const tree = await hns(tenant, ['tree', 'acme']);
   assert.equal(tree.stdout, 'acme\n└── [s] dev\n\n[s] indicates subnamespaces\n');
 });
+
+test('an HRQ counts its subtree under apiary serve: the status is written by the HRQ controller\'s own least-privilege identity', async () => {
+  await kubectl(admin, ['get', 'clusterrolebinding', 'system:controller:hierarchicalresourcequota-controller']);
+  const manifest = 'apiVersion: hnc.x-k8s.io/v1alpha2\nkind: HierarchicalResourceQuota\nmetadata:\n  name: acme-cm\n  namespace: acme\nspec:\n  hard:\n    configmaps: "100"\n';
+  const applied = await runKubectl(admin, ['apply', '-f', '-'], { stdin: manifest });
+  assert.equal(applied.code, 0, applied.stderr);
+  await kubectl(tenant, ['create', 'configmap', 'hrq-one', '-n', 'dev']);
+  await kubectl(tenant, ['create', 'configmap', 'hrq-two', '-n', 'dev']);
+  const count = async (): Promise<number> => {
+    let n = 0;
+    const subtree = (await kubectl(admin, ['get', 'namespaces', '-l', 'acme.tree.hnc.x-k8s.io/depth', '-o', 'jsonpath={.items[*].metadata.name}'])).trim().split(/\s+/);
+    for (const ns of subtree) n += (await kubectl(admin, ['get', 'configmaps', '-n', ns, '-o', 'name'])).split('\n').filter((l) => l !== '').length;
+    return n;
+  };
+  await until(
+    'status.used counts the subtree',
+    async () => {
+      const hrq = JSON.parse(await kubectl(admin, ['get', 'hrq', 'acme-cm', '-n', 'acme', '-o', 'json'])) as { status?: { hard?: Record<string, string>; used?: Record<string, string> } };
+      return hrq.status?.hard?.['configmaps'] === '100' && hrq.status?.used?.['configmaps'] === String(await count());
+    },
+    20_000,
+    200,
+  );
+});

@@ -2,7 +2,8 @@
 // into every descendant, other kinds per the HNCConfiguration's modes and the
 // exception annotations; copies carry hnc.x-k8s.io/inherited-from, follow
 // their source (changed, deleted, tree changed), never overwrite a local
-// object (a condition says so), are counted in status.resources, and nobody
+// object (a source, a move or a config that would is refused with HNC's 409;
+// one that slips through is a condition and HNC's Warning events), are counted in status.resources, and nobody
 // but the propagation controller may change or delete them (HNC's messages).
 // A real server with security on; the propagation controller runs as
 // `apiary controller-manager` runs it (impersonating the hierarchy's identity;
@@ -140,38 +141,127 @@ test('a copy cannot be changed or deleted, nor a labelled object created, by any
   assert.deepEqual((await exists(`${RBAC}/namespaces/prop-mid/roles/reader`)).rules, copy.rules);
 });
 
-test('other kinds follow the HNCConfiguration: Propagate with exceptions, AllowPropagate, Remove; counts in status', async () => {
+test('a source that would overwrite a local object in a descendant is refused, HNC\'s 409; with an exception that spares it, allowed', async () => {
+  const role = (annotations?: Record<string, string>) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role',
+    metadata: { name: 'leaf-own', ...(annotations !== undefined ? { annotations } : {}) },
+    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }],
+  });
+  await ok('POST', `${RBAC}/namespaces/prop-leaf/roles`, role());
+  const refused = await asAdmin('POST', `${RBAC}/namespaces/prop-root/roles`, role());
+  assert.equal(refused.status, 409, refused.text);
+  assert.equal(refused.json.reason, 'Conflict');
+  assert.equal(
+    refused.json.message,
+    'Operation cannot be fulfilled on roles.rbac.authorization.k8s.io "leaf-own": would overwrite objects in the following descendant namespace(s): prop-leaf. To fix this, choose a different name for the object, or remove the conflicting objects from the listed namespaces',
+  );
+  assert.equal(await exists(`${RBAC}/namespaces/prop-root/roles/leaf-own`), undefined);
+  const viaKubectl = await runKubectl(server.kubeconfigPath, ['create', 'role', 'leaf-own', '-n', 'prop-mid', '--verb=get', '--resource=pods']);
+  assert.notEqual(viaKubectl.code, 0);
+  assert.match(viaKubectl.stderr, /would overwrite objects in the following descendant namespace\(s\): prop-leaf/);
+  // Kept out of prop-leaf's subtree: nothing to overwrite.
+  await ok('POST', `${RBAC}/namespaces/prop-root/roles`, role({ 'propagate.hnc.x-k8s.io/treeSelect': '!prop-leaf' }));
+  await until('the copy in prop-mid', async () => (await exists(`${RBAC}/namespaces/prop-mid/roles/leaf-own`))?.metadata.labels?.[INHERITED] === 'prop-root');
+  assert.equal((await exists(`${RBAC}/namespaces/prop-leaf/roles/leaf-own`)).metadata.labels?.[INHERITED], undefined);
+  // Dropping the exception would overwrite it: refused as well.
+  const source = await exists(`${RBAC}/namespaces/prop-root/roles/leaf-own`);
+  const widened = await asAdmin('PUT', `${RBAC}/namespaces/prop-root/roles/leaf-own`, { ...source, metadata: { ...source.metadata, annotations: {} } });
+  assert.equal(widened.status, 409, widened.text);
+  await ok('DELETE', `${RBAC}/namespaces/prop-root/roles/leaf-own`);
+  await ok('DELETE', `${RBAC}/namespaces/prop-leaf/roles/leaf-own`);
+});
+
+test('a move that would make an ancestor\'s object overwrite a local one in the moved subtree is refused, HNC\'s 409 and list', async () => {
+  await ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prop-mover' } });
+  await ok('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prop-mover-kid' } });
+  await setParent('prop-mover-kid', 'prop-mover');
+  await ok('POST', `${RBAC}/namespaces/prop-root/roles`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'shared-name' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+  });
+  await ok('POST', `${RBAC}/namespaces/prop-mover-kid/roles`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'shared-name' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+  });
+  // prop-mover may hold `hierarchy` already (the server writes its children there).
+  const move = async () => {
+    const current = await exists(`${G}/namespaces/prop-mover/hierarchyconfigurations/hierarchy`);
+    return current === undefined
+      ? asAdmin('POST', `${G}/namespaces/prop-mover/hierarchyconfigurations`, { apiVersion: 'hnc.x-k8s.io/v1alpha2', kind: 'HierarchyConfiguration', metadata: { name: 'hierarchy' }, spec: { parent: 'prop-mid' } })
+      : asAdmin('PUT', `${G}/namespaces/prop-mover/hierarchyconfigurations/hierarchy`, { ...current, spec: { ...current.spec, parent: 'prop-mid' } });
+  };
+  const moved = await move();
+  assert.equal(moved.status, 409, moved.text);
+  assert.equal(
+    moved.json.message,
+    'Operation cannot be fulfilled on hierarchyconfigurations.hnc.x-k8s.io "hierarchy": Cannot update hierarchy because it would overwrite the following object(s):\n' +
+      '  * Namespace "prop-mover-kid": shared-name (rbac.authorization.k8s.io/v1, Kind=Role)\n' +
+      'To fix this, please rename or remove the conflicting objects first.',
+  );
+  assert.equal((await exists(`${G}/namespaces/prop-mover/hierarchyconfigurations/hierarchy`))?.spec?.parent, undefined);
+  // Without the local object the move goes through.
+  await ok('DELETE', `${RBAC}/namespaces/prop-mover-kid/roles/shared-name`);
+  await until('the move goes through', async () => (await move()).status < 300);
+  await until('the copy reaches the moved subtree', async () => (await exists(`${RBAC}/namespaces/prop-mover-kid/roles/shared-name`))?.metadata.labels?.[INHERITED] === 'prop-root');
+  await ok('DELETE', `${RBAC}/namespaces/prop-root/roles/shared-name`);
+});
+
+test('other kinds follow the HNCConfiguration: Propagate with exceptions, AllowPropagate, Remove; counts in status; conflicts refused or reported', async () => {
   await ok('POST', '/api/v1/namespaces/prop-root/configmaps', configMap('settings', { mode: 'fast' }));
   await ok('POST', '/api/v1/namespaces/prop-root/configmaps', configMap('not-leaf', { a: '1' }, { 'propagate.hnc.x-k8s.io/treeSelect': '!prop-leaf' }));
   await ok('POST', '/api/v1/namespaces/prop-root/configmaps', configMap('kept-home', { a: '1' }, { 'propagate.hnc.x-k8s.io/none': 'true' }));
   await ok('POST', '/api/v1/namespaces/prop-root/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token', annotations: { 'propagate.hnc.x-k8s.io/select': 'tier=gold' } }, stringData: { t: 'x' } });
   await ok('POST', '/api/v1/namespaces/prop-root/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'plain' }, stringData: { t: 'y' } });
-  const leafNs = await exists('/api/v1/namespaces/prop-leaf');
-  await ok('PUT', '/api/v1/namespaces/prop-leaf', { ...leafNs, metadata: { ...leafNs.metadata, labels: { ...leafNs.metadata.labels, tier: 'gold' } } });
-  // A local object of a source's name in a descendant: never overwritten.
+  // Local objects of sources' names in a descendant: never overwritten.
   await ok('POST', '/api/v1/namespaces/prop-leaf/configmaps', configMap('settings', { mode: 'mine' }));
+  await ok('POST', '/api/v1/namespaces/prop-leaf/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, stringData: { t: 'mine' } });
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(await exists('/api/v1/namespaces/prop-mid/configmaps/settings'), undefined, 'configmaps are not propagated before the config names them');
+
+  // Switching configmaps to Propagate would overwrite prop-leaf's own `settings`: HNC's 409, nothing changes.
+  await until('the config exists', async () => (await exists(`${G}/hncconfigurations/config`)) !== undefined);
+  const config = await exists(`${G}/hncconfigurations/config`);
+  const refused = await asAdmin('PUT', `${G}/hncconfigurations/config`, { ...config, spec: { resources: [{ resource: 'configmaps', mode: 'Propagate' }, { resource: 'secrets', mode: 'AllowPropagate' }] } });
+  assert.equal(refused.status, 409, refused.text);
+  assert.equal(
+    refused.json.message,
+    'Operation cannot be fulfilled on hncconfigurations.hnc.x-k8s.io "config": Cannot update configuration because setting type "/v1, Kind=ConfigMap" to \'Propagate\' mode or \'AllowPropagate\' mode would overwrite user-created object(s):\n' +
+      '  Object "settings" in namespace "prop-root" would overwrite the one in "prop-leaf"\n' +
+      'To fix this, please rename or remove the conflicting objects first.',
+  );
+  assert.equal((await exists(`${G}/hncconfigurations/config`)).spec?.resources, undefined);
+  await ok('DELETE', '/api/v1/namespaces/prop-leaf/configmaps/settings');
 
   await setResources([{ resource: 'configmaps', mode: 'Propagate' }, { resource: 'secrets', mode: 'AllowPropagate' }]);
   await until('configmaps propagate', async () => (await exists('/api/v1/namespaces/prop-mid/configmaps/settings'))?.metadata.labels?.[INHERITED] === 'prop-root');
   await until('not-leaf reaches prop-mid', async () => (await exists('/api/v1/namespaces/prop-mid/configmaps/not-leaf')) !== undefined);
-  await until('the selected secret reaches the gold namespace', async () => (await exists('/api/v1/namespaces/prop-leaf/secrets/token')) !== undefined);
+  await until('settings reaches prop-leaf', async () => (await exists('/api/v1/namespaces/prop-leaf/configmaps/settings'))?.metadata.labels?.[INHERITED] === 'prop-root');
   assert.equal(await exists('/api/v1/namespaces/prop-leaf/configmaps/not-leaf'), undefined);
   assert.equal(await exists('/api/v1/namespaces/prop-mid/configmaps/kept-home'), undefined);
   assert.equal(await exists('/api/v1/namespaces/prop-mid/secrets/token'), undefined, 'select: prop-mid is not gold');
   assert.equal(await exists('/api/v1/namespaces/prop-mid/secrets/plain'), undefined, 'AllowPropagate: only annotated sources');
   assert.equal(await exists('/api/v1/namespaces/prop-mid/configmaps/kube-root-ca.crt'), undefined);
-  const local = await exists('/api/v1/namespaces/prop-leaf/configmaps/settings');
-  assert.deepEqual(local.data, { mode: 'mine' });
-  assert.equal(local.metadata.labels?.[INHERITED], undefined);
 
+  // prop-leaf turns gold: the selected secret now targets it, where its own `token` lives (no admission sees this
+  // coming): the local object stays, the conflict is a condition and HNC's Warning events.
+  const leafNs = await exists('/api/v1/namespaces/prop-leaf');
+  await ok('PUT', '/api/v1/namespaces/prop-leaf', { ...leafNs, metadata: { ...leafNs.metadata, labels: { ...leafNs.metadata.labels, tier: 'gold' } } });
   await until('the conflict and the counts in the status', async () => {
     const status = (await exists(`${G}/hncconfigurations/config`))?.status;
     const conflict = status?.conditions?.find((c: { type: string }) => c.type === 'CannotPropagateObject');
     const cms = status?.resources?.find((r: { resource: string }) => r.resource === 'configmaps');
     const copies = (await exists(`/api/v1/configmaps?labelSelector=${encodeURIComponent(INHERITED)}`))?.items?.length;
-    return conflict?.message?.includes('configmaps "settings" of namespace "prop-root" is not propagated to namespace "prop-leaf"') === true && cms?.numPropagatedObjects === copies;
+    return conflict?.message?.includes('secrets "token" of namespace "prop-root" is not propagated to namespace "prop-leaf"') === true && cms?.numPropagatedObjects === copies;
+  });
+  const local = await exists('/api/v1/namespaces/prop-leaf/secrets/token');
+  assert.equal(Buffer.from(local.data.t, 'base64').toString(), 'mine');
+  assert.equal(local.metadata.labels?.[INHERITED], undefined);
+  // HNC's Warning events, which `kubectl hns describe` lists: on the source, and on the local object.
+  await until('the events', async () => {
+    const leafEvents = (await exists('/api/v1/namespaces/prop-leaf/events'))?.items ?? [];
+    const rootEvents = (await exists('/api/v1/namespaces/prop-root/events'))?.items ?? [];
+    return (
+      leafEvents.some((e: any) => e.reason === 'CannotUpdateObject' && e.type === 'Warning' && e.source?.component === 'hnc.x-k8s.io' && e.involvedObject.kind === 'Secret' && e.involvedObject.name === 'token' && e.message.startsWith('Could not write from source namespace "prop-root": ')) && // eslint-disable-line @typescript-eslint/no-explicit-any
+      rootEvents.some((e: any) => e.reason === 'CannotPropagateObject' && e.involvedObject.name === 'token' && e.message.startsWith('Could not write to destination namespace "prop-leaf": ')) // eslint-disable-line @typescript-eslint/no-explicit-any
+    );
   });
   const status = (await exists(`${G}/hncconfigurations/config`)).status;
   const byResource = Object.fromEntries(status.resources.map((r: { resource: string }) => [r.resource, r]));
@@ -179,14 +269,14 @@ test('other kinds follow the HNCConfiguration: Propagate with exceptions, AllowP
   assert.equal(byResource.configmaps.mode, 'Propagate');
   assert.equal(byResource.configmaps.version, 'v1');
   assert.equal(byResource.secrets.mode, 'AllowPropagate');
-  assert.equal(byResource.secrets.numPropagatedObjects, 1);
   assert.equal(byResource.roles.mode, 'Propagate');
   assert.ok(byResource.roles.numSourceObjects >= 1);
 
   // The local object goes: the copy takes its place and the condition clears.
-  await ok('DELETE', '/api/v1/namespaces/prop-leaf/configmaps/settings');
-  await until('the copy replaces the local object', async () => (await exists('/api/v1/namespaces/prop-leaf/configmaps/settings'))?.metadata.labels?.[INHERITED] === 'prop-root');
+  await ok('DELETE', '/api/v1/namespaces/prop-leaf/secrets/token');
+  await until('the copy replaces the local object', async () => (await exists('/api/v1/namespaces/prop-leaf/secrets/token'))?.metadata.labels?.[INHERITED] === 'prop-root');
   await until('the condition clears', async () => !(await exists(`${G}/hncconfigurations/config`))?.status?.conditions?.some((c: { type: string }) => c.type === 'CannotPropagateObject'));
+  await until('one secret copy counted', async () => (await exists(`${G}/hncconfigurations/config`))?.status?.resources?.find((r: { resource: string }) => r.resource === 'secrets')?.numPropagatedObjects === 1);
 
   // Remove: every copy of the kind goes; sources stay.
   await setResources([{ resource: 'configmaps', mode: 'Remove' }, { resource: 'secrets', mode: 'AllowPropagate' }]);
@@ -204,4 +294,19 @@ test('a kind the server does not serve is a BadConfiguration condition (Resource
   );
   await setResources([]);
   await until('the condition clears', async () => !(await exists(`${G}/hncconfigurations/config`))?.status?.conditions?.some((c: { type: string }) => c.type === 'BadConfiguration'));
+});
+
+test('RBAC kinds cannot be configured, nor a kind twice: HNC\'s 422, nothing stored', async () => {
+  await until('the config exists', async () => (await exists(`${G}/hncconfigurations/config`)) !== undefined);
+  const config = await exists(`${G}/hncconfigurations/config`);
+  const enforced = await asAdmin('PUT', `${G}/hncconfigurations/config`, { ...config, spec: { resources: [{ group: 'rbac.authorization.k8s.io', resource: 'roles', mode: 'Ignore' }] } });
+  assert.equal(enforced.status, 422, enforced.text);
+  assert.equal(
+    enforced.json.message,
+    'HNCConfiguration.hnc.x-k8s.io "config" is invalid: spec.resources[0]: Invalid value: roles.rbac.authorization.k8s.io: always uses the \'Propagate\' mode and cannot be configured',
+  );
+  const twice = await asAdmin('PUT', `${G}/hncconfigurations/config`, { ...config, spec: { resources: [{ resource: 'secrets', mode: 'Ignore' }, { resource: 'secrets', mode: 'Remove' }] } });
+  assert.equal(twice.status, 422, twice.text);
+  assert.equal(twice.json.message, 'HNCConfiguration.hnc.x-k8s.io "config" is invalid: spec.resources[1]: Duplicate value: secrets');
+  assert.deepEqual((await exists(`${G}/hncconfigurations/config`)).spec, config.spec);
 });

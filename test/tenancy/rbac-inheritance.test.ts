@@ -157,3 +157,47 @@ test('a ServiceAccount subject without a namespace grants, in each descendant, t
     await asAdmin('DELETE', `${RBAC}/namespaces/inh-root/rolebindings/deployers`);
   }
 });
+
+test('an inherited binding reads its Role as the namespace shows it: a local Role of that name wins over the ancestor\'s', async () => {
+  const role = (name: string, resource: string, annotations?: Record<string, string>) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name, ...(annotations !== undefined ? { annotations } : {}) },
+    rules: [{ apiGroups: [''], resources: [resource], verbs: ['get', 'list'] }],
+  });
+  // The root's Role is kept out of inh-mid's subtree (HNC's treeSelect exception), so inh-mid may hold its own
+  // Role of that name, which `kubectl get role reader -n inh-mid` (and, copied, `-n inh-leaf`) shows.
+  const created = [
+    await asAdmin('POST', `${RBAC}/namespaces/inh-root/roles`, role('reader', 'configmaps', { 'propagate.hnc.x-k8s.io/treeSelect': '!inh-mid' })),
+    await asAdmin('POST', `${RBAC}/namespaces/inh-mid/roles`, role('reader', 'secrets')),
+    await asAdmin('POST', `${RBAC}/namespaces/inh-root/rolebindings`, {
+      ...binding('carol-reader', 'carol'),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+    }),
+  ];
+  for (const r of created) assert.equal(r.status, 201, r.text);
+  const check = (ns: string, resource: string) => asAdminAs('carol', 'GET', `/api/v1/namespaces/${ns}/${resource}`);
+  try {
+    assert.equal((await check('inh-root', 'configmaps')).status, 200);
+    assert.equal((await check('inh-root', 'secrets')).status, 403);
+    for (const ns of ['inh-mid', 'inh-leaf']) {
+      assert.equal((await check(ns, 'secrets')).status, 200, ns);
+      assert.equal((await check(ns, 'configmaps')).status, 403, ns);
+    }
+    // Without the local Role, the ancestor's applies again at once.
+    assert.equal((await asAdmin('DELETE', `${RBAC}/namespaces/inh-mid/roles/reader`)).status, 200);
+    for (const ns of ['inh-mid', 'inh-leaf']) {
+      assert.equal((await check(ns, 'configmaps')).status, 200, ns);
+      assert.equal((await check(ns, 'secrets')).status, 403, ns);
+    }
+  } finally {
+    await asAdmin('DELETE', `${RBAC}/namespaces/inh-root/rolebindings/carol-reader`);
+    await asAdmin('DELETE', `${RBAC}/namespaces/inh-root/roles/reader`);
+    await asAdmin('DELETE', `${RBAC}/namespaces/inh-mid/roles/reader`);
+  }
+});
+
+/** A request of the admin impersonating `user`. */
+function asAdminAs(user: string, method: string, path: string) {
+  return secureRequest(server.url, server.ca, method, path, { cert: server.admin.certData!, key: server.admin.keyData!, headers: { 'impersonate-user': user } });
+}

@@ -1,7 +1,8 @@
 // Re-parenting through HierarchyConfiguration `spec.parent`, and delegated
 // creation, on a server with TLS, authentication and RBAC: HNC's rights rule
 // (the most recent common ancestor, or the old root and the new parent), its
-// refusals (cycle, missing parent, moving a subnamespace) with nothing
+// refusals (cycle, missing parent, moving a subnamespace, no rights: HNC's
+// 401) with nothing
 // stored, the tree labels of a whole moved subtree, and a namespace admin who
 // creates subnamespaces with kubectl without any cluster-scoped right.
 
@@ -49,7 +50,8 @@ describe('re-parenting and delegated creation with RBAC', () => {
       const r = await admin('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'RoleBinding',
-        metadata: { name: 'alice-admin' },
+        // x's binding has its own name: one named as an ancestor's would be overwritten by a move under it (HNC refuses that move).
+        metadata: { name: ns === 'x' ? 'alice-admin-x' : 'alice-admin' },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
       });
@@ -117,10 +119,16 @@ describe('re-parenting and delegated creation with RBAC', () => {
     await until('a-mid lists x', async () => JSON.stringify((await hierarchy('a-mid')).status?.children) === '["x"]');
   });
 
-  it('refuses a move without rights in the new parent, with HNC\'s message, and stores nothing', async () => {
+  it('refuses a move without rights in the new parent, with HNC\'s answer (401 Unauthorized, its message), and stores nothing', async () => {
     const r = await setParent(alice, 'x', 'b-root');
-    assert.equal(r.status, 403, r.text);
-    assert.equal(r.json.message, 'hierarchyconfigurations.hnc.x-k8s.io "hierarchy" is forbidden: User alice is not authorized to modify the subtree of b-root, which is the proposed parent');
+    assert.equal(r.status, 401, r.text);
+    assert.equal(r.json.reason, 'Unauthorized');
+    assert.equal(r.json.message, 'User alice is not authorized to modify the subtree of b-root, which is the proposed parent');
+    assert.equal((await hierarchy('x')).spec.parent, 'a-mid');
+    // kubectl shows it as client-go shows any 401.
+    const viaKubectl = await runKubectl(aliceConfig, ['patch', 'hierarchyconfigurations', 'hierarchy', '-n', 'x', '--type=merge', '-p', '{"spec":{"parent":"b-root"}}']);
+    assert.notEqual(viaKubectl.code, 0);
+    assert.match(viaKubectl.stderr, /User alice is not authorized to modify the subtree of b-root, which is the proposed parent/);
     assert.equal((await hierarchy('x')).spec.parent, 'a-mid');
     // Becoming a root takes rights in the current root (alice has them in a-root).
     const bob = await secureRequest(server.url, server.ca, 'PUT', `${HNC}/namespaces/x/hierarchyconfigurations/hierarchy`, {

@@ -69,6 +69,72 @@ test('the admin and a cluster-wide viewer see every namespace, as upstream', asy
   assert.deepEqual(await names(bob, []), ['vis-b']);
 });
 
+test('a cluster-wide grant on a namespaced resource shows every namespace; one on cluster-scoped resources only shows none more', async () => {
+  // bob (groups dev, qa) gets `list pods` everywhere through a ClusterRoleBinding: he may act in every namespace.
+  await kubectl(admin, ['create', 'clusterrole', 'pod-lister', '--verb=list', '--resource=pods']);
+  await kubectl(admin, ['create', 'clusterrole', 'node-lister', '--verb=list', '--resource=nodes']);
+  await kubectl(admin, ['create', 'clusterrolebinding', 'alice-nodes', '--clusterrole=node-lister', '--user=alice']);
+  await kubectl(admin, ['create', 'clusterrolebinding', 'qa-pods', '--clusterrole=pod-lister', '--group=qa']);
+  try {
+    // The grant alone does not include namespaces: bob is still refused the list, and served it whole.
+    const check = await kubectl(bob, ['auth', 'can-i', 'list', 'namespaces']).catch(() => 'no');
+    assert.match(check, /no/);
+    const all = await names(admin, []);
+    assert.deepEqual(await names(bob, []), all);
+    // The store's own list: one resourceVersion over pages, remainingItemCount as upstream, selectors.
+    const get = (query: string) => secureRequest(server.url, server.ca, 'GET', `/api/v1/namespaces?${query}`, { headers: { authorization: 'Bearer bob-token' } });
+    const first = await get('limit=2');
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.items.length, 2);
+    assert.equal(first.json.metadata.remainingItemCount, all.length - 2);
+    const second = await get(`limit=2&continue=${encodeURIComponent(first.json.metadata.continue)}`);
+    assert.equal(second.json.metadata.resourceVersion, first.json.metadata.resourceVersion);
+    assert.deepEqual(await names(bob, ['-l', 'tier=gold']), ['vis-a', 'vis-c']);
+    assert.deepEqual(await names(bob, ['--field-selector', 'metadata.name=vis-d']), ['vis-d']);
+    assert.deepEqual(await names(bob, ['--chunk-size=1']), all);
+    // A rule on nodes (cluster-scoped) gives alice nothing more than her RoleBindings.
+    assert.deepEqual(await names(alice, []), ['vis-a', 'vis-c']);
+  } finally {
+    await kubectl(admin, ['delete', 'clusterrolebinding', 'qa-pods', 'alice-nodes']);
+    await kubectl(admin, ['delete', 'clusterrole', 'pod-lister', 'node-lister']);
+  }
+  assert.deepEqual(await names(bob, []), ['vis-b']);
+});
+
+test('a watch follows a cluster-wide grant: every namespace arrives when it is granted, leaves when it is revoked', async () => {
+  await kubectl(admin, ['create', 'clusterrole', 'cm-reader', '--verb=get', '--resource=configmaps']);
+  const agent = new Agent({ connect: { ca: server.ca } });
+  const list = await secureRequest(server.url, server.ca, 'GET', '/api/v1/namespaces', { headers: { authorization: 'Bearer bob-token' } });
+  const res = await request(`${server.url}/api/v1/namespaces?watch=true&resourceVersion=${list.json.metadata.resourceVersion}&timeoutSeconds=20&labelSelector=tier%3Dgold`, {
+    headers: { authorization: 'Bearer bob-token' },
+    dispatcher: agent,
+  });
+  assert.equal(res.statusCode, 200);
+  const seen: string[] = [];
+  let buffered = '';
+  const done = (async () => {
+    for await (const chunk of res.body) {
+      buffered += chunk.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const event = JSON.parse(buffered.slice(0, nl)) as { type: string; object: { metadata: { name: string } } };
+        buffered = buffered.slice(nl + 1);
+        seen.push(`${event.type} ${event.object.metadata.name}`);
+        if (seen.length === 4) return;
+      }
+    }
+  })();
+  await kubectl(admin, ['create', 'clusterrolebinding', 'bob-cm', '--clusterrole=cm-reader', '--user=bob']);
+  await until('the gold namespaces arrive', () => seen.length >= 2);
+  await kubectl(admin, ['delete', 'clusterrolebinding', 'bob-cm']);
+  await done;
+  res.body.destroy();
+  await agent.close();
+  await kubectl(admin, ['delete', 'clusterrole', 'cm-reader']);
+  assert.deepEqual(seen.slice(0, 2).sort(), ['ADDED vis-a', 'ADDED vis-c']);
+  assert.deepEqual(seen.slice(2).sort(), ['DELETED vis-a', 'DELETED vis-c']);
+});
+
 test('label and field selectors apply as to any list', async () => {
   assert.deepEqual(await names(alice, ['-l', 'tier=gold']), ['vis-a', 'vis-c']);
   assert.deepEqual(await names(bob, ['-l', 'tier=gold']), []);

@@ -15,7 +15,9 @@
 // ancestors), and `isPropagatedCopy`, which marks the copies of ancestors'
 // bindings written into descendants: those grant nothing of their own (their
 // source already applies), so a binding never counts twice and a removed
-// source stops granting at once. This module knows nothing of the hierarchy
+// source stops granting at once. An inherited binding reads its Role as the
+// namespace shows it: a local Role of that name (never overwritten by the
+// ancestor's) wins over the ancestor's. This module knows nothing of the hierarchy
 // itself; the server calls invalidate() when the tree changes.
 
 import { SYSTEM_PRIVILEGED_GROUP, type UserInfo } from '../../machinery/user.js';
@@ -41,8 +43,8 @@ export interface Authorizer {
 export interface BindingScope {
   /** The namespaces whose RoleBindings apply in `namespace`: `namespace` first, then its ancestors, nearest first. */
   bindingNamespaces(namespace: string): readonly string[];
-  /** True for a binding that is a propagated copy of one that applies through bindingNamespaces (it grants nothing itself). */
-  isPropagatedCopy(binding: RoleBinding): boolean;
+  /** True for a binding (or Role) that is a propagated copy of one that applies through bindingNamespaces (it grants nothing itself). */
+  isPropagatedCopy(object: RoleBinding | Role): boolean;
 }
 
 /** Each namespace's own RoleBindings only: upstream's RBAC. */
@@ -137,6 +139,23 @@ export class RbacAuthorizer implements Authorizer {
     return { error: `unsupported role reference kind: ${JSON.stringify(ref.kind)}` };
   }
 
+  /**
+   * Where an inherited binding's Role is read: as its copy in the namespace
+   * would read it, the Role of that name the namespace shows. A Role of the
+   * namespace itself or of a nearer ancestor that is not a propagated copy
+   * (a local object the ancestor's Role does not overwrite) wins; else the
+   * binding's own namespace, whose Role the copies mirror (read there, a new
+   * Role applies before its copies are written).
+   */
+  private inheritedRoleNamespace(ref: RoleRef, bindingNamespaces: readonly string[], bindingIndex: number): string {
+    if (ref.kind !== 'Role') return bindingNamespaces[bindingIndex]!;
+    for (let j = 0; j < bindingIndex; j++) {
+      const role = this.source.role(bindingNamespaces[j]!, ref.name);
+      if (role !== undefined && !this.scope.isPropagatedCopy(role)) return bindingNamespaces[j]!;
+    }
+    return bindingNamespaces[bindingIndex]!;
+  }
+
   /** Calls visit with each bound role's rules (or an error) until it returns false (upstream's VisitRulesFor). */
   visitRules(user: UserInfo, namespace: string, visit: (rules: PolicyRule[], err?: string, describe?: () => string) => boolean): void {
     for (const binding of this.source.clusterRoleBindings()) {
@@ -149,14 +168,16 @@ export class RbacAuthorizer implements Authorizer {
     }
     if (namespace === '') return;
     const scope = this.scope;
-    for (const bindingNamespace of scope.bindingNamespaces(namespace)) {
+    const bindingNamespaces = scope.bindingNamespaces(namespace);
+    for (let i = 0; i < bindingNamespaces.length; i++) {
+      const bindingNamespace = bindingNamespaces[i]!;
       for (const binding of this.source.roleBindings(bindingNamespace)) {
         if (scope.isPropagatedCopy(binding)) continue;
         // A ServiceAccount subject without a namespace names the account of the namespace the binding applies
         // in (as in the copy HNC would write there), so `namespace`, not the binding's own.
         const subject = (binding.subjects ?? []).find((s) => subjectMatches(s, user, namespace));
         if (subject === undefined) continue;
-        const r = this.roleRefRules(binding.roleRef, bindingNamespace);
+        const r = this.roleRefRules(binding.roleRef, i === 0 ? bindingNamespace : this.inheritedRoleNamespace(binding.roleRef, bindingNamespaces, i));
         const describe = (): string =>
           `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${bindingNamespace}`)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, namespace)}`;
         if (!('rules' in r ? visit(r.rules, undefined, describe) : visit([], r.error))) return;

@@ -52,17 +52,14 @@ import {
   WorkQueue,
   metaNamespaceKeyFunc,
   runController,
-  serverPreferredNamespacedResources,
   silentLogger,
-  waitForCacheSync,
   isNotFound,
-  DeletedFinalStateUnknown,
 } from '../../client/index.js';
 import { deepCopy } from '../../machinery/deep-copy.js';
+import { QuotaMonitors } from './monitors.js';
 
 export const DEFAULT_CONCURRENT_RESOURCE_QUOTA_SYNCS = 5;
 export const DEFAULT_RESOURCE_QUOTA_SYNC_PERIOD_MS = 5 * 60_000;
-const MONITOR_SYNC_TIMEOUT_MS = 10_000;
 /** After a quota's status.hard is first written, it is recalculated once more this much later. */
 const FIRST_SYNC_RECHECK_MS = 1_000;
 
@@ -87,11 +84,8 @@ export class ResourceQuotaController {
   private readonly workers: number;
   private readonly resyncPeriodMs: number;
   private readonly log: ClientLogger;
-  /** Informers on quota-relevant resources, by group/resource (promise: started and synced). */
-  private readonly monitors = new Map<string, Promise<SharedIndexInformer<KubeObject> | undefined>>();
-  /** group → resource → preferred version, from discovery. */
-  private discovered: Map<string, string> | undefined;
-  private signal: AbortSignal | undefined;
+  /** Informers on quota-relevant resources (monitors.ts). */
+  private readonly monitors: QuotaMonitors;
   /** Keys whose next sync is the recheck after a first status: it may raise usage, never lower it. */
   private readonly rechecks = new Set<string>();
 
@@ -104,6 +98,14 @@ export class ResourceQuotaController {
     this.queue = new WorkQueue<string>({
       name: 'resourcequota_primary',
       rateLimiter: new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter<string>(5, 1000), new BucketRateLimiter<string>(10, 100)),
+    });
+    this.monitors = new QuotaMonitors({
+      client: this.client,
+      informers: this.informers,
+      evaluators: this.evaluators,
+      log: this.log,
+      what: 'quota',
+      onRelease: (gr, obj) => this.replenish(gr, obj),
     });
     this.quotas = options.informers.forBuiltin<ResourceQuota>('resourcequotas');
     this.quotas.addEventHandler({
@@ -123,7 +125,7 @@ export class ResourceQuotaController {
 
   /** Runs until signal aborts (start the informer factory too). */
   run(signal: AbortSignal): Promise<void> {
-    this.signal = signal;
+    this.monitors.run(signal);
     const timer = setInterval(() => {
       for (const q of this.quotas.getIndexer().list()) this.enqueue(metaNamespaceKeyFunc(q));
     }, this.resyncPeriodMs);
@@ -196,7 +198,7 @@ export class ResourceQuotaController {
       if (evaluator === undefined) continue;
       const names = evaluator.matchingResources(hardNames);
       if (names.length === 0) continue;
-      const informer = await this.monitor(gr);
+      const informer = await this.monitors.get(gr);
       if (informer === undefined) continue;
       for (const n of names) matched.add(n);
       const items = informer.getIndexer().byIndex(NAMESPACE_INDEX, ns);
@@ -204,41 +206,6 @@ export class ResourceQuotaController {
       for (const [n, q] of stats) total.set(n, total.has(n) ? total.get(n)!.add(q) : q);
     }
     return mask(total, matched);
-  }
-
-  /** The synced informer for a resource (started on first need), or undefined when it is not served. */
-  private monitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
-    let m = this.monitors.get(key(gr));
-    if (m === undefined) {
-      m = this.startMonitor(gr).catch((err: unknown) => {
-        // Discovery failed, or the controller stopped meanwhile: no monitor for now.
-        if (this.signal?.aborted !== true) this.log.warn({ resource: key(gr), err: String(err) }, 'quota monitor failed to start');
-        return undefined;
-      });
-      this.monitors.set(key(gr), m);
-      // Not served (yet): look again on a later sync.
-      void m.then((i) => i === undefined && this.monitors.delete(key(gr)));
-    }
-    return m;
-  }
-
-  private async startMonitor(gr: GroupResourceName): Promise<SharedIndexInformer<KubeObject> | undefined> {
-    const version = await this.versionOf(gr);
-    if (version === undefined || this.signal?.aborted === true) return undefined;
-    const informer = this.informers.forResource<KubeObject>({ group: gr.group, version, resource: gr.resource });
-    const evaluator = this.evaluators.get(gr);
-    informer.addEventHandler({
-      onUpdate: (old, obj) => {
-        if (evaluator === undefined) return;
-        if (!equals(evaluator.usage(old), evaluator.usage(obj))) this.replenish(gr, obj);
-      },
-      onDelete: (obj) => this.replenish(gr, obj instanceof DeletedFinalStateUnknown ? obj.obj : obj),
-    });
-    const signal = this.signal ?? new AbortController().signal;
-    this.informers.start(signal);
-    // A list that keeps failing must not hold a worker forever: give up for now, try on a later sync.
-    const timeout = AbortSignal.any([signal, AbortSignal.timeout(MONITOR_SYNC_TIMEOUT_MS)]);
-    return (await waitForCacheSync(timeout, [informer])) ? informer : undefined;
   }
 
   /** Queues the quotas of the object's namespace that count this resource. */
@@ -250,33 +217,5 @@ export class ResourceQuotaController {
     for (const q of this.quotas.getIndexer().byIndex(NAMESPACE_INDEX, ns)) {
       if (evaluator.matchingResources(Object.keys(q.status?.hard ?? {})).length > 0) this.enqueue(metaNamespaceKeyFunc(q));
     }
-  }
-
-  /** The served version of a resource (discovery; re-read when it does not list the resource). */
-  private async versionOf(gr: GroupResourceName): Promise<string | undefined> {
-    const find = (): string | undefined => this.discovered?.get(`${gr.group}/${gr.resource}`);
-    if (find() === undefined) await this.discover();
-    return find();
-  }
-
-  private async discover(): Promise<void> {
-    const found = new Map<string, string>();
-    let lists;
-    try {
-      lists = await serverPreferredNamespacedResources(this.client);
-    } catch (err) {
-      const partial = (err as { partial?: unknown }).partial;
-      if (!Array.isArray(partial)) throw err;
-      lists = partial as Awaited<ReturnType<typeof serverPreferredNamespacedResources>>;
-    }
-    for (const list of lists) {
-      const [group, version] = list.groupVersion.includes('/') ? list.groupVersion.split('/') : ['', list.groupVersion];
-      for (const r of list.resources) {
-        if (r.name.includes('/')) continue;
-        if (!r.verbs.includes('list') || !r.verbs.includes('watch')) continue;
-        found.set(`${group}/${r.name}`, version!);
-      }
-    }
-    this.discovered = found;
   }
 }

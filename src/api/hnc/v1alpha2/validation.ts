@@ -2,10 +2,11 @@
 // on the objects themselves (the rules that need the tree, such as cycles and
 // rights, are admission's, in src/tenancy/).
 import type { KubeObject } from '../../../machinery/meta.js';
-import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
+import { type FieldError, GoValue, fieldErrors } from '../../../machinery/field-errors.js';
 import { validateResourceQuota } from '../../core/v1/quota-validation.js';
 import {
   ANCHOR_STATES,
+  ENFORCED_TYPES,
   HIERARCHY_SINGLETON,
   HNC_CONFIG_SINGLETON,
   SYNCHRONIZATION_MODES,
@@ -49,9 +50,20 @@ export function validateHNCConfiguration(obj: KubeObject): FieldError[] {
   if (obj.metadata.name !== HNC_CONFIG_SINGLETON) {
     errs.push(fieldErrors.invalid('metadata.name', obj.metadata.name, `wrong name; only '${HNC_CONFIG_SINGLETON}' is allowed`));
   }
+  const seen = new Set<string>();
   (config.spec?.resources ?? []).forEach((r, i) => {
     const path = `spec.resources[${i}]`;
     if (typeof r?.resource !== 'string' || r.resource === '') errs.push(fieldErrors.required(`${path}.resource`));
+    else {
+      // HNC's webhook: RBAC kinds always propagate; one entry per kind (the group/resource printed as Go's GroupResource).
+      const group = r.group ?? '';
+      const gr = new GoValue(group === '' ? r.resource : `${r.resource}.${group}`);
+      if (ENFORCED_TYPES.some((t) => t.group === group && t.resource === r.resource)) {
+        errs.push(fieldErrors.invalid(path, gr, "always uses the 'Propagate' mode and cannot be configured"));
+      }
+      if (seen.has(`${group}/${r.resource}`)) errs.push(fieldErrors.duplicate(path, gr));
+      seen.add(`${group}/${r.resource}`);
+    }
     // The CRD's enum: Propagate, Ignore, Remove, AllowPropagate (empty means Propagate).
     if (r?.mode !== undefined && (r.mode as string) !== '' && !SYNCHRONIZATION_MODES.includes(r.mode)) {
       errs.push(fieldErrors.notSupported(`${path}.mode`, r.mode, [...SYNCHRONIZATION_MODES]));
