@@ -47,6 +47,8 @@ import { SystemObjects, type EndpointReconcilerOptions } from './system-objects.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE } from '../registry/service-ip-allocator.js';
 import { startFlowControl, type FlowControlSetup } from './flowcontrol/index.js';
 import { Aggregator } from './aggregator/index.js';
+import { KubeletClient, type KubeletClientOptions } from './proxy/kubelet.js';
+import { acceptUpgrades } from './proxy/upgrade-aware.js';
 import { AuthenticationConfigMapPublisher, authenticationConfigMapData } from './aggregator/authentication-configmap.js';
 
 export type { SecurityOptions };
@@ -162,6 +164,12 @@ export interface ServerOptions {
   localApiServices?: boolean;
   /** Between the APIService availability controller's full passes (default 30 s); tests shorten it. */
   apiServiceAvailabilityIntervalMs?: number;
+  /**
+   * How kubelets are reached for pods/log, exec, attach, port-forward and nodes/proxy
+   * (--kubelet-client-certificate, --kubelet-client-key, --kubelet-certificate-authority,
+   * --kubelet-preferred-address-types).
+   */
+  kubelet?: KubeletClientOptions;
 }
 
 /** How a client reaches this server as the cluster admin (for in-process controllers). */
@@ -498,6 +506,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   let systemNamespacesReady = true;
   let address = '127.0.0.1:0';
   const loopback = security !== undefined ? new LoopbackListener() : undefined;
+  const kubelet = new KubeletClient(options.kubelet ?? {});
   const handler = createApiHandler({
     registry: security?.registryView ?? registry,
     ...(security !== undefined ? { security: { ...security.filters, loopback }, extraRoutes: security.extraRoutes } : {}),
@@ -514,6 +523,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     version: versionInfo(),
     allowUnsafeMalformedObjectDeletion: corruptValues.unsafeDeletion,
+    kubelet,
   });
   const tls = security?.tls;
   const termination = tls !== undefined ? tlsTerminationMode(options.security?.tlsTermination) : undefined;
@@ -524,6 +534,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? https.createServer({ keepAlive: true, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES, key: tls.key, cert: tls.cert, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, handler)
       : http.createServer({ keepAlive: true, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, handler);
   server.keepAliveTimeout = 65_000;
+  // exec, attach and port-forward (and upgrades to extension servers) come as upgrade requests.
+  const upgrades = acceptUpgrades(server, handler);
 
   const bindAddress = options.bindAddress ?? '127.0.0.1';
   let front: TlsFront | undefined;
@@ -604,7 +616,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       watches.endAll();
       server.closeIdleConnections();
       // Requests in flight get a moment to finish; then every connection goes.
-      const grace = setTimeout(() => server.closeAllConnections(), 2000);
+      const grace = setTimeout(() => {
+        server.closeAllConnections();
+        // Upgraded connections (exec sessions, port-forwards) are no longer the HTTP server's to close.
+        upgrades.closeAll();
+      }, 2000);
       grace.unref();
       await closed;
       clearTimeout(grace);
