@@ -394,6 +394,14 @@ function dialErrorText(err: Error, host: string, port: number): string {
       return `dial tcp ${target}: i/o timeout`;
     case 'ENOTFOUND':
       return `dial tcp: lookup ${host}: no such host`;
+    // A kubelet certificate the CA did not sign (crypto/x509's UnknownAuthorityError).
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+    case 'CERT_HAS_EXPIRED':
+      return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
     default:
       return err.message;
   }
