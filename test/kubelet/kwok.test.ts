@@ -7,6 +7,8 @@
 // - `kubectl exec` (a command's output, stdin piped through), which kwok runs
 //   as a local process; kubectl tries a WebSocket first and falls back to SPDY
 //   when kwok refuses the WebSocket, as against kube-apiserver;
+// - @kubernetes/client-node's Exec, a WebSocket client, proxied byte for byte
+//   (kwok chooses v4.channel.k8s.io of the protocols it offers);
 // - `kubectl port-forward` to a local HTTP server kwok forwards the pod's port to;
 // - nodes/proxy refused for a kubelet on a loopback address, as upstream;
 // - RBAC: a user who may get pods but not create pods/exec gets upstream's
@@ -21,7 +23,9 @@ import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
+import { Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../src/auth/pki/pki.js';
 import { spawnApiary } from '../helpers/apiary-process.js';
 import { runKubectl } from '../helpers/kubectl.js';
@@ -205,6 +209,23 @@ test('kubectl logs, exec and port-forward reach kwok through apiary', { skip: kw
     // kwok reports a failed command on the stream's error channel (not as NonZeroExitCode): kubectl prints it and fails.
     assert.notEqual(failed.code, 0);
     assert.match(failed.stderr, /exit status 3/);
+  });
+
+  await t.test('@kubernetes/client-node exec over a WebSocket (v4.channel.k8s.io, which kwok speaks)', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    let stdout = '';
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        stdout += chunk.toString('utf8');
+        done();
+      },
+    });
+    const status = await new Promise<V1Status>((resolve, reject) => {
+      new Exec(kc).exec('default', 'web', 'app', ['echo', 'over a websocket'], out, null, null, false, resolve).catch(reject);
+    });
+    assert.equal(status.status, 'Success');
+    await until('the output', () => stdout === 'over a websocket\n', 5000, 10);
   });
 
   await t.test('kubectl port-forward to the pod', async () => {
