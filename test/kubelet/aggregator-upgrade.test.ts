@@ -6,7 +6,7 @@
 // extension's 101 as it was written (its own headers included) and its bytes
 // back, the extension sees the caller as front-proxy headers, and a caller
 // without rights gets apiary's 403 Status on the upgrade request, the
-// extension never reached.
+// extension never reached. Stopping the server ends an open upgraded connection.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,6 +28,7 @@ let server: TestServer;
 let extension: ExtensionServer;
 let pki: FrontProxyPki;
 let dir: string;
+let stopped = false;
 
 async function call(method: string, urlPath: string, body?: unknown): Promise<{ status: number; text: string; json: () => any }> {
   const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
@@ -89,7 +90,7 @@ before(async () => {
 });
 
 after(async () => {
-  await server?.stop();
+  if (!stopped) await server?.stop();
   await extension?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
   fs.rmSync(pki.dir, { recursive: true, force: true });
@@ -123,4 +124,17 @@ test('an upgrade by a caller without rights is refused with apiary’s 403, the 
   assert.equal(result.res.statusCode, 403);
   assert.match(JSON.parse(result.body).message, /User "alice" cannot get resource "flunders\/echo" in API group "wardle\.example\.com" in the namespace "default"/);
   assert.equal(extension.requests.filter((r) => r.path.endsWith('/echo')).length, 0);
+});
+
+test('the server stops with an upgraded connection still open, ending it', async () => {
+  const result = await upgrade(ADMIN_TOKEN);
+  assert.equal(result.switched, true);
+  if (!result.switched) return;
+  const ended = new Promise<void>((resolve) => result.socket.once('close', () => resolve()));
+  const started = Date.now();
+  await server.stop();
+  await ended;
+  // Requests in flight get 2 s; an open tunnel is then closed, not waited for.
+  assert.ok(Date.now() - started < 10_000, `stopping took ${Date.now() - started} ms`);
+  stopped = true;
 });
