@@ -25,7 +25,8 @@ import type { RESTStore } from '../registry/rest.js';
 import { parseBool } from './request-info.js';
 import { parseInteger } from './request-options.js';
 import type { KubeletClient, NodeLike } from './proxy/kubelet.js';
-import { isUpgradeRequest, proxyUpgradeAware, type ProxyLocation } from './proxy/upgrade-aware.js';
+import { isUpgradeRequest, proxyUpgradeAware, type ProxyLocation, type ProxyOptions } from './proxy/upgrade-aware.js';
+import { tunnelSpdyOverWebSocket, tunneledSpdyProtocols } from './proxy/websocket-tunnel.js';
 import { writeError } from './responses.js';
 
 export interface ConnectContext {
@@ -230,7 +231,14 @@ async function serveStream(ctx: ConnectContext, store: RESTStore, request: Conne
   const connection = ctx.kubelet.connectionFor(await getNode(ctx, nodeName));
   if (!isUpgradeRequest(req)) throw badRequest('Upgrade request required');
   const base = `/${STREAM_PATHS[request.subresource]!}/${request.namespace}/${request.name}${container !== '' ? `/${container}` : ''}`;
-  await proxy(req, res, { protocol: 'https:', host: connection.host, port: connection.port, path: `${base}${encodeQuery(params)}`, agent: connection.agent });
+  const location: ProxyLocation = { protocol: 'https:', host: connection.host, port: connection.port, path: `${base}${encodeQuery(params)}`, agent: connection.agent };
+  // kubectl 1.32 forwards ports over a WebSocket carrying SPDY; kubelets speak SPDY: the tunnel translates (PortForwardWebsockets).
+  const tunneled = request.subresource === 'portforward' ? tunneledSpdyProtocols(req) : [];
+  if (tunneled.length > 0) {
+    await tunnelSpdyOverWebSocket(req, res, location, tunneled, proxyOptions(req, res, location));
+    return;
+  }
+  await proxy(req, res, location);
 }
 
 // ---- the proxy subresources ----
@@ -339,14 +347,18 @@ function forwardedHeader(name: string): boolean {
   return name !== 'authorization' && !name.startsWith('impersonate-') && !name.startsWith('x-remote-');
 }
 
-function proxy(req: IncomingMessage, res: ServerResponse, location: ProxyLocation): Promise<void> {
+function proxyOptions(req: IncomingMessage, res: ServerResponse, location: ProxyLocation): ProxyOptions {
   const forwardedFor = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter((v) => v !== undefined && v !== '').join(', ');
-  return proxyUpgradeAware(req, res, location, {
+  return {
     forwardHeader: forwardedHeader,
     extraHeaders: forwardedFor !== '' ? { 'x-forwarded-for': forwardedFor } : {},
     // A failed dial is the transport's error as a Status without a reason (ErrorToAPIStatus).
     onError: (err) => writeError(req, res, unknownError(dialErrorText(err, location.host, location.port))),
-  });
+  };
+}
+
+function proxy(req: IncomingMessage, res: ServerResponse, location: ProxyLocation): Promise<void> {
+  return proxyUpgradeAware(req, res, location, proxyOptions(req, res, location));
 }
 
 // ---- helpers ----

@@ -107,7 +107,12 @@ test('kubectl logs, exec and port-forward reach kwok through apiary', { skip: kw
   // What the pod "runs": a log file and an HTTP server on its port 80.
   const logFile = join(dir, 'web.log');
   writeFileSync(logFile, criLine('2026-01-01T00:00:00.000000000Z', 'stdout', 'first line') + criLine('2026-01-01T00:00:01.000000000Z', 'stderr', 'second line'));
-  const web = http.createServer((req, res) => res.end(`hello from the pod at ${req.url ?? ''}\n`));
+  const big = 'x'.repeat(300_000);
+  const web = http.createServer((req, res) => {
+    // A body far above one WebSocket frame's 64 KiB, and a request body too, for the tunnel's framing both ways.
+    if (req.url === '/echo') return void req.pipe(res);
+    res.end(req.url === '/big' ? big : `hello from the pod at ${req.url ?? ''}\n`);
+  });
   servers.push(web);
   await new Promise<void>((done) => web.listen(0, '127.0.0.1', () => done()));
   const webPort = (web.address() as { port: number }).port;
@@ -230,7 +235,8 @@ test('kubectl logs, exec and port-forward reach kwok through apiary', { skip: kw
 
   await t.test('kubectl port-forward to the pod', async () => {
     const localPort = await freePort();
-    const forward = kubectlProcess(kubeconfig, ['port-forward', 'pod/web', `${localPort}:80`, '--address', '127.0.0.1']);
+    // -v=4 shows whether kubectl had to fall back from the WebSocket tunnel to SPDY.
+    const forward = kubectlProcess(kubeconfig, ['port-forward', 'pod/web', `${localPort}:80`, '--address', '127.0.0.1', '-v=4']);
     children.push(forward.child);
     await until('port-forward listens', () => forward.output().includes('Forwarding from'), 30_000, 50);
     for (const path of ['/a', '/b']) {
@@ -242,7 +248,25 @@ test('kubectl logs, exec and port-forward reach kwok through apiary', { skip: kw
       });
       assert.equal(body, `hello from the pod at ${path}\n`);
     }
+    const echoed = await new Promise<string>((done, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: localPort, path: '/echo', method: 'POST' }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (s: string) => (text += s)).on('end', () => done(text));
+      });
+      req.on('error', reject);
+      req.end(big);
+    });
+    assert.equal(echoed.length, big.length);
+    const large = await new Promise<string>((done, reject) => {
+      http.get({ host: '127.0.0.1', port: localPort, path: '/big' }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (s: string) => (text += s)).on('end', () => done(text));
+      }).on('error', reject);
+    });
+    assert.equal(large, big);
     await stopGroup(forward.child);
+    // apiary translated kubectl's WebSocket tunnel to the kubelet's SPDY, as kube-apiserver 1.32 does: no fallback.
+    assert.doesNotMatch(forward.output(), /fallback/i, forward.output());
   });
 
   await t.test('nodes/proxy to a kubelet on loopback is refused, as upstream', async () => {

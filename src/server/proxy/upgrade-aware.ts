@@ -48,7 +48,7 @@ export function acceptUpgrades(server: http.Server, handler: (req: IncomingMessa
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Parameters<ServerResponse['assignSocket']>[0]);
     res.on('finish', () => {
-      if (!(req as UpgradeRequest & { [SWITCHED]?: boolean })[SWITCHED]) socket.end();
+      if (!switched.has(req)) socket.end();
     });
     socket.on('error', () => socket.destroy());
     handler(req, res);
@@ -61,7 +61,13 @@ export function acceptUpgrades(server: http.Server, handler: (req: IncomingMessa
   };
 }
 
-const SWITCHED = Symbol('apiary.switched');
+/** Requests whose socket a switched protocol owns now (never ended by their response object). */
+const switched = new WeakSet<IncomingMessage>();
+
+/** Marks the request's connection as switched: the tunnel, not the response, ends it. */
+export function markSwitched(req: IncomingMessage): void {
+  switched.add(req);
+}
 
 /** Whether the request asked to switch protocols (and came through acceptUpgrades). */
 export function isUpgradeRequest(req: IncomingMessage): boolean {
@@ -147,7 +153,7 @@ export function proxyUpgradeAware(req: IncomingMessage, res: ServerResponse, loc
         resolve();
         return;
       }
-      (req as UpgradeRequest & { [SWITCHED]?: boolean })[SWITCHED] = true;
+      markSwitched(req);
       // The answer as the backend wrote it: its status line and raw headers (Sec-WebSocket-Accept, X-Stream-Protocol-Version …).
       let head = `HTTP/1.1 ${answer.statusCode ?? 101} ${answer.statusMessage ?? 'Switching Protocols'}\r\n`;
       for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) head += `${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}\r\n`;
