@@ -4,6 +4,7 @@
 // and the real kubectl 1.32 as the user:
 // - `kubectl logs` (plain, --tail with --timestamps, -f seeing a line written
 //   after it started), from the log file kwok serves for the pod;
+// - `kubectl attach`, which kwok serves from the same log file;
 // - `kubectl exec` (a command's output, stdin piped through), which kwok runs
 //   as a local process; kubectl tries a WebSocket first and falls back to SPDY
 //   when kwok refuses the WebSocket, as against kube-apiserver;
@@ -153,6 +154,7 @@ test('kubectl logs, exec and port-forward reach kwok through apiary', { skip: kw
     [
       `apiVersion: kwok.x-k8s.io/v1alpha1\nkind: ClusterLogs\nmetadata:\n  name: logs\nspec:\n  logs:\n  - logsFile: ${logFile}\n    follow: true\n`,
       `apiVersion: kwok.x-k8s.io/v1alpha1\nkind: ClusterExec\nmetadata:\n  name: exec\nspec:\n  execs:\n  - local:\n      workDir: ${dir}\n`,
+      `apiVersion: kwok.x-k8s.io/v1alpha1\nkind: ClusterAttach\nmetadata:\n  name: attach\nspec:\n  attaches:\n  - logsFile: ${logFile}\n`,
       `apiVersion: kwok.x-k8s.io/v1alpha1\nkind: ClusterPortForward\nmetadata:\n  name: forward\nspec:\n  forwards:\n  - target:\n      port: ${webPort}\n      address: 127.0.0.1\n`,
     ].join('---\n'),
   );
@@ -214,6 +216,24 @@ test('kubectl logs, exec and port-forward reach kwok through apiary', { skip: kw
     // kwok reports a failed command on the stream's error channel (not as NonZeroExitCode): kubectl prints it and fails.
     assert.notEqual(failed.code, 0);
     assert.match(failed.stderr, /exit status 3/);
+  });
+
+  await t.test('kubectl attach', async () => {
+    const attach = kubectlProcess(kubeconfig, ['attach', 'web']);
+    children.push(attach.child);
+    // kwok follows the file from its end: a line written once attached comes through.
+    await until('attached', () => attach.output().includes("If you don't see a command prompt"), 30_000, 50);
+    let line = 0;
+    await until(
+      'the attached output',
+      () => {
+        appendFileSync(logFile, criLine('2026-01-01T00:00:03.000000000Z', 'stdout', `attached line ${++line}`));
+        return attach.output().includes('attached line');
+      },
+      30_000,
+      500,
+    );
+    await stopGroup(attach.child);
   });
 
   await t.test('@kubernetes/client-node exec over a WebSocket (v4.channel.k8s.io, which kwok speaks)', async () => {
