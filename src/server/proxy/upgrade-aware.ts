@@ -39,19 +39,21 @@ export interface UpgradedConnections {
 /** Routes the server's upgrade requests through `handler`, as any request. */
 export function acceptUpgrades(server: http.Server, handler: (req: IncomingMessage, res: ServerResponse) => void): UpgradedConnections {
   const open = new Set<Duplex>();
-  server.on('upgrade', (req: UpgradeRequest, socket: Duplex, head: Buffer) => {
+  server.on('upgrade', (original: UpgradeRequest, socket: Duplex, head: Buffer) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
-    req[UPGRADE_HEAD] = head;
-    const res = new http.ServerResponse(req);
-    // An answer that is not a switch ends the connection: its bytes after the headers were never an HTTP request.
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket as Parameters<ServerResponse['assignSocket']>[0]);
-    res.on('finish', () => {
-      if (!switched.has(req)) socket.end();
-    });
     socket.on('error', () => socket.destroy());
-    handler(req, res);
+    original[UPGRADE_HEAD] = head;
+    withBody(original, socket, head, (req) => {
+      const res = new http.ServerResponse(req);
+      // An answer that is not a switch ends the connection: its bytes after the headers were never an HTTP request.
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket as Parameters<ServerResponse['assignSocket']>[0]);
+      res.on('finish', () => {
+        if (!switched.has(req)) socket.end();
+      });
+      handler(req, res);
+    });
   });
   return {
     closeAll() {
@@ -59,6 +61,40 @@ export function acceptUpgrades(server: http.Server, handler: (req: IncomingMessa
       open.clear();
     },
   };
+}
+
+/**
+ * Node ends an upgrade request's body at once, leaving any body bytes in the
+ * upgrade's head. A body of known length (a POST that also offers
+ * `Upgrade: h2c`, which apiary declines by answering in HTTP/1.1) is read
+ * into a copy of the request, so its handler sees it as any request's; the
+ * bytes after it stay the upgrade's head.
+ */
+function withBody(req: UpgradeRequest, socket: Duplex, head: Buffer, ready: (req: UpgradeRequest) => void): void {
+  const length = Number(req.headers['content-length'] ?? '0');
+  if (!Number.isSafeInteger(length) || length <= 0) return ready(req);
+  const copy = new http.IncomingMessage(socket as ConstructorParameters<typeof http.IncomingMessage>[0]) as UpgradeRequest;
+  Object.assign(copy, { method: req.method, url: req.url, headers: req.headers, rawHeaders: req.rawHeaders, httpVersion: req.httpVersion, httpVersionMajor: req.httpVersionMajor, httpVersionMinor: req.httpVersionMinor });
+  let received = head;
+  const take = (): boolean => {
+    if (received.length < length) return false;
+    // Complete, or its end would count as an abort and destroy the socket.
+    copy.complete = true;
+    copy.push(received.subarray(0, length));
+    copy.push(null);
+    copy[UPGRADE_HEAD] = received.subarray(length);
+    ready(copy);
+    return true;
+  };
+  if (take()) return;
+  const onData = (chunk: Buffer): void => {
+    received = Buffer.concat([received, chunk]);
+    if (take()) {
+      socket.off('data', onData);
+      socket.pause();
+    }
+  };
+  socket.on('data', onData);
 }
 
 /** Requests whose socket a switched protocol owns now (never ended by their response object). */
