@@ -54,8 +54,8 @@ interface PodLike {
   status?: { podIP?: string; podIPs?: { ip?: string }[] };
 }
 
-/** The proxy transport of pods, services and other node ports: TLS not verified, as kube-apiserver's. */
-const proxyAgent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
+/** The proxy transport of pods, services and other node ports: TLS not verified, as kube-apiserver's (no kept connections: nothing to close at stop). */
+const proxyAgent = new https.Agent({ keepAlive: false, rejectUnauthorized: false });
 
 export async function serveConnect(ctx: ConnectContext, store: RESTStore, request: ConnectRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const resource = store.type.resource;

@@ -629,6 +629,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await systemObjects.stop();
       await authenticationConfigMap?.stop();
       await aggregator.stop();
+      kubelet.close();
       await flowControl?.stop();
       security?.stop();
       compactor?.stop();
