@@ -290,6 +290,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Read before anything is opened: a bad file fails the start cleanly.
   const quotaConfig =
     options.admissionControlConfigFile !== undefined ? loadResourceQuotaConfiguration(options.admissionControlConfigFile) : undefined;
+  // The kubelet client's certificate files, likewise.
+  const kubelet = new KubeletClient(options.kubelet ?? {});
   const logger: Logger = options.logger?.child({ component: 'apiserver' }) ?? pino({ level: options.logLevel ?? 'info', base: { component: 'apiserver' } });
 
   let registryRef: Registry | undefined;
@@ -506,7 +508,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   let systemNamespacesReady = true;
   let address = '127.0.0.1:0';
   const loopback = security !== undefined ? new LoopbackListener() : undefined;
-  const kubelet = new KubeletClient(options.kubelet ?? {});
   const handler = createApiHandler({
     registry: security?.registryView ?? registry,
     ...(security !== undefined ? { security: { ...security.filters, loopback }, extraRoutes: security.extraRoutes } : {}),

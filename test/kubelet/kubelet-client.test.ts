@@ -150,3 +150,7 @@ test("kube-apiserver's --kubelet-* flags", () => {
   assert.throws(() => parse(['--kubelet-client-certificate=/a.crt']), /--kubelet-client-certificate and --kubelet-client-key must be given together/);
   assert.throws(() => parse(['--kubelet-preferred-address-types=InternalIP,Nope']), /Nope is not a valid address type/);
 });
+
+test('a missing --kubelet-certificate-authority file stops the start', async () => {
+  await assert.rejects(startTestServer({ kubelet: { certificateAuthorityFile: path.join(dir, 'no-such-ca.crt') } }), /ENOENT/);
+});

@@ -53,19 +53,22 @@ export class KubeletClient {
   private readonly preferred: string[];
   private readonly defaultPort: number;
   private agentCache: { verified: https.Agent; insecure: https.Agent } | undefined;
+  private readonly base: https.AgentOptions = { keepAlive: true };
+  private readonly ca: string | undefined;
 
-  constructor(private readonly options: KubeletClientOptions = {}) {
+  /** Reads the certificate files now: a missing or unreadable one stops the server's start, as upstream's. */
+  constructor(options: KubeletClientOptions = {}) {
     this.preferred = options.preferredAddressTypes ?? DEFAULT_PREFERRED_ADDRESS_TYPES;
     this.defaultPort = options.defaultPort ?? DEFAULT_KUBELET_PORT;
+    if (options.clientCertificateFile !== undefined) this.base.cert = readFileSync(options.clientCertificateFile, 'utf8');
+    if (options.clientKeyFile !== undefined) this.base.key = readFileSync(options.clientKeyFile, 'utf8');
+    if (options.certificateAuthorityFile !== undefined) this.ca = readFileSync(options.certificateAuthorityFile, 'utf8');
   }
 
-  /** Files are read on first use, so a rotated certificate is picked up after a restart only, as upstream. */
   private agents(): { verified: https.Agent; insecure: https.Agent } {
     if (this.agentCache === undefined) {
-      const base: https.AgentOptions = { keepAlive: true };
-      if (this.options.clientCertificateFile !== undefined) base.cert = readFileSync(this.options.clientCertificateFile, 'utf8');
-      if (this.options.clientKeyFile !== undefined) base.key = readFileSync(this.options.clientKeyFile, 'utf8');
-      const ca = this.options.certificateAuthorityFile !== undefined ? readFileSync(this.options.certificateAuthorityFile, 'utf8') : undefined;
+      const base = this.base;
+      const ca = this.ca;
       const verified = ca !== undefined ? new https.Agent({ ...base, ca }) : new https.Agent({ ...base, rejectUnauthorized: false });
       this.agentCache = { verified, insecure: new https.Agent({ ...base, rejectUnauthorized: false }) };
     }
