@@ -8,6 +8,8 @@
 // - pods/exec, pods/attach, pods/portforward: an upgrade (SPDY or WebSocket)
 //   proxied byte for byte to the kubelet's /exec, /attach, /portForward; a
 //   request that is not an upgrade is a 400 once the location is known.
+//   kubectl's port-forward WebSocket tunnel (`SPDY/3.1+portforward.k8s.io`)
+//   is translated to the kubelet's SPDY (proxy/websocket-tunnel.ts).
 // - pods/proxy, services/proxy, nodes/proxy: any method proxied to the pod's
 //   IP, one of the service's endpoints, or the node's kubelet (or another
 //   port of the node), the path after `proxy/` appended.
@@ -60,7 +62,7 @@ const proxyAgent = new https.Agent({ keepAlive: false, rejectUnauthorized: false
 export async function serveConnect(ctx: ConnectContext, store: RESTStore, request: ConnectRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const resource = store.type.resource;
   if (resource === 'pods') {
-    if (request.subresource === 'log') return serveLog(ctx, store, request, req, res);
+    if (request.subresource === 'log') return serveLog(ctx, store, request, res);
     if (request.subresource === 'proxy') return servePodProxy(store, request, req, res);
     return serveStream(ctx, store, request, req, res);
   }
@@ -119,7 +121,7 @@ function logOptions(query: URLSearchParams, name: string): LogOptions {
   return options;
 }
 
-async function serveLog(ctx: ConnectContext, store: RESTStore, request: ConnectRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serveLog(ctx: ConnectContext, store: RESTStore, request: ConnectRequest, res: ServerResponse): Promise<void> {
   const options = logOptions(request.query, request.name);
   const pod = (await store.get(request.namespace, request.name, {})) as PodLike;
   const container = containerFor(pod, options.container);
@@ -184,7 +186,6 @@ async function serveLog(ctx: ConnectContext, store: RESTStore, request: ConnectR
     });
     outgoing.end();
   });
-  void req;
 }
 
 /** genericrest's response checker: a backend's non-2xx answer as a Status (its body kept where upstream keeps it). */
