@@ -37,9 +37,11 @@ const runFiles = (list, env = process.env) =>
 // The differential test needs binaries built by Go: it runs in a pass of its own.
 const DIFFERENTIAL_DIR = join('test', 'compat', 'differential');
 const DIFFERENTIAL_FILES = files.filter((f) => f.startsWith(DIFFERENTIAL_DIR + '/'));
-// So does the control-plane test (upstream's controllers, scheduler and kwok on apiary).
+// So does the control-plane test (upstream's controllers, scheduler and kwok on apiary),
+// and the kubelet-facing subresources' test against kwok's kubelet server.
 const CONTROLPLANE_DIR = join('test', 'compat', 'controlplane');
-const CONTROLPLANE_FILES = files.filter((f) => f.startsWith(CONTROLPLANE_DIR + '/'));
+const KWOK_KUBELET_TEST = join('test', 'kubelet', 'kwok.test.ts');
+const CONTROLPLANE_FILES = files.filter((f) => f.startsWith(CONTROLPLANE_DIR + '/') || f === KWOK_KUBELET_TEST);
 // And the chart pass (Helm and kubectl on apiary and on kube-apiserver 1.32).
 const CHARTS_DIR = join('test', 'compat', 'charts');
 const CHARTS_FILES = files.filter((f) => f.startsWith(CHARTS_DIR + '/'));

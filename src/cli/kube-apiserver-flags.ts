@@ -52,6 +52,11 @@ export const KUBE_APISERVER_FLAGS: Record<string, FlagSpec> = {
   'requestheader-group-headers': { kind: 'string', help: 'Headers holding the groups (default X-Remote-Group).' },
   'requestheader-extra-headers-prefix': { kind: 'string', help: 'Prefixes of headers holding extra user information (default X-Remote-Extra-).' },
   'enable-aggregator-routing': { kind: 'bool', default: 'false', help: "Dial extension API servers at their Service's endpoints instead of its cluster IP." },
+  // Kubelets (pods/log, exec, attach, port-forward, nodes/proxy)
+  'kubelet-client-certificate': { kind: 'string', help: 'Path to a client cert file for TLS to kubelets.' },
+  'kubelet-client-key': { kind: 'string', help: 'Path to a client key file for TLS to kubelets.' },
+  'kubelet-certificate-authority': { kind: 'string', help: "Path to a cert file for the certificate authority of kubelets' serving certificates (unset: not verified)." },
+  'kubelet-preferred-address-types': { kind: 'string', default: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP', help: 'List of the preferred NodeAddressTypes to use for kubelet connections.' },
   // Storage
   'etcd-servers': { kind: 'string', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Used unless --storage says otherwise.' },
   'etcd-prefix': { kind: 'string', default: '/registry', help: 'The prefix to prepend to all resource paths in etcd.' },
@@ -74,7 +79,6 @@ export const KUBE_APISERVER_FLAGS: Record<string, FlagSpec> = {
   'profiling': { kind: 'bool', default: 'true', ignored: true, help: 'No profiling endpoints.' },
   'storage-media-type': { kind: 'string', default: 'application/vnd.kubernetes.protobuf', ignored: true, help: 'apiary stores JSON.' },
   'watch-cache': { kind: 'bool', default: 'true', ignored: true, help: 'apiary always has its watch cache.' },
-  'kubelet-preferred-address-types': { kind: 'string', ignored: true, help: 'No kubelets.' },
   'logging-format': { kind: 'string', default: 'text', ignored: true, help: 'apiary logs JSON lines.' },
   'max-requests-inflight': { kind: 'string', default: '400', ignored: true, help: 'Not limited this way in apiary.' },
   'max-mutating-requests-inflight': { kind: 'string', default: '200', ignored: true, help: 'Not limited this way in apiary.' },

@@ -15,6 +15,7 @@
 // Unlike a bare kube-apiserver it runs apiary's controllers in-process, so
 // namespaces finish deleting and owners' dependents are collected.
 
+import { kubeletOptionsFrom } from './kubelet-flags.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -165,6 +166,8 @@ export function kubeApiserverOptions(
   if (get('proxy-client-cert-file') !== undefined) server.proxyClientCertFile = path.resolve(get('proxy-client-cert-file')!);
   if (get('proxy-client-key-file') !== undefined) server.proxyClientKeyFile = path.resolve(get('proxy-client-key-file')!);
   server.enableAggregatorRouting = flagTrue(get('enable-aggregator-routing'), false);
+  const kubelet = kubeletOptionsFrom(get, bad);
+  if (kubelet !== undefined) server.kubelet = kubelet;
   if (get('admission-control-config-file') !== undefined) server.admissionControlConfigFile = path.resolve(get('admission-control-config-file')!);
   try {
     const { disabled } = parseAdmissionPluginFlags(get('enable-admission-plugins') ?? '', get('disable-admission-plugins') ?? '');

@@ -16,6 +16,7 @@
 // (stop accepting, end watches, flush and close the store) and exits 0.
 // Flags mirror kube-apiserver's names where one exists.
 
+import { kubeletOptionsFrom } from './kubelet-flags.js';
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -141,6 +142,14 @@ Aggregation (kube-apiserver's flags):
   --enable-aggregator-routing BOOL
                           dial extension servers at their Service's endpoints, not its cluster IP
                           (default false; an ExternalName Service is dialled at its name)
+
+Kubelets (pods/log, exec, attach, port-forward, nodes/proxy; kube-apiserver's flags):
+  --kubelet-client-certificate FILE, --kubelet-client-key FILE
+                          the client certificate presented to kubelets
+  --kubelet-certificate-authority FILE
+                          the CA kubelets' serving certificates are verified against (unset: not verified)
+  --kubelet-preferred-address-types LIST
+                          which node address to dial (default Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP)
 ${CONTROLLER_FLAGS_USAGE}${LEADER_ELECTION_FLAGS_USAGE}`;
 
 function fail(message: string): never {
@@ -187,6 +196,10 @@ async function serve(argv: string[]): Promise<void> {
         'requestheader-group-headers': { type: 'string' },
         'requestheader-extra-headers-prefix': { type: 'string' },
         'enable-aggregator-routing': { type: 'string', default: 'false' },
+        'kubelet-client-certificate': { type: 'string' },
+        'kubelet-client-key': { type: 'string' },
+        'kubelet-certificate-authority': { type: 'string' },
+        'kubelet-preferred-address-types': { type: 'string' },
         'audit-log-path': { type: 'string' },
         token: { type: 'string' },
         storage: { type: 'string', default: 'sqlite' },
@@ -356,6 +369,8 @@ async function serve(argv: string[]): Promise<void> {
   const aggregatorRouting = values['enable-aggregator-routing'];
   if (aggregatorRouting !== 'true' && aggregatorRouting !== 'false') fail(`invalid --enable-aggregator-routing ${JSON.stringify(aggregatorRouting)}: want true or false`);
   options.enableAggregatorRouting = aggregatorRouting === 'true';
+  const kubelet = kubeletOptionsFrom((name) => values[name as 'kubelet-client-key'], fail);
+  if (kubelet !== undefined) options.kubelet = kubelet;
   let selection: ControllerSelection = { run: false };
   try {
     selection = parseControllersFlag(values.controllers);

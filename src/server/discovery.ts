@@ -41,8 +41,8 @@ interface SubresourceFacts {
   /** Set when the subresource answers with another kind (scale → autoscaling/v1 Scale). */
   responseKind?: { group: string; version: string; kind: string };
   /**
-   * Served by the kubelet (or the service) behind it upstream, through a connect
-   * handler: listed in discovery, not routed here (no kubelet client yet).
+   * Served by the kubelet (or the pod or service) behind it, through a connect
+   * handler (connect.ts), not by the store.
    */
   connect?: boolean;
 }
@@ -75,7 +75,7 @@ function subresourceFacts(name: string, type?: ResourceType): SubresourceFacts {
   return SUBRESOURCES[name] ?? { verbs: ['get', 'patch', 'update'] };
 }
 
-/** Whether a subresource is a connect one, listed but not served (see SubresourceFacts.connect). */
+/** Whether a subresource is a connect one, served by connect.ts (see SubresourceFacts.connect). */
 export function isConnectSubresource(name: string): boolean {
   return subresourceFacts(name).connect === true;
 }

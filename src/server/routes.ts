@@ -44,6 +44,7 @@ import { DOCUMENT_MEDIA_TYPES, negotiateOutput, routeAccepts, SERVED_MEDIA_TYPES
 import { createOpenApiService, type OpenApiService } from './openapi/service.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { serveConnect } from './connect.js';
+import { KubeletClient } from './proxy/kubelet.js';
 import { routeError, routeNotAcceptable, toStatusError, writeError, writeNegotiated, writeObject, writeText } from './responses.js';
 
 /** What go-restful routes of resources produce (upstream's media types, then its stream types). */
@@ -92,7 +93,11 @@ export interface ApiContext {
   extraRoutes?: (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<boolean>;
   /** The aggregation layer: remote APIServices' group/versions are proxied, their groups added to discovery. */
   aggregator?: Aggregator;
+  /** How pods/log, exec, attach, port-forward and nodes/proxy reach kubelets (--kubelet-* flags); default: no client certificate, no CA. */
+  kubelet?: KubeletClient;
 }
+
+const DEFAULT_KUBELET_CLIENT = new KubeletClient();
 
 type Handler = (scope: ResourceScope) => Promise<void>;
 
@@ -402,7 +407,12 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
     const verbs = subresourceVerbs(info.subresource);
     const verb = CONNECT_VERBS[method];
     if (verb === undefined || !verbs.includes(verb)) throw routeError(405);
-    await serveConnect(store, namespace, info.name, info.subresource, req, res);
+    const connect = { storeFor: (group: string, resource: string) => ctx.registry.storeFor(group, resource), kubelet: ctx.kubelet ?? DEFAULT_KUBELET_CLIENT };
+    // The proxy subresources' path after `proxy`, a trailing slash kept.
+    const rest = info.parts.slice(3).join('/');
+    const trailing = info.path.endsWith('/') ? '/' : '';
+    const subpath = rest === '' ? trailing : `/${rest}${trailing}`;
+    await serveConnect(connect, store, { namespace, name: info.name, subresource: info.subresource, proxyPath: subpath, query: info.query }, req, res);
     return;
   }
   const routes = routesFor(type, info, hasNamespace);

@@ -49,6 +49,8 @@ import { SystemObjects, type EndpointReconcilerOptions } from './system-objects.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE } from '../registry/service-ip-allocator.js';
 import { startFlowControl, type FlowControlSetup } from './flowcontrol/index.js';
 import { Aggregator } from './aggregator/index.js';
+import { KubeletClient, type KubeletClientOptions } from './proxy/kubelet.js';
+import { acceptUpgrades } from './proxy/upgrade-aware.js';
 import { AuthenticationConfigMapPublisher, authenticationConfigMapData } from './aggregator/authentication-configmap.js';
 
 export type { SecurityOptions };
@@ -168,6 +170,12 @@ export interface ServerOptions {
   localApiServices?: boolean;
   /** Between the APIService availability controller's full passes (default 30 s); tests shorten it. */
   apiServiceAvailabilityIntervalMs?: number;
+  /**
+   * How kubelets are reached for pods/log, exec, attach, port-forward and nodes/proxy
+   * (--kubelet-client-certificate, --kubelet-client-key, --kubelet-certificate-authority,
+   * --kubelet-preferred-address-types).
+   */
+  kubelet?: KubeletClientOptions;
 }
 
 /** How a client reaches this server as the cluster admin (for in-process controllers). */
@@ -288,6 +296,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Read before anything is opened: a bad file fails the start cleanly.
   const quotaConfig =
     options.admissionControlConfigFile !== undefined ? loadResourceQuotaConfiguration(options.admissionControlConfigFile) : undefined;
+  // The kubelet client's certificate files, likewise.
+  const kubelet = new KubeletClient(options.kubelet ?? {});
   const logger: Logger = options.logger?.child({ component: 'apiserver' }) ?? pino({ level: options.logLevel ?? 'info', base: { component: 'apiserver' } });
   // HNC's managed label and annotation patterns: bad ones fail the start (before anything is opened), with HNC's message.
   const managedMetadata = ManagedMetadata.parse(options.managedNamespaceLabels, options.managedNamespaceAnnotations);
@@ -537,6 +547,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     version: versionInfo(),
     allowUnsafeMalformedObjectDeletion: corruptValues.unsafeDeletion,
+    kubelet,
   });
   const tls = security?.tls;
   const termination = tls !== undefined ? tlsTerminationMode(options.security?.tlsTermination) : undefined;
@@ -547,6 +558,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? https.createServer({ keepAlive: true, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES, key: tls.key, cert: tls.cert, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, handler)
       : http.createServer({ keepAlive: true, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, handler);
   server.keepAliveTimeout = 65_000;
+  // exec, attach and port-forward (and upgrades to extension servers) come as upgrade requests.
+  const upgrades = acceptUpgrades(server, handler);
 
   const bindAddress = options.bindAddress ?? '127.0.0.1';
   let front: TlsFront | undefined;
@@ -627,7 +640,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       watches.endAll();
       server.closeIdleConnections();
       // Requests in flight get a moment to finish; then every connection goes.
-      const grace = setTimeout(() => server.closeAllConnections(), 2000);
+      const grace = setTimeout(() => {
+        server.closeAllConnections();
+        // Upgraded connections (exec sessions, port-forwards) are no longer the HTTP server's to close.
+        upgrades.closeAll();
+      }, 2000);
       grace.unref();
       await closed;
       clearTimeout(grace);
@@ -636,6 +653,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await systemObjects.stop();
       await authenticationConfigMap?.stop();
       await aggregator.stop();
+      kubelet.close();
       await flowControl?.stop();
       security?.stop();
       compactor?.stop();

@@ -10,6 +10,7 @@
 // Like a real extension server it trusts the front-proxy headers only from a
 // client presenting a certificate signed by the request-header CA: any other
 // request is a 401. Every request's headers are recorded for assertions.
+// An upgrade to the `echo` protocol, on any path, echoes the bytes it gets.
 // Its serving certificate is for `api.<namespace>.svc` (what the aggregator
 // checks), signed by its own CA (`caPem`, the APIService's caBundle).
 
@@ -211,6 +212,17 @@ export async function startExtensionServer(options: { frontProxyCaPem: string; s
     { key: serving.keyPem, cert: serving.certPem, ca: options.frontProxyCaPem, requestCert: true, rejectUnauthorized: false },
     (req, res) => void handle(req, res).catch(() => res.destroy()),
   );
+  // An upgrade to the `echo` protocol (any path): 101, the user it saw in a header, then every byte sent back.
+  server.on('upgrade', (req: IncomingMessage, socket: TLSSocket) => {
+    state.requests.push({ method: req.method ?? 'GET', path: new URL(req.url ?? '/', 'https://x').pathname, headers: req.headers });
+    if (!socket.authorized || req.headers['x-remote-user'] === undefined || req.headers.upgrade !== 'echo') {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\nX-Seen-User: ${String(req.headers['x-remote-user'])}\r\n\r\n`);
+    socket.pipe(socket);
+    socket.on('error', () => socket.destroy());
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.port = (server.address() as AddressInfo).port;
   return state;
