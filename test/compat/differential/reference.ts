@@ -150,7 +150,13 @@ export function referenceBinariesMissing(): string[] {
   return Object.values(REFERENCE_BINARIES).filter((path) => !existsSync(path));
 }
 
-export async function startReference(options: { startTimeoutMs?: number; /** More --token-auth-file lines (token,user,uid[,"groups"]). */ extraTokens?: string[] } = {}): Promise<ReferenceCluster> {
+export async function startReference(
+  options: {
+    startTimeoutMs?: number;
+    /** More --token-auth-file lines (token,user,uid[,"groups"]). */ extraTokens?: string[];
+    /** kube-controller-manager's --controllers (default REFERENCE_CONTROLLERS). */ controllers?: string[];
+  } = {},
+): Promise<ReferenceCluster> {
   const missing = referenceBinariesMissing();
   if (missing.length > 0) throw new Error(`reference binaries missing (scripts/run-tests.mjs builds them): ${missing.join(', ')}`);
   const timeoutMs = options.startTimeoutMs ?? 90_000;
@@ -218,7 +224,7 @@ export async function startReference(options: { startTimeoutMs?: number; /** Mor
     );
     const controllers = launch('kube-controller-manager', REFERENCE_BINARIES.kubeControllerManager, [
       `--kubeconfig=${kubeconfig}`,
-      `--controllers=${REFERENCE_CONTROLLERS.join(',')}`,
+      `--controllers=${(options.controllers ?? REFERENCE_CONTROLLERS).join(',')}`,
       `--service-account-private-key-file=${join(dir, 'sa.key')}`,
       '--use-service-account-credentials=false',
       '--leader-elect=false',

@@ -1,0 +1,128 @@
+// Upstream's own conformance specs (k8s.io/kubernetes/test/e2e v1.32.4) on
+// apiary and on kube-apiserver 1.32.4, in the same run, each with
+// kube-controller-manager, kube-scheduler and kwok beside it (cluster.ts).
+// The selection: the [Conformance] specs of sig-api-machinery, sig-auth and
+// sig-apps, less skip.json's `containers` (specs that need real containers
+// on both sides) and, unless CONFORMANCE_NIGHTLY=1, its `nightly` (slow)
+// specs. README.md says more.
+//
+// The pass fails when a spec passes on the reference and does not pass on
+// apiary. A spec that fails on both is reported as such ("fails on both"),
+// not a regression. As a guard against a broken harness, the reference must
+// pass most of what it runs.
+//
+// Parallelism: CONFORMANCE_PROCS e2e.test processes per side (default 3)
+// share the non-[Serial] specs; the [Serial] specs run after them, alone, in
+// one process. Both sides run at the same time.
+//
+// Binaries: scripts/run-tests.mjs builds them with Go ($E2E_TEST_BIN and the
+// control-plane pass's); without them the test is skipped with the reason.
+
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { missingBinaries, startApiarySide, startReferenceSide, type Side } from './cluster.js';
+import { E2E_BINARY, listSpecs, runSpecs, type SpecResult } from './e2e.js';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const SKIP = JSON.parse(readFileSync(join(HERE, 'skip.json'), 'utf8')) as { containers: Record<string, string>; nightly: Record<string, string> };
+const NIGHTLY = process.env['CONFORMANCE_NIGHTLY'] === '1';
+const PROCS = Math.max(1, Number(process.env['CONFORMANCE_PROCS'] ?? '3'));
+/** The parallel phase's and the serial phase's ginkgo timeouts, per process (seconds). */
+const PARALLEL_SECONDS = Number(process.env['CONFORMANCE_PARALLEL_SECONDS'] ?? (NIGHTLY ? 2400 : 330));
+const SERIAL_SECONDS = Number(process.env['CONFORMANCE_SERIAL_SECONDS'] ?? (NIGHTLY ? 1200 : 150));
+
+const FOCUS = ['\\[sig-(api-machinery|auth|apps)\\] .*\\[Conformance\\]'];
+
+const missing = [...missingBinaries(), ...(existsSync(E2E_BINARY) ? [] : [E2E_BINARY])];
+
+/** Spreads the specs over n lists, round robin (the suite's order keeps a describe's specs apart). */
+function shards(specs: string[], n: number): string[][] {
+  const out: string[][] = Array.from({ length: n }, () => []);
+  specs.forEach((s, i) => out[i % n]!.push(s));
+  return out.filter((s) => s.length > 0);
+}
+
+async function runSide(side: Side, dir: string, suite: string, parallel: string[], serial: string[]): Promise<Map<string, SpecResult>> {
+  mkdirSync(dir, { recursive: true });
+  const results = new Map<string, SpecResult>();
+  const phase1 = await Promise.all(
+    shards(parallel, PROCS).map((specs, i) => runSpecs({ suite, specs, kubeconfig: side.kubeconfig, dir, prefix: `parallel-${i}`, timeoutSeconds: PARALLEL_SECONDS })),
+  );
+  for (const r of phase1.flat()) results.set(r.name, r);
+  for (const r of await runSpecs({ suite, specs: serial, kubeconfig: side.kubeconfig, dir, prefix: 'serial', timeoutSeconds: SERIAL_SECONDS })) results.set(r.name, r);
+  return results;
+}
+
+const passed = (r: SpecResult | undefined): boolean => r?.state === 'passed';
+const short = (r: SpecResult | undefined): string => (r === undefined ? 'missing' : `${r.state}${r.state === 'passed' ? '' : r.message ? `: ${r.message.split('\n')[0]}` : ''}`);
+
+test('upstream conformance specs pass on apiary wherever they pass on kube-apiserver 1.32.4', { skip: missing.length > 0 ? `not built: ${missing.join(', ')} (scripts/run-tests.mjs builds them with Go)` : false, timeout: 30 * 60_000 }, async (t) => {
+  const started = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-conformance-'));
+  const sides: Side[] = [];
+  let keep = false;
+  t.after(async () => {
+    await Promise.all(sides.map((s) => s.stop()));
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const selection = await listSpecs(dir, FOCUS, []);
+  const skipped = (name: string): string | undefined =>
+    SKIP.containers[name] ?? (NIGHTLY ? undefined : (SKIP.nightly[name] ?? (name.includes('[Slow]') ? 'marked [Slow] upstream' : undefined)));
+  const chosen = selection.specs.filter((s) => skipped(s) === undefined);
+  // Names in skip.json that match no spec are stale: say so rather than skip nothing silently.
+  const stale = [...Object.keys(SKIP.containers), ...Object.keys(SKIP.nightly)].filter((n) => !selection.specs.includes(n));
+  assert.deepEqual(stale, [], 'skip.json names specs the selection does not hold');
+  const serial = chosen.filter((s) => s.includes('[Serial]'));
+  const parallel = chosen.filter((s) => !s.includes('[Serial]'));
+  t.diagnostic(`${selection.specs.length} specs selected, ${chosen.length} run (${parallel.length} in ${PROCS} processes, ${serial.length} serial)${NIGHTLY ? ', nightly mode' : ''}`);
+
+  const [apiarySide, referenceSide] = await Promise.all([startApiarySide(join(dir, 'apiary')), startReferenceSide(join(dir, 'reference'))]);
+  sides.push(apiarySide, referenceSide);
+  t.diagnostic(`clusters up after ${Math.round((Date.now() - started) / 1000)} s`);
+
+  const [onApiary, onReference] = await Promise.all([
+    runSide(apiarySide, join(dir, 'apiary', 'e2e'), selection.suite, parallel, serial),
+    runSide(referenceSide, join(dir, 'reference', 'e2e'), selection.suite, parallel, serial),
+  ]);
+  for (const side of sides) {
+    const early = side.exitedEarly();
+    if (early !== undefined) t.diagnostic(`${side.name}: ${early}`);
+  }
+
+  const regressions = chosen.filter((s) => passed(onReference.get(s)) && !passed(onApiary.get(s)));
+  const both = chosen.filter((s) => !passed(onReference.get(s)) && !passed(onApiary.get(s)));
+  const apiaryOnly = chosen.filter((s) => passed(onApiary.get(s)) && !passed(onReference.get(s)));
+  const count = (m: Map<string, SpecResult>): number => chosen.filter((s) => passed(m.get(s))).length;
+  const summary = {
+    seconds: Math.round((Date.now() - started) / 1000),
+    selected: selection.specs.length,
+    run: chosen.length,
+    passedOnApiary: count(onApiary),
+    passedOnReference: count(onReference),
+    regressions: regressions.map((s) => ({ spec: s, apiary: short(onApiary.get(s)) })),
+    failsOnBoth: both.map((s) => ({ spec: s, apiary: short(onApiary.get(s)), reference: short(onReference.get(s)) })),
+    passesOnlyOnApiary: apiaryOnly.map((s) => ({ spec: s, reference: short(onReference.get(s)) })),
+    durations: chosen.map((s) => ({ spec: s, apiary: onApiary.get(s)?.seconds, reference: onReference.get(s)?.seconds })),
+  };
+  const summaryFile = process.env['CONFORMANCE_SUMMARY'];
+  if (summaryFile !== undefined) writeFileSync(summaryFile, JSON.stringify(summary, null, 2));
+  t.diagnostic(`passed: apiary ${summary.passedOnApiary}/${chosen.length}, kube-apiserver ${summary.passedOnReference}/${chosen.length}, in ${summary.seconds} s`);
+  for (const s of both) t.diagnostic(`fails on both: ${s}\n    apiary: ${short(onApiary.get(s))}\n    reference: ${short(onReference.get(s))}`);
+  for (const s of apiaryOnly) t.diagnostic(`passes only on apiary: ${s} (reference: ${short(onReference.get(s))})`);
+
+  if (regressions.length > 0 || summary.passedOnReference < chosen.length / 2) {
+    keep = process.env['CONFORMANCE_KEEP'] === '1';
+    if (keep) t.diagnostic(`reports and logs kept in ${dir}`);
+  }
+  assert.ok(summary.passedOnReference >= chosen.length / 2, `the reference passed only ${summary.passedOnReference} of ${chosen.length} specs: the harness is broken`);
+  assert.deepEqual(
+    regressions.map((s) => `${s}\n    ${onApiary.get(s)?.message ?? short(onApiary.get(s))}`),
+    [],
+    'specs that pass on kube-apiserver 1.32.4 and fail on apiary',
+  );
+});
