@@ -116,7 +116,16 @@ export async function startApiarySide(dir: string): Promise<Side> {
 
 export async function startReferenceSide(dir: string): Promise<Side> {
   mkdirSync(dir, { recursive: true });
-  const reference = await startReference({ controllers: APIARY_OWN_CONTROLLERS, startTimeoutMs: 180_000 });
+  const reference = await startReference({
+    controllers: APIARY_OWN_CONTROLLERS,
+    rootCaFile: true,
+    // As conformance clusters run it (and as apiary, which does not enforce the flag, behaves).
+    apiserverArgs: ['--allow-privileged=true'],
+    // Its quota controller recounts a changed quota's status on this period (default 5 minutes; apiary's reacts at once):
+    // "ResourceQuota should apply changes to a resourcequota status" waits for that.
+    controllerManagerArgs: ['--resource-quota-sync-period=10s'],
+    startTimeoutMs: 180_000,
+  });
   try {
     const kubeconfig = reference.kubeconfig!;
     const plane = await addControlPlane(kubeconfig, dir, APIARY_OWN_CONTROLLERS);

@@ -155,6 +155,9 @@ export async function startReference(
     startTimeoutMs?: number;
     /** More --token-auth-file lines (token,user,uid[,"groups"]). */ extraTokens?: string[];
     /** kube-controller-manager's --controllers (default REFERENCE_CONTROLLERS). */ controllers?: string[];
+    /** More kube-apiserver flags. */ apiserverArgs?: string[];
+    /** More kube-controller-manager flags. */ controllerManagerArgs?: string[];
+    /** Give kube-controller-manager the serving certificate as --root-ca-file (the kube-root-ca.crt publisher's CA). */ rootCaFile?: boolean;
   } = {},
 ): Promise<ReferenceCluster> {
   const missing = referenceBinariesMissing();
@@ -196,6 +199,7 @@ export async function startReference(
       '--service-cluster-ip-range=10.0.0.0/24',
       '--profiling=false',
       '--v=0',
+      ...(options.apiserverArgs ?? []),
     ]);
     children.push(apiserver);
     await waitReady(target, apiserver, timeoutMs);
@@ -226,6 +230,8 @@ export async function startReference(
       `--kubeconfig=${kubeconfig}`,
       `--controllers=${(options.controllers ?? REFERENCE_CONTROLLERS).join(',')}`,
       `--service-account-private-key-file=${join(dir, 'sa.key')}`,
+      ...(options.rootCaFile === true ? [`--root-ca-file=${join(dir, 'certs', 'apiserver.crt')}`] : []),
+      ...(options.controllerManagerArgs ?? []),
       '--use-service-account-credentials=false',
       '--leader-elect=false',
       '--secure-port=0',
