@@ -58,10 +58,15 @@ function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** ginkgo's report, or undefined when the process left none (or only part of one: it was killed while writing). */
 function readReport(path: string): GinkgoReport | undefined {
   if (!existsSync(path)) return undefined;
-  const reports = JSON.parse(readFileSync(path, 'utf8')) as GinkgoReport[];
-  return reports[0];
+  try {
+    const reports = JSON.parse(readFileSync(path, 'utf8')) as GinkgoReport[];
+    return reports[0];
+  } catch {
+    return undefined;
+  }
 }
 
 interface ProcessOptions {
@@ -132,6 +137,8 @@ export async function runSpecs(options: RunOptions): Promise<SpecResult[]> {
       `--e2e-output-dir=${dir}`,
       `--ginkgo.json-report=${report}`,
       `--ginkgo.timeout=${timeoutSeconds}s`,
+      // After the timeout, the interrupted spec's cleanup gets this long before ginkgo gives up on it.
+      '--ginkgo.grace-period=20s',
       '--ginkgo.no-color',
       '--ginkgo.v',
       // Dumping a failed spec's namespace (events, pods) costs time and is in the log already.
@@ -139,7 +146,7 @@ export async function runSpecs(options: RunOptions): Promise<SpecResult[]> {
       ...specs.map((s) => `--ginkgo.focus=^${literal(`${suite} ${s}`)}$`),
     ],
     logFile: join(dir, `${prefix}.log`),
-    killAfterMs: (timeoutSeconds + 90) * 1000,
+    killAfterMs: (timeoutSeconds + 120) * 1000,
   });
   const byName = new Map<string, SpecResult>();
   for (const r of readReport(report)?.SpecReports ?? []) {
