@@ -2,7 +2,8 @@
 // (on full runs) the tests on real etcd again, on etcd 3.5, then the
 // differential pass against a real kube-apiserver 1.32 (test/compat/differential),
 // the control-plane pass, the chart pass (test/compat/charts), the
-// `kubectl hns` plugin pass (test/compat/hns) and the aggregation pass (test/aggregation).
+// `kubectl hns` plugin pass (test/compat/hns), the aggregation pass
+// (test/aggregation) and upstream's conformance specs (test/compat/conformance).
 // Node 20's --test takes no recursive globs, so we find the files here.
 // Usage: node scripts/run-tests.mjs [substring filter …]
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -49,8 +50,17 @@ const CHARTS_FILES = files.filter((f) => f.startsWith(CHARTS_DIR + '/'));
 const HNS_FILES = files.filter((f) => f.startsWith(join('test', 'tenancy', 'hns-plugin')));
 // And the aggregation pass: upstream's extension API servers (sample-apiserver, metrics-server) behind apiary.
 const AGGREGATION_FILES = files.filter((f) => f.startsWith(join('test', 'aggregation') + '/'));
+// And upstream's conformance specs (the e2e binary built from test/compat/e2e).
+const CONFORMANCE_DIR = join('test', 'compat', 'conformance');
+const CONFORMANCE_FILES = files.filter((f) => f.startsWith(CONFORMANCE_DIR + '/'));
 const firstPass = files.filter(
-  (f) => !DIFFERENTIAL_FILES.includes(f) && !CONTROLPLANE_FILES.includes(f) && !CHARTS_FILES.includes(f) && !HNS_FILES.includes(f) && !AGGREGATION_FILES.includes(f),
+  (f) =>
+    !DIFFERENTIAL_FILES.includes(f) &&
+    !CONTROLPLANE_FILES.includes(f) &&
+    !CHARTS_FILES.includes(f) &&
+    !HNS_FILES.includes(f) &&
+    !AGGREGATION_FILES.includes(f) &&
+    !CONFORMANCE_FILES.includes(f),
 );
 
 let status = firstPass.length > 0 ? runFiles(firstPass) : 0;
@@ -91,6 +101,30 @@ function goBuild(label, moduleDir, packages, outputs, extraArgs = []) {
     process.exit(1);
   }
   return binaries;
+}
+
+/**
+ * Like goBuild, for a test binary: `go test -c` of a package of a required
+ * module (upstream's e2e suite is a test package), cached the same way.
+ */
+function goTestBuild(label, moduleDir, pkg, output, extraArgs = []) {
+  const binary = resolve(moduleDir, 'bin', output);
+  if (existsSync(binary) && statSync(binary).mtimeMs > newestSource(moduleDir)) {
+    console.log(`\n# ${label}: ${binary} up to date`);
+    return [binary];
+  }
+  console.log(`\n# ${label}: building ${binary} (modules are downloaded on the first build; it takes minutes)`);
+  const build = spawnSync('go', ['test', '-c', ...extraArgs, '-o', binary, pkg], {
+    cwd: moduleDir,
+    env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
+    stdio: 'inherit',
+    timeout: 2_700_000,
+  });
+  if (build.status !== 0) {
+    console.error(`go test -c of ${label} failed (${build.error?.message ?? build.signal ?? build.status}); Go is required, as for the client-go tests`);
+    process.exit(1);
+  }
+  return [binary];
 }
 
 /**
@@ -196,6 +230,32 @@ if (status === 0 && AGGREGATION_FILES.length > 0) {
     const [kwok] = goBuild('kwok', join('test', 'compat', 'kwok'), ['sigs.k8s.io/kwok/cmd/kwok'], ['kwok']);
     console.log(`# aggregation: ${AGGREGATION_FILES.join(', ')}`);
     status = runFiles(AGGREGATION_FILES, { ...process.env, ETCD35_BIN: etcd, SAMPLE_APISERVER_BIN: sample, METRICS_SERVER_BIN: metrics, KWOK_BIN: kwok });
+  }
+}
+// Eighth pass (full runs, and filtered runs that name it): upstream's
+// [Conformance] specs of sig-api-machinery, sig-auth and sig-apps, from the e2e
+// binary v1.32.4 (`go test -c k8s.io/kubernetes/test/e2e`, built from
+// test/compat/e2e), on apiary and on kube-apiserver 1.32.4, each with
+// kube-controller-manager, kube-scheduler and kwok beside it.
+if (status === 0 && CONFORMANCE_FILES.length > 0) {
+  if (!goAvailable()) {
+    console.log('\n# conformance: skipped: `go` is not on PATH (it builds the e2e binary and the control plane)');
+  } else {
+    const etcd = buildEtcd35();
+    const [apiserver, controllerManager, scheduler] = buildKubernetes();
+    const [kwok] = goBuild('kwok', join('test', 'compat', 'kwok'), ['sigs.k8s.io/kwok/cmd/kwok'], ['kwok']);
+    const e2eDir = join('test', 'compat', 'e2e');
+    const [e2e] = goTestBuild('e2e.test 1.32', e2eDir, 'k8s.io/kubernetes/test/e2e', 'e2e.test', kubernetesVersionFlags(e2eDir));
+    console.log(`# conformance: ${CONFORMANCE_FILES.join(', ')}`);
+    status = runFiles(CONFORMANCE_FILES, {
+      ...process.env,
+      ETCD35_BIN: etcd,
+      KUBE_APISERVER_BIN: apiserver,
+      KUBE_CONTROLLER_MANAGER_BIN: controllerManager,
+      KUBE_SCHEDULER_BIN: scheduler,
+      KWOK_BIN: kwok,
+      E2E_TEST_BIN: e2e,
+    });
   }
 }
 process.exit(status);

@@ -27,7 +27,13 @@ const API_VERSION_DESCRIPTION =
 const KIND_DESCRIPTION =
   'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to.';
 
-/** A copy of a schema fit for OpenAPI v2 (see the module comment). */
+/**
+ * A copy of a schema fit for OpenAPI v2 (upstream's ToStructuralOpenAPIV2):
+ * no value-validation combinators; a nullable node loses its type, items and
+ * properties (and leaves its parent's required list); a node that preserves
+ * unknown fields loses its items and properties, and its type when that is
+ * object; an array left without items loses its type.
+ */
 function toV2(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(toV2);
   if (!isObject(s)) return s;
@@ -38,7 +44,22 @@ function toV2(s: unknown): unknown {
     else if (k === 'items' || k === 'additionalProperties') out[k] = toV2(v);
     else out[k] = v;
   }
-  if (s['x-kubernetes-int-or-string'] === true || s['nullable'] === true) delete out['type'];
+  if (s['x-kubernetes-int-or-string'] === true) delete out['type'];
+  const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
+  if (s['nullable'] === true || preserve) {
+    if (s['nullable'] === true) delete out['type'];
+    delete out['items'];
+    delete out['properties'];
+  }
+  if (out['items'] === undefined && out['type'] === 'array') delete out['type'];
+  if (preserve && out['type'] === 'object') delete out['type'];
+  const properties = isObject(s['properties']) ? s['properties'] : {};
+  if (Array.isArray(out['required'])) {
+    const required = (out['required'] as unknown[]).filter((name) => !(typeof name === 'string' && isObject(properties[name]) && properties[name]['nullable'] === true));
+    if (required.length === 0) delete out['required'];
+    else out['required'] = required;
+  }
+  if (isObject(s['additionalProperties']) && s['additionalProperties']['nullable'] === true) delete out['required'];
   return out;
 }
 
@@ -51,12 +72,16 @@ export function customResourceOpenApi(group: string, version: string, kind: stri
     listDefinition,
     roots: [OBJECT_META, LIST_META],
     definitions(flavour) {
+      const gvk = { 'x-kubernetes-group-version-kind': [{ group, kind, version }] };
+      // v2 publishes a schema that keeps unknown fields at its root as a bare object: kubectl's
+      // v2 validation would otherwise refuse every field besides the ones listed (upstream's buildKubeNative).
+      const bare = flavour === 'v2' && (schema as Record<string, unknown>)['x-kubernetes-preserve-unknown-fields'] === true;
       const body = (flavour === 'v2' ? toV2(schema) : deepCopy(schema)) as Record<string, unknown>;
       const properties = { ...(isObject(body['properties']) ? body['properties'] : {}) };
       properties['apiVersion'] = { description: API_VERSION_DESCRIPTION, type: 'string' };
       properties['kind'] = { description: KIND_DESCRIPTION, type: 'string' };
       properties['metadata'] = { ...ref(OBJECT_META, flavour), description: "Standard object's metadata." };
-      const object = { ...body, type: 'object', properties, 'x-kubernetes-group-version-kind': [{ group, kind, version }] };
+      const object = bare ? { type: 'object', ...gvk } : { ...body, type: 'object', properties, ...gvk };
       const list = {
         description: `${kind}List is a list of ${kind}`,
         type: 'object',

@@ -65,6 +65,29 @@ export function statusSubresource(validate?: (obj: KubeObject, old: KubeObject) 
   return sub;
 }
 
+/**
+ * The status subresource of the workloads whose upstream status strategy only
+ * puts the stored spec back (`new.Spec = old.Spec`: jobs, cron jobs, replica
+ * sets, stateful sets, daemon sets): the write's status and its metadata
+ * changes (annotations, labels, …) are kept. Keys stay in the stored object's
+ * order, so an unchanged write stores the same bytes.
+ */
+export function specKeepingStatusSubresource(validate?: (obj: KubeObject, old: KubeObject) => FieldError[]): SubresourceStrategy {
+  const sub: SubresourceStrategy = {
+    prepareForUpdate(obj: KubeObject, old: KubeObject): void {
+      const written: Record<string, unknown> = { ...obj };
+      for (const key of Object.keys(obj)) delete obj[key];
+      for (const key of Object.keys(old)) {
+        if (key === 'spec') obj[key] = deepCopy(old[key]);
+        else if (written[key] !== undefined) obj[key] = written[key];
+      }
+      for (const [key, value] of Object.entries(written)) if (key !== 'spec' && !(key in obj)) obj[key] = value;
+    },
+  };
+  if (validate !== undefined) sub.validateUpdate = validate;
+  return sub;
+}
+
 /** spec.selector as a label-selector string (what Scale reports for workloads). */
 export function specSelector(obj: KubeObject): string {
   return formatLabelSelector((obj['spec'] as { selector?: unknown } | undefined)?.selector);

@@ -16,7 +16,8 @@ import { ANNOTATION_MANAGED_BY, ANNOTATION_SUBNAMESPACE_OF, HNC_GROUP, LABEL_TRE
 import { NAMESPACES_GR, isServerWrite, type TenancyView } from './rules.js';
 
 export function admitNamespace(a: AdmissionAttributes, view: TenancyView): void {
-  if (isServerWrite(a) || a.subresource !== '') return;
+  // /status writes keep their metadata changes (upstream's status strategy), so they are checked too.
+  if (isServerWrite(a) || (a.subresource !== '' && a.subresource !== 'status')) return;
   const name = a.name;
   if (a.operation === 'CREATE' || a.operation === 'UPDATE') {
     const labels = a.object?.metadata.labels ?? {};

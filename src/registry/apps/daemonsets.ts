@@ -8,7 +8,7 @@ import { defaultDaemonSet, TEMPLATE_GENERATION } from '../../api/apps/v1/default
 import { validateDaemonSet, validateDaemonSetStatus, validateDaemonSetUpdate } from '../../api/apps/v1/validation.js';
 import { sameJSON } from '../../api/core/v1/validation.js';
 import type { Strategy } from '../strategy.js';
-import { keepStatusBumpGeneration, resetStatusAndGeneration, statusSubresource } from '../strategy-helpers.js';
+import { keepStatusBumpGeneration, resetStatusAndGeneration, specKeepingStatusSubresource } from '../strategy-helpers.js';
 
 export const daemonSetStrategy: Strategy = {
   namespaced: true,
@@ -36,5 +36,5 @@ export const daemonSetStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
-  subresources: { status: statusSubresource((obj) => validateDaemonSetStatus(obj)) },
+  subresources: { status: specKeepingStatusSubresource((obj) => validateDaemonSetStatus(obj)) },
 };

@@ -5,7 +5,7 @@ import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultReplicaSet } from '../../api/apps/v1/defaults.js';
 import { validateReplicaSet, validateReplicaSetStatus, validateReplicaSetUpdate } from '../../api/apps/v1/validation.js';
 import type { Strategy } from '../strategy.js';
-import { fieldAt, keepStatusBumpGeneration, resetStatusAndGeneration, specSelector, statusSubresource } from '../strategy-helpers.js';
+import { fieldAt, keepStatusBumpGeneration, resetStatusAndGeneration, specSelector, specKeepingStatusSubresource } from '../strategy-helpers.js';
 
 export const replicaSetStrategy: Strategy = {
   namespaced: true,
@@ -21,5 +21,5 @@ export const replicaSetStrategy: Strategy = {
   fields: { 'status.replicas': fieldAt('status.replicas') },
   fieldLabels: ['metadata.name', 'metadata.namespace', 'status.replicas'],
   scale: { selector: specSelector },
-  subresources: { status: statusSubresource((obj) => validateReplicaSetStatus(obj)) },
+  subresources: { status: specKeepingStatusSubresource((obj) => validateReplicaSetStatus(obj)) },
 };

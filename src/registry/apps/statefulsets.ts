@@ -5,7 +5,7 @@ import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultStatefulSet } from '../../api/apps/v1/defaults.js';
 import { validateStatefulSet, validateStatefulSetStatus, validateStatefulSetUpdate } from '../../api/apps/v1/validation.js';
 import type { Strategy } from '../strategy.js';
-import { keepStatusBumpGeneration, resetStatusAndGeneration, specSelector, statusSubresource } from '../strategy-helpers.js';
+import { keepStatusBumpGeneration, resetStatusAndGeneration, specSelector, specKeepingStatusSubresource } from '../strategy-helpers.js';
 
 export const statefulSetStrategy: Strategy = {
   namespaced: true,
@@ -19,5 +19,5 @@ export const statefulSetStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
   scale: { selector: specSelector },
-  subresources: { status: statusSubresource((obj) => validateStatefulSetStatus(obj)) },
+  subresources: { status: specKeepingStatusSubresource((obj) => validateStatefulSetStatus(obj)) },
 };

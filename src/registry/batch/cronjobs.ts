@@ -4,7 +4,7 @@ import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultCronJob } from '../../api/batch/v1/defaults.js';
 import { validateCronJob } from '../../api/batch/v1/validation.js';
 import type { Strategy } from '../strategy.js';
-import { keepStatusBumpGeneration, resetStatusAndGeneration, statusSubresource } from '../strategy-helpers.js';
+import { keepStatusBumpGeneration, resetStatusAndGeneration, specKeepingStatusSubresource } from '../strategy-helpers.js';
 
 export const cronJobStrategy: Strategy = {
   namespaced: true,
@@ -17,5 +17,5 @@ export const cronJobStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
-  subresources: { status: statusSubresource() },
+  subresources: { status: specKeepingStatusSubresource() },
 };

@@ -8,7 +8,7 @@ import { defaultJob } from '../../api/batch/v1/defaults.js';
 import { validateJob, validateJobStatus, validateJobUpdate } from '../../api/batch/v1/validation.js';
 import type { Job } from '../../api/batch/v1/types.js';
 import type { Strategy } from '../strategy.js';
-import { keepStatusBumpGeneration, statusSubresource } from '../strategy-helpers.js';
+import { keepStatusBumpGeneration, specKeepingStatusSubresource } from '../strategy-helpers.js';
 
 const CONTROLLER_UID = 'batch.kubernetes.io/controller-uid';
 const JOB_NAME = 'batch.kubernetes.io/job-name';
@@ -58,5 +58,5 @@ export const jobStrategy: Strategy = {
   defaultGarbageCollectionPolicy: 'OrphanDependents',
   fields: { 'status.successful': (obj) => String((obj.status as { succeeded?: number } | undefined)?.succeeded ?? 0) },
   fieldLabels: ['metadata.name', 'metadata.namespace', 'status.successful'],
-  subresources: { status: statusSubresource((obj) => validateJobStatus(obj)) },
+  subresources: { status: specKeepingStatusSubresource((obj) => validateJobStatus(obj)) },
 };

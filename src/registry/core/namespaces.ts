@@ -10,7 +10,7 @@ import { validateFinalizerName, validateNamespace } from '../../api/core/v1/vali
 import type { Namespace } from '../../api/core/v1/types.js';
 import { type FieldError, fieldErrors } from '../../machinery/field-errors.js';
 import type { Strategy } from '../strategy.js';
-import { fieldAt, statusSubresource } from '../strategy-helpers.js';
+import { fieldAt, specKeepingStatusSubresource } from '../strategy-helpers.js';
 import { deepCopy } from '../../machinery/deep-copy.js';
 
 function phaseOf(ns: Namespace): 'Active' | 'Terminating' {
@@ -51,7 +51,8 @@ export const namespaceStrategy: Strategy = {
   fields: { 'status.phase': fieldAt('status.phase'), name: fieldAt('metadata.name') },
   fieldLabels: ['status.phase', 'metadata.name'],
   subresources: {
-    status: statusSubresource((obj) => {
+    // Upstream's namespaceStatusStrategy puts back only the spec: metadata changes are kept.
+    status: specKeepingStatusSubresource((obj) => {
       const ns = obj as Namespace;
       const phase = ns.status?.phase ?? '';
       if (phaseOf(ns) === 'Active' && phase !== 'Active') {

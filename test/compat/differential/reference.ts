@@ -150,7 +150,16 @@ export function referenceBinariesMissing(): string[] {
   return Object.values(REFERENCE_BINARIES).filter((path) => !existsSync(path));
 }
 
-export async function startReference(options: { startTimeoutMs?: number; /** More --token-auth-file lines (token,user,uid[,"groups"]). */ extraTokens?: string[] } = {}): Promise<ReferenceCluster> {
+export async function startReference(
+  options: {
+    startTimeoutMs?: number;
+    /** More --token-auth-file lines (token,user,uid[,"groups"]). */ extraTokens?: string[];
+    /** kube-controller-manager's --controllers (default REFERENCE_CONTROLLERS). */ controllers?: string[];
+    /** More kube-apiserver flags. */ apiserverArgs?: string[];
+    /** More kube-controller-manager flags. */ controllerManagerArgs?: string[];
+    /** Give kube-controller-manager the serving certificate as --root-ca-file (the kube-root-ca.crt publisher's CA). */ rootCaFile?: boolean;
+  } = {},
+): Promise<ReferenceCluster> {
   const missing = referenceBinariesMissing();
   if (missing.length > 0) throw new Error(`reference binaries missing (scripts/run-tests.mjs builds them): ${missing.join(', ')}`);
   const timeoutMs = options.startTimeoutMs ?? 90_000;
@@ -190,6 +199,7 @@ export async function startReference(options: { startTimeoutMs?: number; /** Mor
       '--service-cluster-ip-range=10.0.0.0/24',
       '--profiling=false',
       '--v=0',
+      ...(options.apiserverArgs ?? []),
     ]);
     children.push(apiserver);
     await waitReady(target, apiserver, timeoutMs);
@@ -218,8 +228,10 @@ export async function startReference(options: { startTimeoutMs?: number; /** Mor
     );
     const controllers = launch('kube-controller-manager', REFERENCE_BINARIES.kubeControllerManager, [
       `--kubeconfig=${kubeconfig}`,
-      `--controllers=${REFERENCE_CONTROLLERS.join(',')}`,
+      `--controllers=${(options.controllers ?? REFERENCE_CONTROLLERS).join(',')}`,
       `--service-account-private-key-file=${join(dir, 'sa.key')}`,
+      ...(options.rootCaFile === true ? [`--root-ca-file=${join(dir, 'certs', 'apiserver.crt')}`] : []),
+      ...(options.controllerManagerArgs ?? []),
       '--use-service-account-credentials=false',
       '--leader-elect=false',
       '--secure-port=0',
