@@ -19,7 +19,7 @@
 import type { Logger } from 'pino';
 import type { KubeObject } from '../machinery/meta.js';
 import type { RESTStore, Watcher } from '../registry/rest.js';
-import { ANNOTATION_SUBNAMESPACE_OF, HIERARCHY_SINGLETON, HNC_GROUP, type HierarchyConfiguration } from '../api/hnc/v1alpha2/types.js';
+import { ANNOTATION_SUBNAMESPACE_OF, HIERARCHY_SINGLETON, HNC_GROUP, LABEL_TREE_DEPTH_SUFFIX, type HierarchyConfiguration } from '../api/hnc/v1alpha2/types.js';
 import type { Hierarchy } from './hierarchy.js';
 
 /** Where the index reads from: the registry's stores (in-process). */
@@ -37,11 +37,18 @@ interface Followed {
 
 const EMPTY: readonly string[] = Object.freeze([]);
 
+function treeLabelled(ns: KubeObject): boolean {
+  for (const key of Object.keys(ns.metadata.labels ?? {})) if (key.endsWith(LABEL_TREE_DEPTH_SUFFIX)) return true;
+  return false;
+}
+
 export class HierarchyIndex implements Hierarchy {
   /** Existing namespaces → their subnamespace-of annotation ('' when none). */
   private readonly namespaces = new Map<string, string>();
   /** Namespaces being deleted (deletionTimestamp set). */
   private readonly terminating = new Set<string>();
+  /** Namespaces carrying a tree label (`<n>.tree.hnc.x-k8s.io/depth`): the reconciler decodes no other namespace outside a tree. */
+  private readonly treeLabelled = new Set<string>();
   /** Namespace → spec.parent of its `hierarchy` object (only when set). */
   private readonly configuredParents = new Map<string, string>();
   /** Namespaces that hold a `hierarchy` object. */
@@ -163,6 +170,11 @@ export class HierarchyIndex implements Hierarchy {
     return allows(namespace) || this.ancestorsOf(namespace).some(allows);
   }
 
+  /** Whether the namespace carries a tree label (as last seen). */
+  hasTreeLabels(namespace: string): boolean {
+    return this.treeLabelled.has(namespace);
+  }
+
   /** Whether the namespace is being deleted (as last seen). */
   isTerminating(namespace: string): boolean {
     return this.terminating.has(namespace);
@@ -213,18 +225,22 @@ export class HierarchyIndex implements Hierarchy {
         reset: (items) => {
           this.namespaces.clear();
           this.terminating.clear();
+          this.treeLabelled.clear();
           for (const ns of items) {
             this.namespaces.set(ns.metadata.name!, ns.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF] ?? '');
             if (ns.metadata.deletionTimestamp !== undefined) this.terminating.add(ns.metadata.name!);
+            if (treeLabelled(ns)) this.treeLabelled.add(ns.metadata.name!);
           }
         },
         apply: (type, ns) => {
           const name = ns.metadata.name!;
           const before = this.namespaces.get(name);
           const wasTerminating = this.terminating.has(name);
+          const wasLabelled = this.treeLabelled.has(name);
           if (type === 'DELETED') {
             this.namespaces.delete(name);
             this.terminating.delete(name);
+            this.treeLabelled.delete(name);
             return before !== undefined ? name : undefined;
           }
           const after = ns.metadata.annotations?.[ANNOTATION_SUBNAMESPACE_OF] ?? '';
@@ -232,7 +248,11 @@ export class HierarchyIndex implements Hierarchy {
           const terminating = ns.metadata.deletionTimestamp !== undefined;
           if (terminating) this.terminating.add(name);
           else this.terminating.delete(name);
-          return before !== after || wasTerminating !== terminating ? name : undefined;
+          const labelled = treeLabelled(ns);
+          if (labelled) this.treeLabelled.add(name);
+          else this.treeLabelled.delete(name);
+          // Tree labels arriving on a namespace outside any tree (written before it left one) are a change: the reconciler removes them.
+          return before !== after || wasTerminating !== terminating || (labelled && !wasLabelled) ? name : undefined;
         },
       },
       {

@@ -39,6 +39,8 @@ export function withTreeLabels(labels: Readonly<Record<string, string>> | undefi
 }
 
 export async function reconcileTreeLabels(ctx: ReconcileContext, ns: string): Promise<void> {
+  // Outside any tree and without tree labels: nothing to write, and the namespace is not decoded (a pass over 10,000 of them at start).
+  if (!ctx.hierarchy.hasTreeLabels(ns) && !inHierarchy(ctx.hierarchy, ns)) return;
   const cached = ctx.namespaces.getCached('', ns);
   if (cached === undefined || cached.metadata.deletionTimestamp !== undefined) return;
   const wanted = withTreeLabels(cached.metadata.labels, treeLabelsOf(ctx.hierarchy, ns));

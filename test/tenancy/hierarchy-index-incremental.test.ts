@@ -39,6 +39,7 @@ function snapshot(h: HierarchyIndex, local = false): Map<string, string> {
         descendants: local ? null : h.descendantsOf(ns),
         sub: h.isSubnamespace(ns),
         terminating: h.isTerminating(ns),
+        treeLabelled: h.hasTreeLabels(ns),
         configured: h.hasConfiguration(ns),
         cascading: h.allowsCascadingDeletion(ns),
       }),
