@@ -119,7 +119,14 @@ export class HncPropagationController {
   private unknownKinds: string[] = [];
   /** "kind\0destination\0name" → what conflicts there. */
   private readonly conflicts = new Map<string, string>();
-  private children: Map<string, string[]> | undefined;
+  /**
+   * The tree as last seen, kept per change (a namespace's parent depends only
+   * on its own hierarchy object and annotation, so an event recomputes one
+   * entry): rebuilding it from every namespace on each change made loading N
+   * namespaces cost N².
+   */
+  private readonly parents = new Map<string, string>();
+  private readonly children = new Map<string, Set<string>>();
   private signal: AbortSignal | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
   private configuring: Promise<void> = Promise.resolve();
@@ -135,8 +142,9 @@ export class HncPropagationController {
     this.hierarchies = informers.forResource<HierarchyConfiguration>(HIERARCHY_GVR, { namespaced: true });
     this.config = informers.forResource<HNCConfiguration>(CONFIG_GVR, { namespaced: false });
     const treeChanged = (namespace: string | undefined): void => {
-      this.children = undefined;
-      if (namespace !== undefined) this.enqueueSubtree(namespace);
+      if (namespace === undefined) return;
+      this.reindex(namespace);
+      this.enqueueSubtree(namespace);
     };
     this.namespaces.addEventHandler({
       onAdd: (ns) => treeChanged(ns.metadata.name),
@@ -213,18 +221,27 @@ export class HncPropagationController {
     return out;
   }
 
-  private descendantsOf(namespace: string): string[] {
-    if (this.children === undefined) {
-      const children = new Map<string, string[]>();
-      for (const ns of this.namespaces.lister().list()) {
-        const parent = this.parentOf(ns.metadata.name!);
-        if (parent === undefined) continue;
-        let list = children.get(parent);
-        if (list === undefined) children.set(parent, (list = []));
-        list.push(ns.metadata.name!);
-      }
-      this.children = children;
+  /** Records a namespace's parent afresh (none once the namespace is gone). */
+  private reindex(namespace: string): void {
+    const parent = this.namespaces.lister().get(namespace) === undefined ? undefined : this.parentOf(namespace);
+    const old = this.parents.get(namespace);
+    if (old === parent) return;
+    if (old !== undefined) {
+      const siblings = this.children.get(old);
+      siblings?.delete(namespace);
+      if (siblings?.size === 0) this.children.delete(old);
     }
+    if (parent === undefined) {
+      this.parents.delete(namespace);
+      return;
+    }
+    this.parents.set(namespace, parent);
+    let siblings = this.children.get(parent);
+    if (siblings === undefined) this.children.set(parent, (siblings = new Set()));
+    siblings.add(namespace);
+  }
+
+  private descendantsOf(namespace: string): string[] {
     const out: string[] = [];
     const seen = new Set([namespace]);
     const stack = [...(this.children.get(namespace) ?? [])];

@@ -120,11 +120,12 @@ function sameStatus(a: HierarchyConfigurationStatus | undefined, b: HierarchyCon
 export async function reconcileHierarchyConfiguration(ctx: ReconcileContext, ns: string): Promise<void> {
   const h = ctx.hierarchy;
   if (whyUnmanaged(ns) !== '') return;
+  let cached = ctx.hierarchyConfigurations.getCached(ns, HIERARCHY_SINGLETON) as HierarchyConfiguration | undefined;
+  // Most namespaces have no `hierarchy` and are in no tree: settled before their namespace is decoded.
+  if (cached === undefined && !inHierarchy(h, ns)) return;
   const namespace = ctx.namespaces.getCached('', ns);
   if (namespace === undefined || namespace.metadata.deletionTimestamp !== undefined) return;
-  let cached = ctx.hierarchyConfigurations.getCached(ns, HIERARCHY_SINGLETON) as HierarchyConfiguration | undefined;
   if (cached === undefined) {
-    if (!inHierarchy(h, ns)) return;
     await ensureHierarchy(ctx, ns, h.parentOf(ns), false);
     cached = ctx.hierarchyConfigurations.getCached(ns, HIERARCHY_SINGLETON) as HierarchyConfiguration | undefined;
   }

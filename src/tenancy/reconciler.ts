@@ -1,8 +1,11 @@
 // The hierarchy reconciler: what HNC's anchor and hierarchy reconcilers do,
 // run inside the server on its own stores (no webhook, no client identity).
 // It follows the anchors (list, then watch) and the hierarchy index, and after
-// any change makes one pass over the tree (passes never overlap; a change
-// during a pass asks for another; a pass that met an error is retried soon).
+// any change makes one pass (passes never overlap; a change during a pass asks
+// for another; a pass that met an error is retried soon). A pass visits every
+// anchor but only the namespaces a change since the last pass may concern (the
+// index says which; all of them at start and after the index relisted), so
+// creating a namespace costs the same with 10 or 10,000 others (issue 30).
 // Each pass, in order:
 //
 // 1. Anchors (anchors-reconcile.ts): an anchor C in P gets the `hnc.x-k8s.io`
@@ -69,6 +72,9 @@ export class HierarchyReconciler {
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
   private idleWaiters: (() => void)[] = [];
+  /** Namespaces the next pass reconciles; every namespace while `everything`. */
+  private readonly dirty = new Set<string>();
+  private everything = true;
 
   constructor(
     private readonly source: HierarchySource,
@@ -79,7 +85,11 @@ export class HierarchyReconciler {
   ) {}
 
   async start(): Promise<void> {
-    const unsubscribeTree = this.hierarchy.onChange(() => this.schedule());
+    const unsubscribeTree = this.hierarchy.onChangeOf((affected) => {
+      if (affected === 'all') this.everything = true;
+      else for (const ns of affected) this.dirty.add(ns);
+      this.schedule();
+    });
     // A namespace that carries or should carry managed keys (HNC's managed labels and annotations) may have had them
     // edited: a pass puts them back (as HNC's reconciler does).
     const managed = this.managed;
@@ -89,7 +99,10 @@ export class HierarchyReconciler {
             const keys = (o: Record<string, string> | undefined, test: (k: string) => boolean): boolean => Object.keys(o ?? {}).some(test);
             const name = ns.metadata.name!;
             const wantsSome = [name, ...this.hierarchy.ancestorsOf(name)].some((n) => this.hierarchy.managedSpecOf(n) !== undefined);
-            if (wantsSome || keys(ns.metadata.labels, (k) => managed.isManagedLabel(k)) || keys(ns.metadata.annotations, (k) => managed.isManagedAnnotation(k))) this.schedule();
+            if (wantsSome || keys(ns.metadata.labels, (k) => managed.isManagedLabel(k)) || keys(ns.metadata.annotations, (k) => managed.isManagedAnnotation(k))) {
+              this.dirty.add(name);
+              this.schedule();
+            }
           })
         : () => undefined;
     this.unsubscribe = () => {
@@ -125,6 +138,8 @@ export class HierarchyReconciler {
     const list = await store.list('', {});
     this.anchorsSeen.clear();
     for (const a of list.items) this.anchorsSeen.set(`${a.metadata.namespace}/${a.metadata.name}`, a);
+    // Anchors may have changed while no watch ran: the next pass looks at everything.
+    this.everything = true;
     this.watcher = await store.watch('', { resourceVersion: list.metadata.resourceVersion! }, {
       event: (e) => {
         if (e.type === 'BOOKMARK' || e.type === 'ERROR') return;
@@ -132,6 +147,8 @@ export class HierarchyReconciler {
         const key = `${a.metadata.namespace}/${a.metadata.name}`;
         if (e.type === 'DELETED') this.anchorsSeen.delete(key);
         else this.anchorsSeen.set(key, a);
+        // The anchor's namespace and its subnamespace's subtree (anchor-missing conditions).
+        for (const ns of [a.metadata.namespace!, a.metadata.name!, ...this.hierarchy.descendantsOf(a.metadata.name!)]) this.dirty.add(ns);
         this.schedule();
       },
       done: () => {
@@ -187,22 +204,30 @@ export class HierarchyReconciler {
       ...(this.logger !== undefined ? { logger: this.logger } : {}),
     };
     let ok = true;
-    const attempt = async (what: string, f: () => Promise<void>): Promise<void> => {
+    const attempt = async (what: string, f: () => Promise<void>): Promise<boolean> => {
       try {
         await f();
+        return true;
       } catch (err) {
         ok = false;
         this.logger?.debug({ err, what }, 'hierarchy reconciler: will retry');
+        return false;
       }
     };
     for (const anchor of [...this.anchorsSeen.values()]) {
       if (this.stopped) return true;
       await attempt(`anchor ${anchor.metadata.namespace}/${anchor.metadata.name}`, () => reconcileAnchor(ctx, anchor));
     }
-    const names = [...this.hierarchy.namespaceNames()];
+    const names = this.everything ? [...this.hierarchy.namespaceNames()] : [...this.dirty].filter((ns) => this.hierarchy.exists(ns));
+    this.everything = false;
+    this.dirty.clear();
+    // A namespace whose write failed is tried again by the retry's pass.
+    const again = (ns: string) => (ok: boolean) => {
+      if (!ok) this.dirty.add(ns);
+    };
     // Many writes at once: storage commits concurrent writes together.
-    await runLimited(names, WRITE_CONCURRENCY, (ns) => attempt(`tree labels of ${ns}`, () => reconcileTreeLabels(ctx, ns)));
-    await runLimited(names, WRITE_CONCURRENCY, (ns) => attempt(`hierarchy of ${ns}`, () => reconcileHierarchyConfiguration(ctx, ns)));
+    await runLimited(names, WRITE_CONCURRENCY, (ns) => attempt(`tree labels of ${ns}`, () => reconcileTreeLabels(ctx, ns)).then(again(ns)));
+    await runLimited(names, WRITE_CONCURRENCY, (ns) => attempt(`hierarchy of ${ns}`, () => reconcileHierarchyConfiguration(ctx, ns)).then(again(ns)));
     return ok;
   }
 }

@@ -85,6 +85,8 @@ function withWantedMetadata(ctx: ReconcileContext, ns: string, current: Readonly
 }
 
 export async function reconcileTreeLabels(ctx: ReconcileContext, ns: string): Promise<void> {
+  // Outside any tree and without tree labels: nothing to write, and the namespace is not decoded (a pass over 10,000 of them at start).
+  if (!ctx.hierarchy.hasTreeLabels(ns) && !inHierarchy(ctx.hierarchy, ns)) return;
   const cached = ctx.namespaces.getCached('', ns);
   if (cached === undefined || cached.metadata.deletionTimestamp !== undefined) return;
   const wanted = withWantedMetadata(ctx, ns, cached);

@@ -8,7 +8,7 @@ import net from 'node:net';
 import type { KubeObject } from '../../src/machinery/meta.js';
 import { StatusError } from '../../src/machinery/errors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { NetworkError, RestClient, type WatchEvent, serverPreferredNamespacedResources } from '../../src/client/index.js';
+import { NetworkError, RestClient, type WatchEvent, serverPreferredNamespacedResources, serverPreferredResources, type APIResourceList } from '../../src/client/index.js';
 
 describe('RestClient', { timeout: 30_000 }, () => {
   let server: TestServer;
@@ -105,5 +105,21 @@ describe('RestClient', { timeout: 30_000 }, () => {
     const core = lists.find((l) => l.groupVersion === 'v1');
     assert.ok(core?.resources.some((r) => r.name === 'configmaps' && r.namespaced && r.verbs.includes('deletecollection')));
     assert.ok(!core?.resources.some((r) => r.name === 'namespaces'), 'cluster-scoped resources are left out');
+  });
+
+  it('aggregated discovery (two requests) finds what reading every group version finds', async () => {
+    // What the namespace controller and the garbage collector rely on: each resource and subresource, its scope, kind and verbs, from the preferred version.
+    const shape = (lists: APIResourceList[]) =>
+      lists
+        .map((l) => ({
+          groupVersion: l.groupVersion,
+          resources: l.resources.map((r) => `${r.name} ${r.namespaced} ${r.kind} ${[...r.verbs].sort().join(',')}`).sort(),
+        }))
+        .sort((a, b) => (a.groupVersion < b.groupVersion ? -1 : 1));
+    const legacy = await serverPreferredResources(client, { aggregated: false });
+    const aggregated = await serverPreferredResources(client);
+    assert.ok(legacy.some((l) => l.groupVersion === 'apps/v1' && l.resources.some((r) => r.name === 'deployments/scale')), 'subresources are listed');
+    assert.deepEqual(shape(aggregated), shape(legacy));
+    assert.deepEqual(shape(await serverPreferredNamespacedResources(client)), shape(await serverPreferredNamespacedResources(client, { aggregated: false })));
   });
 });

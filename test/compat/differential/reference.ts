@@ -57,6 +57,8 @@ export interface ReferenceCluster {
   etcdDataDirs?: string[];
   /** A kubeconfig for the admin token (system:masters). */
   kubeconfig?: string;
+  /** Stops kube-apiserver and starts it again on the same etcd and port; resolves once /readyz answers 200 (benchmarks time it). */
+  restartApiserver?: () => Promise<void>;
 }
 
 interface Child {
@@ -185,7 +187,7 @@ export async function startReference(
     writeFileSync(join(dir, 'sa.pub'), keys.publicKey);
     const port = await freePort();
     const target: Target = { name: 'reference', base: `https://127.0.0.1:${port}`, token };
-    const apiserver = launch('kube-apiserver', REFERENCE_BINARIES.kubeApiserver, [
+    const apiserverArgs = [
       `--etcd-servers=${etcd.endpoints.join(',')}`,
       '--bind-address=127.0.0.1',
       `--secure-port=${port}`,
@@ -200,7 +202,8 @@ export async function startReference(
       '--profiling=false',
       '--v=0',
       ...(options.apiserverArgs ?? []),
-    ]);
+    ];
+    let apiserver = launch('kube-apiserver', REFERENCE_BINARIES.kubeApiserver, apiserverArgs);
     children.push(apiserver);
     await waitReady(target, apiserver, timeoutMs);
 
@@ -249,6 +252,14 @@ export async function startReference(
     }
     const cluster: ReferenceCluster = { target, stop, kubeconfig, etcdDataDirs: etcd.dataDirs };
     if (apiserver.process.pid !== undefined) cluster.apiserverPid = apiserver.process.pid;
+    cluster.restartApiserver = async () => {
+      await stopChild(apiserver);
+      const next = launch('kube-apiserver', REFERENCE_BINARIES.kubeApiserver, apiserverArgs);
+      children[children.indexOf(apiserver)] = next;
+      apiserver = next;
+      if (next.process.pid !== undefined) cluster.apiserverPid = next.process.pid;
+      await waitReady(target, next, timeoutMs);
+    };
     return cluster;
   } catch (err) {
     await stop();

@@ -1,0 +1,485 @@
+// Namespace scale (issue 30, parts 3 and 4): apiary on SQLite, apiary on etcd 3.5
+// and kube-apiserver 1.32.4 on etcd 3.5, one after the other in one run, each
+// loaded first with SMALL namespaces (100) and measured, then grown to LARGE
+// namespaces (10,000; --quick 1,000) and measured again. Every namespace holds
+// 10 ConfigMaps and 2 RoleBindings: `bench-edit` binds the ClusterRole
+// system:aggregate-to-edit to the user `bench-user` (one user bound in every
+// namespace), `bench-view` binds system:aggregate-to-view to `bench-user` and
+// `user-<i>` (a user bound in one namespace only).
+//
+// Measured at both sizes, sequentially (one request in flight, medians of
+// --samples requests over random namespaces), as `bench-user` over HTTPS with a
+// bearer token so RBAC decides every request:
+//   - list: GET a namespace's ConfigMaps (target: LARGE within 1.5x of SMALL);
+//   - create: POST a ConfigMap into a namespace (target: within 1.2x);
+//   - get: GET one ConfigMap (RBAC for a non-admin user);
+//   - SubjectAccessReview (admin asks): bench-user allowed in a random namespace,
+//     user-<i> allowed in its own, user-<i> denied in another (target: flat);
+//   - RSS of the server process(es) after the load and after a restart, per
+//     stored object and per 100,000 objects (part 4: apiary at most half of
+//     kube-apiserver+etcd), counting the objects the servers hold;
+//   - restart: the API server stopped and started again on the same store
+//     (etcd keeps running), until /readyz answers 200 and a list answers;
+// and at LARGE size only: DELETE of DELETED namespaces (1,000; --quick 100) at
+// once, until the namespace controller has removed them all.
+//
+// Needs the reference binaries (`node scripts/run-tests.mjs differential` builds
+// them into test/compat/*/bin).
+//
+//   node --import tsx bench/namespaces.ts [--quick] [--servers sqlite,etcd,kube] [--large 10000] [--samples 200] [--concurrency 48]
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Agent, request } from 'undici';
+import { spawnNode, type ApiaryProcess } from '../test/helpers/apiary-process.js';
+import { startEtcd, type EtcdCluster } from '../test/helpers/etcd.js';
+import { REFERENCE_BINARIES, referenceBinariesMissing, startReference, type ReferenceCluster } from '../test/compat/differential/reference.js';
+import { buildOnce, childPids, cpuSeconds, fmt, percentile, pidWith, readRss } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    servers: { type: 'string', default: 'sqlite,etcd,kube' },
+    small: { type: 'string', default: '100' },
+    large: { type: 'string' },
+    deleted: { type: 'string' },
+    samples: { type: 'string', default: '300' },
+    concurrency: { type: 'string', default: '48' },
+    /** Writes the results as JSON here. */
+    json: { type: 'string' },
+    /** Adds servers measured by an earlier run (its --json files, comma-separated) to the tables. */
+    include: { type: 'string' },
+  },
+});
+const SMALL = Number(values.small);
+const LARGE = Number(values.large ?? (values.quick ? 1000 : 10_000));
+const DELETED = Math.min(Number(values.deleted ?? (values.quick ? 100 : 1000)), LARGE - SMALL);
+const SAMPLES = Number(values.samples);
+const CONCURRENCY = Number(values.concurrency);
+const CONFIGMAPS = 10;
+/** How long the mass deletion may take before the figure is given as "more than". */
+const DELETE_TIMEOUT_MS = 900_000;
+const REPO = new URL('..', import.meta.url).pathname;
+const TOKEN = 'bench-token-0123456789abcdef';
+const USER = 'bench-user';
+const PER_NS_USERS = 100; // user-<i> tokens for the first namespaces (the per-namespace user's probes use these)
+const DELETE_LABEL = 'bench.apiary.dev/delete';
+const data = { a: 'x'.repeat(64), b: 'y'.repeat(64), c: 'some-config-value' };
+
+interface Server {
+  name: string;
+  origin: string;
+  agent: Agent;
+  /** For requests with a user's bearer token: no client certificate (apiary's admin is one, and it would win). */
+  userAgent: Agent;
+  adminHeaders: Record<string, string>;
+  /** API server process ids (with a TLS front) and the etcd's, read when asked (a restart changes them). */
+  apiserverPids: () => number[];
+  etcdPids: () => number[];
+  /** Controller processes of their own (kube-controller-manager); apiary runs its controllers in the API server process. */
+  controllerPids: () => number[];
+  /** Stops the API server and starts it on the same store; resolves when /readyz is 200. */
+  restart: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+function userTokens(): string[] {
+  return [`${TOKEN},${USER},bench-uid`, ...Array.from({ length: PER_NS_USERS }, (_, i) => `token-user-${i}-0123456789,user-${i},uid-${i}`)];
+}
+const userToken = (i: number): string => `token-user-${i}-0123456789`;
+
+async function waitReadyz(s: { origin: string; agent: Agent; adminHeaders: Record<string, string> }, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await request(`${s.origin}/readyz`, { dispatcher: s.agent, headers: s.adminHeaders });
+      await res.body.text();
+      if (res.statusCode === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${s.origin} not ready in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
+  const dataDir = mkdtempSync(join(tmpdir(), `apiary-nsscale-${storage}-`));
+  writeFileSync(join(dataDir, 'tokens.csv'), userTokens().join('\n') + '\n');
+  let etcd: EtcdCluster | undefined;
+  const storageArgs: string[] = [];
+  if (storage === 'etcd') {
+    etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd, extraArgs: ['--quota-backend-bytes=8589934592'] });
+    storageArgs.push('--storage', 'etcd', '--etcd-servers', etcd.endpoints[0]!);
+  }
+  const launch = (): ApiaryProcess =>
+    spawnNode(
+      [
+        ...(process.env.APIARY_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+        join(REPO, 'dist/cli/main.js'),
+        ...['serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', join(dataDir, 'tokens.csv'), '--log-level', 'warn'],
+        ...storageArgs,
+      ],
+      { stderr: 'inherit', urlTimeoutMs: 300_000 },
+      `apiary serve (${storage})`,
+    );
+  let proc = launch();
+  const server: Server = {
+    name: storage === 'etcd' ? 'apiary (etcd 3.5)' : 'apiary (SQLite)',
+    origin: await proc.url,
+    agent: new Agent({
+      connect: {
+        ca: readFileSync(join(dataDir, 'pki/ca.crt'), 'utf8'),
+        cert: readFileSync(join(dataDir, 'pki/admin.crt'), 'utf8'),
+        key: readFileSync(join(dataDir, 'pki/admin.key'), 'utf8'),
+      },
+    }),
+    userAgent: new Agent({ connect: { ca: readFileSync(join(dataDir, 'pki/ca.crt'), 'utf8') } }),
+    adminHeaders: {},
+    apiserverPids: () => [proc.child.pid!, ...childPids(proc.child.pid!)],
+    etcdPids: () => {
+      const pid = etcd === undefined ? undefined : pidWith(etcd.dataDirs[0]!);
+      return pid === undefined ? [] : [pid];
+    },
+    controllerPids: () => [],
+    restart: async () => {
+      await proc.stop('SIGTERM');
+      proc = launch();
+      server.origin = await proc.url;
+      await waitReadyz(server);
+    },
+    stop: async () => {
+      await server.agent.close();
+      await server.userAgent.close();
+      await proc.stop('SIGTERM');
+      await etcd?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  await waitReadyz(server);
+  return server;
+}
+
+async function startUpstream(): Promise<Server> {
+  const cluster: ReferenceCluster = await startReference({ extraTokens: userTokens() });
+  const etcdDir = cluster.etcdDataDirs![0]!;
+  const agent = new Agent({ connect: { rejectUnauthorized: false } });
+  return {
+    name: 'kube-apiserver 1.32 (etcd 3.5)',
+    origin: cluster.target.base,
+    agent,
+    userAgent: agent,
+    adminHeaders: { authorization: `Bearer ${cluster.target.token}` },
+    apiserverPids: () => [cluster.apiserverPid!],
+    etcdPids: () => {
+      const pid = pidWith(etcdDir);
+      return pid === undefined ? [] : [pid];
+    },
+    controllerPids: () => {
+      const pid = pidWith(cluster.kubeconfig!);
+      return pid === undefined ? [] : [pid];
+    },
+    restart: () => cluster.restartApiserver!(),
+    stop: async () => {
+      await agent.close();
+      await cluster.stop();
+    },
+  };
+}
+
+interface Reply {
+  status: number;
+  text: string;
+}
+
+async function send(s: Server, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply> {
+  const res = await request(s.origin + path, {
+    method: method as 'GET',
+    dispatcher: headers === undefined ? s.agent : s.userAgent,
+    headers: { ...(headers ?? s.adminHeaders), 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.statusCode, text: await res.body.text() };
+}
+
+
+/** A create that tolerates a namespace not yet seen by admission (retried) and an object already there (409). */
+async function create(s: Server, path: string, body: unknown): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const r = await send(s, 'POST', path, body);
+    if (r.status < 300 || r.status === 409) return;
+    if (attempt < 50 && (r.status === 404 || r.status === 429 || r.status >= 500)) {
+      await new Promise((done) => setTimeout(done, 100));
+      continue;
+    }
+    throw new Error(`${s.name}: POST ${path} answered ${r.status}: ${r.text.slice(0, 300)}`);
+  }
+}
+
+const nsName = (i: number): string => `ns-${String(i).padStart(5, '0')}`;
+
+/** Namespaces [from, to) with their contents, CONCURRENCY namespaces at a time (each one's objects in parallel). */
+async function load(s: Server, from: number, to: number): Promise<number> {
+  const t0 = performance.now();
+  let next = from;
+  const worker = async (): Promise<void> => {
+    while (next < to) {
+      const i = next++;
+      const ns = nsName(i);
+      const labels: Record<string, string> = i >= LARGE - DELETED ? { [DELETE_LABEL]: 'yes' } : {};
+      await create(s, '/api/v1/namespaces', { metadata: { name: ns, labels } });
+      const writes: Array<Promise<void>> = [];
+      for (let c = 0; c < CONFIGMAPS; c++) writes.push(create(s, `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `cm-${c}` }, data }));
+      const rb = (name: string, role: string, users: string[]) =>
+        create(s, `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+          metadata: { name },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+          subjects: users.map((name) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name })),
+        });
+      writes.push(rb('bench-edit', 'system:aggregate-to-edit', [USER]), rb('bench-view', 'system:aggregate-to-view', [USER, `user-${i}`]));
+      await Promise.all(writes);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
+  return (to - from) * (1 + CONFIGMAPS + 2) / ((performance.now() - t0) / 1000);
+}
+
+/** How many objects of a resource the server holds (a limit=1 list's remainingItemCount + 1). */
+async function count(s: Server, path: string): Promise<number> {
+  const r = await send(s, 'GET', `${path}${path.includes('?') ? '&' : '?'}limit=1`);
+  const list = JSON.parse(r.text) as { items: unknown[]; metadata: { remainingItemCount?: number } };
+  return list.items.length + (list.metadata.remainingItemCount ?? 0);
+}
+
+const COUNTED = ['/api/v1/namespaces', '/api/v1/configmaps', '/apis/rbac.authorization.k8s.io/v1/rolebindings', '/api/v1/serviceaccounts', '/api/v1/secrets'];
+async function objects(s: Server): Promise<number> {
+  let n = 0;
+  for (const path of COUNTED) n += await count(s, path);
+  return n;
+}
+
+interface Probe {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  token?: string;
+  /** The status that counts as a success. */
+  expect: number;
+  check?: (text: string) => boolean;
+}
+
+/** Sequential latencies (ms) of SAMPLES probes after SAMPLES/5 unmeasured ones. */
+async function sample(s: Server, make: (i: number) => Probe): Promise<{ p50: number; p99: number; cpuUs: number; errors: number; firstError: string }> {
+  const latencies: number[] = [];
+  let cpuBefore = 0;
+  let errors = 0;
+  let firstError = '';
+  const warm = Math.ceil(SAMPLES / 5);
+  for (let i = 0; i < warm + SAMPLES; i++) {
+    if (i === warm) cpuBefore = cpuOf(s);
+    const p = make(i);
+    const headers = p.token === undefined ? undefined : { authorization: `Bearer ${p.token}` };
+    const t0 = performance.now();
+    const r = await send(s, p.method, p.path, p.body, headers);
+    const ms = performance.now() - t0;
+    if (i < warm) continue;
+    latencies.push(ms);
+    if (r.status !== p.expect || (p.check !== undefined && !p.check(r.text))) {
+      errors++;
+      if (firstError === '') firstError = `${p.method} ${p.path}: ${r.status} ${r.text.slice(0, 200)}`;
+    }
+  }
+  const cpuUs = ((cpuOf(s) - cpuBefore) / SAMPLES) * 1e6;
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cpuUs, errors, firstError };
+}
+
+function sar(user: string, ns: string, verb: string): unknown {
+  return {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec: { user, resourceAttributes: { namespace: ns, verb, resource: 'configmaps' } },
+  };
+}
+const allowed = (want: boolean) => (text: string): boolean => (JSON.parse(text) as { status?: { allowed?: boolean } }).status?.allowed === want;
+
+/** A deterministic spread of namespaces in [0, n): a multiplicative hash of i. */
+const pick = (i: number, n: number): number => (i * 2654435761) % n;
+
+type Measures = Map<string, { p50: number; p99: number; cpuUs: number; errors: number }>;
+
+/** CPU seconds of the API server (and TLS front) and its etcd: per request it is steadier than latency on a shared machine. */
+const cpuOf = (s: Server): number => [...s.apiserverPids(), ...s.etcdPids()].reduce((sum, pid) => sum + (Number.isFinite(cpuSeconds(pid)) ? cpuSeconds(pid) : 0), 0);
+
+async function measure(s: Server, n: number, tag: string): Promise<Measures> {
+  const m: Measures = new Map();
+  const run = async (name: string, make: (i: number) => Probe): Promise<void> => {
+    const r = await sample(s, make);
+    if (r.errors > 0) console.error(`  ${s.name} ${name} at ${n}: ${r.errors} errors, first: ${r.firstError}`);
+    m.set(name, r);
+  };
+  await run('list (bench-user)', (i) => ({ method: 'GET', path: `/api/v1/namespaces/${nsName(pick(i, n))}/configmaps`, token: TOKEN, expect: 200 }));
+  await run('get (bench-user)', (i) => ({ method: 'GET', path: `/api/v1/namespaces/${nsName(pick(i, n))}/configmaps/cm-${i % CONFIGMAPS}`, token: TOKEN, expect: 200 }));
+  await run('create (bench-user)', (i) => ({
+    method: 'POST',
+    path: `/api/v1/namespaces/${nsName(pick(i, n))}/configmaps`,
+    body: { metadata: { name: `probe-${tag}-${i}` }, data },
+    token: TOKEN,
+    expect: 201,
+  }));
+  const SAR = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
+  await run('SAR allowed, user bound everywhere', (i) => ({ method: 'POST', path: SAR, body: sar(USER, nsName(pick(i, n)), 'list'), expect: 201, check: allowed(true) }));
+  await run('SAR allowed, user bound in one ns', (i) => ({ method: 'POST', path: SAR, body: sar(`user-${i % PER_NS_USERS}`, nsName(i % PER_NS_USERS), 'get'), expect: 201, check: allowed(true) }));
+  await run('SAR denied, user bound in one ns', (i) => ({ method: 'POST', path: SAR, body: sar(`user-${i % PER_NS_USERS}`, nsName((i % PER_NS_USERS + 1 + pick(i, n - 1)) % n), 'get'), expect: 201, check: allowed(false) }));
+  await run('get (user bound in that ns)', (i) => ({ method: 'GET', path: `/api/v1/namespaces/${nsName(i % PER_NS_USERS)}/configmaps/cm-0`, token: userToken(i % PER_NS_USERS), expect: 200 }));
+  return m;
+}
+
+const sumRss = (pids: number[]): number => pids.reduce((sum, pid) => sum + (Number.isFinite(readRss(pid)) ? readRss(pid) : 0), 0);
+
+interface SizeResult {
+  namespaces: number;
+  objects: number;
+  loadRate: number;
+  measures: Measures;
+  rssApiserver: number;
+  rssEtcd: number;
+  rssControllers: number;
+  rssApiserverRestarted: number;
+  restartMs: number;
+  firstListMs: number;
+}
+
+interface ServerResult {
+  name: string;
+  small: SizeResult;
+  large: SizeResult;
+  deleteMs: number;
+}
+
+async function atSize(s: Server, from: number, to: number): Promise<SizeResult> {
+  const loadRate = await load(s, from, to);
+  console.error(`  ${s.name}: ${to} namespaces loaded (${fmt(loadRate)} objects/s)`);
+  // Settled: the controllers (service accounts, root CA) have caught up when the count stops moving.
+  let objectCount = await objects(s);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 3000));
+    const now = await objects(s);
+    if (now === objectCount) break;
+    objectCount = now;
+  }
+  const rssApiserver = sumRss(s.apiserverPids());
+  const rssEtcd = sumRss(s.etcdPids());
+  const rssControllers = sumRss(s.controllerPids());
+  const measures = await measure(s, to, `n${to}`);
+  const t0 = performance.now();
+  await s.restart();
+  const restartMs = performance.now() - t0;
+  const t1 = performance.now();
+  for (;;) {
+    const r = await send(s, 'GET', `/api/v1/namespaces/${nsName(0)}/configmaps`);
+    if (r.status === 200) break;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  const firstListMs = performance.now() - t1;
+  await new Promise((r) => setTimeout(r, 3000));
+  const rssApiserverRestarted = sumRss(s.apiserverPids());
+  console.error(`  ${s.name}: measured at ${to} (restart ${fmt(restartMs)} ms)`);
+  return { namespaces: to, objects: objectCount, loadRate, measures, rssApiserver, rssEtcd, rssControllers, rssApiserverRestarted, restartMs, firstListMs };
+}
+
+/** DELETEs the labelled namespaces at once; ms until a list by that label is empty. */
+async function deleteMany(s: Server): Promise<number> {
+  const t0 = performance.now();
+  let next = LARGE - DELETED;
+  const worker = async (): Promise<void> => {
+    while (next < LARGE) {
+      const r = await send(s, 'DELETE', `/api/v1/namespaces/${nsName(next++)}`);
+      if (r.status !== 200 && r.status !== 202) throw new Error(`${s.name}: DELETE namespace answered ${r.status}: ${r.text.slice(0, 200)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
+  const deadline = t0 + DELETE_TIMEOUT_MS;
+  while (performance.now() < deadline) {
+    if ((await count(s, `/api/v1/namespaces?labelSelector=${encodeURIComponent(`${DELETE_LABEL}=yes`)}`)) === 0) return performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return NaN;
+}
+
+async function benchServer(start: () => Promise<Server>): Promise<ServerResult> {
+  const s = await start();
+  try {
+    console.error(`${s.name}: started`);
+    const small = await atSize(s, 0, SMALL);
+    const large = await atSize(s, SMALL, LARGE);
+    const deleteMs = await deleteMany(s);
+    console.error(`  ${s.name}: ${DELETED} namespaces deleted in ${fmt(deleteMs)} ms`);
+    return { name: s.name, small, large, deleteMs };
+  } finally {
+    await s.stop();
+  }
+}
+
+const missing = referenceBinariesMissing();
+if (missing.length > 0) throw new Error(`reference binaries missing (node scripts/run-tests.mjs differential builds them): ${missing.join(', ')}`);
+const SERVERS = values.servers!.split(',').filter((x) => x !== '');
+if (SERVERS.some((x) => x !== 'kube')) buildOnce();
+
+const results: ServerResult[] = [];
+for (const which of SERVERS) {
+  if (which === 'sqlite' || which === 'etcd') results.push(await benchServer(() => startApiaryServer(which)));
+  else if (which === 'kube') results.push(await benchServer(startUpstream));
+  else throw new Error(`unknown server ${which} (sqlite, etcd, kube)`);
+}
+if (values.json !== undefined) {
+  const plain = results.map((r) => ({ ...r, small: { ...r.small, measures: [...r.small.measures] }, large: { ...r.large, measures: [...r.large.measures] } }));
+  writeFileSync(values.json, JSON.stringify({ at: new Date().toISOString(), small: SMALL, large: LARGE, deleted: DELETED, samples: SAMPLES, results: plain }, null, 1));
+}
+for (const file of (values.include ?? '').split(',').filter((x) => x !== '')) {
+  const earlier = JSON.parse(readFileSync(file, 'utf8')) as { at: string; large: number; results: Array<Omit<ServerResult, 'small' | 'large'> & Record<'small' | 'large', Omit<SizeResult, 'measures'> & { measures: Array<[string, { p50: number; p99: number; cpuUs: number; errors: number }]> }>> };
+  if (earlier.large !== LARGE) throw new Error(`${file} measured ${earlier.large} namespaces, not ${LARGE}`);
+  for (const r of earlier.results) {
+    results.push({ ...r, name: `${r.name} [run of ${earlier.at.slice(0, 16)}]`, small: { ...r.small, measures: new Map(r.small.measures) }, large: { ...r.large, measures: new Map(r.large.measures) } });
+  }
+}
+
+const MiB = 1024 * 1024;
+const kube = results.find((r) => r.name.startsWith('kube'));
+console.log(`\n## ${LARGE} namespaces vs ${SMALL} (10 ConfigMaps + 2 RoleBindings each); HTTPS, token, RBAC; ${SAMPLES} sequential requests per figure, medians (p99)\n`);
+console.log('Per server: median latency in ms at each size (p99), its ratio, and server CPU per request in µs (API server with its TLS front and etcd) with its ratio.\n');
+console.log(`| figure | ${results.map((r) => `${r.name}: ms ${SMALL} → ${LARGE} ns | × | CPU µs | × `).join(' | ')} | target |`);
+console.log(`|---|${results.map(() => '---:|---:|---:|---:').join('|')}|---|`);
+const targets: Record<string, string> = { 'list (bench-user)': '≤ 1.5x', 'create (bench-user)': '≤ 1.2x' };
+for (const name of results[0]!.small.measures.keys()) {
+  const cells = results.map((r) => {
+    const a = r.small.measures.get(name)!;
+    const b = r.large.measures.get(name)!;
+    return `${fmt(a.p50, 2)} → ${fmt(b.p50, 2)} (p99 ${fmt(a.p99, 1)} → ${fmt(b.p99, 1)}) | ${fmt(b.p50 / a.p50, 2)} | ${fmt(a.cpuUs)} → ${fmt(b.cpuUs)} | ${fmt(b.cpuUs / a.cpuUs, 2)}`;
+  });
+  console.log(`| ${name} | ${cells.join(' | ')} | ${targets[name] ?? 'flat'} |`);
+}
+console.log(`\n## Memory, start and deletion at ${LARGE} namespaces\n`);
+console.log(`| figure | ${results.map((r) => r.name).join(' | ')} |`);
+console.log(`|---|${results.map(() => '---:').join('|')}|`);
+const row = (label: string, f: (r: ServerResult) => string): void => console.log(`| ${label} | ${results.map(f).join(' | ')} |`);
+row('objects held (ns, cm, rb, sa, secrets)', (r) => `${fmt(r.small.objects)} → ${fmt(r.large.objects)}`);
+row('load rate (objects/s, parallel creates)', (r) => fmt(r.large.loadRate));
+row('RSS after load: API server (MiB)', (r) => `${fmt(r.small.rssApiserver / MiB)} → ${fmt(r.large.rssApiserver / MiB)}`);
+row('RSS after load: etcd (MiB)', (r) => (r.large.rssEtcd === 0 ? '–' : `${fmt(r.small.rssEtcd / MiB)} → ${fmt(r.large.rssEtcd / MiB)}`));
+row('RSS after load: controller manager (MiB; apiary: in the API server)', (r) => (r.large.rssControllers === 0 ? '–' : `${fmt(r.small.rssControllers / MiB)} → ${fmt(r.large.rssControllers / MiB)}`));
+row('RSS after restart: API server (MiB)', (r) => `${fmt(r.small.rssApiserverRestarted / MiB)} → ${fmt(r.large.rssApiserverRestarted / MiB)}`);
+const perObject = (r: ServerResult): number => (r.large.rssApiserverRestarted + r.large.rssEtcd) / r.large.objects;
+row('RSS (API server after restart + etcd) per object (KiB)', (r) => fmt(perObject(r) / 1024, 1));
+const per100k = (r: ServerResult): number =>
+  ((r.large.rssApiserverRestarted + r.large.rssEtcd - r.small.rssApiserverRestarted - r.small.rssEtcd) / (r.large.objects - r.small.objects)) * 100_000;
+row('RSS growth per 100,000 objects (MiB)', (r) => fmt(per100k(r) / MiB));
+if (kube !== undefined) row('  × kube-apiserver+etcd (target ≤ 0.5)', (r) => fmt(per100k(r) / per100k(kube), 2));
+row('restart until /readyz (ms)', (r) => `${fmt(r.small.restartMs)} → ${fmt(r.large.restartMs)}`);
+row('  then first list (ms)', (r) => `${fmt(r.small.firstListMs)} → ${fmt(r.large.firstListMs)}`);
+// JSON keeps a timed-out NaN as null.
+const deleted = (r: ServerResult): number => (r.deleteMs === null || Number.isNaN(r.deleteMs) ? NaN : r.deleteMs);
+row(`delete ${DELETED} namespaces at once until gone (s)`, (r) => (Number.isNaN(deleted(r)) ? `> ${DELETE_TIMEOUT_MS / 1000} (not all gone)` : fmt(deleted(r) / 1000, 1)));
+if (kube !== undefined) row('  × kube-apiserver', (r) => (Number.isNaN(deleted(kube)) ? (Number.isNaN(deleted(r)) ? '–' : `< ${fmt(deleted(r) / DELETE_TIMEOUT_MS, 2)}`) : fmt(deleted(r) / deleted(kube), 2)));
