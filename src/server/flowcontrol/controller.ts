@@ -17,13 +17,24 @@
 // Admission is synchronous whenever a seat is free: no promise, no timer on
 // the unloaded path. Otherwise the request waits in its flow's queue until a
 // seat frees, its wait limit passes (rejected: time-out) or it is cancelled.
+//
+// The dispatch limit (loop-limit.ts): besides its level's seats, a request of
+// a queuing level needs one of the `limit` execution slots the event loop is
+// given; beyond them it waits in its fair queue. When slots free, waiters are
+// dispatched on the next turn of the loop (setImmediate), not inside the
+// finishing request's own turn, so requests that arrived meanwhile (a light
+// flow's) are queued by then and compete in fair order; across levels, the one
+// using the smallest part of its nominal seats goes first. Exempt requests and
+// levels that reject rather than queue are not held by the limit.
 
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from '../../api/flowcontrol/v1/bootstrap.js';
 import { DEFAULT_NOMINAL_CONCURRENCY_SHARES } from '../../api/flowcontrol/v1/defaults.js';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../api/flowcontrol/v1/types.js';
 import { compileFlowSchema, flowDistinguisher, type RequestDigest } from './matching.js';
 import { PriorityLevelState, type LevelConfig, type RejectReason, type Waiter } from './queueset.js';
+import { performance } from 'node:perf_hooks';
 import { flowHash } from './shuffle-sharding.js';
+import type { LoopLimit } from './loop-limit.js';
 
 export interface FlowControlOptions {
   /** --max-requests-inflight (default 400). */
@@ -32,7 +43,11 @@ export interface FlowControlOptions {
   maxMutatingRequestsInflight?: number;
   /** How long a request may wait in its queue before it is refused (default 15 s, upstream's default wait limit). */
   queueWaitLimitMs?: number;
+  /** The dispatch limit (none: only the seats limit). */
+  loopLimit?: LoopLimit;
   now?: () => number;
+  /** A monotonic clock in ms for execution times (default performance.now). */
+  monotonic?: () => number;
 }
 
 export interface Classification {
@@ -79,14 +94,29 @@ export class FlowController {
    */
   private flows: Array<Map<string, Classification>> = [];
   private rememberedFlows = 0;
+  /**
+   * Classifications by what decides them (user, groups, verb, group, resource,
+   * subresource, namespace; the path for non-resource requests): most requests
+   * repeat a few such keys, and matching them against every schema's rules
+   * costs more than one lookup. Cleared with each configuration.
+   */
+  private readonly classified = new Map<string, Classification>();
   private readonly queueWaitLimitMs: number;
   private readonly now: () => number;
+  private readonly monotonic: () => number;
+  readonly loopLimit: LoopLimit | undefined;
+  /** Requests executing under the dispatch limit, and requests waiting in any queue. */
+  private running = 0;
+  private waitingCount = 0;
+  private dispatchScheduled = false;
   events: FlowControlEvents = {};
 
   constructor(options: FlowControlOptions = {}) {
     this.serverLimit = (options.maxRequestsInflight ?? 400) + (options.maxMutatingRequestsInflight ?? 200);
     this.queueWaitLimitMs = options.queueWaitLimitMs ?? 15_000;
     this.now = options.now ?? Date.now;
+    this.monotonic = options.monotonic ?? performance.now.bind(performance);
+    this.loopLimit = options.loopLimit;
     this.configure([], []);
   }
 
@@ -149,6 +179,7 @@ export class FlowController {
     this.matchers = this.schemas.map(compileFlowSchema);
     this.flows = this.schemas.map(() => new Map());
     this.rememberedFlows = 0;
+    this.classified.clear();
     this.dispatchAll();
   }
 
@@ -156,6 +187,21 @@ export class FlowController {
   private readonly retired = new Set<PriorityLevelState>();
   private drainLater(level: PriorityLevelState): void {
     if (level.executing > 0 || level.waiting > 0) this.retired.add(level);
+  }
+
+  /** classify(), remembered per key (see `classified`); the digest is built only when the key is new. */
+  classifyRequest(user: string, groups: readonly string[], info: Omit<RequestDigest, 'user' | 'groups'>): Classification {
+    const who = groups.length === 1 ? `${user}\u0000${groups[0]}` : `${user}\u0000${groups.join('\u0001')}`;
+    const key = info.isResourceRequest
+      ? `${who}\u0000${info.verb}\u0000${info.apiGroup}\u0000${info.resource}\u0000${info.subresource}\u0000${info.namespace}`
+      : `${who}\u0000${info.verb}\u0000/${info.path}`;
+    let c = this.classified.get(key);
+    if (c === undefined) {
+      c = this.classify({ user, groups, isResourceRequest: info.isResourceRequest, verb: info.verb, apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, path: info.path });
+      if (this.classified.size >= MAX_REMEMBERED_FLOWS) this.classified.clear();
+      this.classified.set(key, c);
+    }
+    return c;
   }
 
   classify(d: RequestDigest): Classification {
@@ -169,6 +215,7 @@ export class FlowController {
         if (this.rememberedFlows >= MAX_REMEMBERED_FLOWS) {
           for (const m of this.flows) m.clear();
           this.rememberedFlows = 0;
+          this.classified.clear();
         }
         c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},${distinguisher}` };
         flows.set(distinguisher, c);
@@ -200,8 +247,11 @@ export class FlowController {
     if (level.config.exempt) return this.grant(c, width, -1, 0);
     const w = Math.max(1, width);
     const queue = level.pickQueue((c.hand ??= level.dealHand(flowHash(c.flowKey))));
-    if (level.waiting === 0 && this.canDispatch(level, w)) return this.grant(c, w, queue, 0);
-    if (level.config.reject) return this.reject(c, 'concurrency-limit');
+    if (level.config.reject) return this.canDispatch(level, w) ? this.grant(c, w, queue, 0) : this.reject(c, 'concurrency-limit');
+    if (level.waiting === 0 && this.canDispatch(level, w)) {
+      if (this.loopLimit === undefined || this.running < this.loopLimit.limit) return this.grant(c, w, queue, 0);
+      this.loopLimit.waited = true;
+    }
     if (level.queueLength(queue) >= level.config.queueLengthLimit) return this.reject(c, 'queue-full');
     return new Promise<Ticket | Rejection>((resolve) => {
       const enqueuedAt = this.now();
@@ -220,18 +270,28 @@ export class FlowController {
         },
       };
       level.enqueue(waiter);
+      this.waitingCount++;
       timer = setTimeout(() => {
-        if (level.remove(waiter)) waiter.settle(false, 'time-out');
+        if (this.unqueue(level, waiter)) waiter.settle(false, 'time-out');
       }, this.queueWaitLimitMs);
       closer?.once('close', () => {
-        if (level.remove(waiter)) waiter.settle(false, 'cancelled');
+        if (this.unqueue(level, waiter)) waiter.settle(false, 'cancelled');
       });
     });
   }
 
+  private unqueue(level: PriorityLevelState, waiter: Waiter): boolean {
+    if (!level.remove(waiter)) return false;
+    this.waitingCount--;
+    return true;
+  }
+
   private grant(c: Classification, width: number, queue: number, waitedMs: number): Ticket {
     const level = c.level;
-    level.start(width, queue);
+    const charged = level.start(width, queue);
+    const limited = this.loopLimit !== undefined && !level.config.exempt && !level.config.reject;
+    if (limited) this.running++;
+    const started = this.monotonic();
     this.events.dispatched?.(c, waitedMs, width);
     let released = false;
     return {
@@ -241,10 +301,26 @@ export class FlowController {
       release: () => {
         if (released) return;
         released = true;
-        level.finish(width, queue);
-        this.dispatchAll();
+        level.finish(width, queue, charged, (this.monotonic() - started) / 1000);
+        if (limited) this.running--;
+        this.scheduleDispatch();
       },
     };
+  }
+
+  /** Dispatches waiters on the loop's next turn (once, however many requests finish in this one). */
+  scheduleDispatch(): void {
+    if (this.dispatchScheduled || (this.waitingCount === 0 && this.retired.size === 0)) return;
+    this.dispatchScheduled = true;
+    setImmediate(() => {
+      this.dispatchScheduled = false;
+      this.dispatchAll();
+    });
+  }
+
+  /** Requests executing under the dispatch limit now. */
+  get executingUnderLimit(): number {
+    return this.running;
   }
 
   private reject(c: Classification, reason: RejectReason): Rejection {
@@ -275,29 +351,39 @@ export class FlowController {
     return borrowed <= idleLendable;
   }
 
-  /** Starts waiting requests, in fair order per level, while seats allow. */
+  /**
+   * Starts waiting requests while seats and the dispatch limit allow: each
+   * time, the level (with a waiter its seats admit) using the smallest part of
+   * its nominal seats, and in it the next request in fair order.
+   */
   private dispatchAll(): void {
-    if (this.waitingTotal() === 0 && this.retired.size === 0) return;
-    for (const level of this.levels.values()) this.dispatchLevel(level);
-    for (const level of this.retired) {
-      this.dispatchLevel(level);
-      if (level.executing === 0 && level.waiting === 0) this.retired.delete(level);
+    while (this.waitingCount > 0) {
+      if (this.loopLimit !== undefined && this.running >= this.loopLimit.limit) {
+        this.loopLimit.waited = true;
+        break;
+      }
+      let best: PriorityLevelState | undefined;
+      let bestUse = Infinity;
+      let bestWaiter: Waiter | undefined;
+      const consider = (level: PriorityLevelState): void => {
+        if (level.waiting === 0) return;
+        const next = level.peek();
+        if (next === undefined || !this.canDispatch(level, next.width)) return;
+        const use = level.seatsInUse / Math.max(1, level.config.limits.nominal);
+        if (use < bestUse) {
+          best = level;
+          bestUse = use;
+          bestWaiter = next;
+        }
+      };
+      for (const level of this.levels.values()) consider(level);
+      for (const level of this.retired) consider(level);
+      if (best === undefined || bestWaiter === undefined) break;
+      (best as PriorityLevelState).take(bestWaiter);
+      this.waitingCount--;
+      (bestWaiter as Waiter).settle(true);
     }
-  }
-
-  private dispatchLevel(level: PriorityLevelState): void {
-    while (level.waiting > 0) {
-      const next = level.peek();
-      if (next === undefined || !this.canDispatch(level, next.width)) return;
-      level.take(next);
-      next.settle(true);
-    }
-  }
-
-  private waitingTotal(): number {
-    let n = 0;
-    for (const level of this.levels.values()) n += level.waiting;
-    return n;
+    for (const level of this.retired) if (level.executing === 0 && level.waiting === 0) this.retired.delete(level);
   }
 
   priorityLevels(): PriorityLevelState[] {

@@ -60,17 +60,7 @@ export class FlowControlFilter {
     if (verb !== 'watch' && (verb === 'proxy' || (info.isResourceRequest && info.subresource !== '' && LONG_RUNNING_SUBRESOURCES.has(info.subresource)))) return serve();
     const who = user ?? ANONYMOUS;
     const controller = this.options.controller;
-    const c = controller.classify({
-      user: who.name,
-      groups: who.groups,
-      isResourceRequest: info.isResourceRequest,
-      verb,
-      apiGroup: info.apiGroup,
-      resource: info.resource,
-      subresource: info.subresource,
-      namespace: info.namespace,
-      path: info.path,
-    });
+    const c = controller.classifyRequest(who.name, who.groups, info);
     res.setHeader(PRIORITY_LEVEL_UID_HEADER, c.level.config.uid);
     res.setHeader(FLOW_SCHEMA_UID_HEADER, c.flowSchema.metadata.uid ?? '');
     const width = info.isResourceRequest && (verb === 'list' || verb === 'watch') ? this.width(info, c) : 1;

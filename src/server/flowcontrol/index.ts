@@ -10,6 +10,7 @@ import { ConfigProducer } from './config-producer.js';
 import { FlowController } from './controller.js';
 import { FlowControlFilter } from './filter.js';
 import { FlowControlMetrics } from './metrics.js';
+import { LoopLimit, type LoopLimitOptions } from './loop-limit.js';
 import { ObjectCounts } from './object-counts.js';
 
 export { FlowControlFilter } from './filter.js';
@@ -24,6 +25,8 @@ export interface FlowControlSetupOptions {
   configIntervalMs?: number;
   /** The longest a request waits in its queue (default 15 s). */
   queueWaitLimitMs?: number;
+  /** The dispatch limit that follows the event loop (loop-limit.ts); false: seats only. */
+  loopLimit?: LoopLimitOptions | false;
 }
 
 export interface FlowControlSetup {
@@ -38,11 +41,16 @@ export async function startFlowControl(options: FlowControlSetupOptions): Promis
   const flowSchemas = options.storeFor(GROUP, 'flowschemas');
   const priorityLevels = options.storeFor(GROUP, 'prioritylevelconfigurations');
   if (flowSchemas === undefined || priorityLevels === undefined) throw new Error('flowcontrol: the registry serves no flowschemas / prioritylevelconfigurations');
+  const serverLimit = (options.maxRequestsInflight ?? 400) + (options.maxMutatingRequestsInflight ?? 200);
+  let controllerRef: FlowController | undefined;
+  const loopLimit = options.loopLimit === false ? undefined : new LoopLimit({ max: serverLimit, ...options.loopLimit }, () => controllerRef?.scheduleDispatch());
   const controller = new FlowController({
+    ...(loopLimit !== undefined ? { loopLimit } : {}),
     ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
     ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
     ...(options.queueWaitLimitMs !== undefined ? { queueWaitLimitMs: options.queueWaitLimitMs } : {}),
   });
+  controllerRef = controller;
   const metrics = options.metricsRegistry !== undefined ? new FlowControlMetrics(options.metricsRegistry, controller) : undefined;
   const counts = new ObjectCounts(options.storeFor);
   const filter = new FlowControlFilter({ controller, ...(metrics !== undefined ? { metrics } : {}), objectCount: (info) => counts.count(info) });
@@ -50,10 +58,12 @@ export async function startFlowControl(options: FlowControlSetupOptions): Promis
   const consumer = new ConfigConsumer(controller, flowSchemas, priorityLevels, options.logger);
   await producer.start();
   await consumer.start();
+  loopLimit?.start();
   return {
     filter,
     controller,
     stop: async () => {
+      loopLimit?.stop();
       await producer.stop();
       await consumer.stop();
     },

@@ -3,8 +3,12 @@
 // (its own or, up to its borrowing limit, other levels' idle lendable seats)
 // a request runs at once, else it waits in one of its flow's shuffle-sharded
 // queues. Queues are served in fair order: the queue that has been given the
-// fewest seats so far (its virtual time) goes next, and a queue that was idle
-// starts at the level's current virtual time, so idleness earns no credit.
+// least work so far (its virtual time, in seat-seconds) goes next, and a queue
+// that was idle starts at the level's current virtual time, so idleness earns
+// no credit. As upstream's, a request is charged at dispatch by an estimate
+// (width × the level's recent mean execution time) and the charge is corrected
+// by its measured time when it finishes: a flow of cheap requests (GETs) is
+// charged less than a flow of dear ones (creates) and so goes first more often.
 //
 // Contract: every admitted request is released exactly once; a waiting request
 // is settled exactly once (dispatched, rejected on time-out, or cancelled).
@@ -93,24 +97,34 @@ export class PriorityLevelState {
     return queue.items.length - queue.head;
   }
 
-  /** Seats granted: counts the request as executing (in queue `q`, when the level has queues). */
-  start(width: number, q: number): void {
+  /** Mean execution time of this level's requests (seconds; a moving average), the charge estimate. */
+  meanSeconds = 0.001;
+
+  /** Seats granted: counts the request as executing (in queue `q`, when the level has queues); returns its charge. */
+  start(width: number, q: number): number {
     this.seatsInUse += width;
     this.executing++;
     this.dispatched++;
-    if (q >= 0) {
-      const queue = this.queues[q]!;
-      queue.executingSeats += width;
-      const startTag = Math.max(queue.virtualTime, this.virtualNow);
-      queue.virtualTime = startTag + width;
-      this.virtualNow = startTag;
-    }
+    if (q < 0) return 0;
+    const queue = this.queues[q]!;
+    queue.executingSeats += width;
+    const startTag = Math.max(queue.virtualTime, this.virtualNow);
+    const charge = width * this.meanSeconds;
+    queue.virtualTime = startTag + charge;
+    this.virtualNow = startTag;
+    return charge;
   }
 
-  finish(width: number, q: number): void {
+  /** A request done after `seconds`: frees its seats and corrects its queue's charge by what it really took. */
+  finish(width: number, q: number, charged: number, seconds: number): void {
     this.seatsInUse -= width;
     this.executing--;
-    if (q >= 0) this.queues[q]!.executingSeats -= width;
+    this.meanSeconds += (seconds - this.meanSeconds) / 16;
+    if (q >= 0) {
+      const queue = this.queues[q]!;
+      queue.executingSeats -= width;
+      queue.virtualTime += width * seconds - charged;
+    }
   }
 
   enqueue(w: Waiter): void {
