@@ -117,6 +117,7 @@ export class FlowController {
     this.now = options.now ?? Date.now;
     this.monotonic = options.monotonic ?? performance.now.bind(performance);
     this.loopLimit = options.loopLimit;
+    if (this.loopLimit !== undefined) this.loopLimit.onRaise = () => this.scheduleDispatch();
     this.configure([], []);
   }
 

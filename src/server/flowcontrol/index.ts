@@ -42,15 +42,13 @@ export async function startFlowControl(options: FlowControlSetupOptions): Promis
   const priorityLevels = options.storeFor(GROUP, 'prioritylevelconfigurations');
   if (flowSchemas === undefined || priorityLevels === undefined) throw new Error('flowcontrol: the registry serves no flowschemas / prioritylevelconfigurations');
   const serverLimit = (options.maxRequestsInflight ?? 400) + (options.maxMutatingRequestsInflight ?? 200);
-  let controllerRef: FlowController | undefined;
-  const loopLimit = options.loopLimit === false ? undefined : new LoopLimit({ max: serverLimit, ...options.loopLimit }, () => controllerRef?.scheduleDispatch());
+  const loopLimit = options.loopLimit === false ? undefined : new LoopLimit({ max: serverLimit, ...options.loopLimit });
   const controller = new FlowController({
     ...(loopLimit !== undefined ? { loopLimit } : {}),
     ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
     ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
     ...(options.queueWaitLimitMs !== undefined ? { queueWaitLimitMs: options.queueWaitLimitMs } : {}),
   });
-  controllerRef = controller;
   const metrics = options.metricsRegistry !== undefined ? new FlowControlMetrics(options.metricsRegistry, controller) : undefined;
   const counts = new ObjectCounts(options.storeFor);
   const filter = new FlowControlFilter({ controller, ...(metrics !== undefined ? { metrics } : {}), objectCount: (info) => counts.count(info) });

@@ -88,7 +88,10 @@ export class LoopLimit {
   private timer: NodeJS.Timeout | undefined;
   private source: DelaySource | undefined;
 
-  constructor(options: LoopLimitOptions = {}, private readonly onRaise: () => void = () => {}) {
+  /** Called when the limit grows (the controller dispatches waiters then). */
+  onRaise: () => void = () => {};
+
+  constructor(options: LoopLimitOptions = {}) {
     const min = options.min ?? 4;
     const max = Math.max(min, options.max ?? 600);
     this.o = { min, max, targetDelayMs: options.targetDelayMs ?? 10, windowMs: options.windowMs ?? 100, initial: options.initial ?? 32 };
