@@ -233,13 +233,28 @@ async function runB(job: BJob): Promise<void> {
   process.send!(r, () => process.disconnect());
 }
 
-async function withB(a: Target, b: Target, kind: BKind): Promise<Measure & { bSent: number; bRejected: number }> {
+/** apiary's dispatch limit and loop delay (its /metrics, read as the admin) at the end of a phase; '' elsewhere. */
+async function loopState(admin: Target): Promise<string> {
+  const p = pool(admin, 1);
+  try {
+    const res = await p.request({ method: 'GET', path: '/metrics', headers: headers(admin) });
+    const text = await res.body.text();
+    const limit = /^apiary_flowcontrol_dispatch_limit (\S+)$/m.exec(text)?.[1];
+    const delay = /^apiary_flowcontrol_event_loop_delay_seconds (\S+)$/m.exec(text)?.[1];
+    return limit === undefined ? '' : `, dispatch limit ${limit}, loop delay ${fmt(Number(delay) * 1000, 1)} ms`;
+  } finally {
+    await p.close();
+  }
+}
+
+async function withB(admin: Target, a: Target, b: Target, kind: BKind): Promise<Measure & { bSent: number; bRejected: number; state: string }> {
   const bLoad = startB(b, kind);
   // Let B's load build up before A is measured.
   await new Promise((r) => setTimeout(r, 1000));
   const measured = await tenantA(a);
+  const state = await loopState(admin);
   const bDone = await bLoad.stop();
-  return { ...measured, bSent: bDone.sent, bRejected: bDone.rejected };
+  return { ...measured, bSent: bDone.sent, bRejected: bDone.rejected, state };
 }
 
 async function measure(admin: Target): Promise<Record<'solo' | 'flood' | 'maximal', Measure[]>> {
@@ -248,11 +263,11 @@ async function measure(admin: Target): Promise<Record<'solo' | 'flood' | 'maxima
   const out: Record<'solo' | 'flood' | 'maximal', Measure[]> = { solo: [], flood: [], maximal: [] };
   for (let round = 0; round < rounds; round++) {
     out.solo.push(await tenantA(a));
-    const flood = await withB(a, b, 'flood');
+    const flood = await withB(admin, a, b, 'flood');
     out.flood.push(flood);
-    const maximal = await withB(a, b, 'maximal');
+    const maximal = await withB(admin, a, b, 'maximal');
     out.maximal.push(maximal);
-    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(out.solo.at(-1)!.p99, 1)} ms; flood p99 ${fmt(flood.p99, 1)} ms (B sent ${flood.bSent}, ${flood.bRejected} answered 429); maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
+    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(out.solo.at(-1)!.p99, 1)} ms; flood p99 ${fmt(flood.p99, 1)} ms (B sent ${flood.bSent}, ${flood.bRejected} answered 429${flood.state}); maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
   }
   return out;
 }

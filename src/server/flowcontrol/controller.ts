@@ -18,20 +18,24 @@
 // the unloaded path. Otherwise the request waits in its flow's queue until a
 // seat frees, its wait limit passes (rejected: time-out) or it is cancelled.
 //
-// The dispatch limit (loop-limit.ts): besides its level's seats, a request of
-// a queuing level needs one of the `limit` execution slots the event loop is
-// given; beyond them it waits in its fair queue. When slots free, waiters are
-// dispatched on the next turn of the loop (setImmediate), not inside the
-// finishing request's own turn, so requests that arrived meanwhile (a light
-// flow's) are queued by then and compete in fair order; across levels, the one
-// using the smallest part of its nominal seats goes first. Exempt requests and
-// levels that reject rather than queue are not held by the limit.
+// The dispatch limit (loop-limit.ts): the event loop is given `limit`
+// requests of queuing levels to execute at once, shared equally by the flows
+// that have requests executing or waiting (max-min fair: a flow may execute
+// up to limit / active flows, at least one). A flow at its share waits in its
+// fair queue even though its level has seats; a flow under it (a light
+// tenant's GETs beside a flood) starts at once. So the flood is what queues,
+// and the loop carries at most its share of the flood's work when a light
+// request arrives. Waiters are dispatched on the next turn of the loop
+// (setImmediate), not inside the finishing request's own turn, so requests
+// that arrived meanwhile are queued by then and compete in fair order; across
+// levels, the one using the smallest part of its nominal seats goes first.
+// Exempt requests and levels that reject rather than queue are not held.
 
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from '../../api/flowcontrol/v1/bootstrap.js';
 import { DEFAULT_NOMINAL_CONCURRENCY_SHARES } from '../../api/flowcontrol/v1/defaults.js';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../api/flowcontrol/v1/types.js';
 import { compileFlowSchema, flowDistinguisher, type RequestDigest } from './matching.js';
-import { PriorityLevelState, type LevelConfig, type RejectReason, type Waiter } from './queueset.js';
+import { PriorityLevelState, type FlowLoad, type LevelConfig, type RejectReason, type Waiter } from './queueset.js';
 import { performance } from 'node:perf_hooks';
 import { flowHash } from './shuffle-sharding.js';
 import type { LoopLimit } from './loop-limit.js';
@@ -56,6 +60,8 @@ export interface Classification {
   flowKey: string;
   /** The flow's hand of queues at its level (shuffle sharding), dealt once per flow and configuration. */
   hand?: number[];
+  /** The flow's requests under the dispatch limit. */
+  load: FlowLoad;
 }
 
 /** Flows remembered per configuration; past this many the memo starts over. */
@@ -105,9 +111,10 @@ export class FlowController {
   private readonly now: () => number;
   private readonly monotonic: () => number;
   readonly loopLimit: LoopLimit | undefined;
-  /** Requests executing under the dispatch limit, and requests waiting in any queue. */
+  /** Requests executing under the dispatch limit, requests waiting in any queue, flows with either. */
   private running = 0;
   private waitingCount = 0;
+  private activeFlows = 0;
   private dispatchScheduled = false;
   events: FlowControlEvents = {};
 
@@ -218,7 +225,7 @@ export class FlowController {
           this.rememberedFlows = 0;
           this.classified.clear();
         }
-        c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},${distinguisher}` };
+        c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},${distinguisher}`, load: { executing: 0, waiting: 0 } };
         flows.set(distinguisher, c);
         this.rememberedFlows++;
       }
@@ -226,7 +233,7 @@ export class FlowController {
     }
     // Unreachable while catch-all is in place (it matches every user); kept total anyway.
     const fs = this.schemas[this.schemas.length - 1]!;
-    return { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},` };
+    return { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},`, load: { executing: 0, waiting: 0 } };
   }
 
   /** Seats a list or watch-with-initial-events of `objects` objects takes at this level (upstream's list work estimator). */
@@ -249,8 +256,12 @@ export class FlowController {
     const w = Math.max(1, width);
     const queue = level.pickQueue((c.hand ??= level.dealHand(flowHash(c.flowKey))));
     if (level.config.reject) return this.canDispatch(level, w) ? this.grant(c, w, queue, 0) : this.reject(c, 'concurrency-limit');
-    if (level.waiting === 0 && this.canDispatch(level, w)) {
-      if (this.loopLimit === undefined || this.running < this.loopLimit.limit) return this.grant(c, w, queue, 0);
+    const load = c.load;
+    if (this.loopLimit === undefined) {
+      if (level.waiting === 0 && this.canDispatch(level, w)) return this.grant(c, w, queue, 0);
+    } else if (load.waiting === 0 && this.canDispatch(level, w)) {
+      // Others' waiters hold no claim on a seat this flow may take: they wait on their own flows' shares (or on seats, then canDispatch is false for all but narrower requests).
+      if (this.underShare(load)) return this.grant(c, w, queue, 0);
       this.loopLimit.waited = true;
     }
     if (level.queueLength(queue) >= level.config.queueLengthLimit) return this.reject(c, 'queue-full');
@@ -260,6 +271,7 @@ export class FlowController {
       let settled = false;
       const waiter: Waiter = {
         width: w,
+        flow: load,
         flowSchema: c.flowSchema.metadata.name!,
         queue,
         enqueuedAt,
@@ -267,11 +279,12 @@ export class FlowController {
           if (settled) return;
           settled = true;
           if (timer !== undefined) clearTimeout(timer);
-          resolve(admitted ? this.grant(c, w, queue, this.now() - enqueuedAt) : this.reject(c, reason ?? 'time-out'));
+          resolve(admitted ? this.grant(c, w, queue, this.now() - enqueuedAt, true) : this.reject(c, reason ?? 'time-out'));
         },
       };
       level.enqueue(waiter);
       this.waitingCount++;
+      if (load.waiting++ + load.executing === 0) this.activeFlows++;
       timer = setTimeout(() => {
         if (this.unqueue(level, waiter)) waiter.settle(false, 'time-out');
       }, this.queueWaitLimitMs);
@@ -284,14 +297,39 @@ export class FlowController {
   private unqueue(level: PriorityLevelState, waiter: Waiter): boolean {
     if (!level.remove(waiter)) return false;
     this.waitingCount--;
+    this.unwait(waiter.flow);
     return true;
   }
 
-  private grant(c: Classification, width: number, queue: number, waitedMs: number): Ticket {
+  private unwait(load: FlowLoad): void {
+    if (--load.waiting + load.executing === 0) this.flowIdle();
+  }
+
+  /** A flow has nothing executing or waiting any more: the others' shares grow. */
+  private flowIdle(): void {
+    this.activeFlows--;
+    this.scheduleDispatch();
+  }
+
+  /** May a flow with `load` start one more request under the dispatch limit? */
+  private underShare(load: FlowLoad): boolean {
+    if (this.loopLimit === undefined) return true;
+    return load.executing < Math.max(1, Math.floor(this.loopLimit.limit / Math.max(1, this.activeFlows)));
+  }
+
+  /** Starts a request; `fromQueue`: it was waiting (take()n from its queue), its flow stays active. */
+  private grant(c: Classification, width: number, queue: number, waitedMs: number, fromQueue = false): Ticket {
     const level = c.level;
     const charged = level.start(width, queue);
-    const limited = this.loopLimit !== undefined && !level.config.exempt && !level.config.reject;
-    if (limited) this.running++;
+    const limited = !level.config.exempt && !level.config.reject;
+    const load = c.load;
+    if (limited) {
+      this.running++;
+      if (fromQueue) {
+        load.waiting--;
+        load.executing++;
+      } else if (load.executing++ + load.waiting === 0) this.activeFlows++;
+    }
     const started = this.monotonic();
     this.events.dispatched?.(c, waitedMs, width);
     let released = false;
@@ -303,7 +341,10 @@ export class FlowController {
         if (released) return;
         released = true;
         level.finish(width, queue, charged, (this.monotonic() - started) / 1000);
-        if (limited) this.running--;
+        if (limited) {
+          this.running--;
+          if (--load.executing + load.waiting === 0) this.flowIdle();
+        }
         this.scheduleDispatch();
       },
     };
@@ -359,17 +400,13 @@ export class FlowController {
    */
   private dispatchAll(): void {
     while (this.waitingCount > 0) {
-      if (this.loopLimit !== undefined && this.running >= this.loopLimit.limit) {
-        this.loopLimit.waited = true;
-        break;
-      }
       let best: PriorityLevelState | undefined;
       let bestUse = Infinity;
       let bestWaiter: Waiter | undefined;
       const consider = (level: PriorityLevelState): void => {
         if (level.waiting === 0) return;
-        const next = level.peek();
-        if (next === undefined || !this.canDispatch(level, next.width)) return;
+        const next = level.peek((w) => this.underShare(w.flow) && this.canDispatch(level, w.width));
+        if (next === undefined) return;
         const use = level.seatsInUse / Math.max(1, level.config.limits.nominal);
         if (use < bestUse) {
           best = level;
@@ -379,7 +416,10 @@ export class FlowController {
       };
       for (const level of this.levels.values()) consider(level);
       for (const level of this.retired) consider(level);
-      if (best === undefined || bestWaiter === undefined) break;
+      if (best === undefined || bestWaiter === undefined) {
+        if (this.loopLimit !== undefined) this.loopLimit.waited = true;
+        break;
+      }
       (best as PriorityLevelState).take(bestWaiter);
       this.waitingCount--;
       (bestWaiter as Waiter).settle(true);

@@ -7,14 +7,17 @@
 // turn with everyone else's requests, and APF's fair queues stay empty, so a
 // light flow waits behind the flood's whole in-flight work. Concurrency on one
 // loop only pays while requests wait on I/O (an fsync, an etcd round trip):
-// then the loop is idle and a new request can use it. So the controller caps
-// executing requests at a limit that follows the loop: while the loop's delay
-// (how late a timer fires: the length of the work in front of it) stays under
-// a target and requests are waiting on the limit, the limit grows; when the
-// delay passes the target, it shrinks. Beyond the limit requests wait in their
-// level's fair queues, where a light flow's request is dispatched before a
-// flood's backlog (virtual finish time), which is what lets fairness bite on
-// the resource that is really scarce.
+// then the loop is idle and a new request can use it. So the controller
+// divides a limit that follows the loop among the active flows (controller.ts):
+// while requests wait on it and the loop has room (its delay, how late a timer
+// fires, i.e. the work in front of it, is well under a target, or the loop is
+// idle part of the time), the limit grows; when the delay passes the target
+// while the loop is busy, it shrinks. (Both signals: on a shared machine a
+// timer is also late when the process is not scheduled, which more or fewer
+// requests would not change; a loop idle in part is waiting on I/O, and more
+// requests can use it.) Beyond its share a flow's requests wait in their
+// level's fair queues, where a light flow's request goes before a flood's
+// backlog, which is what lets fairness bite on the resource really scarce.
 //
 // The seats, their shares, borrowing and the 429s are upstream's and unchanged;
 // the limit only decides when a queued request may start (never a 429 by itself).
@@ -34,21 +37,32 @@ export interface LoopLimitOptions {
   initial?: number;
 }
 
+/** The loop over one window: its largest delay (ms) and the part of the time it was busy (0..1). */
+export interface LoopWindow {
+  delayMs: number;
+  utilization: number;
+}
+
+/** Busier than this, the loop has no room for more work. */
+const BUSY = 0.9;
+
 /**
  * One adjustment (pure): shrink in proportion when the loop's delay passed the
- * target; grow when requests waited on the limit and the delay is well under
- * it (faster the further under); else stay.
+ * target while it was busy; grow when requests waited on the limit and the loop
+ * has room (x1.25 when the delay is well under the target or the loop is idle a
+ * good part of the time, else +1); else stay.
  */
-export function nextLimit(limit: number, delayMs: number, waitedOnLimit: boolean, o: Required<Pick<LoopLimitOptions, 'min' | 'max' | 'targetDelayMs'>>): number {
+export function nextLimit(limit: number, w: LoopWindow, waitedOnLimit: boolean, o: Required<Pick<LoopLimitOptions, 'min' | 'max' | 'targetDelayMs'>>): number {
   let next = limit;
-  if (delayMs > o.targetDelayMs) next = Math.floor(limit * Math.max(0.5, Math.min(0.9, o.targetDelayMs / delayMs)));
-  else if (waitedOnLimit) next = delayMs < o.targetDelayMs / 2 ? Math.ceil(limit * 1.25) : limit + 1;
+  const busy = w.utilization >= BUSY;
+  if (w.delayMs > o.targetDelayMs && busy) next = Math.floor(limit * Math.max(0.5, Math.min(0.9, o.targetDelayMs / w.delayMs)));
+  else if (waitedOnLimit && (w.delayMs <= o.targetDelayMs || !busy)) next = w.delayMs < o.targetDelayMs / 2 || w.utilization < 0.7 ? Math.ceil(limit * 1.25) : limit + 1;
   return Math.max(o.min, Math.min(o.max, next));
 }
 
-/** The source of the loop's delay over a window (the largest delay seen, in ms); reset after each read. */
+/** The source of the loop's windows; each read() ends one and starts the next. */
 export interface DelaySource {
-  read(): number;
+  read(): LoopWindow;
   stop(): void;
 }
 
@@ -60,6 +74,7 @@ export interface DelaySource {
 export function eventLoopDelay(periodMs = 5): DelaySource {
   let last = performance.now();
   let max = 0;
+  let elu = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.now();
     const late = now - last - periodMs;
@@ -70,9 +85,12 @@ export function eventLoopDelay(periodMs = 5): DelaySource {
   return {
     read: () => {
       // The work running now (the read's own turn) counts too.
-      const ms = Math.max(max, performance.now() - last - periodMs, 0);
+      const delayMs = Math.max(max, performance.now() - last - periodMs, 0);
       max = 0;
-      return ms;
+      const now = performance.eventLoopUtilization();
+      const utilization = performance.eventLoopUtilization(now, elu).utilization;
+      elu = now;
+      return { delayMs, utilization };
     },
     stop: () => clearInterval(timer),
   };
@@ -98,11 +116,11 @@ export class LoopLimit {
     this.limit = Math.max(min, Math.min(max, this.o.initial));
   }
 
-  /** Feeds one window's delay (the timer does, tests may): adjusts the limit. */
-  observe(delayMs: number): void {
-    this.lastDelayMs = delayMs;
+  /** Feeds one window (the timer does, tests may): adjusts the limit. */
+  observe(w: LoopWindow): void {
+    this.lastDelayMs = w.delayMs;
     const before = this.limit;
-    this.limit = nextLimit(this.limit, delayMs, this.waited, this.o);
+    this.limit = nextLimit(this.limit, w, this.waited, this.o);
     this.waited = false;
     if (this.limit > before) this.onRaise();
 

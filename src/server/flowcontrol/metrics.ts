@@ -72,6 +72,12 @@ export class FlowControlMetrics {
     perLevel('apiserver_flowcontrol_upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', (c, l) => Math.min(l.config.limits.max, c.serverLimit));
     perLevel('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (_c, l) => l.seatsInUse);
     perLevel('apiserver_flowcontrol_request_concurrency_in_use', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (_c, l) => l.seatsInUse);
+    // apiary's own: the dispatch limit that follows the event loop (loop-limit.ts), and the loop's delay it last saw.
+    const loopLimit = controller.loopLimit;
+    if (loopLimit !== undefined) {
+      new Gauge({ name: 'apiary_flowcontrol_dispatch_limit', help: 'Requests allowed to execute at once, derived from the event loop delay (apiary)', registers, collect() { this.set(loopLimit.limit); } });
+      new Gauge({ name: 'apiary_flowcontrol_event_loop_delay_seconds', help: 'The largest event loop delay in the last window of the dispatch limit (apiary)', registers, collect() { this.set(loopLimit.lastDelayMs / 1000); } });
+    }
   }
 
   private childrenFor(c: Classification): Children {

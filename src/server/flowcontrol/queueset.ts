@@ -26,8 +26,15 @@ export interface LevelLimits {
   max: number;
 }
 
+/** A flow's requests under the dispatch limit (controller.ts): executing, and waiting in its level's queues. */
+export interface FlowLoad {
+  executing: number;
+  waiting: number;
+}
+
 export interface Waiter {
   readonly width: number;
+  readonly flow: FlowLoad;
   readonly flowSchema: string;
   readonly queue: number;
   readonly enqueuedAt: number;
@@ -146,12 +153,13 @@ export class PriorityLevelState {
     return true;
   }
 
-  /** The next request in fair order (without taking it), or undefined. */
-  peek(): Waiter | undefined {
+  /** The next request in fair order that `ok` lets start (without taking it), or undefined. */
+  peek(ok: (w: Waiter) => boolean = () => true): Waiter | undefined {
     let best: Queue | undefined;
     for (const queue of this.queues) {
       if (queue.items.length === queue.head) continue;
-      if (best === undefined || queue.virtualTime < best.virtualTime) best = queue;
+      if (best !== undefined && queue.virtualTime >= best.virtualTime) continue;
+      if (ok(queue.items[queue.head]!)) best = queue;
     }
     return best?.items[best.head];
   }
