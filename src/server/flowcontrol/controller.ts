@@ -9,10 +9,9 @@
 //   lendable(l) = round(nominal(l) × lendablePercent / 100)
 //   max(l)      = nominal(l) + round(nominal(l) × borrowingLimitPercent / 100)  (no limit when unset)
 //
-// Borrowing is decided when a request is dispatched: beyond its nominal seats
-// a level may use the idle lendable seats of the others, up to its max.
-// (Upstream re-divides the limits every 10 s from smoothed demand; deciding at
-// dispatch lends the same seats without the period's lag.)
+// Borrowing as upstream's: every 10 s (and with each configuration) the
+// seats are re-divided among the levels by their smoothed seat demand
+// (borrowing.ts); a level admits up to its current limit in between.
 //
 // Admission is synchronous whenever a seat is free: no promise, no timer on
 // the unloaded path. Otherwise the request waits in its flow's queue until a
@@ -38,6 +37,7 @@ import { compileFlowSchema, flowDistinguisher, type RequestDigest } from './matc
 import { PriorityLevelState, type FlowLoad, type LevelConfig, type RejectReason, type Waiter } from './queueset.js';
 import { performance } from 'node:perf_hooks';
 import { flowHash } from './shuffle-sharding.js';
+import { allocate } from './borrowing.js';
 import type { LoopLimit } from './loop-limit.js';
 
 export interface FlowControlOptions {
@@ -83,6 +83,8 @@ export interface Rejection {
 export interface FlowControlEvents {
   dispatched?(c: Classification, waitedMs: number, width: number): void;
   rejected?(c: Classification, reason: RejectReason): void;
+  /** A request was queued; its queue holds `length` requests now. */
+  enqueued?(c: Classification, length: number): void;
 }
 
 const MAX_SEATS_LIMIT = 10;
@@ -117,6 +119,11 @@ export class FlowController {
   private activeFlows = 0;
   private dispatchScheduled = false;
   events: FlowControlEvents = {};
+  /** The last re-division's fair fraction (apiserver_flowcontrol_seat_fair_frac). */
+  fairFrac = 0;
+  /** Per level, the target of the last re-division (apiserver_flowcontrol_target_seats). */
+  readonly targets = new Map<PriorityLevelState, number>();
+  private rebalancer: NodeJS.Timeout | undefined;
 
   constructor(options: FlowControlOptions = {}) {
     this.serverLimit = (options.maxRequestsInflight ?? 400) + (options.maxMutatingRequestsInflight ?? 200);
@@ -175,7 +182,7 @@ export class FlowController {
         old.config = config;
         next.set(name, old);
       } else {
-        next.set(name, new PriorityLevelState(config));
+        next.set(name, new PriorityLevelState(config, this.monotonic));
         if (old !== undefined) this.drainLater(old);
       }
     }
@@ -188,7 +195,47 @@ export class FlowController {
     this.flows = this.schemas.map(() => new Map());
     this.rememberedFlows = 0;
     this.classified.clear();
+    this.rebalance();
     this.dispatchAll();
+  }
+
+  /**
+   * Re-divides the seats among the levels by their seat demand over the period
+   * that ends now (borrowing.ts); the limits hold until the next call.
+   */
+  rebalance(): void {
+    const now = this.monotonic();
+    const levels = [...this.levels.values()].filter((l) => !l.config.exempt);
+    let total = 0;
+    const items = levels.map((l) => {
+      l.demand.endPeriod(now);
+      const { nominal, lendable, max } = l.config.limits;
+      total += nominal;
+      const lower = Math.max(nominal - lendable, Math.min(nominal, l.demand.highWatermark));
+      return { lower, upper: max, target: Math.max(lower, l.demand.smoothed) };
+    });
+    const { allocations, fairFrac } = allocate(total, items);
+    this.fairFrac = fairFrac;
+    this.targets.clear();
+    levels.forEach((l, i) => {
+      // At least one seat for a level that has any: with tiny totals (--max-requests-inflight 1) a level
+      // lending all it has would round to none and stall its requests until demand is seen a period later.
+      l.currentLimit = Math.max(Math.round(allocations[i]!), Math.min(1, l.config.limits.nominal));
+      this.targets.set(l, items[i]!.target);
+    });
+    this.scheduleDispatch();
+  }
+
+  /** Re-divides every `periodMs` (upstream: 10 s) until stopRebalancing(). */
+  startRebalancing(periodMs = 10_000): void {
+    this.stopRebalancing();
+    this.rebalancer = setInterval(() => this.rebalance(), periodMs);
+    this.rebalancer.unref();
+  }
+
+  stopRebalancing(): void {
+    if (this.rebalancer !== undefined) clearInterval(this.rebalancer);
+    this.rebalancer = undefined;
   }
 
   /** A level that left the configuration: its waiters go as its running requests finish (they keep their old state object). */
@@ -285,6 +332,7 @@ export class FlowController {
       level.enqueue(waiter);
       this.waitingCount++;
       if (load.waiting++ + load.executing === 0) this.activeFlows++;
+      this.events.enqueued?.(c, level.queueLength(queue));
       timer = setTimeout(() => {
         if (this.unqueue(level, waiter)) waiter.settle(false, 'time-out');
       }, this.queueWaitLimitMs);
@@ -373,24 +421,10 @@ export class FlowController {
     return { classification: c, reason };
   }
 
-  /** May `level` start a request of `width` seats now? */
+  /** May `level` start a request of `width` seats now? (A request wider than the level's limit runs alone.) */
   private canDispatch(level: PriorityLevelState, width: number): boolean {
-    const { nominal, max } = level.config.limits;
-    if (level.seatsInUse + width <= nominal) return true;
-    if (level.seatsInUse === 0 && nominal > 0) return true; // a request wider than the level still runs alone
-    if (level.seatsInUse + width > max) return false;
-    // Borrow: the seats every level holds beyond its nominal ones (this one's after
-    // the request) must be covered by the other levels' idle lendable seats.
-    let borrowed = 0;
-    let idleLendable = 0;
-    for (const other of this.levels.values()) {
-      if (other.config.exempt) continue;
-      const o = other.config.limits;
-      const inUse = other === level ? other.seatsInUse + width : other.seatsInUse;
-      borrowed += Math.max(0, inUse - o.nominal);
-      if (other !== level) idleLendable += Math.max(0, Math.min(o.lendable, o.nominal - other.seatsInUse));
-    }
-    return borrowed <= idleLendable;
+    const limit = level.currentLimit;
+    return level.seatsInUse + width <= limit || (level.seatsInUse === 0 && limit > 0);
   }
 
   /**

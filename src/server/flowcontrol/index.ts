@@ -25,6 +25,8 @@ export interface FlowControlSetupOptions {
   configIntervalMs?: number;
   /** The longest a request waits in its queue (default 15 s). */
   queueWaitLimitMs?: number;
+  /** Between two re-divisions of the seats (borrowing.ts; upstream: 10 s). */
+  borrowingPeriodMs?: number;
   /** The dispatch limit that follows the event loop (loop-limit.ts); false: seats only. */
   loopLimit?: LoopLimitOptions | false;
 }
@@ -57,11 +59,13 @@ export async function startFlowControl(options: FlowControlSetupOptions): Promis
   await producer.start();
   await consumer.start();
   loopLimit?.start();
+  controller.startRebalancing(options.borrowingPeriodMs);
   return {
     filter,
     controller,
     stop: async () => {
       loopLimit?.stop();
+      controller.stopRebalancing();
       await producer.stop();
       await consumer.stop();
     },

@@ -1,7 +1,7 @@
 // One priority level's seats and queues (upstream's fairqueuing/queueset,
 // simplified): requests take `width` seats each; while the level has seats
-// (its own or, up to its borrowing limit, other levels' idle lendable seats)
-// a request runs at once, else it waits in one of its flow's shuffle-sharded
+// (its current limit: its nominal seats as borrowing re-divides them every
+// period, borrowing.ts) a request runs at once, else it waits in one of its flow's shuffle-sharded
 // queues. Queues are served in fair order: the queue that has been given the
 // least work so far (its virtual time, in seat-seconds) goes next, and a queue
 // that was idle starts at the level's current virtual time, so idleness earns
@@ -13,7 +13,9 @@
 // Contract: every admitted request is released exactly once; a waiting request
 // is settled exactly once (dispatched, rejected on time-out, or cancelled).
 
+import { performance } from 'node:perf_hooks';
 import { dealHand } from './shuffle-sharding.js';
+import { SeatDemand } from './borrowing.js';
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
 
@@ -72,8 +74,17 @@ export class PriorityLevelState {
   timedOut = 0;
   cancelled = 0;
   private virtualNow = 0;
+  /** Seats it may use until the next re-division (borrowing.ts); its nominal ones until the first. */
+  currentLimit: number;
+  /** Its seat demand (executing + waiting seats) over time, for the re-division. */
+  readonly demand: SeatDemand;
 
-  constructor(public config: LevelConfig) {
+  constructor(
+    public config: LevelConfig,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.currentLimit = config.limits.nominal;
+    this.demand = new SeatDemand(clock());
     this.queues = Array.from({ length: config.reject || config.exempt ? 0 : config.queues }, () => ({ items: [], head: 0, executingSeats: 0, virtualTime: 0 }));
   }
 
@@ -112,6 +123,7 @@ export class PriorityLevelState {
     this.seatsInUse += width;
     this.executing++;
     this.dispatched++;
+    this.noteDemand();
     if (q < 0) return 0;
     const queue = this.queues[q]!;
     queue.executingSeats += width;
@@ -126,6 +138,7 @@ export class PriorityLevelState {
   finish(width: number, q: number, charged: number, seconds: number): void {
     this.seatsInUse -= width;
     this.executing--;
+    this.noteDemand();
     this.meanSeconds += (seconds - this.meanSeconds) / 16;
     if (q >= 0) {
       const queue = this.queues[q]!;
@@ -140,6 +153,11 @@ export class PriorityLevelState {
     queue.items.push(w);
     this.waiting++;
     this.waitingSeats += w.width;
+    this.noteDemand();
+  }
+
+  private noteDemand(): void {
+    if (!this.config.exempt) this.demand.set(this.seatsInUse + this.waitingSeats, this.clock());
   }
 
   /** Takes `w` out of its queue (time-out, client gone); false when it is no longer queued. */
@@ -150,6 +168,7 @@ export class PriorityLevelState {
     queue.items.splice(i, 1);
     this.waiting--;
     this.waitingSeats -= w.width;
+    this.noteDemand();
     return true;
   }
 
