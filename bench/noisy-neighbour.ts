@@ -280,7 +280,10 @@ async function startSecureApiary(): Promise<{ origin: string; stop(): Promise<vo
   const tokens = join(dataDir, 'tokens.csv');
   writeFileSync(tokens, [`${TOKENS.admin},bench-admin,bench-admin-uid,"system:masters"`, ...TENANT_TOKEN_LINES].join('\n') + '\n', { mode: 0o600 });
   const proc = spawnNode(
-    [join(repo, 'dist/cli/main.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--storage', 'sqlite', '--token-auth-file', tokens, '--log-level', 'warn', ...(process.env.APIARY_SERVE_ARGS ?? '').split(' ').filter((x) => x !== '')],
+    [
+      // APIARY_BENCH_CPU_PROF=<dir>: profile the server (as bench/lib.ts's startApiary does).
+      ...(process.env.APIARY_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.APIARY_BENCH_CPU_PROF] : []),
+      join(repo, 'dist/cli/main.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--storage', 'sqlite', '--token-auth-file', tokens, '--log-level', 'warn', ...(process.env.APIARY_SERVE_ARGS ?? '').split(' ').filter((x) => x !== '')],
     { stderr: 'inherit' },
     'apiary serve',
   );

@@ -63,18 +63,18 @@ test('a flood beyond its share of the limit queues although its level has seats;
     running.push(t);
   }
   const order: string[] = [];
-  const aliceWaiting = Array.from({ length: 30 }, () => fc.admit(alice, 1));
-  assert.ok(aliceWaiting.every((p) => p instanceof Promise), 'the fifth and later requests wait on the limit');
-  for (const p of aliceWaiting) void (p as Promise<Ticket | Rejection>).then((t) => { order.push('alice'); running.push(t as Ticket); });
-  assert.equal(alice.level.seatsInUse, 4);
-  assert.equal(alice.level.waiting, 30);
-  assert.ok(limit.waited, 'the limit knows requests waited on it');
   // Bob has nothing executing: under his share (4 / 2 flows), he starts at once, twice.
   const bobs = [fc.admit(bob, 1), fc.admit(bob, 1)];
   assert.ok(bobs.every((t) => !(t instanceof Promise) && isTicket(t)), 'a light flow beside the flood is not queued');
   const third = fc.admit(bob, 1);
   assert.ok(third instanceof Promise, 'beyond his share bob waits too');
   void third.then((t) => { order.push('bob'); running.push(t as Ticket); });
+  const aliceWaiting = Array.from({ length: 30 }, () => fc.admit(alice, 1));
+  assert.ok(aliceWaiting.every((p) => p instanceof Promise), 'with two flows, alice is past her share: her requests wait');
+  for (const p of aliceWaiting) void (p as Promise<Ticket | Rejection>).then((t) => { order.push('alice'); running.push(t as Ticket); });
+  assert.equal(alice.level.seatsInUse, 6);
+  assert.equal(alice.level.waiting, 31);
+  assert.ok(limit.waited, 'the limit knows requests waited on it');
   // Exempt requests are not held by the limit.
   const admin = fc.admit(fc.classify(digest('admin', ['system:masters'])), 1);
   assert.ok(!(admin instanceof Promise) && isTicket(admin));
@@ -91,19 +91,22 @@ test('a flood beyond its share of the limit queues although its level has seats;
   await turn();
   assert.deepEqual(order, ['bob']);
   assert.equal(fc.executingUnderLimit, 4);
-  // Bob done: alice's share is the whole limit again.
+  // Bob done: once his flow has been idle a moment, alice's share is the whole limit again.
   (bobs[1] as Ticket).release();
   running.pop()!.release();
   await turn();
   await turn();
+  assert.equal(alice.load.executing, 2, 'bob still counts for a moment after his last request');
+  // A raised limit dispatches waiters on the next turn: 8 / 2 flows lets alice run 4.
+  limit.limit = 8;
+  limit.onRaise();
+  await turn();
+  await turn();
   assert.equal(alice.load.executing, 4);
-  // A raised limit dispatches waiters (on the next turn).
-  limit.waited = true;
-  limit.observe({ delayMs: 0, utilization: 0 });
-  assert.equal(limit.limit, 5);
-  await turn();
-  await turn();
-  assert.equal(fc.executingUnderLimit, 5);
+  // Once bob has lingered out, alice is alone: nothing of hers is held any more.
+  await new Promise((r) => setTimeout(r, 700));
+  assert.equal(alice.load.waiting, 0, 'alone, a flow is not held');
+  assert.equal(fc.executingUnderLimit, 32);
   // Drain.
   while (order.length < 31 || running.length > 0) {
     running.shift()?.release();

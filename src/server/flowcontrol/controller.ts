@@ -20,7 +20,11 @@
 // The dispatch limit (loop-limit.ts): the event loop is given `limit`
 // requests of queuing levels to execute at once, shared equally by the flows
 // that have requests executing or waiting (max-min fair: a flow may execute
-// up to limit / active flows, at least one). A flow at its share waits in its
+// up to limit / active flows, at least one). A flow stays counted as active
+// for a moment (LINGER_MS) after its last request, so that a light flow
+// between two of its requests does not hand the whole limit back to a flood;
+// while only one flow is active nothing is held (there is nobody to be fair
+// to, and the queued path's promise and timer would be pure cost). A flow at its share waits in its
 // fair queue even though its level has seats; a flow under it (a light
 // tenant's GETs beside a flood) starts at once. So the flood is what queues,
 // and the loop carries at most its share of the flood's work when a light
@@ -88,6 +92,8 @@ export interface FlowControlEvents {
 }
 
 const MAX_SEATS_LIMIT = 10;
+/** How long an idle flow still counts as active for the dispatch limit's shares. */
+const LINGER_MS = 250;
 const MAX_SEATS_PERCENT = 0.15;
 
 export class FlowController {
@@ -117,6 +123,9 @@ export class FlowController {
   private running = 0;
   private waitingCount = 0;
   private activeFlows = 0;
+  /** Flows idle but still counted in activeFlows (until LINGER_MS after they went idle). */
+  private readonly lingering = new Set<FlowLoad>();
+  private lingerTimer: NodeJS.Timeout | undefined;
   private dispatchScheduled = false;
   events: FlowControlEvents = {};
   /** The last re-division's fair fraction (apiserver_flowcontrol_seat_fair_frac). */
@@ -331,7 +340,7 @@ export class FlowController {
       };
       level.enqueue(waiter);
       this.waitingCount++;
-      if (load.waiting++ + load.executing === 0) this.activeFlows++;
+      if (load.waiting++ + load.executing === 0) this.flowActive(load);
       this.events.enqueued?.(c, level.queueLength(queue));
       timer = setTimeout(() => {
         if (this.unqueue(level, waiter)) waiter.settle(false, 'time-out');
@@ -350,19 +359,42 @@ export class FlowController {
   }
 
   private unwait(load: FlowLoad): void {
-    if (--load.waiting + load.executing === 0) this.flowIdle();
+    if (--load.waiting + load.executing === 0) this.flowIdle(load);
   }
 
   /** A flow has nothing executing or waiting any more: the others' shares grow. */
-  private flowIdle(): void {
-    this.activeFlows--;
+  private flowIdle(load: FlowLoad): void {
+    load.idleSince = this.monotonic();
+    this.lingering.add(load);
+    if (this.lingerTimer === undefined) {
+      this.lingerTimer = setInterval(() => this.expireLingering(), LINGER_MS);
+      this.lingerTimer.unref();
+    }
+  }
+
+  private flowActive(load: FlowLoad): void {
+    if (!this.lingering.delete(load)) this.activeFlows++;
+  }
+
+  /** Flows idle for LINGER_MS leave the count: the others' shares grow. */
+  private expireLingering(): void {
+    const now = this.monotonic();
+    for (const load of this.lingering) {
+      if (now - (load.idleSince ?? 0) < LINGER_MS) continue;
+      this.lingering.delete(load);
+      this.activeFlows--;
+    }
+    if (this.lingering.size === 0 && this.lingerTimer !== undefined) {
+      clearInterval(this.lingerTimer);
+      this.lingerTimer = undefined;
+    }
     this.scheduleDispatch();
   }
 
   /** May a flow with `load` start one more request under the dispatch limit? */
   private underShare(load: FlowLoad): boolean {
-    if (this.loopLimit === undefined) return true;
-    return load.executing < Math.max(1, Math.floor(this.loopLimit.limit / Math.max(1, this.activeFlows)));
+    if (this.loopLimit === undefined || this.activeFlows <= 1) return true;
+    return load.executing < Math.max(1, Math.floor(this.loopLimit.limit / this.activeFlows));
   }
 
   /** Starts a request; `fromQueue`: it was waiting (take()n from its queue), its flow stays active. */
@@ -376,7 +408,7 @@ export class FlowController {
       if (fromQueue) {
         load.waiting--;
         load.executing++;
-      } else if (load.executing++ + load.waiting === 0) this.activeFlows++;
+      } else if (load.executing++ + load.waiting === 0) this.flowActive(load);
     }
     const started = this.monotonic();
     this.events.dispatched?.(c, waitedMs, width);
@@ -391,7 +423,7 @@ export class FlowController {
         level.finish(width, queue, charged, (this.monotonic() - started) / 1000);
         if (limited) {
           this.running--;
-          if (--load.executing + load.waiting === 0) this.flowIdle();
+          if (--load.executing + load.waiting === 0) this.flowIdle(load);
         }
         this.scheduleDispatch();
       },

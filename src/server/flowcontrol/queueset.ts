@@ -32,6 +32,8 @@ export interface LevelLimits {
 export interface FlowLoad {
   executing: number;
   waiting: number;
+  /** When it last had nothing executing or waiting (it stays counted as active a little longer). */
+  idleSince?: number;
 }
 
 export interface Waiter {
