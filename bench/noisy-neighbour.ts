@@ -22,17 +22,19 @@
 // flows are distinguished by user, so APF's fair queuing separates them.
 //
 // Tenant B runs in a forked process so that its client work does not slow
-// A's client loop. What the flood measures, then: with upstream's 600 seats,
-// B's 64 creates never queue (global-default's 49 nominal seats borrow the
-// other levels' idle lendable ones; kube-apiserver behaves the same), and
-// A's requests share the server's event loop (and, on a small machine, the
-// cores of the TLS front and both clients) with B's. Sizing the seats to the
-// event loop (--max-requests-inflight 8 --max-mutating-requests-inflight 4,
-// APIARY_SERVE_ARGS) made B queue but did not help A: A's p99 went from 8.4x
-// to 5.7x solo and its throughput from 22 % to 13 % (its requests then wait
-// for one of B's to release a seat), so apiary keeps upstream's defaults. The
-// loss is the loop's (and, here, the cores') time spent on B's requests
-// before and after admission (TLS, parsing, authentication, the write).
+// A's client loop. With upstream's 600 seats alone, B's 64 creates never
+// queue (global-default's 49 nominal seats borrow the others' idle ones;
+// kube-apiserver behaves the same), and A's requests share the one event loop
+// with all of B's in-flight work. Sizing the seats to the loop
+// (--max-requests-inflight 8 --max-mutating-requests-inflight 4) made B queue
+// but did not help A (its requests waited for one of B's to free a seat). So
+// apiary adds a dispatch limit that follows the event loop
+// (src/server/flowcontrol/loop-limit.ts): it grows while the loop has idle
+// time (I/O waits) and shrinks when a busy loop's timers run late past 2 ms;
+// it is shared max-min fairly by the active flows, so B, past its share,
+// waits in APF's fair queues while A (under its share) starts at once. Printed
+// with the flood's line: the limit and the loop's delay at the phase's end.
+// Profile the server with APIARY_BENCH_CPU_PROF=<dir>.
 //
 //   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference]
 

@@ -25,11 +25,11 @@
 import { performance } from 'node:perf_hooks';
 
 export interface LoopLimitOptions {
-  /** The fewest requests allowed to execute at once (default 4). */
+  /** The fewest requests allowed to execute at once (default 2). */
   min?: number;
   /** The most (default: the server's seats). */
   max?: number;
-  /** The loop delay the limit keeps under (default 10 ms). */
+  /** The loop delay the limit keeps under (default 2 ms: a light tenant's p99 stays within about twice its solo p99, bench/noisy-neighbour.ts). */
   targetDelayMs?: number;
   /** Between two adjustments (default 100 ms). */
   windowMs?: number;
@@ -110,9 +110,9 @@ export class LoopLimit {
   onRaise: () => void = () => {};
 
   constructor(options: LoopLimitOptions = {}) {
-    const min = options.min ?? 4;
+    const min = options.min ?? 2;
     const max = Math.max(min, options.max ?? 600);
-    this.o = { min, max, targetDelayMs: options.targetDelayMs ?? 10, windowMs: options.windowMs ?? 100, initial: options.initial ?? 32 };
+    this.o = { min, max, targetDelayMs: options.targetDelayMs ?? 2, windowMs: options.windowMs ?? 100, initial: options.initial ?? 32 };
     this.limit = Math.max(min, Math.min(max, this.o.initial));
   }
 
