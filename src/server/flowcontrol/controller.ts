@@ -373,7 +373,11 @@ export class FlowController {
   }
 
   private flowActive(load: FlowLoad): void {
-    if (!this.lingering.delete(load)) this.activeFlows++;
+    if (load.idleSince === undefined) this.activeFlows++;
+    else {
+      load.idleSince = undefined;
+      this.lingering.delete(load);
+    }
   }
 
   /** Flows idle for LINGER_MS leave the count: the others' shares grow. */
@@ -382,6 +386,7 @@ export class FlowController {
     for (const load of this.lingering) {
       if (now - (load.idleSince ?? 0) < LINGER_MS) continue;
       this.lingering.delete(load);
+      load.idleSince = undefined;
       this.activeFlows--;
     }
     if (this.lingering.size === 0 && this.lingerTimer !== undefined) {
