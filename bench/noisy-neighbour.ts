@@ -22,17 +22,19 @@
 // flows are distinguished by user, so APF's fair queuing separates them.
 //
 // Tenant B runs in a forked process so that its client work does not slow
-// A's client loop. What the flood measures, then: with upstream's 600 seats,
-// B's 64 creates never queue (global-default's 49 nominal seats borrow the
-// other levels' idle lendable ones; kube-apiserver behaves the same), and
-// A's requests share the server's event loop (and, on a small machine, the
-// cores of the TLS front and both clients) with B's. Sizing the seats to the
-// event loop (--max-requests-inflight 8 --max-mutating-requests-inflight 4,
-// APIARY_SERVE_ARGS) made B queue but did not help A: A's p99 went from 8.4x
-// to 5.7x solo and its throughput from 22 % to 13 % (its requests then wait
-// for one of B's to release a seat), so apiary keeps upstream's defaults. The
-// loss is the loop's (and, here, the cores') time spent on B's requests
-// before and after admission (TLS, parsing, authentication, the write).
+// A's client loop. With upstream's 600 seats alone, B's 64 creates never
+// queue (global-default's 49 nominal seats borrow the others' idle ones;
+// kube-apiserver behaves the same), and A's requests share the one event loop
+// with all of B's in-flight work. Sizing the seats to the loop
+// (--max-requests-inflight 8 --max-mutating-requests-inflight 4) made B queue
+// but did not help A (its requests waited for one of B's to free a seat). So
+// apiary adds a dispatch limit that follows the event loop
+// (src/server/flowcontrol/loop-limit.ts): it grows while the loop has idle
+// time (I/O waits) and shrinks when a busy loop's timers run late past 2 ms;
+// it is shared max-min fairly by the active flows, so B, past its share,
+// waits in APF's fair queues while A (under its share) starts at once. Printed
+// with the flood's line: the limit and the loop's delay at the phase's end.
+// Profile the server with APIARY_BENCH_CPU_PROF=<dir>.
 //
 //   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference]
 
@@ -233,13 +235,28 @@ async function runB(job: BJob): Promise<void> {
   process.send!(r, () => process.disconnect());
 }
 
-async function withB(a: Target, b: Target, kind: BKind): Promise<Measure & { bSent: number; bRejected: number }> {
+/** apiary's dispatch limit and loop delay (its /metrics, read as the admin) at the end of a phase; '' elsewhere. */
+async function loopState(admin: Target): Promise<string> {
+  const p = pool(admin, 1);
+  try {
+    const res = await p.request({ method: 'GET', path: '/metrics', headers: headers(admin) });
+    const text = await res.body.text();
+    const limit = /^apiary_flowcontrol_dispatch_limit (\S+)$/m.exec(text)?.[1];
+    const delay = /^apiary_flowcontrol_event_loop_delay_seconds (\S+)$/m.exec(text)?.[1];
+    return limit === undefined ? '' : `, dispatch limit ${limit}, loop delay ${fmt(Number(delay) * 1000, 1)} ms`;
+  } finally {
+    await p.close();
+  }
+}
+
+async function withB(admin: Target, a: Target, b: Target, kind: BKind): Promise<Measure & { bSent: number; bRejected: number; state: string }> {
   const bLoad = startB(b, kind);
   // Let B's load build up before A is measured.
   await new Promise((r) => setTimeout(r, 1000));
   const measured = await tenantA(a);
+  const state = await loopState(admin);
   const bDone = await bLoad.stop();
-  return { ...measured, bSent: bDone.sent, bRejected: bDone.rejected };
+  return { ...measured, bSent: bDone.sent, bRejected: bDone.rejected, state };
 }
 
 async function measure(admin: Target): Promise<Record<'solo' | 'flood' | 'maximal', Measure[]>> {
@@ -248,11 +265,11 @@ async function measure(admin: Target): Promise<Record<'solo' | 'flood' | 'maxima
   const out: Record<'solo' | 'flood' | 'maximal', Measure[]> = { solo: [], flood: [], maximal: [] };
   for (let round = 0; round < rounds; round++) {
     out.solo.push(await tenantA(a));
-    const flood = await withB(a, b, 'flood');
+    const flood = await withB(admin, a, b, 'flood');
     out.flood.push(flood);
-    const maximal = await withB(a, b, 'maximal');
+    const maximal = await withB(admin, a, b, 'maximal');
     out.maximal.push(maximal);
-    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(out.solo.at(-1)!.p99, 1)} ms; flood p99 ${fmt(flood.p99, 1)} ms (B sent ${flood.bSent}, ${flood.bRejected} answered 429); maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
+    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(out.solo.at(-1)!.p99, 1)} ms; flood p99 ${fmt(flood.p99, 1)} ms (B sent ${flood.bSent}, ${flood.bRejected} answered 429${flood.state}); maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
   }
   return out;
 }
@@ -265,7 +282,10 @@ async function startSecureApiary(): Promise<{ origin: string; stop(): Promise<vo
   const tokens = join(dataDir, 'tokens.csv');
   writeFileSync(tokens, [`${TOKENS.admin},bench-admin,bench-admin-uid,"system:masters"`, ...TENANT_TOKEN_LINES].join('\n') + '\n', { mode: 0o600 });
   const proc = spawnNode(
-    [join(repo, 'dist/cli/main.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--storage', 'sqlite', '--token-auth-file', tokens, '--log-level', 'warn', ...(process.env.APIARY_SERVE_ARGS ?? '').split(' ').filter((x) => x !== '')],
+    [
+      // APIARY_BENCH_CPU_PROF=<dir>: profile the server (as bench/lib.ts's startApiary does).
+      ...(process.env.APIARY_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.APIARY_BENCH_CPU_PROF] : []),
+      join(repo, 'dist/cli/main.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--storage', 'sqlite', '--token-auth-file', tokens, '--log-level', 'warn', ...(process.env.APIARY_SERVE_ARGS ?? '').split(' ').filter((x) => x !== '')],
     { stderr: 'inherit' },
     'apiary serve',
   );

@@ -186,3 +186,19 @@ test('a busy level borrows the idle lendable seats of others, up to its borrowin
   for (const t of tickets) t.release();
   return sixteenth.then((t) => (t as Ticket).release());
 });
+
+test('classification is remembered per request key, by user and groups, and forgotten with the configuration', () => {
+  const fc = bootstrapped();
+  const info = { isResourceRequest: true, verb: 'get', apiGroup: '', resource: 'configmaps', subresource: '', namespace: 'default', path: '/api/v1/namespaces/default/configmaps/a' };
+  const first = fc.classifyRequest('alice', ['system:authenticated'], info);
+  assert.equal(first.flowSchema.metadata.name, 'global-default');
+  assert.equal(fc.classifyRequest('alice', ['system:authenticated'], info), first);
+  // The same name in other groups is another key (impersonation may change the groups).
+  assert.equal(fc.classifyRequest('alice', ['system:masters', 'system:authenticated'], info).flowSchema.metadata.name, 'exempt');
+  assert.equal(fc.classifyRequest('alice', ['system:authenticated'], { ...info, isResourceRequest: false, resource: '', namespace: '', path: '/healthz' }).flowSchema.metadata.name, 'probes');
+  // A new schema that matches alice first: the remembered answer goes with the old configuration.
+  fc.configure([...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS, schemaFor('mine', 'workload-low', 50)], [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS]);
+  const after = fc.classifyRequest('alice', ['system:authenticated'], info);
+  assert.equal(after.flowSchema.metadata.name, 'mine');
+  assert.equal(after.level.config.name, 'workload-low');
+});

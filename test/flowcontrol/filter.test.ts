@@ -111,6 +111,15 @@ test('a full queue: 429 with Retry-After and upstream text; the refused create w
   assert.equal((await get(server.url, '/api/v1/namespaces/apf-a/configmaps/refused')).status, 404);
   const metrics = await (await fetch(`${server.url}/metrics`)).text();
   assert.match(metrics, /apiserver_flowcontrol_rejected_requests_total\{priority_level="tiny",flow_schema="tiny",reason="queue-full"\} 1/);
+  // The queued create's wait and both creates' execution, under upstream's names and labels.
+  assert.match(metrics, /apiserver_flowcontrol_request_queue_length_after_enqueue_bucket\{priority_level="tiny",flow_schema="tiny",le="0"\} 0/);
+  assert.match(metrics, /apiserver_flowcontrol_request_queue_length_after_enqueue_count\{priority_level="tiny",flow_schema="tiny"\} 1/);
+  assert.match(metrics, /apiserver_flowcontrol_request_wait_duration_seconds_count\{priority_level="tiny",flow_schema="tiny",execute="true"\} \d+/);
+  assert.match(metrics, /apiserver_flowcontrol_request_execution_seconds_count\{priority_level="tiny",flow_schema="tiny",type="regular"\} \d+/);
+  assert.match(metrics, /apiserver_flowcontrol_current_inqueue_requests\{priority_level="tiny",flow_schema="tiny"\} 0/);
+  assert.match(metrics, /apiserver_flowcontrol_current_limit_seats\{priority_level="tiny"\} 1/);
+  assert.match(metrics, /apiserver_flowcontrol_seat_fair_frac \d/);
+  assert.match(metrics, /apiserver_flowcontrol_demand_seats_smoothed\{priority_level="tiny"\} /);
 });
 
 test('a namespace flooding its level does not starve another namespace', async () => {

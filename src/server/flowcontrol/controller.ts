@@ -9,21 +9,40 @@
 //   lendable(l) = round(nominal(l) × lendablePercent / 100)
 //   max(l)      = nominal(l) + round(nominal(l) × borrowingLimitPercent / 100)  (no limit when unset)
 //
-// Borrowing is decided when a request is dispatched: beyond its nominal seats
-// a level may use the idle lendable seats of the others, up to its max.
-// (Upstream re-divides the limits every 10 s from smoothed demand; deciding at
-// dispatch lends the same seats without the period's lag.)
+// Borrowing as upstream's: every 10 s (and with each configuration) the
+// seats are re-divided among the levels by their smoothed seat demand
+// (borrowing.ts); a level admits up to its current limit in between.
 //
 // Admission is synchronous whenever a seat is free: no promise, no timer on
 // the unloaded path. Otherwise the request waits in its flow's queue until a
 // seat frees, its wait limit passes (rejected: time-out) or it is cancelled.
+//
+// The dispatch limit (loop-limit.ts): the event loop is given `limit`
+// requests of queuing levels to execute at once, shared equally by the flows
+// that have requests executing or waiting (max-min fair: a flow may execute
+// up to limit / active flows, at least one). A flow stays counted as active
+// for a moment (LINGER_MS) after its last request, so that a light flow
+// between two of its requests does not hand the whole limit back to a flood;
+// while only one flow is active nothing is held (there is nobody to be fair
+// to, and the queued path's promise and timer would be pure cost). A flow at its share waits in its
+// fair queue even though its level has seats; a flow under it (a light
+// tenant's GETs beside a flood) starts at once. So the flood is what queues,
+// and the loop carries at most its share of the flood's work when a light
+// request arrives. Waiters are dispatched on the next turn of the loop
+// (setImmediate), not inside the finishing request's own turn, so requests
+// that arrived meanwhile are queued by then and compete in fair order; across
+// levels, the one using the smallest part of its nominal seats goes first.
+// Exempt requests and levels that reject rather than queue are not held.
 
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from '../../api/flowcontrol/v1/bootstrap.js';
 import { DEFAULT_NOMINAL_CONCURRENCY_SHARES } from '../../api/flowcontrol/v1/defaults.js';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../api/flowcontrol/v1/types.js';
 import { compileFlowSchema, flowDistinguisher, type RequestDigest } from './matching.js';
-import { PriorityLevelState, type LevelConfig, type RejectReason, type Waiter } from './queueset.js';
+import { PriorityLevelState, type FlowLoad, type LevelConfig, type RejectReason, type Waiter } from './queueset.js';
+import { performance } from 'node:perf_hooks';
 import { flowHash } from './shuffle-sharding.js';
+import { allocate } from './borrowing.js';
+import type { LoopLimit } from './loop-limit.js';
 
 export interface FlowControlOptions {
   /** --max-requests-inflight (default 400). */
@@ -32,7 +51,11 @@ export interface FlowControlOptions {
   maxMutatingRequestsInflight?: number;
   /** How long a request may wait in its queue before it is refused (default 15 s, upstream's default wait limit). */
   queueWaitLimitMs?: number;
+  /** The dispatch limit (none: only the seats limit). */
+  loopLimit?: LoopLimit;
   now?: () => number;
+  /** A monotonic clock in ms for execution times (default performance.now). */
+  monotonic?: () => number;
 }
 
 export interface Classification {
@@ -41,6 +64,8 @@ export interface Classification {
   flowKey: string;
   /** The flow's hand of queues at its level (shuffle sharding), dealt once per flow and configuration. */
   hand?: number[];
+  /** The flow's requests under the dispatch limit. */
+  load: FlowLoad;
 }
 
 /** Flows remembered per configuration; past this many the memo starts over. */
@@ -62,9 +87,13 @@ export interface Rejection {
 export interface FlowControlEvents {
   dispatched?(c: Classification, waitedMs: number, width: number): void;
   rejected?(c: Classification, reason: RejectReason): void;
+  /** A request was queued; its queue holds `length` requests now. */
+  enqueued?(c: Classification, length: number): void;
 }
 
 const MAX_SEATS_LIMIT = 10;
+/** How long an idle flow still counts as active for the dispatch limit's shares. */
+const LINGER_MS = 250;
 const MAX_SEATS_PERCENT = 0.15;
 
 export class FlowController {
@@ -79,14 +108,39 @@ export class FlowController {
    */
   private flows: Array<Map<string, Classification>> = [];
   private rememberedFlows = 0;
+  /**
+   * Classifications by what decides them (user, groups, verb, group, resource,
+   * subresource, namespace; the path for non-resource requests): most requests
+   * repeat a few such keys, and matching them against every schema's rules
+   * costs more than one lookup. Cleared with each configuration.
+   */
+  private readonly classified = new Map<string, Classification>();
   private readonly queueWaitLimitMs: number;
   private readonly now: () => number;
+  private readonly monotonic: () => number;
+  readonly loopLimit: LoopLimit | undefined;
+  /** Requests executing under the dispatch limit, requests waiting in any queue, flows with either. */
+  private running = 0;
+  private waitingCount = 0;
+  private activeFlows = 0;
+  /** Flows idle but still counted in activeFlows (until LINGER_MS after they went idle). */
+  private readonly lingering = new Set<FlowLoad>();
+  private lingerTimer: NodeJS.Timeout | undefined;
+  private dispatchScheduled = false;
   events: FlowControlEvents = {};
+  /** The last re-division's fair fraction (apiserver_flowcontrol_seat_fair_frac). */
+  fairFrac = 0;
+  /** Per level, the target of the last re-division (apiserver_flowcontrol_target_seats). */
+  readonly targets = new Map<PriorityLevelState, number>();
+  private rebalancer: NodeJS.Timeout | undefined;
 
   constructor(options: FlowControlOptions = {}) {
     this.serverLimit = (options.maxRequestsInflight ?? 400) + (options.maxMutatingRequestsInflight ?? 200);
     this.queueWaitLimitMs = options.queueWaitLimitMs ?? 15_000;
     this.now = options.now ?? Date.now;
+    this.monotonic = options.monotonic ?? performance.now.bind(performance);
+    this.loopLimit = options.loopLimit;
+    if (this.loopLimit !== undefined) this.loopLimit.onRaise = () => this.scheduleDispatch();
     this.configure([], []);
   }
 
@@ -137,7 +191,7 @@ export class FlowController {
         old.config = config;
         next.set(name, old);
       } else {
-        next.set(name, new PriorityLevelState(config));
+        next.set(name, new PriorityLevelState(config, this.monotonic));
         if (old !== undefined) this.drainLater(old);
       }
     }
@@ -149,13 +203,69 @@ export class FlowController {
     this.matchers = this.schemas.map(compileFlowSchema);
     this.flows = this.schemas.map(() => new Map());
     this.rememberedFlows = 0;
+    this.classified.clear();
+    this.rebalance();
     this.dispatchAll();
+  }
+
+  /**
+   * Re-divides the seats among the levels by their seat demand over the period
+   * that ends now (borrowing.ts); the limits hold until the next call.
+   */
+  rebalance(): void {
+    const now = this.monotonic();
+    const levels = [...this.levels.values()].filter((l) => !l.config.exempt);
+    let total = 0;
+    const items = levels.map((l) => {
+      l.demand.endPeriod(now);
+      const { nominal, lendable, max } = l.config.limits;
+      total += nominal;
+      const lower = Math.max(nominal - lendable, Math.min(nominal, l.demand.highWatermark));
+      return { lower, upper: max, target: Math.max(lower, l.demand.smoothed) };
+    });
+    const { allocations, fairFrac } = allocate(total, items);
+    this.fairFrac = fairFrac;
+    this.targets.clear();
+    levels.forEach((l, i) => {
+      // At least one seat for a level that has any: with tiny totals (--max-requests-inflight 1) a level
+      // lending all it has would round to none and stall its requests until demand is seen a period later.
+      l.currentLimit = Math.max(Math.round(allocations[i]!), Math.min(1, l.config.limits.nominal));
+      this.targets.set(l, items[i]!.target);
+    });
+    this.scheduleDispatch();
+  }
+
+  /** Re-divides every `periodMs` (upstream: 10 s) until stopRebalancing(). */
+  startRebalancing(periodMs = 10_000): void {
+    this.stopRebalancing();
+    this.rebalancer = setInterval(() => this.rebalance(), periodMs);
+    this.rebalancer.unref();
+  }
+
+  stopRebalancing(): void {
+    if (this.rebalancer !== undefined) clearInterval(this.rebalancer);
+    this.rebalancer = undefined;
   }
 
   /** A level that left the configuration: its waiters go as its running requests finish (they keep their old state object). */
   private readonly retired = new Set<PriorityLevelState>();
   private drainLater(level: PriorityLevelState): void {
     if (level.executing > 0 || level.waiting > 0) this.retired.add(level);
+  }
+
+  /** classify(), remembered per key (see `classified`); the digest is built only when the key is new. */
+  classifyRequest(user: string, groups: readonly string[], info: Omit<RequestDigest, 'user' | 'groups'>): Classification {
+    const who = groups.length === 1 ? `${user}\u0000${groups[0]}` : `${user}\u0000${groups.join('\u0001')}`;
+    const key = info.isResourceRequest
+      ? `${who}\u0000${info.verb}\u0000${info.apiGroup}\u0000${info.resource}\u0000${info.subresource}\u0000${info.namespace}`
+      : `${who}\u0000${info.verb}\u0000/${info.path}`;
+    let c = this.classified.get(key);
+    if (c === undefined) {
+      c = this.classify({ user, groups, isResourceRequest: info.isResourceRequest, verb: info.verb, apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, path: info.path });
+      if (this.classified.size >= MAX_REMEMBERED_FLOWS) this.classified.clear();
+      this.classified.set(key, c);
+    }
+    return c;
   }
 
   classify(d: RequestDigest): Classification {
@@ -169,8 +279,9 @@ export class FlowController {
         if (this.rememberedFlows >= MAX_REMEMBERED_FLOWS) {
           for (const m of this.flows) m.clear();
           this.rememberedFlows = 0;
+          this.classified.clear();
         }
-        c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},${distinguisher}` };
+        c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},${distinguisher}`, load: { executing: 0, waiting: 0 } };
         flows.set(distinguisher, c);
         this.rememberedFlows++;
       }
@@ -178,7 +289,7 @@ export class FlowController {
     }
     // Unreachable while catch-all is in place (it matches every user); kept total anyway.
     const fs = this.schemas[this.schemas.length - 1]!;
-    return { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},` };
+    return { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},`, load: { executing: 0, waiting: 0 } };
   }
 
   /** Seats a list or watch-with-initial-events of `objects` objects takes at this level (upstream's list work estimator). */
@@ -200,8 +311,15 @@ export class FlowController {
     if (level.config.exempt) return this.grant(c, width, -1, 0);
     const w = Math.max(1, width);
     const queue = level.pickQueue((c.hand ??= level.dealHand(flowHash(c.flowKey))));
-    if (level.waiting === 0 && this.canDispatch(level, w)) return this.grant(c, w, queue, 0);
-    if (level.config.reject) return this.reject(c, 'concurrency-limit');
+    if (level.config.reject) return this.canDispatch(level, w) ? this.grant(c, w, queue, 0) : this.reject(c, 'concurrency-limit');
+    const load = c.load;
+    if (this.loopLimit === undefined) {
+      if (level.waiting === 0 && this.canDispatch(level, w)) return this.grant(c, w, queue, 0);
+    } else if (load.waiting === 0 && this.canDispatch(level, w)) {
+      // Others' waiters hold no claim on a seat this flow may take: they wait on their own flows' shares (or on seats, then canDispatch is false for all but narrower requests).
+      if (this.underShare(load)) return this.grant(c, w, queue, 0);
+      this.loopLimit.waited = true;
+    }
     if (level.queueLength(queue) >= level.config.queueLengthLimit) return this.reject(c, 'queue-full');
     return new Promise<Ticket | Rejection>((resolve) => {
       const enqueuedAt = this.now();
@@ -209,6 +327,7 @@ export class FlowController {
       let settled = false;
       const waiter: Waiter = {
         width: w,
+        flow: load,
         flowSchema: c.flowSchema.metadata.name!,
         queue,
         enqueuedAt,
@@ -216,22 +335,87 @@ export class FlowController {
           if (settled) return;
           settled = true;
           if (timer !== undefined) clearTimeout(timer);
-          resolve(admitted ? this.grant(c, w, queue, this.now() - enqueuedAt) : this.reject(c, reason ?? 'time-out'));
+          resolve(admitted ? this.grant(c, w, queue, this.now() - enqueuedAt, true) : this.reject(c, reason ?? 'time-out'));
         },
       };
       level.enqueue(waiter);
+      this.waitingCount++;
+      if (load.waiting++ + load.executing === 0) this.flowActive(load);
+      this.events.enqueued?.(c, level.queueLength(queue));
       timer = setTimeout(() => {
-        if (level.remove(waiter)) waiter.settle(false, 'time-out');
+        if (this.unqueue(level, waiter)) waiter.settle(false, 'time-out');
       }, this.queueWaitLimitMs);
       closer?.once('close', () => {
-        if (level.remove(waiter)) waiter.settle(false, 'cancelled');
+        if (this.unqueue(level, waiter)) waiter.settle(false, 'cancelled');
       });
     });
   }
 
-  private grant(c: Classification, width: number, queue: number, waitedMs: number): Ticket {
+  private unqueue(level: PriorityLevelState, waiter: Waiter): boolean {
+    if (!level.remove(waiter)) return false;
+    this.waitingCount--;
+    this.unwait(waiter.flow);
+    return true;
+  }
+
+  private unwait(load: FlowLoad): void {
+    if (--load.waiting + load.executing === 0) this.flowIdle(load);
+  }
+
+  /** A flow has nothing executing or waiting any more: the others' shares grow. */
+  private flowIdle(load: FlowLoad): void {
+    load.idleSince = this.monotonic();
+    this.lingering.add(load);
+    if (this.lingerTimer === undefined) {
+      this.lingerTimer = setInterval(() => this.expireLingering(), LINGER_MS);
+      this.lingerTimer.unref();
+    }
+  }
+
+  private flowActive(load: FlowLoad): void {
+    if (load.idleSince === undefined) this.activeFlows++;
+    else {
+      load.idleSince = undefined;
+      this.lingering.delete(load);
+    }
+  }
+
+  /** Flows idle for LINGER_MS leave the count: the others' shares grow. */
+  private expireLingering(): void {
+    const now = this.monotonic();
+    for (const load of this.lingering) {
+      if (now - (load.idleSince ?? 0) < LINGER_MS) continue;
+      this.lingering.delete(load);
+      load.idleSince = undefined;
+      this.activeFlows--;
+    }
+    if (this.lingering.size === 0 && this.lingerTimer !== undefined) {
+      clearInterval(this.lingerTimer);
+      this.lingerTimer = undefined;
+    }
+    this.scheduleDispatch();
+  }
+
+  /** May a flow with `load` start one more request under the dispatch limit? */
+  private underShare(load: FlowLoad): boolean {
+    if (this.loopLimit === undefined || this.activeFlows <= 1) return true;
+    return load.executing < Math.max(1, Math.floor(this.loopLimit.limit / this.activeFlows));
+  }
+
+  /** Starts a request; `fromQueue`: it was waiting (take()n from its queue), its flow stays active. */
+  private grant(c: Classification, width: number, queue: number, waitedMs: number, fromQueue = false): Ticket {
     const level = c.level;
-    level.start(width, queue);
+    const charged = level.start(width, queue);
+    const limited = !level.config.exempt && !level.config.reject;
+    const load = c.load;
+    if (limited) {
+      this.running++;
+      if (fromQueue) {
+        load.waiting--;
+        load.executing++;
+      } else if (load.executing++ + load.waiting === 0) this.flowActive(load);
+    }
+    const started = this.monotonic();
     this.events.dispatched?.(c, waitedMs, width);
     let released = false;
     return {
@@ -241,10 +425,29 @@ export class FlowController {
       release: () => {
         if (released) return;
         released = true;
-        level.finish(width, queue);
-        this.dispatchAll();
+        level.finish(width, queue, charged, (this.monotonic() - started) / 1000);
+        if (limited) {
+          this.running--;
+          if (--load.executing + load.waiting === 0) this.flowIdle(load);
+        }
+        this.scheduleDispatch();
       },
     };
+  }
+
+  /** Dispatches waiters on the loop's next turn (once, however many requests finish in this one). */
+  scheduleDispatch(): void {
+    if (this.dispatchScheduled || (this.waitingCount === 0 && this.retired.size === 0)) return;
+    this.dispatchScheduled = true;
+    setImmediate(() => {
+      this.dispatchScheduled = false;
+      this.dispatchAll();
+    });
+  }
+
+  /** Requests executing under the dispatch limit now. */
+  get executingUnderLimit(): number {
+    return this.running;
   }
 
   private reject(c: Classification, reason: RejectReason): Rejection {
@@ -255,49 +458,44 @@ export class FlowController {
     return { classification: c, reason };
   }
 
-  /** May `level` start a request of `width` seats now? */
+  /** May `level` start a request of `width` seats now? (A request wider than the level's limit runs alone.) */
   private canDispatch(level: PriorityLevelState, width: number): boolean {
-    const { nominal, max } = level.config.limits;
-    if (level.seatsInUse + width <= nominal) return true;
-    if (level.seatsInUse === 0 && nominal > 0) return true; // a request wider than the level still runs alone
-    if (level.seatsInUse + width > max) return false;
-    // Borrow: the seats every level holds beyond its nominal ones (this one's after
-    // the request) must be covered by the other levels' idle lendable seats.
-    let borrowed = 0;
-    let idleLendable = 0;
-    for (const other of this.levels.values()) {
-      if (other.config.exempt) continue;
-      const o = other.config.limits;
-      const inUse = other === level ? other.seatsInUse + width : other.seatsInUse;
-      borrowed += Math.max(0, inUse - o.nominal);
-      if (other !== level) idleLendable += Math.max(0, Math.min(o.lendable, o.nominal - other.seatsInUse));
-    }
-    return borrowed <= idleLendable;
+    const limit = level.currentLimit;
+    return level.seatsInUse + width <= limit || (level.seatsInUse === 0 && limit > 0);
   }
 
-  /** Starts waiting requests, in fair order per level, while seats allow. */
+  /**
+   * Starts waiting requests while seats and the dispatch limit allow: each
+   * time, the level (with a waiter its seats admit) using the smallest part of
+   * its nominal seats, and in it the next request in fair order.
+   */
   private dispatchAll(): void {
-    if (this.waitingTotal() === 0 && this.retired.size === 0) return;
-    for (const level of this.levels.values()) this.dispatchLevel(level);
-    for (const level of this.retired) {
-      this.dispatchLevel(level);
-      if (level.executing === 0 && level.waiting === 0) this.retired.delete(level);
+    while (this.waitingCount > 0) {
+      let best: PriorityLevelState | undefined;
+      let bestUse = Infinity;
+      let bestWaiter: Waiter | undefined;
+      const consider = (level: PriorityLevelState): void => {
+        if (level.waiting === 0) return;
+        const next = level.peek((w) => this.underShare(w.flow) && this.canDispatch(level, w.width));
+        if (next === undefined) return;
+        const use = level.seatsInUse / Math.max(1, level.config.limits.nominal);
+        if (use < bestUse) {
+          best = level;
+          bestUse = use;
+          bestWaiter = next;
+        }
+      };
+      for (const level of this.levels.values()) consider(level);
+      for (const level of this.retired) consider(level);
+      if (best === undefined || bestWaiter === undefined) {
+        if (this.loopLimit !== undefined) this.loopLimit.waited = true;
+        break;
+      }
+      (best as PriorityLevelState).take(bestWaiter);
+      this.waitingCount--;
+      (bestWaiter as Waiter).settle(true);
     }
-  }
-
-  private dispatchLevel(level: PriorityLevelState): void {
-    while (level.waiting > 0) {
-      const next = level.peek();
-      if (next === undefined || !this.canDispatch(level, next.width)) return;
-      level.take(next);
-      next.settle(true);
-    }
-  }
-
-  private waitingTotal(): number {
-    let n = 0;
-    for (const level of this.levels.values()) n += level.waiting;
-    return n;
+    for (const level of this.retired) if (level.executing === 0 && level.waiting === 0) this.retired.delete(level);
   }
 
   priorityLevels(): PriorityLevelState[] {

@@ -10,6 +10,7 @@
 // (its initial events are written), as upstream counts a watch's initialization only.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../machinery/user.js';
 import type { RequestInfo } from '../request-info.js';
 import { isTicket, type Classification, type FlowController, type Rejection, type Ticket } from './controller.js';
@@ -46,6 +47,7 @@ export class FlowControlFilter {
       options.controller.events = {
         dispatched: (c, waitedMs, width) => metrics.onDispatched(c, waitedMs, width),
         rejected: (c, reason) => metrics.onRejected(c, reason),
+        enqueued: (c, length) => metrics.onEnqueued(c, length),
       };
     }
   }
@@ -60,17 +62,7 @@ export class FlowControlFilter {
     if (verb !== 'watch' && (verb === 'proxy' || (info.isResourceRequest && info.subresource !== '' && LONG_RUNNING_SUBRESOURCES.has(info.subresource)))) return serve();
     const who = user ?? ANONYMOUS;
     const controller = this.options.controller;
-    const c = controller.classify({
-      user: who.name,
-      groups: who.groups,
-      isResourceRequest: info.isResourceRequest,
-      verb,
-      apiGroup: info.apiGroup,
-      resource: info.resource,
-      subresource: info.subresource,
-      namespace: info.namespace,
-      path: info.path,
-    });
+    const c = controller.classifyRequest(who.name, who.groups, info);
     res.setHeader(PRIORITY_LEVEL_UID_HEADER, c.level.config.uid);
     res.setHeader(FLOW_SCHEMA_UID_HEADER, c.flowSchema.metadata.uid ?? '');
     const width = info.isResourceRequest && (verb === 'list' || verb === 'watch') ? this.width(info, c) : 1;
@@ -97,13 +89,16 @@ export class FlowControlFilter {
       return Promise.resolve();
     }
     const ticket = admitted;
-    const tally = this.options.metrics?.tally(ticket.classification);
+    const metrics = this.options.metrics;
+    const tally = metrics?.tally(ticket.classification);
     if (tally !== undefined) tally.executing++;
+    const started = metrics !== undefined ? performance.now() : 0;
     let released = false;
     const release = (): void => {
       if (released) return;
       released = true;
       if (tally !== undefined) tally.executing--;
+      metrics?.onExecuted(ticket.classification, (performance.now() - started) / 1000, info.verb === 'watch');
       ticket.release();
     };
     if (info.verb === 'watch') {

@@ -10,6 +10,7 @@ import { ConfigProducer } from './config-producer.js';
 import { FlowController } from './controller.js';
 import { FlowControlFilter } from './filter.js';
 import { FlowControlMetrics } from './metrics.js';
+import { LoopLimit, type LoopLimitOptions } from './loop-limit.js';
 import { ObjectCounts } from './object-counts.js';
 
 export { FlowControlFilter } from './filter.js';
@@ -24,6 +25,10 @@ export interface FlowControlSetupOptions {
   configIntervalMs?: number;
   /** The longest a request waits in its queue (default 15 s). */
   queueWaitLimitMs?: number;
+  /** Between two re-divisions of the seats (borrowing.ts; upstream: 10 s). */
+  borrowingPeriodMs?: number;
+  /** The dispatch limit that follows the event loop (loop-limit.ts); false: seats only. */
+  loopLimit?: LoopLimitOptions | false;
 }
 
 export interface FlowControlSetup {
@@ -38,7 +43,10 @@ export async function startFlowControl(options: FlowControlSetupOptions): Promis
   const flowSchemas = options.storeFor(GROUP, 'flowschemas');
   const priorityLevels = options.storeFor(GROUP, 'prioritylevelconfigurations');
   if (flowSchemas === undefined || priorityLevels === undefined) throw new Error('flowcontrol: the registry serves no flowschemas / prioritylevelconfigurations');
+  const serverLimit = (options.maxRequestsInflight ?? 400) + (options.maxMutatingRequestsInflight ?? 200);
+  const loopLimit = options.loopLimit === false ? undefined : new LoopLimit({ max: serverLimit, ...options.loopLimit });
   const controller = new FlowController({
+    ...(loopLimit !== undefined ? { loopLimit } : {}),
     ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
     ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
     ...(options.queueWaitLimitMs !== undefined ? { queueWaitLimitMs: options.queueWaitLimitMs } : {}),
@@ -50,10 +58,14 @@ export async function startFlowControl(options: FlowControlSetupOptions): Promis
   const consumer = new ConfigConsumer(controller, flowSchemas, priorityLevels, options.logger);
   await producer.start();
   await consumer.start();
+  loopLimit?.start();
+  controller.startRebalancing(options.borrowingPeriodMs);
   return {
     filter,
     controller,
     stop: async () => {
+      loopLimit?.stop();
+      controller.stopRebalancing();
       await producer.stop();
       await consumer.stop();
     },

@@ -10,6 +10,7 @@ import type { RejectReason } from './queueset.js';
 
 const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
 const SEAT_BUCKETS = [1, 2, 4, 10];
+const QUEUE_LENGTH_BUCKETS = [0, 10, 25, 50, 100, 250, 500, 1000];
 
 interface Children {
   dispatched: CounterChild;
@@ -17,6 +18,9 @@ interface Children {
   seats: HistogramChild;
   rejected: Map<string, CounterChild>;
   waitRejected?: HistogramChild;
+  executionRegular: HistogramChild;
+  executionWatch?: HistogramChild;
+  queueLength: HistogramChild;
   labels: { priority_level: string; flow_schema: string };
   tally: { executing: number; waiting: number };
 }
@@ -26,6 +30,8 @@ export class FlowControlMetrics {
   private readonly rejected: CounterVec;
   private readonly wait: HistogramVec;
   private readonly seats: HistogramVec;
+  private readonly execution: HistogramVec;
+  private readonly queueLength: HistogramVec;
   private readonly children = new Map<string, Children>();
   /** Per classification (one per flow), the children of its (level, schema): no label strings per request. */
   private readonly byClassification = new WeakMap<Classification, Children>();
@@ -37,6 +43,8 @@ export class FlowControlMetrics {
     this.dispatched = new CounterVec('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', registry);
     this.rejected = new CounterVec('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', registry);
     this.wait = new HistogramVec('apiserver_flowcontrol_request_wait_duration_seconds', 'Length of time a request spent waiting in its queue', WAIT_BUCKETS, registry);
+    this.execution = new HistogramVec('apiserver_flowcontrol_request_execution_seconds', 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem', WAIT_BUCKETS, registry);
+    this.queueLength = new HistogramVec('apiserver_flowcontrol_request_queue_length_after_enqueue', 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', QUEUE_LENGTH_BUCKETS, registry);
     this.seats = new HistogramVec('apiserver_flowcontrol_work_estimated_seats', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', SEAT_BUCKETS, registry);
     const current = this.current;
     const perRequest = (name: string, help: string, pick: (v: { executing: number; waiting: number }) => number): void => {
@@ -67,11 +75,24 @@ export class FlowControlMetrics {
     };
     perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (_c, l) => l.config.limits.nominal);
     perLevel('apiserver_flowcontrol_request_concurrency_limit', 'Nominal number of execution seats configured for each priority level', (_c, l) => l.config.limits.nominal);
-    perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (_c, l) => l.config.limits.nominal);
+    perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (_c, l) => l.currentLimit);
+    // The re-division's inputs and outputs (borrowing.ts), as upstream publishes them.
+    perLevel('apiserver_flowcontrol_demand_seats_high_watermark', 'High watermark, over last adjustment period, of demand_seats', (_c, l) => l.demand.highWatermark);
+    perLevel('apiserver_flowcontrol_demand_seats_average', 'Time-weighted average, over last adjustment period, of demand_seats', (_c, l) => l.demand.average);
+    perLevel('apiserver_flowcontrol_demand_seats_stdev', 'Time-weighted standard deviation, over last adjustment period, of demand_seats', (_c, l) => l.demand.stdDev);
+    perLevel('apiserver_flowcontrol_demand_seats_smoothed', 'Smoothed seat demands', (_c, l) => l.demand.smoothed);
+    perLevel('apiserver_flowcontrol_target_seats', 'Seat allocation targets', (c, l) => c.targets.get(l) ?? 0);
+    new Gauge({ name: 'apiserver_flowcontrol_seat_fair_frac', help: 'Fair fraction of server\'s concurrency to allocate to each priority level that can use it', registers, collect() { this.set(controller.fairFrac); } });
     perLevel('apiserver_flowcontrol_lower_limit_seats', 'Configured lower bound on number of execution seats available to each priority level', (_c, l) => l.config.limits.nominal - l.config.limits.lendable);
     perLevel('apiserver_flowcontrol_upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', (c, l) => Math.min(l.config.limits.max, c.serverLimit));
     perLevel('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (_c, l) => l.seatsInUse);
     perLevel('apiserver_flowcontrol_request_concurrency_in_use', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (_c, l) => l.seatsInUse);
+    // apiary's own: the dispatch limit that follows the event loop (loop-limit.ts), and the loop's delay it last saw.
+    const loopLimit = controller.loopLimit;
+    if (loopLimit !== undefined) {
+      new Gauge({ name: 'apiary_flowcontrol_dispatch_limit', help: 'Requests allowed to execute at once, derived from the event loop delay (apiary)', registers, collect() { this.set(loopLimit.limit); } });
+      new Gauge({ name: 'apiary_flowcontrol_event_loop_delay_seconds', help: 'The largest event loop delay in the last window of the dispatch limit (apiary)', registers, collect() { this.set(loopLimit.lastDelayMs / 1000); } });
+    }
   }
 
   private childrenFor(c: Classification): Children {
@@ -86,7 +107,16 @@ export class FlowControlMetrics {
         tally = { pl: labels.priority_level, fs: labels.flow_schema, executing: 0, waiting: 0 };
         this.current.set(key, tally);
       }
-      ch = { dispatched: this.dispatched.child(labels), waitExecuted: this.wait.child({ ...labels, execute: 'true' }), seats: this.seats.child(labels), rejected: new Map(), labels, tally };
+      ch = {
+        dispatched: this.dispatched.child(labels),
+        waitExecuted: this.wait.child({ ...labels, execute: 'true' }),
+        seats: this.seats.child(labels),
+        rejected: new Map(),
+        executionRegular: this.execution.child({ ...labels, type: 'regular' }),
+        queueLength: this.queueLength.child(labels),
+        labels,
+        tally,
+      };
       this.children.set(key, ch);
     }
     this.byClassification.set(c, ch);
@@ -103,6 +133,17 @@ export class FlowControlMetrics {
     ch.dispatched.value++;
     this.wait.observe(ch.waitExecuted, waitedMs / 1000);
     this.seats.observe(ch.seats, width);
+  }
+
+  /** A request's execution (a watch's initialization) took `seconds`. */
+  onExecuted(c: Classification, seconds: number, watch: boolean): void {
+    const ch = this.childrenFor(c);
+    this.execution.observe(watch ? (ch.executionWatch ??= this.execution.child({ ...ch.labels, type: 'watch' })) : ch.executionRegular, seconds);
+  }
+
+  /** A request was queued; its queue holds `length` requests now. */
+  onEnqueued(c: Classification, length: number): void {
+    this.queueLength.observe(this.childrenFor(c).queueLength, length);
   }
 
   onRejected(c: Classification, reason: RejectReason): void {

@@ -1,15 +1,21 @@
 // One priority level's seats and queues (upstream's fairqueuing/queueset,
 // simplified): requests take `width` seats each; while the level has seats
-// (its own or, up to its borrowing limit, other levels' idle lendable seats)
-// a request runs at once, else it waits in one of its flow's shuffle-sharded
+// (its current limit: its nominal seats as borrowing re-divides them every
+// period, borrowing.ts) a request runs at once, else it waits in one of its flow's shuffle-sharded
 // queues. Queues are served in fair order: the queue that has been given the
-// fewest seats so far (its virtual time) goes next, and a queue that was idle
-// starts at the level's current virtual time, so idleness earns no credit.
+// least work so far (its virtual time, in seat-seconds) goes next, and a queue
+// that was idle starts at the level's current virtual time, so idleness earns
+// no credit. As upstream's, a request is charged at dispatch by an estimate
+// (width × the level's recent mean execution time) and the charge is corrected
+// by its measured time when it finishes: a flow of cheap requests (GETs) is
+// charged less than a flow of dear ones (creates) and so goes first more often.
 //
 // Contract: every admitted request is released exactly once; a waiting request
 // is settled exactly once (dispatched, rejected on time-out, or cancelled).
 
+import { performance } from 'node:perf_hooks';
 import { dealHand } from './shuffle-sharding.js';
+import { SeatDemand } from './borrowing.js';
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
 
@@ -22,8 +28,17 @@ export interface LevelLimits {
   max: number;
 }
 
+/** A flow's requests under the dispatch limit (controller.ts): executing, and waiting in its level's queues. */
+export interface FlowLoad {
+  executing: number;
+  waiting: number;
+  /** When it last had nothing executing or waiting (it stays counted as active a little longer). */
+  idleSince?: number;
+}
+
 export interface Waiter {
   readonly width: number;
+  readonly flow: FlowLoad;
   readonly flowSchema: string;
   readonly queue: number;
   readonly enqueuedAt: number;
@@ -61,8 +76,17 @@ export class PriorityLevelState {
   timedOut = 0;
   cancelled = 0;
   private virtualNow = 0;
+  /** Seats it may use until the next re-division (borrowing.ts); its nominal ones until the first. */
+  currentLimit: number;
+  /** Its seat demand (executing + waiting seats) over time, for the re-division. */
+  readonly demand: SeatDemand;
 
-  constructor(public config: LevelConfig) {
+  constructor(
+    public config: LevelConfig,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.currentLimit = config.limits.nominal;
+    this.demand = new SeatDemand(clock());
     this.queues = Array.from({ length: config.reject || config.exempt ? 0 : config.queues }, () => ({ items: [], head: 0, executingSeats: 0, virtualTime: 0 }));
   }
 
@@ -93,24 +117,36 @@ export class PriorityLevelState {
     return queue.items.length - queue.head;
   }
 
-  /** Seats granted: counts the request as executing (in queue `q`, when the level has queues). */
-  start(width: number, q: number): void {
+  /** Mean execution time of this level's requests (seconds; a moving average), the charge estimate. */
+  meanSeconds = 0.001;
+
+  /** Seats granted: counts the request as executing (in queue `q`, when the level has queues); returns its charge. */
+  start(width: number, q: number): number {
     this.seatsInUse += width;
     this.executing++;
     this.dispatched++;
-    if (q >= 0) {
-      const queue = this.queues[q]!;
-      queue.executingSeats += width;
-      const startTag = Math.max(queue.virtualTime, this.virtualNow);
-      queue.virtualTime = startTag + width;
-      this.virtualNow = startTag;
-    }
+    this.noteDemand();
+    if (q < 0) return 0;
+    const queue = this.queues[q]!;
+    queue.executingSeats += width;
+    const startTag = Math.max(queue.virtualTime, this.virtualNow);
+    const charge = width * this.meanSeconds;
+    queue.virtualTime = startTag + charge;
+    this.virtualNow = startTag;
+    return charge;
   }
 
-  finish(width: number, q: number): void {
+  /** A request done after `seconds`: frees its seats and corrects its queue's charge by what it really took. */
+  finish(width: number, q: number, charged: number, seconds: number): void {
     this.seatsInUse -= width;
     this.executing--;
-    if (q >= 0) this.queues[q]!.executingSeats -= width;
+    this.noteDemand();
+    this.meanSeconds += (seconds - this.meanSeconds) / 16;
+    if (q >= 0) {
+      const queue = this.queues[q]!;
+      queue.executingSeats -= width;
+      queue.virtualTime += width * seconds - charged;
+    }
   }
 
   enqueue(w: Waiter): void {
@@ -119,6 +155,11 @@ export class PriorityLevelState {
     queue.items.push(w);
     this.waiting++;
     this.waitingSeats += w.width;
+    this.noteDemand();
+  }
+
+  private noteDemand(): void {
+    if (!this.config.exempt) this.demand.set(this.seatsInUse + this.waitingSeats, this.clock());
   }
 
   /** Takes `w` out of its queue (time-out, client gone); false when it is no longer queued. */
@@ -129,15 +170,17 @@ export class PriorityLevelState {
     queue.items.splice(i, 1);
     this.waiting--;
     this.waitingSeats -= w.width;
+    this.noteDemand();
     return true;
   }
 
-  /** The next request in fair order (without taking it), or undefined. */
-  peek(): Waiter | undefined {
+  /** The next request in fair order that `ok` lets start (without taking it), or undefined. */
+  peek(ok: (w: Waiter) => boolean = () => true): Waiter | undefined {
     let best: Queue | undefined;
     for (const queue of this.queues) {
       if (queue.items.length === queue.head) continue;
-      if (best === undefined || queue.virtualTime < best.virtualTime) best = queue;
+      if (best !== undefined && queue.virtualTime >= best.virtualTime) continue;
+      if (ok(queue.items[queue.head]!)) best = queue;
     }
     return best?.items[best.head];
   }
