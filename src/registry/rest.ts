@@ -62,6 +62,12 @@ export interface ListOptions {
   resourceVersionMatch?: string;
   limit?: number;
   continue?: string;
+  /**
+   * The caller only encodes the items and never changes them (the HTTP list
+   * handler): the store may hand out the watch cache's shared, frozen objects,
+   * whose JSON is kept (machinery/json-memo.ts).
+   */
+  sharedItems?: boolean;
 }
 
 export interface WatchOptions extends ListOptions {

@@ -276,7 +276,8 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
 export async function handleList(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   validateListOptions(scope.query, false);
-  const list = await scope.store.list(scope.namespace, listOptionsFrom(scope.query));
+  // The list is only encoded: the store may answer with the watch cache's shared objects (and their kept JSON).
+  const list = await scope.store.list(scope.namespace, { ...listOptionsFrom(scope.query), sharedItems: true });
   write(scope, 200, list, out);
 }
 

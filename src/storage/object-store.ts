@@ -65,6 +65,8 @@ export interface StoreListOptions {
   predicate?: Predicate;
   /** True when the predicate selects everything (enables remainingItemCount). */
   predicateIsEverything?: boolean;
+  /** The caller never changes the items: the watch cache may answer with its shared, frozen objects. */
+  sharedItems?: boolean;
 }
 
 export interface StoreListResult {
