@@ -11,6 +11,16 @@ import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server.js';
 import { configMap, request } from '../helpers/http.js';
 import { isImmutable, jsonBytes, listJSONBytes, markImmutable } from '../../src/machinery/json-memo.js';
+import { decodeProtobuf, encodeProtobuf } from '../../src/api/schema/protobuf.js';
+import type { KubeObject } from '../../src/machinery/meta.js';
+
+function deepFrozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFrozen(v);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 test('listJSONBytes is JSON.stringify of the list, for marked, unmarked and non-object items', () => {
   const a = markImmutable(Object.freeze({ metadata: Object.freeze({ name: 'a' }), data: Object.freeze({ k: 'é✓😀' }) }));
@@ -23,6 +33,16 @@ test('listJSONBytes is JSON.stringify of the list, for marked, unmarked and non-
   assert.equal(listJSONBytes({ ...list, items: [b] }), undefined);
   const itemsFirst: { items: unknown[]; kind: string } = { items: [a], kind: 'List' };
   assert.equal(listJSONBytes(itemsFirst), undefined);
+});
+
+test('a protobuf list of kept objects is the bytes of the same list of fresh ones', () => {
+  const item = (name: string) => ({ metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '5', labels: { b: '2', a: '1' } }, data: { k: 'é✓😀', j: 'x' } });
+  const fresh = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items: [item('a'), item('b')] } as unknown as KubeObject;
+  const kept = { ...fresh, items: [markImmutable(deepFrozen(item('a'))), markImmutable(deepFrozen(item('b')))] } as unknown as KubeObject;
+  const expected = Buffer.from(encodeProtobuf(fresh));
+  assert.deepEqual(Buffer.from(encodeProtobuf(kept)), expected);
+  assert.deepEqual(Buffer.from(encodeProtobuf(kept)), expected, 'and again, from the kept bytes');
+  assert.equal(((decodeProtobuf(expected) as unknown as { items: unknown[] }).items).length, 2);
 });
 
 for (const listMemoBytes of [undefined, 3000]) {
@@ -80,5 +100,15 @@ for (const listMemoBytes of [undefined, 3000]) {
     assert.equal((table.json as { rows: unknown[] }).rows.length, 11);
     const pretty = await request(server.url, 'GET', `${base}?pretty=true`);
     assert.equal(pretty.text, JSON.stringify(JSON.parse(pretty.text), null, 2) + '\n');
+    // Protobuf: the same bytes list after list, and the same objects as the JSON list.
+    const protobufList = async (): Promise<Buffer> => {
+      const res = await fetch(`${server.url}${base}`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+      assert.equal(res.status, 200);
+      return Buffer.from(await res.arrayBuffer());
+    };
+    const first = await protobufList();
+    assert.deepEqual(await protobufList(), first);
+    const asJson = (await request(server.url, 'GET', base)).json as { items: unknown[] };
+    assert.deepEqual((decodeProtobuf(first) as unknown as { items: unknown[] }).items, asJson.items);
   });
 }
