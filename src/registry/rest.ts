@@ -140,7 +140,8 @@ export interface RESTStore {
   readonly noTable?: boolean;
 
   /** `subresource` names what a GET of a subresource path asks for (status: the object; scale: a Scale). */
-  get(namespace: string, name: string, options: { resourceVersion?: string; subresource?: string }): Promise<KubeObject>;
+  /** With `shared`, the caller only encodes the object (the HTTP GET handler): it may be the watch cache's frozen one. */
+  get(namespace: string, name: string, options: { resourceVersion?: string; subresource?: string; shared?: boolean }): Promise<KubeObject>;
   /**
    * The object as this server's watch cache holds it now, without waiting
    * (upstream's listers, for admission and other in-process readers):

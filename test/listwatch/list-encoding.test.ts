@@ -83,6 +83,25 @@ for (const listMemoBytes of [undefined, 3000]) {
     await check('', 12);
     await check('?labelSelector=parity%3Deven', 6);
 
+    // A GET of a cached object is served from the same kept bytes: exact, and never an older revision's.
+    const getBody = async (name: string): Promise<string> => {
+      const res = await fetch(`${server.url}${base}/${name}`);
+      const body = Buffer.from(await res.arrayBuffer());
+      assert.equal(res.status, 200);
+      assert.equal(Number(res.headers.get('content-length')), body.length);
+      const text = body.toString('utf8');
+      assert.equal(text, JSON.stringify(JSON.parse(text)) + '\n');
+      return text;
+    };
+    const once = await getBody('cm-05');
+    assert.equal(await getBody('cm-05'), once);
+    const patched = await request(server.url, 'PATCH', `${base}/cm-05`, { raw: JSON.stringify({ data: { text: 'patched ✓' } }), headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.text);
+    const afterPatch = JSON.parse(await getBody('cm-05')) as { data: Record<string, string>; metadata: { resourceVersion: string } };
+    assert.deepEqual(afterPatch.data, { text: 'patched ✓', big: 'x'.repeat(205) });
+    assert.equal(afterPatch.metadata.resourceVersion, (patched.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+    await check('', 12);
+
     // Updates and deletions: the next list shows the new state, never kept bytes of the old one.
     const got = (await request(server.url, 'GET', `${base}/cm-03`)).json as Record<string, unknown>;
     const updated = await request(server.url, 'PUT', `${base}/cm-03`, { body: { ...got, data: { text: 'changed ✓' } } });

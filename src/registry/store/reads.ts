@@ -15,10 +15,19 @@ import { isImmutable, markImmutable } from '../../machinery/json-memo.js';
 export abstract class ReadStore extends StoreBase {
   /** The list form of the watch cache's shared objects (sharedItems lists), by object. */
   private readonly sharedListItems = new WeakMap<KubeObject, KubeObject>();
+  /** The GET form (with this kind's TypeMeta) of the watch cache's shared objects, by object. */
+  private readonly sharedGetItems = new WeakMap<KubeObject, KubeObject>();
 
-  async get(namespace: string, name: string, options: { resourceVersion?: string }): Promise<KubeObject> {
+  async get(namespace: string, name: string, options: { resourceVersion?: string; shared?: boolean }): Promise<KubeObject> {
     const obj = await this.storage.get(this.ns(namespace), name, options);
-    return this.withTypeMeta(obj);
+    if (!isImmutable(obj)) return this.withTypeMeta(obj);
+    // The watch cache's shared object: its served form is made once and frozen too (its JSON is then kept).
+    let served = this.sharedGetItems.get(obj);
+    if (served === undefined) {
+      served = markImmutable(Object.freeze(this.withTypeMeta(obj)));
+      this.sharedGetItems.set(obj, served);
+    }
+    return served;
   }
 
   getCached(namespace: string, name: string): Readonly<KubeObject> | undefined {

@@ -334,7 +334,7 @@ export class CachedObjectStore implements ObjectStore {
 
   // ---- reads -----------------------------------------------------------------
 
-  async get(namespace: string, name: string, options: { resourceVersion?: string } = {}): Promise<KubeObject> {
+  async get(namespace: string, name: string, options: { resourceVersion?: string; shared?: boolean } = {}): Promise<KubeObject> {
     const rvText = options.resourceVersion ?? '';
     if (rvText === '') {
       // A consistent read. A backend in this process tells its revision without
@@ -345,14 +345,20 @@ export class CachedObjectStore implements ObjectStore {
       if (!this.holdsLatest() && !(await this.consistentFromCache())) return this.direct.get(namespace, name, options);
       const obj = this.cache.get(this.keyFor(namespace, name));
       if (obj === undefined) throw notFound(this.resource, name);
-      return this.direct.decodeKv(obj.key, obj.value, obj.revision);
+      return this.cachedObject(obj, options.shared === true);
     }
     const minimum = parseResourceVersion(rvText);
     if (!(await this.whenReady())) return this.direct.get(namespace, name, options);
     await this.waitFresh(minimum);
     const obj = this.cache.get(this.keyFor(namespace, name));
     if (obj === undefined) throw notFound(this.resource, name);
-    return this.direct.decodeKv(obj.key, obj.value, obj.revision);
+    return this.cachedObject(obj, options.shared === true);
+  }
+
+  /** An entry's object for a GET: the shared, frozen one (kept, see listMemo) when the caller never changes it, else a fresh parse. */
+  private cachedObject(entry: CachedObject, shared: boolean): KubeObject {
+    const decode = (e: CachedObject): KubeObject => this.direct.decodeKv(e.key, e.value, e.revision);
+    return shared && this.listMemoLimit > 0 ? this.sharedObject(entry, decode)! : decode(entry);
   }
 
   /**
