@@ -62,6 +62,12 @@ export interface ListOptions {
   resourceVersionMatch?: string;
   limit?: number;
   continue?: string;
+  /**
+   * The caller only encodes the items and never changes them (the HTTP list
+   * handler): the store may hand out the watch cache's shared, frozen objects,
+   * whose JSON is kept (machinery/json-memo.ts).
+   */
+  sharedItems?: boolean;
 }
 
 export interface WatchOptions extends ListOptions {
@@ -134,7 +140,8 @@ export interface RESTStore {
   readonly noTable?: boolean;
 
   /** `subresource` names what a GET of a subresource path asks for (status: the object; scale: a Scale). */
-  get(namespace: string, name: string, options: { resourceVersion?: string; subresource?: string }): Promise<KubeObject>;
+  /** With `shared`, the caller only encodes the object (the HTTP GET handler): it may be the watch cache's frozen one. */
+  get(namespace: string, name: string, options: { resourceVersion?: string; subresource?: string; shared?: boolean }): Promise<KubeObject>;
   /**
    * The object as this server's watch cache holds it now, without waiting
    * (upstream's listers, for admission and other in-process readers):

@@ -10,6 +10,7 @@ import { badRequest } from '../machinery/errors.js';
 import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
 import { jsonDepthError, MAX_JSON_DEPTH, valueTooDeep } from '../machinery/json-depth.js';
 import { replaceLoneSurrogates } from '../machinery/json-surrogates.js';
+import { isImmutable, jsonBytes, listJSONBytes } from '../machinery/json-memo.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { apiVersionOf, parseApiVersion } from '../machinery/meta.js';
 
@@ -23,8 +24,17 @@ export function encodeBody(value: unknown, mediaType: string, pretty = false): s
     // sigs.k8s.io/yaml goes through a generic map, so upstream's YAML has sorted keys.
     return YAML.stringify(value, { sortMapEntries: true, lineWidth: 0 });
   }
-  return (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) + '\n';
+  if (pretty) return JSON.stringify(value, null, 2) + '\n';
+  // Objects of the watch cache keep their JSON bytes: a list splices its items' (json-memo.ts).
+  if (typeof value === 'object' && value !== null) {
+    const spliced = Array.isArray((value as { items?: unknown }).items) ? listJSONBytes(value, '\n') : undefined;
+    if (spliced !== undefined) return spliced;
+    if (isImmutable(value)) return Buffer.concat([jsonBytes(value), NEWLINE]);
+  }
+  return JSON.stringify(value) + '\n';
 }
+
+const NEWLINE = Buffer.from('\n');
 
 /** What the endpoint expects a body to be. */
 export interface ExpectedKind {

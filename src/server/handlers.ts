@@ -263,7 +263,8 @@ function expectedKind(type: ResourceType, subresource = ''): { group: string; ve
 
 export async function handleGet(scope: ResourceScope): Promise<void> {
   const out = output(scope);
-  const options: { resourceVersion?: string; subresource?: string } = {};
+  // The object is only encoded: the store may answer with the watch cache's shared one (and its kept JSON).
+  const options: { resourceVersion?: string; subresource?: string; shared?: boolean } = { shared: true };
   setIfPresent(options, 'resourceVersion', scope.query.get('resourceVersion'));
   if (scope.info.subresource === 'scale') {
     write(scope, 200, await scope.store.getScale!(scope.namespace, scope.info.name), out, SCALE_KIND);
@@ -276,7 +277,8 @@ export async function handleGet(scope: ResourceScope): Promise<void> {
 export async function handleList(scope: ResourceScope): Promise<void> {
   const out = output(scope);
   validateListOptions(scope.query, false);
-  const list = await scope.store.list(scope.namespace, listOptionsFrom(scope.query));
+  // The list is only encoded: the store may answer with the watch cache's shared objects (and their kept JSON).
+  const list = await scope.store.list(scope.namespace, { ...listOptionsFrom(scope.query), sharedItems: true });
   write(scope, 200, list, out);
 }
 

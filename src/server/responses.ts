@@ -39,7 +39,9 @@ export function writeNegotiated(
   contentType = output.mediaType,
 ): void {
   if (res.headersSent) return;
-  const body = encodeBody(value, output.mediaType, output.pretty || (output.mediaType === 'application/json' && wantsPretty(req)));
+  const encoded = encodeBody(value, output.mediaType, output.pretty || (output.mediaType === 'application/json' && wantsPretty(req)));
+  // Encoded once: Content-Length then costs no scan and the socket no second UTF-8 pass.
+  const body = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
   setCommonHeaders(res, contentType, body);
   res.writeHead(code);
   res.end(req.method === 'HEAD' ? undefined : body);

@@ -65,6 +65,8 @@ export interface StoreListOptions {
   predicate?: Predicate;
   /** True when the predicate selects everything (enables remainingItemCount). */
   predicateIsEverything?: boolean;
+  /** The caller never changes the items: the watch cache may answer with its shared, frozen objects. */
+  sharedItems?: boolean;
 }
 
 export interface StoreListResult {
@@ -127,7 +129,8 @@ export interface ObjectStore {
   keyFor(namespace: string, name: string): string;
   /** Current revision of the whole store, as a resourceVersion. */
   currentResourceVersion(): Promise<string>;
-  get(namespace: string, name: string, options?: { resourceVersion?: string }): Promise<KubeObject>;
+  /** With `shared`, the caller never changes the object: the watch cache may answer with its shared, frozen one. */
+  get(namespace: string, name: string, options?: { resourceVersion?: string; shared?: boolean }): Promise<KubeObject>;
   /**
    * Stores with a watch cache: the object as the cache holds it now, without
    * waiting (upstream's listers). Undefined when the cache does not hold it or

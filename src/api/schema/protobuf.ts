@@ -27,6 +27,7 @@
 import protobuf from 'protobufjs/minimal.js';
 import { StatusError, badRequest } from '../../machinery/errors.js';
 import { type KubeObject, parseApiVersion } from '../../machinery/meta.js';
+import { isImmutable } from '../../machinery/json-memo.js';
 import { type DefinitionSchema, type ElementSchema, type FieldSchema, definitionByName, definitionFor, refOf } from './index.js';
 
 type Writer = protobuf.Writer;
@@ -143,11 +144,31 @@ function encodeStruct(def: DefinitionSchema, obj: JsonObject | undefined, w: Wri
   }
 }
 
+/** The encoded message of an object that never changes, kept per object and definition. */
+const keptStructs = new WeakMap<object, Map<DefinitionSchema, Uint8Array>>();
+
+function structBytes(def: DefinitionSchema, obj: JsonObject): Uint8Array {
+  let byDef = keptStructs.get(obj);
+  let bytes = byDef?.get(def);
+  if (bytes !== undefined) return bytes;
+  const w = protobuf.Writer.create();
+  encodeStruct(def, obj, w);
+  bytes = w.finish();
+  if (byDef === undefined) keptStructs.set(obj, (byDef = new Map()));
+  byDef.set(def, bytes);
+  return bytes;
+}
+
 /** Writes one value (a field, an array element or a map value) under field number n. */
 function encodeValue(schema: ElementSchema, v: unknown, n: number, w: Writer): void {
   const ref = refOf(schema);
   if (ref !== undefined) {
     tag(w, n, WIRE_BYTES);
+    if (ref.special === undefined && isImmutable(v)) {
+      // An object of the watch cache (a list's item): its bytes are kept (json-memo.ts).
+      w.bytes(structBytes(ref, v as JsonObject));
+      return;
+    }
     w.fork();
     if (ref.special === undefined) encodeStruct(ref, isPlainObject(v) ? v : undefined, w);
     else encodeSpecial(ref, v, w);

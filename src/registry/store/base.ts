@@ -501,11 +501,12 @@ export function setFinalizers(obj: KubeObject, finalizers: string[]): void {
 /** Thrown inside a delete attempt when the object changed under it: read again. */
 export class RetryDelete extends Error {}
 
-export function pick(options: ListOptions): { resourceVersion?: string; resourceVersionMatch?: string; limit?: number; continue?: string } {
-  const out: { resourceVersion?: string; resourceVersionMatch?: string; limit?: number; continue?: string } = {};
+export function pick(options: ListOptions): { resourceVersion?: string; resourceVersionMatch?: string; limit?: number; continue?: string; sharedItems?: boolean } {
+  const out: { resourceVersion?: string; resourceVersionMatch?: string; limit?: number; continue?: string; sharedItems?: boolean } = {};
   if (options.resourceVersion !== undefined) out.resourceVersion = options.resourceVersion;
   if (options.resourceVersionMatch !== undefined) out.resourceVersionMatch = options.resourceVersionMatch;
   if (options.limit !== undefined) out.limit = options.limit;
   if (options.continue !== undefined) out.continue = options.continue;
+  if (options.sharedItems === true) out.sharedItems = true;
   return out;
 }

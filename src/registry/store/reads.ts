@@ -10,11 +10,24 @@ import type { KubeList, KubeObject } from '../../machinery/meta.js';
 import type { ObjectStore, StoreWatchEvent } from '../../storage/object-store.js';
 import type { ListOptions, WatchEvent, WatchOptions, WatchSink, Watcher } from '../rest.js';
 import { pick, StoreBase } from './base.js';
+import { isImmutable, markImmutable } from '../../machinery/json-memo.js';
 
 export abstract class ReadStore extends StoreBase {
-  async get(namespace: string, name: string, options: { resourceVersion?: string }): Promise<KubeObject> {
+  /** The list form of the watch cache's shared objects (sharedItems lists), by object. */
+  private readonly sharedListItems = new WeakMap<KubeObject, KubeObject>();
+  /** The GET form (with this kind's TypeMeta) of the watch cache's shared objects, by object. */
+  private readonly sharedGetItems = new WeakMap<KubeObject, KubeObject>();
+
+  async get(namespace: string, name: string, options: { resourceVersion?: string; shared?: boolean }): Promise<KubeObject> {
     const obj = await this.storage.get(this.ns(namespace), name, options);
-    return this.withTypeMeta(obj);
+    if (!isImmutable(obj)) return this.withTypeMeta(obj);
+    // The watch cache's shared object: its served form is made once and frozen too (its JSON is then kept).
+    let served = this.sharedGetItems.get(obj);
+    if (served === undefined) {
+      served = markImmutable(Object.freeze(this.withTypeMeta(obj)));
+      this.sharedGetItems.set(obj, served);
+    }
+    return served;
   }
 
   getCached(namespace: string, name: string): Readonly<KubeObject> | undefined {
@@ -37,12 +50,24 @@ export abstract class ReadStore extends StoreBase {
     if (res.continue !== undefined) metadata.continue = res.continue;
     if (res.remainingItemCount !== undefined) metadata.remainingItemCount = res.remainingItemCount;
     // Typed lists carry no kind/apiVersion on their items, as upstream encodes them; unstructured ones do.
-    const items = res.items.map((o) => {
-      if (this.unstructured) return this.withTypeMeta(o);
-      const { kind: _k, apiVersion: _a, ...rest } = o;
-      return rest as KubeObject;
-    });
+    const items = res.items.map((o) => (isImmutable(o) ? this.sharedListItem(o) : this.listItem(o)));
     return { apiVersion: this.apiVersion, kind: this.type.listKind, metadata, items };
+  }
+
+  private listItem(o: KubeObject): KubeObject {
+    if (this.unstructured) return this.withTypeMeta(o);
+    const { kind: _k, apiVersion: _a, ...rest } = o;
+    return rest as KubeObject;
+  }
+
+  /** listItem of a shared, frozen object: made once per object, frozen too (its JSON is then kept, json-memo.ts). */
+  private sharedListItem(o: KubeObject): KubeObject {
+    let item = this.sharedListItems.get(o);
+    if (item === undefined) {
+      item = markImmutable(Object.freeze(this.listItem(o)));
+      this.sharedListItems.set(o, item);
+    }
+    return item;
   }
 
   /**

@@ -64,6 +64,7 @@ import { CacheEvent, WatchCache, type CachedObject } from './watch-cache.js';
 import { isCorruptObjectError } from '../corrupt-values.js';
 import { revisionCheckFor, type RevisionCheck } from './revision-check.js';
 import { deepFreeze, sharedEvents, watcherEvent } from './watcher-events.js';
+import { markImmutable } from '../../machinery/json-memo.js';
 
 export interface WatchCacheOptions {
   /** Events kept for resuming watches (default 10,000). */
@@ -78,7 +79,15 @@ export interface WatchCacheOptions {
    * true; false: they read the backend, as kube-apiserver 1.32's GET does).
    */
   consistentReads?: boolean;
+  /**
+   * The stored bytes whose parsed, frozen objects are kept for lists asked
+   * with sharedItems (default 16 MiB; 0 keeps none). Past it the kept objects
+   * are dropped and kept again as lists ask for them.
+   */
+  listMemoBytes?: number;
 }
+
+export const DEFAULT_LIST_MEMO_BYTES = 16 * 1024 * 1024;
 
 /** From this many watchers on, a dispatch gathers the backend batches of GATHER_MS. */
 const GATHER_MIN_WATCHERS = 128;
@@ -114,6 +123,15 @@ export class CachedObjectStore implements ObjectStore {
   private backendWatch: (WatchHandle & { requestProgress?(): void }) | undefined;
   /** getCached's parsed objects, by cache entry. */
   private readonly parsed = new WeakMap<CachedObject, KubeObject>();
+  /**
+   * Lists' shared objects by key, with the entry each was parsed from (a newer
+   * revision is a new entry, so an old state is never served), bounded by
+   * listMemoLimit stored bytes. Their JSON is kept beside them (json-memo.ts):
+   * a list of them is written without parsing or stringifying.
+   */
+  private readonly listMemo = new Map<string, { entry: CachedObject; object: KubeObject }>();
+  private listMemoBytes = 0;
+  private readonly listMemoLimit: number;
   private ready = false;
   private readyWaiters: Array<() => void> = [];
   private stopped = false;
@@ -144,6 +162,7 @@ export class CachedObjectStore implements ObjectStore {
     this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
     this.revisionCheck = revisionCheckFor(this.backend);
     this.consistentReads = options.cache?.consistentReads ?? true;
+    this.listMemoLimit = options.cache?.listMemoBytes ?? DEFAULT_LIST_MEMO_BYTES;
   }
 
   // ---- lifecycle -------------------------------------------------------------
@@ -155,6 +174,8 @@ export class CachedObjectStore implements ObjectStore {
     const res = await this.backend.range(this.root, end);
     if (this.stopped) return;
     this.cache.replace(res.kvs, res.revision);
+    this.listMemo.clear();
+    this.listMemoBytes = 0;
     this.lastEventRevision = res.revision;
     this.watchBackend(res.revision);
     this.ready = true;
@@ -195,7 +216,15 @@ export class CachedObjectStore implements ObjectStore {
     const last = events[events.length - 1];
     if (last !== undefined) this.lastEventRevision = last.type === 'put' ? last.kv.modRevision : last.revision;
     const applied = this.cache.apply(events);
-    for (const e of applied) this.pending.push(e);
+    for (const e of applied) {
+      this.pending.push(e);
+      // A changed key's kept object is of an older revision: let it go now.
+      const held = this.listMemo.get(e.key);
+      if (held !== undefined) {
+        this.listMemo.delete(e.key);
+        this.listMemoBytes -= held.entry.value.length;
+      }
+    }
     this.scheduleDispatch();
   }
 
@@ -305,7 +334,7 @@ export class CachedObjectStore implements ObjectStore {
 
   // ---- reads -----------------------------------------------------------------
 
-  async get(namespace: string, name: string, options: { resourceVersion?: string } = {}): Promise<KubeObject> {
+  async get(namespace: string, name: string, options: { resourceVersion?: string; shared?: boolean } = {}): Promise<KubeObject> {
     const rvText = options.resourceVersion ?? '';
     if (rvText === '') {
       // A consistent read. A backend in this process tells its revision without
@@ -316,14 +345,20 @@ export class CachedObjectStore implements ObjectStore {
       if (!this.holdsLatest() && !(await this.consistentFromCache())) return this.direct.get(namespace, name, options);
       const obj = this.cache.get(this.keyFor(namespace, name));
       if (obj === undefined) throw notFound(this.resource, name);
-      return this.direct.decodeKv(obj.key, obj.value, obj.revision);
+      return this.cachedObject(obj, options.shared === true);
     }
     const minimum = parseResourceVersion(rvText);
     if (!(await this.whenReady())) return this.direct.get(namespace, name, options);
     await this.waitFresh(minimum);
     const obj = this.cache.get(this.keyFor(namespace, name));
     if (obj === undefined) throw notFound(this.resource, name);
-    return this.direct.decodeKv(obj.key, obj.value, obj.revision);
+    return this.cachedObject(obj, options.shared === true);
+  }
+
+  /** An entry's object for a GET: the shared, frozen one (kept, see listMemo) when the caller never changes it, else a fresh parse. */
+  private cachedObject(entry: CachedObject, shared: boolean): KubeObject {
+    const decode = (e: CachedObject): KubeObject => this.direct.decodeKv(e.key, e.value, e.revision);
+    return shared && this.listMemoLimit > 0 ? this.sharedObject(entry, decode)! : decode(entry);
   }
 
   /**
@@ -367,7 +402,7 @@ export class CachedObjectStore implements ObjectStore {
         this.corruptEntries.add(entry);
         return undefined;
       }
-      obj = deepFreeze(decoded);
+      obj = markImmutable(deepFreeze(decoded));
       this.parsed.set(entry, obj);
     }
     return obj;
@@ -401,12 +436,34 @@ export class CachedObjectStore implements ObjectStore {
     // reads it from etcd); one at "0" or NotOlderThan serves the rest, as
     // upstream's watch cache, which never holds what it could not decode.
     const decoder = rvText === '' ? this.direct.listDecoder() : undefined;
+    const decode = (obj: CachedObject): KubeObject | undefined =>
+      decoder !== undefined ? decoder.decode(obj.key, obj.value, obj.revision) : this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
+    const shared = options.sharedItems === true && this.listMemoLimit > 0;
     for (const obj of this.cache.range(prefix, prefixEnd(prefix))) {
-      const item = decoder !== undefined ? decoder.decode(obj.key, obj.value, obj.revision) : this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
+      const item = shared ? this.sharedObject(obj, decode) : decode(obj);
       if (item !== undefined && (predicate === undefined || predicate(item))) items.push(item);
     }
     decoder?.finish();
     return { items, resourceVersion: String(this.cache.revision) };
+  }
+
+  /** The entry's parsed object, frozen and kept for later lists (see listMemo); undefined when it is corrupt (as `decode` decides). */
+  private sharedObject(entry: CachedObject, decode: (entry: CachedObject) => KubeObject | undefined): KubeObject | undefined {
+    const held = this.listMemo.get(entry.key);
+    if (held !== undefined && held.entry === entry) return held.object;
+    const parsed = this.parsed.get(entry);
+    if (parsed !== undefined) return parsed;
+    const decoded = decode(entry);
+    if (decoded === undefined) return undefined;
+    const object = markImmutable(deepFreeze(decoded));
+    if (held !== undefined) this.listMemoBytes -= held.entry.value.length;
+    if (this.listMemoBytes + entry.value.length > this.listMemoLimit) {
+      this.listMemo.clear();
+      this.listMemoBytes = 0;
+    }
+    this.listMemo.set(entry.key, { entry, object });
+    this.listMemoBytes += entry.value.length;
+    return object;
   }
 
   /** The backend's current revision, read after this call (shared, see RevisionCheck); errors as the direct store words them (etcd away: 504). */

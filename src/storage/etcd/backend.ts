@@ -33,7 +33,9 @@
 // revision of a cancelled watch, and has no way to send progress requests or
 // per-stream metadata; its unary path adds retry and circuit-breaker policies
 // whose timing we could not bound. We still use the .proto files etcd3 ships
-// (etcd's own API definitions), compiled at start-up with protobufjs.
+// (etcd's own API definitions), compiled at start-up with protobufjs. Unary
+// calls go over node:http2 directly (unary.ts, with the figures); watch
+// streams over grpc-js.
 
 import * as grpc from '@grpc/grpc-js';
 import {
@@ -69,6 +71,7 @@ import {
 import { endpointFailure, grpcError, neverSent, toStorageError } from './errors.js';
 import { LeaseManager } from './leases.js';
 import { EtcdWatch, sleep } from './watch.js';
+import { UnaryChannel } from './unary.js';
 
 export interface EtcdConnectOptions {
   /** Client URLs: http://host:port (https:// uses TLS with the system roots). */
@@ -90,12 +93,6 @@ export interface EtcdWatchHandle extends WatchHandle {
 
 /** The key kube-apiserver's compactors coordinate on; we use the same one so both can share an etcd. */
 export const COMPACT_REV_KEY = 'compact_rev_key';
-
-/**
- * The (empty) metadata of every unary call, shared: grpc-js copies a call's
- * metadata when the call starts (ResolvingCall.start) and changes only its copy.
- */
-const NO_METADATA = new grpc.Metadata();
 
 /** How long a request keeps retrying unreachable endpoints (within its deadline). */
 const RETRY_WINDOW_MS = 3000;
@@ -120,7 +117,8 @@ export const ETCD_CHANNEL_OPTIONS: grpc.ChannelOptions = {
 type Client = grpc.Client;
 
 export class EtcdBackend implements Backend {
-  private readonly clients: Client[];
+  /** Unary calls' connections, one per endpoint (unary.ts says why not grpc-js). */
+  private readonly clients: UnaryChannel[];
   /** Watch streams' own connections (see the constructor). */
   private readonly watchClients: Client[];
   /** Index of the endpoint requests go to first; moves on when it fails. */
@@ -147,12 +145,11 @@ export class EtcdBackend implements Backend {
         url.protocol === 'https:' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
       return new grpc.Client(url.host, credentials, options);
     };
-    this.clients = endpoints.map((endpoint) => connect(endpoint, ETCD_CHANNEL_OPTIONS));
-    // Watch streams get a connection of their own (grpc-js shares one per
-    // target and options, hence the extra option): etcd writes each
+    this.clients = endpoints.map((endpoint) => new UnaryChannel(endpoint));
+    // Watch streams get a connection of their own: etcd writes each
     // connection's frames from one goroutine, so events and write replies
-    // on one connection queue behind each other.
-    this.watchClients = endpoints.map((endpoint) => connect(endpoint, { ...ETCD_CHANNEL_OPTIONS, 'apiary.etcd-connection': 'watch' }));
+    // on one connection would queue behind each other.
+    this.watchClients = endpoints.map((endpoint) => connect(endpoint, ETCD_CHANNEL_OPTIONS));
     this.leases = new LeaseManager((ttl) => this.grantLease(ttl), options.now ?? Date.now);
   }
 
@@ -197,18 +194,8 @@ export class EtcdBackend implements Backend {
     if (this.closed) throw new StorageError('Unavailable', 'storage backend is closed');
   }
 
-  private unary<T>(client: Client, method: Method, request: object, deadline: number): Promise<T> {
-    return new Promise((resolve, reject) => {
-      client.makeUnaryRequest(
-        method.path,
-        method.serialize,
-        method.deserialize,
-        request,
-        NO_METADATA,
-        { deadline },
-        (err, response) => (err ? reject(err) : resolve(response as T)),
-      );
-    });
+  private unary<T>(client: UnaryChannel, method: Method, request: object, deadline: number): Promise<T> {
+    return client.call(method, request, deadline) as Promise<T>;
   }
 
   /**

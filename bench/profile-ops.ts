@@ -1,0 +1,78 @@
+// One operation of bench/versus-upstream.ts against apiary alone, for
+// profiling: starts `apiary serve` (from src through tsx, or dist/ with
+// DIST=1) on SQLite or on a throwaway etcd 3.5, with a system:masters token,
+// makes the 500 ConfigMaps of a list (and the one of a get), warms up for 3 s,
+// then drives the operation with wrk at concurrency 32 for three runs and
+// prints req/s and apiary's CPU µs per request (its process and TLS front;
+// not etcd's). With `prof`, apiary runs with --cpu-prof (profiles of the main
+// thread and the worker threads land in /tmp/perf/prof).
+//
+//   node --import tsx bench/profile-ops.ts list|get|create sqlite|etcd [seconds=10] [prof]
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { spawnNode } from '../test/helpers/apiary-process.js';
+import { startEtcd, type EtcdCluster } from '../test/helpers/etcd.js';
+import { runWrk, type WrkRequest } from './wrk.js';
+import { childPids, cpuSeconds } from './lib.js';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const op = process.argv[2] ?? 'list';
+const storage = process.argv[3] ?? 'sqlite';
+const seconds = Number(process.argv[4] ?? 10);
+const prof = process.argv[5] === 'prof';
+const TOKEN = 'profile-token-0123456789';
+const payload = 'x'.repeat(1024);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'apiary-profile-'));
+writeFileSync(join(dataDir, 'tokens.csv'), `${TOKEN},profile-admin,profile-uid,"system:masters"\n`);
+const storageArgs: string[] = [];
+let etcd: EtcdCluster | undefined;
+if (storage === 'etcd') {
+  etcd = await startEtcd({ binary: join(REPO, 'test/compat/etcd-3.5/bin/etcd') });
+  storageArgs.push('--storage', 'etcd', '--etcd-servers', etcd.endpoints[0]!);
+}
+const entry = process.env['DIST'] ? [join(REPO, 'dist/cli/main.js')] : ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
+const profArgs = prof ? ['--cpu-prof', '--cpu-prof-dir=/tmp/perf/prof'] : [];
+const serveArgs = ['serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', join(dataDir, 'tokens.csv'), '--log-level', 'warn', ...storageArgs];
+const proc = spawnNode([...profArgs, ...entry, ...serveArgs], { stderr: 'inherit' }, 'apiary');
+const agent = new Agent({ connect: { rejectUnauthorized: false } });
+try {
+  const origin = await proc.url;
+  const send = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<void> => {
+    const res = await request(origin + path, { method, dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    await res.body.text();
+  };
+  for (const ns of ['bench', 'bench-list']) await send('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  await send('POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: 'probe' }, data: { payload } });
+  for (let i = 0; i < 500; i += 25) {
+    await Promise.all(Array.from({ length: 25 }, (_, j) => send('POST', '/api/v1/namespaces/bench-list/configmaps', { metadata: { name: `listed-${i + j}` }, data: { payload } })));
+  }
+  const headers = { Authorization: `Bearer ${TOKEN}` };
+  const requestFor = (tag: string): WrkRequest => {
+    if (op === 'list') return { method: 'GET', path: '/api/v1/namespaces/bench-list/configmaps', headers };
+    if (op === 'get') return { method: 'GET', path: '/api/v1/namespaces/bench/configmaps/probe', headers };
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${tag}-{i}` }, data: { payload } });
+    return { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body, headers };
+  };
+  await runWrk(origin, { concurrency: 32, seconds: 3 }, requestFor('warm'));
+  const pid = proc.child.pid!;
+  const cpu = (): number => [pid, ...childPids(pid)].reduce((sum, p) => sum + cpuSeconds(p), 0);
+  const rates: string[] = [];
+  const cpus: string[] = [];
+  for (let r = 0; r < 3; r++) {
+    const before = cpu();
+    const res = await runWrk(origin, { concurrency: 32, seconds }, requestFor(`r${r}`));
+    rates.push((res.requests / seconds).toFixed(0));
+    cpus.push((((cpu() - before) * 1e6) / res.requests).toFixed(0));
+  }
+  console.log(`${op} on ${storage}: req/s ${rates.join(' ')}; apiary CPU µs/req ${cpus.join(' ')}`);
+} finally {
+  await agent.close();
+  await proc.stop('SIGTERM');
+  await etcd?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
