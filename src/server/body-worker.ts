@@ -30,6 +30,7 @@ import { StatusError, type Status } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { assembleSlices, type Slice } from '../machinery/json-slices.js';
 import type { ExpectedKind, FieldValidation } from './write-body.js';
+import type { Pause } from './large-requests.js';
 
 export interface BodyJob {
   id: number;
@@ -136,9 +137,10 @@ export async function decodeOffThread(
   expected: ExpectedKind,
   fieldValidation: FieldValidation | undefined,
   res: ServerResponse,
-  pause: () => Promise<void>,
+  pause: Pause,
 ): Promise<KubeObject | undefined> {
   const result = await bodyWorker.run({ body, expected, fieldValidation });
+  await pause(true);
   if (result === undefined || 'fallback' in result) return undefined;
   if ('status' in result) throw StatusError.fromStatus(result.status);
   const object = (await assembleSlices(result.slices, pause)) as KubeObject;

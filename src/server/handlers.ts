@@ -56,7 +56,7 @@ import {
 } from './request-options.js';
 
 export { listOptionsFrom, managerOrUserAgent };
-import { LARGE_BODY_BYTES, largeRequestTurns } from './large-requests.js';
+import { LARGE_BODY_BYTES, largeRequestTurns, type Pause } from './large-requests.js';
 import { decodeOffThread } from './body-worker.js';
 import { decodeTypedBody } from './write-body.js';
 import { deleteOptionsFrom } from './delete-options.js';
@@ -351,7 +351,7 @@ async function handleCreateSubresource(scope: ResourceScope): Promise<void> {
  * handlers do (duplicate keys merged, field validation, owner references
  * deduplicated), yielding between stages for a large body.
  */
-async function decodeWriteBody(scope: ResourceScope, body: Buffer, mediaType: string, options: WriteOptions, pause: () => Promise<void>): Promise<KubeObject> {
+async function decodeWriteBody(scope: ResourceScope, body: Buffer, mediaType: string, options: WriteOptions, pause: Pause): Promise<KubeObject> {
   await pause();
   // A large JSON body of a built-in kind is decoded on a worker thread (body-worker.ts says why and what stays here).
   if (body.length >= LARGE_BODY_BYTES && mediaType === 'application/json' && scope.store.unstructured !== true) {

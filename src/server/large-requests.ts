@@ -35,13 +35,21 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 /** Bodies at least this large take turns and yield between stages (kubectl's largest common bodies, CRDs, are below). */
 export const LARGE_BODY_BYTES = 256 * 1024;
 
+/**
+ * Lets the loop serve others between two stages of a large request. Called
+ * with `afterWaiting` when the time since the last pause was spent waiting
+ * (for a worker thread), not holding the loop: it then only restarts the
+ * stage clock.
+ */
+export type Pause = (afterWaiting?: boolean) => Promise<void>;
+
 /** First come, first served turns for large bodies (one at a time). */
 export class LargeRequestTurns {
   private running = false;
   private readonly waiting: Array<() => void> = [];
 
   /** Runs `work` in this body's turn when `size` is large; at once otherwise. */
-  async run<T>(size: number, work: (pause: () => Promise<void>) => Promise<T>): Promise<T> {
+  async run<T>(size: number, work: (pause: Pause) => Promise<T>): Promise<T> {
     if (size < LARGE_BODY_BYTES) return work(noPause);
     if (this.running) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.running = true;
@@ -55,7 +63,7 @@ export class LargeRequestTurns {
   }
 }
 
-const noPause = (): Promise<void> => Promise.resolve();
+const noPause: Pause = () => Promise.resolve();
 
 /**
  * Pauses for one large request: two turns of the loop (a request on a
@@ -63,9 +71,13 @@ const noPause = (): Promise<void> => Promise.resolve();
  * accept), then PAUSE_FACTOR times as long as the stage before ran (at least
  * PAUSE_MS, at most MAX_PAUSE_MS).
  */
-function pacedPauses(): () => Promise<void> {
+function pacedPauses(): Pause {
   let resumed = performance.now();
-  return async () => {
+  return async (afterWaiting) => {
+    if (afterWaiting === true) {
+      resumed = performance.now();
+      return;
+    }
     const stage = performance.now() - resumed;
     await nextTurn();
     await nextTurn();

@@ -54,15 +54,29 @@ function send(method: string, path: string, body?: Buffer, contentType = 'applic
   });
 }
 
-function maximalBodies(): Array<{ title: string; method: string; path: string; body: Buffer; contentType?: string; expect: number }> {
+/** A maximal body, how many times it is sent back to back, and whether the slowest GET is held to the target yet. */
+interface Maximal {
+  title: string;
+  method: string;
+  path: string;
+  body: Buffer;
+  contentType?: string;
+  expect: number;
+  /** Sent back to back until this long has passed (at least once). */
+  forMs: number;
+  /** Whether the slowest GET is held to TARGET_MS (the 100,000-key create is not yet: see the module comment). */
+  held: boolean;
+}
+
+function maximalBodies(): Maximal[] {
   const keys: string[] = [];
   for (let i = 0; i < 100_000; i++) keys.push(`"k${i}":"v"`);
   const deep = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
   return [
-    { title: '100,000 data keys', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"keys-"},"data":{${keys.join(',')}}}`), expect: 201 },
-    { title: '1,000,000 list elements', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"list-"},"x":[${new Array(1_000_000).fill('0').join(',')}]}`), expect: 201 },
-    { title: '1,000,000 owner references', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"own-","ownerReferences":[${new Array(1_000_000).fill('{}').join(',')}]}}`), expect: 422 },
-    { title: '10,000-deep merge patch', method: 'PATCH', path: `${NS}/configmaps/small`, body: Buffer.from(`{"metadata":{"annotations":${deep}}}`), contentType: 'application/merge-patch+json', expect: 400 },
+    { title: '100,000 data keys', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"keys-"},"data":{${keys.join(',')}}}`), expect: 201, forMs: 0, held: false },
+    { title: '1,000,000 list elements', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"list-"},"x":[${new Array(1_000_000).fill('0').join(',')}]}`), expect: 201, forMs: 2000, held: true },
+    { title: '1,000,000 owner references', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"own-","ownerReferences":[${new Array(1_000_000).fill('{}').join(',')}]}}`), expect: 422, forMs: 2000, held: true },
+    { title: '10,000-deep merge patch', method: 'PATCH', path: `${NS}/configmaps/small`, body: Buffer.from(`{"metadata":{"annotations":${deep}}}`), contentType: 'application/merge-patch+json', expect: 400, forMs: 2000, held: true },
   ];
 }
 
@@ -70,47 +84,66 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }
 
-test('small GETs are served while maximal requests arrive back to back', { timeout: 240_000 }, async () => {
-  const bodies = maximalBodies();
-  // Warm up every path once (module loading, JIT), not measured.
-  for (const b of bodies) assert.equal(await send(b.method, b.path, b.body, b.contentType), b.expect, b.title);
+/** The issue's target for the slowest small GET while maximal requests run. */
+const TARGET_MS = 100;
+/** A GET is sent every PROBE_MS, not waiting for the one before. */
+const PROBE_MS = 20;
 
-  const report: string[] = [];
-  for (const b of bodies) {
-    const latencies: number[] = [];
-    const pending: Array<Promise<void>> = [];
-    let answeredDuring = 0;
-    let done = false;
-    const timer = setInterval(() => {
-      pending.push(
-        (async () => {
-          const start = performance.now();
-          assert.equal(await send('GET', `${NS}/configmaps/small`), 200);
-          latencies.push(performance.now() - start);
-          if (!done) answeredDuring++;
-        })(),
-      );
-    }, 25);
-    const start = performance.now();
-    const status = await send(b.method, b.path, b.body, b.contentType);
+/** Small GETs on a fixed schedule while `during` runs: their latencies, and how many were answered before it ended. */
+async function probe(during: () => Promise<void>): Promise<{ sorted: number[]; answeredDuring: number }> {
+  const latencies: number[] = [];
+  const pending: Array<Promise<void>> = [];
+  let answeredDuring = 0;
+  let done = false;
+  const timer = setInterval(() => {
+    pending.push(
+      (async () => {
+        const start = performance.now();
+        assert.equal(await send('GET', `${NS}/configmaps/small`), 200);
+        latencies.push(performance.now() - start);
+        if (!done) answeredDuring++;
+      })(),
+    );
+  }, PROBE_MS);
+  try {
+    await during();
+  } finally {
     done = true;
-    const ms = performance.now() - start;
     clearInterval(timer);
     await Promise.all(pending);
-    assert.equal(status, b.expect, b.title);
-    const sorted = [...latencies].sort((x, y) => x - y);
-    report.push(`${b.title}: ${Math.round(ms)} ms, ${answeredDuring}/${sorted.length} GETs answered during it, p50 ${Math.round(percentile(sorted, 50))} ms, max ${Math.round(sorted.at(-1) ?? 0)} ms`);
-    // The loop was not held: most GETs sent while the maximal request was in
-    // flight were answered before it was (one synchronous block would answer
-    // none of those sent after its body arrived). A ratio, not a time: it
-    // holds on a loaded machine as on an idle one.
-    if (sorted.length >= 8) {
-      assert.ok(answeredDuring >= sorted.length * 0.4, `${b.title}: only ${answeredDuring} of ${sorted.length} GETs answered while it ran`);
-      // Large requests pause between stages for twice the stage's length:
-      // most GETs arrive in a pause and are answered at once. (The slowest
-      // waits for one stage, which on a loaded 2-core machine can take a second.)
-      assert.ok(percentile(sorted, 50) < 100, `${b.title}: median GET latency ${Math.round(percentile(sorted, 50))} ms`);
-    }
+  }
+  return { sorted: [...latencies].sort((x, y) => x - y), answeredDuring };
+}
+
+test('small GETs are served while maximal requests arrive back to back', { timeout: 300_000 }, async () => {
+  const bodies = maximalBodies();
+  // Warm up every path once (module loading, JIT, the decode worker's start), not measured.
+  for (const b of bodies) assert.equal(await send(b.method, b.path, b.body, b.contentType), b.expect, b.title);
+
+  // The machine's own noise in the same run: the slowest of the same GETs with nothing else sent.
+  const idle = await probe(() => new Promise((r) => setTimeout(r, 2000)));
+  const idleMax = idle.sorted.at(-1) ?? 0;
+  const report: string[] = [`idle: ${idle.sorted.length} GETs, p50 ${Math.round(percentile(idle.sorted, 50))} ms, max ${Math.round(idleMax)} ms`];
+  for (const b of bodies) {
+    let sent = 0;
+    const start = performance.now();
+    const { sorted, answeredDuring } = await probe(async () => {
+      // Back to back, bounded by time and count: every GET is sent while one of them is in flight.
+      do {
+        assert.equal(await send(b.method, b.path, b.body, b.contentType), b.expect, b.title);
+        sent++;
+      } while (performance.now() - start < b.forMs && sent < 500);
+    });
+    const ms = performance.now() - start;
+    const max = sorted.at(-1) ?? 0;
+    report.push(`${b.title}: ${sent} sent in ${Math.round(ms)} ms, ${answeredDuring}/${sorted.length} GETs answered meanwhile, p50 ${Math.round(percentile(sorted, 50))} ms, p99 ${Math.round(percentile(sorted, 99))} ms, max ${Math.round(max)} ms`);
+    assert.ok(sorted.length >= 8, `${b.title}: only ${sorted.length} GETs sent`);
+    // The loop was not held: most GETs sent meanwhile were answered before the maximal requests ended.
+    assert.ok(answeredDuring >= sorted.length * 0.4, `${b.title}: only ${answeredDuring} of ${sorted.length} GETs answered while it ran`);
+    assert.ok(percentile(sorted, 50) < TARGET_MS, `${b.title}: median GET latency ${Math.round(percentile(sorted, 50))} ms`);
+    // Every GET, the slowest included, within the target; the allowance is this
+    // machine's own slowest idle GET in the same run (CI shares 2 cores with other tests).
+    if (b.held) assert.ok(max < TARGET_MS + idleMax, `${b.title}: slowest GET ${Math.round(max)} ms (target ${TARGET_MS} ms, idle slowest ${Math.round(idleMax)} ms)`);
   }
   for (const line of report) console.log(`# ${line}`);
 });
