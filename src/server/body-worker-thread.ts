@@ -7,7 +7,9 @@ import type { ServerResponse } from 'node:http';
 import { StatusError } from '../machinery/errors.js';
 import { jsonSlices } from '../machinery/json-slices.js';
 import { decodeJsonWriteBody } from './write-body.js';
-import type { BodyJob, BodyJobResult } from './body-worker.js';
+import type { BodyJob, BodyJobResult, CreatedFieldsJob } from './body-worker.js';
+import { applySchemaFor } from '../api/schema/apply-schema.js';
+import { createdFieldsV1 } from '../machinery/apply/created.js';
 
 /** A kind other than the endpoint's needs the server's scheme: the main thread decodes that body itself. */
 class NeedsScheme extends Error {}
@@ -25,8 +27,25 @@ function warningCollector(): { res: ServerResponse; values: () => string[] } {
   return { res: res as unknown as ServerResponse, values: () => header };
 }
 
+/** The field set of a created object (the store's trackCreate hands the walk here for a large object). */
+function createdFields(job: CreatedFieldsJob): BodyJobResult {
+  const root = applySchemaFor(job.kind.group, job.kind.version, job.kind.kind);
+  if (root === undefined) return { id: job.id, fallback: true };
+  const fieldsV1 = createdFieldsV1(JSON.parse(job.json) as Record<string, unknown>, root, { skipTopLevel: new Set(job.skipTopLevel), stripped: job.stripped });
+  return { id: job.id, slices: jsonSlices(fieldsV1 ?? null), warnings: [] };
+}
+
 parentPort!.on('message', (job: BodyJob) => {
   let result: BodyJobResult;
+  if (job.type === 'created') {
+    try {
+      result = createdFields(job);
+    } catch {
+      result = { id: job.id, fallback: true };
+    }
+    parentPort!.postMessage(result);
+    return;
+  }
   try {
     const warnings = warningCollector();
     const body = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);

@@ -28,21 +28,38 @@ import { Worker } from 'node:worker_threads';
 import type { ServerResponse } from 'node:http';
 import { StatusError, type Status } from '../machinery/errors.js';
 import type { KubeObject } from '../machinery/meta.js';
-import { assembleSlices, type Slice } from '../machinery/json-slices.js';
+import { assembleSlices, stringifySliced, type Slice } from '../machinery/json-slices.js';
+import type { CreatedFieldsOptions } from '../machinery/apply/created.js';
 import type { ExpectedKind, FieldValidation } from './write-body.js';
 import type { Pause } from './large-requests.js';
 
-export interface BodyJob {
+/** Decode a large JSON body (write-body.ts). */
+export interface DecodeJob {
+  type: 'decode';
   id: number;
   body: Uint8Array;
   expected: ExpectedKind;
   fieldValidation: FieldValidation | undefined;
 }
 
+/** The field set a plain create's creator owns (machinery/apply/created.ts), of an object sent as JSON. */
+export interface CreatedFieldsJob {
+  type: 'created';
+  id: number;
+  kind: ExpectedKind;
+  json: string;
+  skipTopLevel: string[];
+  stripped: string[][];
+}
+
+export type BodyJob = DecodeJob | CreatedFieldsJob;
+
 export type BodyJobResult =
   | { id: number; slices: Slice[]; warnings: string[] }
   | { id: number; status: Status }
   | { id: number; fallback: true };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** A worker ends after this long without a body to decode. */
 const IDLE_MS = 30_000;
@@ -55,18 +72,20 @@ class BodyWorker {
   private idleTimer: NodeJS.Timeout | undefined;
 
   /** The decoded result, or undefined when the main thread must decode the body itself. */
-  run(job: Omit<BodyJob, 'id'>): Promise<BodyJobResult | undefined> {
+  run(job: DistributiveOmit<BodyJob, 'id'>): Promise<BodyJobResult | undefined> {
     const worker = this.start();
     if (worker === undefined) return Promise.resolve(undefined);
     if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
     const id = this.nextId++;
-    // A copy of its own (the body may be a view of a pooled buffer), moved rather than cloned.
-    const body = new Uint8Array(job.body);
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       // Referenced while it has work (the answer is awaited), not while idle.
       worker.ref();
-      worker.postMessage({ ...job, id, body } satisfies BodyJob, [body.buffer]);
+      if (job.type === 'decode') {
+        // A copy of its own (the body may be a view of a pooled buffer), moved rather than cloned.
+        const body = new Uint8Array(job.body);
+        worker.postMessage({ ...job, id, body } satisfies BodyJob, [body.buffer]);
+      } else worker.postMessage({ ...job, id } satisfies BodyJob);
     });
   }
 
@@ -139,7 +158,7 @@ export async function decodeOffThread(
   res: ServerResponse,
   pause: Pause,
 ): Promise<KubeObject | undefined> {
-  const result = await bodyWorker.run({ body, expected, fieldValidation });
+  const result = await bodyWorker.run({ type: 'decode', body, expected, fieldValidation });
   await pause(true);
   if (result === undefined || 'fallback' in result) return undefined;
   if ('status' in result) throw StatusError.fromStatus(result.status);
@@ -155,4 +174,20 @@ function addWarningHeaderValues(res: ServerResponse, added: string[]): void {
   const values = Array.isArray(existing) ? existing.map(String) : existing === undefined ? [] : [String(existing)];
   for (const value of added) if (!values.includes(value)) values.push(value);
   res.setHeader('Warning', values);
+}
+
+/**
+ * createdFieldsV1 (machinery/apply/created.ts) of a large object on the
+ * worker thread: the object goes as JSON written a slice at a time, the field
+ * set comes back in slices; false when the main thread must walk it itself.
+ * Why: the walk visits every field of the object and builds a field set as
+ * large (100,000 keys: several hundred milliseconds in one block).
+ */
+export async function createdFieldsOffThread(kind: ExpectedKind, obj: KubeObject, options: CreatedFieldsOptions, pause: Pause): Promise<Record<string, unknown> | undefined | false> {
+  const json = await stringifySliced(obj, pause);
+  const result = await bodyWorker.run({ type: 'created', kind, json, skipTopLevel: [...options.skipTopLevel], stripped: options.stripped.map((p) => [...p]) });
+  await pause(true);
+  if (result === undefined || 'fallback' in result || 'status' in result) return false;
+  const fieldsV1 = await assembleSlices(result.slices, pause);
+  return fieldsV1 === null ? undefined : (fieldsV1 as Record<string, unknown>);
 }

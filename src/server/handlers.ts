@@ -57,7 +57,7 @@ import {
 
 export { listOptionsFrom, managerOrUserAgent };
 import { LARGE_BODY_BYTES, largeRequestTurns, type Pause } from './large-requests.js';
-import { decodeOffThread } from './body-worker.js';
+import { createdFieldsOffThread, decodeOffThread } from './body-worker.js';
 import { decodeTypedBody } from './write-body.js';
 import { deleteOptionsFrom } from './delete-options.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
@@ -386,6 +386,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
     // The body's name and namespace are checked against the URL by the store (every caller goes through it).
     options.warnings = [];
     options.pause = pause;
+    if (body.length >= LARGE_BODY_BYTES) options.offload = { createdFieldsV1: (kind, obj, walk) => createdFieldsOffThread(kind, obj, walk, pause) };
     const created = await scope.store.create(scope.namespace, object, options);
     await pause();
     setWarningHeaders(scope.res, options.warnings);

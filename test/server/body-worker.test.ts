@@ -65,3 +65,29 @@ test('a body of another kind is left to the main thread (its error needs the sch
   const body = Buffer.from(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x"},"pad":"${'x'.repeat(300_000)}"}`);
   assert.equal(await decodeOffThread(body, CONFIGMAP, undefined, fakeResponse(), () => Promise.resolve()), undefined);
 });
+
+test('a created object\'s field set walked on the worker is the main thread\'s', { timeout: 60_000 }, async () => {
+  const { createdFieldsOffThread } = await import('../../src/server/body-worker.js');
+  const { createdFieldsV1 } = await import('../../src/machinery/apply/created.js');
+  const { applySchemaFor } = await import('../../src/api/schema/apply-schema.js');
+  const options = { skipTopLevel: new Set(['status']), stripped: [['f:metadata', 'f:uid'], ['f:metadata', 'f:creationTimestamp']] };
+  const data = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key-${i}`, 'v']));
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd', uid: 'u', creationTimestamp: 't', labels: { a: 'b' } },
+    spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: Array.from({ length: 300 }, (_, i) => ({ name: `c${i}`, image: 'x', ports: [{ containerPort: 80 + i, protocol: 'TCP' }] })) } } },
+    status: { replicas: 3 },
+  };
+  const cases: Array<[{ group: string; version: string; kind: string }, Record<string, unknown>]> = [
+    [CONFIGMAP, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', uid: 'u' }, data }],
+    [{ group: 'apps', version: 'v1', kind: 'Deployment' }, deployment],
+    [CONFIGMAP, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { uid: 'u' } }],
+  ];
+  for (const [kind, obj] of cases) {
+    const main = createdFieldsV1(obj, applySchemaFor(kind.group, kind.version, kind.kind)!, options);
+    const worker = await createdFieldsOffThread(kind, obj as never, options, () => new Promise((r) => setImmediate(r)));
+    assert.notEqual(worker, false, 'walked on the worker');
+    assert.equal(JSON.stringify(worker), JSON.stringify(main), kind.kind);
+  }
+});
