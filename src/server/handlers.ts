@@ -390,7 +390,8 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
     const created = await scope.store.create(scope.namespace, object, options);
     await pause();
     setWarningHeaders(scope.res, options.warnings);
-    await writeAfterLarge(scope, body, 201, created, out, pause);
+    if (body.length < LARGE_BODY_BYTES) write(scope, 201, created, out);
+    else await writeAfterLarge(scope, body, 201, created, out, pause);
   });
 }
 

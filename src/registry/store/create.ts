@@ -39,7 +39,8 @@ export abstract class CreateStore extends ReadStore {
     meta.creationTimestamp = formatTimestamp(this.clock());
     const generated = (meta.name === undefined || meta.name === '') && (meta.generateName ?? '') !== '';
     if (generated) meta.name = generateName(meta.generateName!);
-    await this.trackCreate(obj, options);
+    if (options.offload === undefined) this.trackUpdate(null, obj, '', options.fieldManager);
+    else await this.trackCreate(obj, options);
     this.strategy.prepareForCreate?.(obj, options.user);
     managedFieldsLast(obj);
     await options.pause?.();
