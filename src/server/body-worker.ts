@@ -104,10 +104,13 @@ class BodyWorker {
         }
       });
       const gone = (): void => {
-        if (this.worker === worker) this.worker = undefined;
+        // A worker ended for idleness has no work; another may have started since.
+        if (this.worker !== worker) return;
+        this.worker = undefined;
         for (const resolve of this.pending.values()) resolve(undefined);
         this.pending.clear();
       };
+      // A worker that fails (its modules do not load, it runs out of memory) is not tried again.
       worker.on('error', () => {
         this.unavailable = true;
         gone();

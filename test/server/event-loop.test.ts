@@ -5,13 +5,19 @@
 //
 // The server runs in a process of its own (`apiary serve --storage memory`),
 // so its stalls cannot stall the test's clients. The small GETs are sent on a
-// fixed schedule (every 25 ms, not waiting for the previous one): a stall
-// delays every GET sent during it and shows in the percentiles. Each maximal
+// fixed schedule (every PROBE_MS, not waiting for the previous one): a stall
+// delays every GET sent during it and shows in the slowest. Each maximal
 // request is also checked for its answer.
-// Bounds allow for a 2-core machine shared with other work (a ratio, and a
-// median): before the fixes the 100,000-key create alone held the loop for
-// 8–22 s (quadratic field lookups) and every GET sent meanwhile waited for
-// it, and a million owner references ended in a 500 (stack overflow).
+//
+// The target is the issue's: the slowest GET (none excluded) under 100 ms.
+// CI runs this on 2 cores beside other tests, so the allowance is measured in
+// the same run: the slowest of the same GETs sent with nothing else going on.
+// Before the large-body decode moved to a worker thread, a million owner
+// references held the loop 660 ms in one block (parse and field checks); the
+// 100,000-key create is not yet held to the target (its store stages —
+// zero values, validation, the stored value's encoding — each walk the map in
+// one block: server/large-requests.ts), only to a median and to most GETs
+// being answered while it runs.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
