@@ -91,3 +91,35 @@ test('a created object\'s field set walked on the worker is the main thread\'s',
     assert.equal(JSON.stringify(worker), JSON.stringify(main), kind.kind);
   }
 });
+
+test('a large CustomResourceDefinition (a chart\'s) decodes and walks on the worker as on the main thread', { timeout: 60_000 }, async () => {
+  const { execFileSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const YAML = (await import('yaml')).default;
+  const { createdFieldsOffThread } = await import('../../src/server/body-worker.js');
+  const { createdFieldsV1 } = await import('../../src/machinery/apply/created.js');
+  const { applySchemaFor } = await import('../../src/api/schema/apply-schema.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-crd-'));
+  try {
+    const fixture = new URL('../compat/charts/fixtures/prometheus-operator-crds.tgz', import.meta.url).pathname;
+    execFileSync('tar', ['xzf', fixture, '-C', dir]);
+    const yaml = fs.readFileSync(path.join(dir, 'prometheus-operator-crds/crds/monitoring.coreos.com_alertmanagerconfigs.yaml'), 'utf8');
+    const body = Buffer.from(JSON.stringify(YAML.parse(yaml)));
+    assert.ok(body.length >= 256 * 1024, `${body.length} bytes`);
+    const CRD = { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' };
+    const mainRes = fakeResponse();
+    const main = decodeJsonWriteBody(body, CRD, 'Strict', () => false, mainRes);
+    const workerRes = fakeResponse();
+    const worker = await decodeOffThread(body, CRD, 'Strict', workerRes, () => new Promise((r) => setImmediate(r)));
+    assert.equal(JSON.stringify(worker), JSON.stringify(main));
+    assert.deepEqual(workerRes.headers.get('Warning'), mainRes.headers.get('Warning'));
+    const options = { skipTopLevel: new Set(['status']), stripped: [] };
+    const fields = await createdFieldsOffThread(CRD, main, options, () => new Promise((r) => setImmediate(r)));
+    assert.notEqual(fields, false);
+    assert.equal(JSON.stringify(fields), JSON.stringify(createdFieldsV1(main as never, applySchemaFor(CRD.group, CRD.version, CRD.kind)!, options)));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
