@@ -5,6 +5,7 @@
 // and fail with StatusError only.
 
 import type { KubeList, KubeObject } from '../machinery/meta.js';
+import type { CreatedFieldsOptions } from '../machinery/apply/created.js';
 import type { Status } from '../machinery/errors.js';
 import type { Printer } from '../api/tables/printer.js';
 import type { UserInfo } from '../machinery/user.js';
@@ -89,6 +90,18 @@ export interface WriteOptions {
   request?: AdmissionRequestContext;
   /** Between the stages of a large write: lets the event loop serve other requests (server/large-requests.ts). */
   pause?: () => Promise<void>;
+  /** Pure work on a large object done off the event loop (server/body-worker.ts); absent, it is done here. */
+  offload?: LargeWorkOffload;
+}
+
+/** What a large write's pure work may be handed to. */
+export interface LargeWorkOffload {
+  /**
+   * createdFieldsV1 (machinery/apply/created.ts) of `obj` under the kind's
+   * apply schema: the fieldsV1, undefined when it owns nothing, false when it
+   * could not be done there (the caller then does it itself).
+   */
+  createdFieldsV1(kind: { group: string; version: string; kind: string }, obj: KubeObject, options: CreatedFieldsOptions): Promise<Record<string, unknown> | undefined | false>;
 }
 
 export interface DeleteOptions {

@@ -44,7 +44,7 @@ import {
   APPLY_PATCH_TYPE,
 } from './negotiation.js';
 import type { RequestInfo } from './request-info.js';
-import { writeNegotiated } from './responses.js';
+import { writeNegotiated, writeNegotiatedSliced } from './responses.js';
 import { NO_TABLE_RESTRICTIONS, RESOURCE_RESTRICTIONS, transformResponse, watchEventTransformer, type TransformContext } from './transform.js';
 import { validateListOptions } from './list-options.js';
 import {
@@ -56,7 +56,9 @@ import {
 } from './request-options.js';
 
 export { listOptionsFrom, managerOrUserAgent };
-import { largeRequestTurns } from './large-requests.js';
+import { LARGE_BODY_BYTES, largeRequestTurns, type Pause } from './large-requests.js';
+import { createdFieldsOffThread, decodeOffThread } from './body-worker.js';
+import { decodeTypedBody } from './write-body.js';
 import { deleteOptionsFrom } from './delete-options.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
 
@@ -162,6 +164,13 @@ function write(scope: ResourceScope, code: number, value: unknown, out: Negotiat
   writeNegotiated(scope.req, scope.res, code, transformResponse(value, out, kind === undefined ? ctx : { ...ctx, ...kind }), out);
 }
 
+/** write() for a write request's answer: for a large body's, JSON encoded a slice at a time (responses.ts). */
+async function writeAfterLarge(scope: ResourceScope, body: Buffer, code: number, value: unknown, out: NegotiatedOutput, pause: () => Promise<void>, kind?: ExpectedKind): Promise<void> {
+  if (body.length < LARGE_BODY_BYTES) return write(scope, code, value, out, kind);
+  const ctx = transformContext(scope);
+  await writeNegotiatedSliced(scope.req, scope.res, code, transformResponse(value, out, kind === undefined ? ctx : { ...ctx, ...kind }), out, pause);
+}
+
 type ExpectedKind = { group: string; version: string; kind: string };
 
 /** What the scale subresource reads and writes. */
@@ -176,19 +185,9 @@ function inputMediaType(scope: ResourceScope): string {
   return mediaType;
 }
 
-/**
- * The typed decode of a create/update body (typed-decode.ts: JSON types,
- * `[]byte` fields as base64, stored canonical). Upstream's decoder fails
- * before its strict checks, with the codec's wording.
- */
+/** The typed decode of a create/update body (write-body.ts). */
 function decodeBody(scope: ResourceScope, object: KubeObject, expected = expectedKind(scope.type)): void {
-  try {
-    decodeTyped(expected.group, expected.version, expected.kind, object as unknown as Record<string, unknown>);
-  } catch (err) {
-    if (!(err instanceof TypedDecodeError)) throw err;
-    const { kind, version } = expected;
-    throw badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`);
-  }
+  decodeTypedBody(expected, object);
 }
 
 /**
@@ -354,8 +353,16 @@ async function handleCreateSubresource(scope: ResourceScope): Promise<void> {
  * handlers do (duplicate keys merged, field validation, owner references
  * deduplicated), yielding between stages for a large body.
  */
-async function decodeWriteBody(scope: ResourceScope, body: Buffer, mediaType: string, options: WriteOptions, pause: () => Promise<void>): Promise<KubeObject> {
+async function decodeWriteBody(scope: ResourceScope, body: Buffer, mediaType: string, options: WriteOptions, pause: Pause): Promise<KubeObject> {
   await pause();
+  // A large JSON body of a built-in kind is decoded on a worker thread (body-worker.ts says why and what stays here).
+  if (body.length >= LARGE_BODY_BYTES && mediaType === 'application/json' && scope.store.unstructured !== true) {
+    const object = await decodeOffThread(body, expectedKind(scope.type), options.fieldValidation, scope.res, pause);
+    if (object !== undefined) {
+      await pause();
+      return object;
+    }
+  }
   const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
   const json = jsonBodyOf(body, mediaType);
   mergeDuplicateKeys(scope.store.unstructured === true, object, json);
@@ -381,10 +388,12 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
     // The body's name and namespace are checked against the URL by the store (every caller goes through it).
     options.warnings = [];
     options.pause = pause;
+    if (body.length >= LARGE_BODY_BYTES) options.offload = { createdFieldsV1: (kind, obj, walk) => createdFieldsOffThread(kind, obj, walk, pause) };
     const created = await scope.store.create(scope.namespace, object, options);
     await pause();
     setWarningHeaders(scope.res, options.warnings);
-    write(scope, 201, created, out);
+    if (body.length < LARGE_BODY_BYTES) write(scope, 201, created, out);
+    else await writeAfterLarge(scope, body, 201, created, out, pause);
   });
 }
 
@@ -408,7 +417,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
     const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
     await pause();
     setWarningHeaders(scope.res, options.warnings);
-    write(scope, created ? 201 : 200, updated, out);
+    await writeAfterLarge(scope, body, created ? 201 : 200, updated, out, pause);
   });
 }
 
@@ -490,7 +499,7 @@ async function handleNonApplyPatch(
   );
   await pause();
   setWarningHeaders(scope.res, [...warnings, ...storeWarnings]);
-  write(scope, 200, patched, out, scale ? SCALE_KIND : undefined);
+  await writeAfterLarge(scope, body, 200, patched, out, pause, scale ? SCALE_KIND : undefined);
 }
 
 /** The applied configuration: a YAML (or JSON) object; kind and apiVersion must be the URL's. */

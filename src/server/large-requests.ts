@@ -22,18 +22,46 @@
 //   keep about two thirds of the loop while a large request runs (the large
 //   request, usually the noisy one, takes about three times as long).
 //
-// Worker threads were considered and not taken: the costly stages walk the
-// decoded object, which would have to cross back to the main thread by a
-// structured clone costing about as much as the parse it saved, and the
-// store, the watch cache and admission live on the main thread. Hard limits
-// do the rest: the body (3 MiB, kube-apiserver's --max-request-body-bytes
-// default), its nesting depth (json-depth.ts), the stored object
-// (--max-object-size-bytes).
+// The mechanism per stage of a large write, and why:
+//
+//   stage                               where                  why
+//   parse, duplicate keys, typed        worker thread          pure functions of the body and the kind
+//   decode, unknown fields, owner       (body-worker.ts)       (write-body.ts); what they leave behind
+//   reference dedup                                            is often small (a million identical
+//                                                              owner references are one)
+//   the decoded object back on the      slices, a few ms a     a structured clone of it would hold the
+//   loop                                turn (json-slices.ts)  loop as long as the parse it saved
+//   the field set of a create           worker thread          pure (created.ts); the object goes as
+//   (managedFields)                     (store trackCreate)    JSON written in slices, the set comes
+//                                                              back in slices
+//   prune, defaults, zero values,       here, a stage each,    they change the object in place, and
+//   admission, validation, the write    paused between         admission and the store (watch cache,
+//                                                              storage) live on this thread
+//   the answer's JSON                   slices (responses.ts)  JSON.stringify of a maximal object is
+//                                                              one block of a hundred milliseconds
+//
+// Worker threads only above LARGE_BODY_BYTES: the round trip costs more than
+// decoding a small body. YAML and protobuf bodies and custom resources (whose
+// decode needs the server's CRD schemas) stay here. Hard limits do the rest:
+// the body (3 MiB, kube-apiserver's --max-request-body-bytes default), its
+// nesting depth (json-depth.ts), the stored object (--max-object-size-bytes).
+// Not yet bounded: the stages still run here each walk a 100,000-key map in
+// one go (zero values, validation, the stored value's encoding in the storage
+// layer: hundreds of milliseconds each on a loaded 2-core machine); an update's
+// store stages have no pauses between them, and a patch body is parsed here.
 
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 /** Bodies at least this large take turns and yield between stages (kubectl's largest common bodies, CRDs, are below). */
 export const LARGE_BODY_BYTES = 256 * 1024;
+
+/**
+ * Lets the loop serve others between two stages of a large request. Called
+ * with `afterWaiting` when the time since the last pause was spent waiting
+ * (for a worker thread), not holding the loop: it then only restarts the
+ * stage clock.
+ */
+export type Pause = (afterWaiting?: boolean) => Promise<void>;
 
 /** First come, first served turns for large bodies (one at a time). */
 export class LargeRequestTurns {
@@ -41,7 +69,7 @@ export class LargeRequestTurns {
   private readonly waiting: Array<() => void> = [];
 
   /** Runs `work` in this body's turn when `size` is large; at once otherwise. */
-  async run<T>(size: number, work: (pause: () => Promise<void>) => Promise<T>): Promise<T> {
+  async run<T>(size: number, work: (pause: Pause) => Promise<T>): Promise<T> {
     if (size < LARGE_BODY_BYTES) return work(noPause);
     if (this.running) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.running = true;
@@ -55,7 +83,7 @@ export class LargeRequestTurns {
   }
 }
 
-const noPause = (): Promise<void> => Promise.resolve();
+const noPause: Pause = () => Promise.resolve();
 
 /**
  * Pauses for one large request: two turns of the loop (a request on a
@@ -63,9 +91,13 @@ const noPause = (): Promise<void> => Promise.resolve();
  * accept), then PAUSE_FACTOR times as long as the stage before ran (at least
  * PAUSE_MS, at most MAX_PAUSE_MS).
  */
-function pacedPauses(): () => Promise<void> {
+function pacedPauses(): Pause {
   let resumed = performance.now();
-  return async () => {
+  return async (afterWaiting) => {
+    if (afterWaiting === true) {
+      resumed = performance.now();
+      return;
+    }
     const stage = performance.now() - resumed;
     await nextTurn();
     await nextTurn();

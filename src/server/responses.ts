@@ -8,6 +8,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, internalError, isStatusError, type Status } from '../machinery/errors.js';
+import { stringifySliced } from '../machinery/json-slices.js';
 import { encodeBody } from './codecs.js';
 import { splitTarget } from './request-info.js';
 import { DEFAULT_RESTRICTIONS, DOCUMENT_MEDIA_TYPES, type EndpointRestrictions, type NegotiatedOutput, negotiateOutput } from './negotiation.js';
@@ -43,6 +44,31 @@ export function writeNegotiated(
   // Encoded once: Content-Length then costs no scan and the socket no second UTF-8 pass.
   const body = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
   setCommonHeaders(res, contentType, body);
+  res.writeHead(code);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * writeNegotiated for the answer to a large request: JSON is encoded a slice
+ * at a time with `pause` between slices (json-slices.ts), so that encoding a
+ * maximal object does not hold the event loop; the bytes are the same.
+ */
+export async function writeNegotiatedSliced(
+  req: IncomingMessage,
+  res: ServerResponse,
+  code: number,
+  value: unknown,
+  output: NegotiatedOutput,
+  pause: () => Promise<void>,
+): Promise<void> {
+  if (res.headersSent) return;
+  if (output.mediaType !== 'application/json' || output.pretty || wantsPretty(req)) {
+    writeNegotiated(req, res, code, value, output);
+    return;
+  }
+  const body = `${await stringifySliced(value, pause)}\n`;
+  if (res.headersSent) return;
+  setCommonHeaders(res, output.mediaType, body);
   res.writeHead(code);
   res.end(req.method === 'HEAD' ? undefined : body);
 }

@@ -5,13 +5,20 @@
 //
 // The server runs in a process of its own (`apiary serve --storage memory`),
 // so its stalls cannot stall the test's clients. The small GETs are sent on a
-// fixed schedule (every 25 ms, not waiting for the previous one): a stall
-// delays every GET sent during it and shows in the percentiles. Each maximal
+// fixed schedule (every PROBE_MS, not waiting for the previous one): a stall
+// delays every GET sent during it and shows in the slowest. Each maximal
 // request is also checked for its answer.
-// Bounds allow for a 2-core machine shared with other work (a ratio, and a
-// median): before the fixes the 100,000-key create alone held the loop for
-// 8–22 s (quadratic field lookups) and every GET sent meanwhile waited for
-// it, and a million owner references ended in a 500 (stack overflow).
+//
+// The target is the issue's: the slowest GET (none excluded) under 100 ms.
+// CI runs this on 2 cores beside other tests, so the allowance is measured in
+// the same run: twice the slowest of the same GETs sent with nothing else
+// going on; a case over it is measured once more (a held loop fails twice).
+// Before the large-body decode moved to a worker thread, a million owner
+// references held the loop 660 ms in one block (parse and field checks); the
+// 100,000-key create is not yet held to the target (its store stages —
+// zero values, validation, the stored value's encoding — each walk the map in
+// one block: server/large-requests.ts), only to a median and to most GETs
+// being answered while it runs.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -54,15 +61,29 @@ function send(method: string, path: string, body?: Buffer, contentType = 'applic
   });
 }
 
-function maximalBodies(): Array<{ title: string; method: string; path: string; body: Buffer; contentType?: string; expect: number }> {
+/** A maximal body, how many times it is sent back to back, and whether the slowest GET is held to the target yet. */
+interface Maximal {
+  title: string;
+  method: string;
+  path: string;
+  body: Buffer;
+  contentType?: string;
+  expect: number;
+  /** Sent back to back until this long has passed (at least once). */
+  forMs: number;
+  /** Whether the slowest GET is held to TARGET_MS (the 100,000-key create is not yet: see the module comment). */
+  held: boolean;
+}
+
+function maximalBodies(): Maximal[] {
   const keys: string[] = [];
   for (let i = 0; i < 100_000; i++) keys.push(`"k${i}":"v"`);
   const deep = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
   return [
-    { title: '100,000 data keys', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"keys-"},"data":{${keys.join(',')}}}`), expect: 201 },
-    { title: '1,000,000 list elements', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"list-"},"x":[${new Array(1_000_000).fill('0').join(',')}]}`), expect: 201 },
-    { title: '1,000,000 owner references', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"own-","ownerReferences":[${new Array(1_000_000).fill('{}').join(',')}]}}`), expect: 422 },
-    { title: '10,000-deep merge patch', method: 'PATCH', path: `${NS}/configmaps/small`, body: Buffer.from(`{"metadata":{"annotations":${deep}}}`), contentType: 'application/merge-patch+json', expect: 400 },
+    { title: '100,000 data keys', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"keys-"},"data":{${keys.join(',')}}}`), expect: 201, forMs: 0, held: false },
+    { title: '1,000,000 list elements', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"list-"},"x":[${new Array(1_000_000).fill('0').join(',')}]}`), expect: 201, forMs: 2000, held: true },
+    { title: '1,000,000 owner references', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"own-","ownerReferences":[${new Array(1_000_000).fill('{}').join(',')}]}}`), expect: 422, forMs: 2000, held: true },
+    { title: '10,000-deep merge patch', method: 'PATCH', path: `${NS}/configmaps/small`, body: Buffer.from(`{"metadata":{"annotations":${deep}}}`), contentType: 'application/merge-patch+json', expect: 400, forMs: 2000, held: true },
   ];
 }
 
@@ -70,47 +91,81 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }
 
-test('small GETs are served while maximal requests arrive back to back', { timeout: 240_000 }, async () => {
-  const bodies = maximalBodies();
-  // Warm up every path once (module loading, JIT), not measured.
-  for (const b of bodies) assert.equal(await send(b.method, b.path, b.body, b.contentType), b.expect, b.title);
+/** The issue's target for the slowest small GET while maximal requests run. */
+const TARGET_MS = 100;
+/** A GET is sent every PROBE_MS, not waiting for the one before. */
+const PROBE_MS = 20;
 
-  const report: string[] = [];
-  for (const b of bodies) {
-    const latencies: number[] = [];
-    const pending: Array<Promise<void>> = [];
-    let answeredDuring = 0;
-    let done = false;
-    const timer = setInterval(() => {
-      pending.push(
-        (async () => {
-          const start = performance.now();
-          assert.equal(await send('GET', `${NS}/configmaps/small`), 200);
-          latencies.push(performance.now() - start);
-          if (!done) answeredDuring++;
-        })(),
-      );
-    }, 25);
-    const start = performance.now();
-    const status = await send(b.method, b.path, b.body, b.contentType);
+/** Small GETs on a fixed schedule while `during` runs: their latencies, and how many were answered before it ended. */
+async function probe(during: () => Promise<void>): Promise<{ sorted: number[]; answeredDuring: number }> {
+  const latencies: number[] = [];
+  const pending: Array<Promise<void>> = [];
+  let answeredDuring = 0;
+  let done = false;
+  const timer = setInterval(() => {
+    pending.push(
+      (async () => {
+        const start = performance.now();
+        assert.equal(await send('GET', `${NS}/configmaps/small`), 200);
+        latencies.push(performance.now() - start);
+        if (!done) answeredDuring++;
+      })(),
+    );
+  }, PROBE_MS);
+  try {
+    await during();
+  } finally {
     done = true;
-    const ms = performance.now() - start;
     clearInterval(timer);
     await Promise.all(pending);
-    assert.equal(status, b.expect, b.title);
-    const sorted = [...latencies].sort((x, y) => x - y);
-    report.push(`${b.title}: ${Math.round(ms)} ms, ${answeredDuring}/${sorted.length} GETs answered during it, p50 ${Math.round(percentile(sorted, 50))} ms, max ${Math.round(sorted.at(-1) ?? 0)} ms`);
-    // The loop was not held: most GETs sent while the maximal request was in
-    // flight were answered before it was (one synchronous block would answer
-    // none of those sent after its body arrived). A ratio, not a time: it
-    // holds on a loaded machine as on an idle one.
-    if (sorted.length >= 8) {
-      assert.ok(answeredDuring >= sorted.length * 0.4, `${b.title}: only ${answeredDuring} of ${sorted.length} GETs answered while it ran`);
-      // Large requests pause between stages for twice the stage's length:
-      // most GETs arrive in a pause and are answered at once. (The slowest
-      // waits for one stage, which on a loaded 2-core machine can take a second.)
-      assert.ok(percentile(sorted, 50) < 100, `${b.title}: median GET latency ${Math.round(percentile(sorted, 50))} ms`);
+  }
+  return { sorted: [...latencies].sort((x, y) => x - y), answeredDuring };
+}
+
+test('small GETs are served while maximal requests arrive back to back', { timeout: 300_000 }, async () => {
+  const bodies = maximalBodies();
+  // Warm up every path once (module loading, JIT, the decode worker's start), not measured.
+  for (const b of bodies) assert.equal(await send(b.method, b.path, b.body, b.contentType), b.expect, b.title);
+
+  // The machine's own noise in the same run: the slowest of the same GETs with nothing else sent.
+  const idle = await probe(() => new Promise((r) => setTimeout(r, 3000)));
+  const idleMax = idle.sorted.at(-1) ?? 0;
+  const report: string[] = [`idle: ${idle.sorted.length} GETs, p50 ${Math.round(percentile(idle.sorted, 50))} ms, max ${Math.round(idleMax)} ms`];
+  /** One measurement: `b` sent back to back (bounded by time and count) while the GETs run. */
+  const measure = async (b: Maximal): Promise<{ sorted: number[]; answeredDuring: number; sent: number; ms: number }> => {
+    let sent = 0;
+    const start = performance.now();
+    const { sorted, answeredDuring } = await probe(async () => {
+      do {
+        assert.equal(await send(b.method, b.path, b.body, b.contentType), b.expect, b.title);
+        sent++;
+      } while (performance.now() - start < b.forMs && sent < 500);
+    });
+    return { sorted, answeredDuring, sent, ms: performance.now() - start };
+  };
+  // Twice this machine's own slowest idle GET: CI shares 2 cores with other
+  // tests, and while a maximal body is decoded the worker thread takes one of
+  // them, so the server's thread waits for the OS more often than when idle.
+  const bound = TARGET_MS + 2 * idleMax;
+  for (const b of bodies) {
+    let m = await measure(b);
+    const line = (): string =>
+      `${b.title}: ${m.sent} sent in ${Math.round(m.ms)} ms, ${m.answeredDuring}/${m.sorted.length} GETs answered meanwhile, p50 ${Math.round(percentile(m.sorted, 50))} ms, p99 ${Math.round(percentile(m.sorted, 99))} ms, max ${Math.round(m.sorted.at(-1) ?? 0)} ms`;
+    // A slowest GET over the bound is measured once more: a loop held by the
+    // server is held again, a moment of the OS's (other tests) rarely is.
+    if (b.held && (m.sorted.at(-1) ?? 0) >= bound) {
+      report.push(`${line()} (over ${Math.round(bound)} ms: measured again)`);
+      m = await measure(b);
     }
+    report.push(line());
+    const { sorted, answeredDuring } = m;
+    const max = sorted.at(-1) ?? 0;
+    assert.ok(sorted.length >= 8, `${b.title}: only ${sorted.length} GETs sent`);
+    // The loop was not held: most GETs sent meanwhile were answered before the maximal requests ended.
+    assert.ok(answeredDuring >= sorted.length * 0.4, `${b.title}: only ${answeredDuring} of ${sorted.length} GETs answered while it ran`);
+    assert.ok(percentile(sorted, 50) < TARGET_MS, `${b.title}: median GET latency ${Math.round(percentile(sorted, 50))} ms`);
+    // Every GET, the slowest included, within the target (and the allowance).
+    if (b.held) assert.ok(max < bound, `${b.title}: slowest GET ${Math.round(max)} ms (target ${TARGET_MS} ms, idle slowest ${Math.round(idleMax)} ms)`);
   }
   for (const line of report) console.log(`# ${line}`);
 });

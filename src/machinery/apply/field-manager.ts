@@ -214,6 +214,29 @@ export class FieldManager {
     return managerKey({ manager, operation, apiVersion: this.apiVersion, subresource: this.subresource });
   }
 
+  /**
+   * The options of the plain create's one walk (created.ts) when update(null,
+   * next, …) takes that path, for a caller that runs the walk elsewhere (a
+   * worker thread, for a large object) and passes its result to recordCreated;
+   * undefined when update must be called instead.
+   */
+  createdFieldsOptions(next: KubeObject): CreatedFieldsOptions | undefined {
+    return next.metadata.managedFields === undefined ? this.createFast : undefined;
+  }
+
+  /** The end of a plain create's update: `fieldsV1` (createdFieldsV1 of next) as the creator's entry. */
+  recordCreated(next: KubeObject, manager: string, fieldsV1: Record<string, unknown> | undefined): void {
+    delete next.metadata.managedFields;
+    if (fieldsV1 === undefined) return;
+    const entry: ManagedFieldsEntry = { manager, operation: 'Update', apiVersion: this.apiVersion };
+    if (this.recordTimes) entry.time = formatSeconds(this.clock());
+    entry.fieldsType = 'FieldsV1';
+    entry.fieldsV1 = fieldsV1;
+    if (this.subresource !== '') entry.subresource = this.subresource;
+    if (entry.manager === '') delete entry.manager;
+    next.metadata.managedFields = [entry];
+  }
+
   /** Records a non-apply write: sets next.metadata.managedFields (or removes it when no entry is left). */
   update(live: KubeObject | null, next: KubeObject, manager: string): void {
     const sent = next.metadata.managedFields;
@@ -233,16 +256,7 @@ export class FieldManager {
     if (managed === undefined && live === null && this.createFast !== undefined) {
       // A plain create: the creator owns every field it set (the common write, kept cheap).
       delete next.metadata.managedFields;
-      const fieldsV1 = createdFieldsV1(next, this.root, this.createFast);
-      if (fieldsV1 !== undefined) {
-        const entry: ManagedFieldsEntry = { manager, operation: 'Update', apiVersion: this.apiVersion };
-        if (this.recordTimes) entry.time = formatSeconds(this.clock());
-        entry.fieldsType = 'FieldsV1';
-        entry.fieldsV1 = fieldsV1;
-        if (this.subresource !== '') entry.subresource = this.subresource;
-        if (entry.manager === '') delete entry.manager;
-        next.metadata.managedFields = [entry];
-      }
+      this.recordCreated(next, manager, createdFieldsV1(next, this.root, this.createFast));
       return;
     }
     managed ??= this.decodeLive(live);

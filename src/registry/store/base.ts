@@ -204,6 +204,35 @@ export abstract class StoreBase {
     }
   }
 
+  /**
+   * trackUpdate of a create, with the walk of a plain create's field set
+   * handed to options.offload when there is one (a large object: the walk
+   * holds the loop for hundreds of milliseconds); the result is the same.
+   */
+  protected async trackCreate(next: KubeObject, options: WriteOptions): Promise<void> {
+    const manager = options.fieldManager;
+    const offload = options.offload;
+    const fm = offload === undefined || this.unstructured || this.strategy.tracksManagedFields === false ? undefined : this.fieldManager('');
+    const walk = fm?.createdFieldsOptions(next);
+    if (fm === undefined || walk === undefined) {
+      this.trackUpdate(null, next, '', manager);
+      return;
+    }
+    try {
+      // As trackUpdate: the fields of the typed object.
+      const typed = this.zeroValuesWouldChange(next, true) ? deepCopy(next) : next;
+      if (typed !== next) this.fillZeroValues(typed, true);
+      await options.pause?.();
+      const fieldsV1 = await offload!.createdFieldsV1(this.type, typed, walk);
+      if (fieldsV1 === false) fm.update(null, typed, manager ?? '');
+      else fm.recordCreated(typed, manager ?? '', fieldsV1);
+      if (typed.metadata.managedFields === undefined) delete next.metadata.managedFields;
+      else next.metadata.managedFields = typed.metadata.managedFields;
+    } catch {
+      delete next.metadata.managedFields;
+    }
+  }
+
   // ---- shared checks -------------------------------------------------------
 
   /**

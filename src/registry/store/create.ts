@@ -26,6 +26,8 @@ export abstract class CreateStore extends ReadStore {
     const sentResourceVersion = obj.metadata.resourceVersion;
     delete obj.metadata.resourceVersion;
     this.pruneBody(obj, options, 'decode');
+    // Each walk of a large object is a stage of its own (server/large-requests.ts).
+    await options.pause?.();
     this.strategy.defaults?.(obj);
     this.fillZeroValues(obj);
     await options.pause?.();
@@ -37,12 +39,14 @@ export abstract class CreateStore extends ReadStore {
     meta.creationTimestamp = formatTimestamp(this.clock());
     const generated = (meta.name === undefined || meta.name === '') && (meta.generateName ?? '') !== '';
     if (generated) meta.name = generateName(meta.generateName!);
-    this.trackUpdate(null, obj, '', options.fieldManager);
+    if (options.offload === undefined) this.trackUpdate(null, obj, '', options.fieldManager);
+    else await this.trackCreate(obj, options);
     this.strategy.prepareForCreate?.(obj, options.user);
     managedFieldsLast(obj);
     await options.pause?.();
 
     await this.admit('CREATE', obj, undefined, '', options);
+    await options.pause?.();
     this.validateCreate(obj);
     await options.pause?.();
     await this.validateAdmission('CREATE', obj, undefined, '', options);

@@ -1,0 +1,198 @@
+// A JSON value carried in slices, so that a large one is rebuilt (or written)
+// a bounded piece at a time with the event loop free in between.
+//
+// Why: JSON.parse of a 100,000-key object holds a thread for 100–200 ms
+// (every key is an insert into a dictionary-mode object) and a structured
+// clone (postMessage) costs more than that. A value decoded on a worker
+// thread crosses back as slices instead: each slice is a small JSON text,
+// parsed and attached in its own turn of the loop (assembleSlices), so the
+// main thread never parses more than SLICE_NODES values at once. The total
+// cost is a little above one JSON.parse; no single step is long.
+//
+// A slice is [op, path, json]:
+//   'set'    the value at `path` is JSON.parse(json) (the root when path is []);
+//   'merge'  the object at `path` gets the keys of JSON.parse(json), in order;
+//   'append' the array at `path` gets the elements of JSON.parse(json).
+// A container larger than SLICE_NODES is sent empty ('set' '{}'/'[]'), then
+// filled by 'merge'/'append' slices of consecutive members; a member itself
+// too large is sent the same way under its own path.
+//
+// The value must be JSON data (what JSON.parse gives, after typed decode):
+// undefined members are dropped as JSON.stringify drops them.
+
+export type SlicePath = Array<string | number>;
+export type Slice = ['set' | 'merge' | 'append', SlicePath, string];
+
+/** Values per slice: one slice parses in well under a millisecond. */
+export const SLICE_NODES = 1024;
+
+/** The slices that rebuild `value` (assembleSlices); on a worker thread. */
+export function jsonSlices(value: unknown, sliceNodes = SLICE_NODES): Slice[] {
+  const slices: Slice[] = [];
+  const sizes = new Map<object, number>();
+  const size = (v: unknown): number => {
+    if (v === null || typeof v !== 'object') return 1;
+    let n = 1;
+    if (Array.isArray(v)) for (const e of v) n += size(e);
+    else for (const k of Object.keys(v)) n += size((v as Record<string, unknown>)[k]);
+    sizes.set(v, n);
+    return n;
+  };
+  size(value);
+  const emit = (v: unknown, path: SlicePath): void => {
+    if (v === null || typeof v !== 'object' || (sizes.get(v) ?? 1) <= sliceNodes) {
+      slices.push(['set', path, JSON.stringify(v) ?? 'null']);
+      return;
+    }
+    if (Array.isArray(v)) {
+      slices.push(['set', path, '[]']);
+      let batch: string[] = [];
+      let nodes = 0;
+      const flush = (): void => {
+        if (batch.length > 0) slices.push(['append', path, `[${batch.join(',')}]`]);
+        batch = [];
+        nodes = 0;
+      };
+      v.forEach((e, i) => {
+        const n = e !== null && typeof e === 'object' ? (sizes.get(e) ?? 1) : 1;
+        if (n > sliceNodes) {
+          flush();
+          slices.push(['append', path, '[null]']);
+          emit(e, [...path, i]);
+          return;
+        }
+        if (nodes + n > sliceNodes) flush();
+        batch.push(JSON.stringify(e) ?? 'null');
+        nodes += n;
+      });
+      flush();
+      return;
+    }
+    slices.push(['set', path, '{}']);
+    const record = v as Record<string, unknown>;
+    let batch: string[] = [];
+    let nodes = 0;
+    const flush = (): void => {
+      if (batch.length > 0) slices.push(['merge', path, `{${batch.join(',')}}`]);
+      batch = [];
+      nodes = 0;
+    };
+    for (const key of Object.keys(record)) {
+      const member = record[key];
+      if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+      const n = member !== null && typeof member === 'object' ? (sizes.get(member) ?? 1) : 1;
+      if (n > sliceNodes) {
+        flush();
+        emit(member, [...path, key]);
+        continue;
+      }
+      if (nodes + n > sliceNodes) flush();
+      batch.push(`${JSON.stringify(key)}:${JSON.stringify(member)}`);
+      nodes += n;
+    }
+    flush();
+  };
+  emit(value, []);
+  return slices;
+}
+
+/**
+ * Rebuilds the value of `slices`, calling `pause` (which lets the loop turn)
+ * whenever `budgetMs` of work has passed since the last one.
+ */
+export async function assembleSlices(slices: readonly Slice[], pause: () => Promise<void>, budgetMs = 4): Promise<unknown> {
+  let root: unknown;
+  let resumed = performance.now();
+  for (const [op, path, json] of slices) {
+    const parsed: unknown = JSON.parse(json);
+    if (op === 'set') {
+      if (path.length === 0) root = parsed;
+      else setMember(at(root, path.slice(0, -1)), path[path.length - 1]!, parsed);
+    } else if (op === 'merge') {
+      const target = at(root, path) as Record<string, unknown>;
+      const source = parsed as Record<string, unknown>;
+      for (const key of Object.keys(source)) setMember(target, key, source[key]);
+    } else {
+      const target = at(root, path) as unknown[];
+      for (const e of parsed as unknown[]) target.push(e);
+    }
+    if (performance.now() - resumed >= budgetMs) {
+      await pause();
+      resumed = performance.now();
+    }
+  }
+  return root;
+}
+
+function at(root: unknown, path: SlicePath): unknown {
+  let node = root;
+  for (const step of path) node = (node as Record<string | number, unknown>)[step];
+  return node;
+}
+
+/** Sets a member as JSON.parse would: `__proto__` is an own key, never the prototype. */
+function setMember(target: unknown, key: string | number, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else (target as Record<string | number, unknown>)[key] = value;
+}
+
+/**
+ * JSON.stringify(value) written a slice at a time: a container of more than
+ * `sliceNodes` values is walked member by member, anything smaller is one
+ * native JSON.stringify; `pause` is called whenever `budgetMs` of work has
+ * passed. The text is JSON.stringify's, byte for byte (members undefined,
+ * functions and symbols dropped, or null in arrays; toJSON honoured).
+ */
+export async function stringifySliced(value: unknown, pause: () => Promise<void>, budgetMs = 4, sliceNodes = SLICE_NODES): Promise<string> {
+  const parts: string[] = [];
+  let resumed = performance.now();
+  const walk = async (v: unknown): Promise<void> => {
+    if (v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function' || !moreNodesThan(v, sliceNodes)) {
+      parts.push(JSON.stringify(v) ?? 'null');
+      if (performance.now() - resumed >= budgetMs) {
+        await pause();
+        resumed = performance.now();
+      }
+      return;
+    }
+    if (Array.isArray(v)) {
+      parts.push('[');
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) parts.push(',');
+        const e: unknown = v[i];
+        if (e === undefined || typeof e === 'function' || typeof e === 'symbol') parts.push('null');
+        else await walk(e);
+      }
+      parts.push(']');
+      return;
+    }
+    parts.push('{');
+    let first = true;
+    const record = v as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const member = record[key];
+      if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+      parts.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      first = false;
+      await walk(member);
+    }
+    parts.push('}');
+  };
+  await walk(value);
+  return parts.join('');
+}
+
+/** Whether `value` holds more than `limit` values (a walk that stops at limit). */
+function moreNodesThan(value: object, limit: number): boolean {
+  let seen = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++seen > limit) return true;
+    if (v === null || typeof v !== 'object') continue;
+    const members = Array.isArray(v) ? v : Object.values(v as Record<string, unknown>);
+    if (seen + stack.length + members.length > limit) return true;
+    for (const m of members) stack.push(m);
+  }
+  return false;
+}
