@@ -9,7 +9,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { request, configMap } from '../helpers/http.js';
 import { runKubectl } from '../helpers/kubectl.js';
@@ -67,14 +67,6 @@ async function createUntil(ns: string, check: (status: number, json: any) => boo
     return check(r.status, r.json);
   }, 3000);
   return last;
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
 }
 
 describe('webhook configurations', () => {

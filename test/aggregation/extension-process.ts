@@ -19,7 +19,6 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCertificateAuthority, issueServingCertificate } from '../../src/auth/pki/pki.js';
@@ -37,18 +36,6 @@ export const BINARIES = {
 export function missing(...names: (keyof typeof BINARIES)[]): string | false {
   const absent = names.filter((n) => !existsSync(BINARIES[n])).map((n) => BINARIES[n]);
   return absent.length > 0 ? `not built: ${absent.join(', ')} (scripts/run-tests.mjs builds them with Go)` : false;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
 }
 
 export interface ServingFiles {

@@ -25,7 +25,8 @@ import { runKubectl } from '../helpers/kubectl.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
 import { KWOK_ANNOTATION, kwokNode } from '../compat/controlplane/cluster.js';
-import { BINARIES, extensionManifests, freePort, launch, missing, servingCertificate, type Program } from './extension-process.js';
+import { BINARIES, extensionManifests, launch, missing, servingCertificate, type Program } from './extension-process.js';
+import { freePort } from '../helpers/free-port.js';
 
 const NODE = 'kwok-node-0';
 const NS = 'busy';

@@ -32,7 +32,8 @@ import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { runKubectl } from '../helpers/kubectl.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
-import { BINARIES, extensionManifests, freePort, launch, missing, servingCertificate, type Program } from './extension-process.js';
+import { BINARIES, extensionManifests, launch, missing, servingCertificate, type Program } from './extension-process.js';
+import { freePort } from '../helpers/free-port.js';
 
 const GROUP = 'wardle.example.com';
 const VERSION = 'v1alpha1';

@@ -22,6 +22,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -34,18 +35,6 @@ import { until } from '../helpers/wait.js';
 import { UPSTREAM_BINARIES, kwokNode } from '../compat/controlplane/cluster.js';
 
 const NODE = 'kwok-kubelet-0';
-
-async function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
-}
 
 /** A line of a container log in the CRI format kwok reads. */
 const criLine = (at: string, stream: 'stdout' | 'stderr', text: string): string => `${at} ${stream} F ${text}\n`;

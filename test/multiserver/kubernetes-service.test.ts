@@ -8,22 +8,12 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { until } from '../helpers/wait.js';
 import { get } from '../helpers/http.js';
 import { openBackend } from '../../src/storage/open.js';
 import { startApiaryOnEtcd, type ApiaryOnEtcd } from './helpers.js';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 interface Endpoints {
   subsets?: { addresses?: { ip: string }[]; ports?: { name: string; port: number; protocol: string }[] }[];

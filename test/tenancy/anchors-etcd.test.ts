@@ -10,43 +10,30 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { RestClient } from '../../src/client/index.js';
-import { type RunningControllerManager, startControllerManager } from '../../src/controllers/manager.js';
-import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { ETCD_35_PATH, etcd35Binary, startTwoServersOnEtcd, type TwoServers } from '../helpers/two-servers-etcd.js';
 import { until } from '../helpers/wait.js';
 import { HNC, createAnchor, createNamespace, getJson, treeLabels, waitAnchorState, waitNamespaceGone } from './hierarchy-helpers.js';
 
-const ETCD_35 = fileURLToPath(new URL('../compat/etcd-3.5/bin/etcd', import.meta.url));
-const binary = process.env.ETCD_BIN ?? (existsSync(ETCD_35) ? ETCD_35 : undefined);
+const binary = etcd35Binary;
 
 describe('subnamespace anchors on two servers sharing etcd 3.5', { timeout: 240_000 }, () => {
-  let etcd: EtcdCluster | undefined;
+  let servers: TwoServers | undefined;
   let a: TestServer;
   let b: TestServer;
-  let client: RestClient;
-  let controllers: RunningControllerManager;
   before(async () => {
     if (binary === undefined) return;
-    etcd = await startEtcd({ binary });
-    a = await startTestServer({ storage: 'etcd', etcdServers: etcd.endpoints });
-    b = await startTestServer({ storage: 'etcd', etcdServers: etcd.endpoints });
-    client = new RestClient({ server: a.url });
     // The namespace lifecycle (deleting a subnamespace's content) runs once, against server a.
-    controllers = startControllerManager({ client, controllers: { systemNamespaces: false, garbageCollector: false, resourceQuota: false } });
+    servers = await startTwoServersOnEtcd(binary, { systemNamespaces: false, garbageCollector: false, resourceQuota: false });
+    ({ a, b } = servers);
   });
   after(async () => {
-    await controllers?.stop();
-    await client?.close();
-    await Promise.allSettled([a?.stop(), b?.stop()]);
-    await etcd?.stop();
+    await servers?.stop();
   });
 
   test('an anchor made through one server is a labelled subnamespace through the other', async (t) => {
-    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35} and no $ETCD_BIN`);
+    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35_PATH} and no $ETCD_BIN`);
     await createNamespace(a.url, 'two-org');
     assert.equal((await createAnchor(a.url, 'two-org', 'two-team')).status, 201);
     await waitAnchorState(b.url, 'two-org', 'two-team', 'Ok');
@@ -66,7 +53,7 @@ describe('subnamespace anchors on two servers sharing etcd 3.5', { timeout: 240_
   });
 
   test('anchors made in parallel through both servers all end Ok, each namespace made once', async (t) => {
-    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35} and no $ETCD_BIN`);
+    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35_PATH} and no $ETCD_BIN`);
     await createNamespace(b.url, 'two-par');
     const names = Array.from({ length: 12 }, (_, i) => `two-par-${i}`);
     const replies = await Promise.all(names.map((name, i) => createAnchor(i % 2 === 0 ? a.url : b.url, 'two-par', name)));
@@ -87,7 +74,7 @@ describe('subnamespace anchors on two servers sharing etcd 3.5', { timeout: 240_
   });
 
   test('an anchor for a namespace made through the other server is refused; deleting an anchor through one server removes the namespace for both', async (t) => {
-    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35} and no $ETCD_BIN`);
+    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35_PATH} and no $ETCD_BIN`);
     await createNamespace(a.url, 'two-taken');
     await until('server b sees two-taken', async () => (await getJson(b.url, '/api/v1/namespaces/two-taken')) !== undefined);
     const taken = await createAnchor(b.url, 'two-org', 'two-taken');

@@ -7,44 +7,31 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { RestClient } from '../../src/client/index.js';
-import { type RunningControllerManager, startControllerManager } from '../../src/controllers/manager.js';
-import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { ETCD_35_PATH, etcd35Binary, startTwoServersOnEtcd, type TwoServers } from '../helpers/two-servers-etcd.js';
 import { countConfigMaps, createConfigMap, createHrq, createNamespace, getHrq, waitAncestors, waitUsed } from './hrq-helpers.js';
 
-const ETCD_35 = fileURLToPath(new URL('../compat/etcd-3.5/bin/etcd', import.meta.url));
-const binary = process.env.ETCD_BIN ?? (existsSync(ETCD_35) ? ETCD_35 : undefined);
+const binary = etcd35Binary;
 const PARALLEL = 40;
 const LIMIT = 10;
 const ROUNDS = 3;
 
 describe('hierarchical resource quota on two servers sharing etcd 3.5', { timeout: 240_000 }, () => {
-  let etcd: EtcdCluster | undefined;
+  let servers: TwoServers | undefined;
   let a: TestServer;
   let b: TestServer;
-  let client: RestClient;
-  let controllers: RunningControllerManager;
   before(async () => {
     if (binary === undefined) return;
-    etcd = await startEtcd({ binary });
-    a = await startTestServer({ storage: 'etcd', etcdServers: etcd.endpoints });
-    b = await startTestServer({ storage: 'etcd', etcdServers: etcd.endpoints });
-    client = new RestClient({ server: a.url });
-    controllers = startControllerManager({ client, controllers: { namespace: false, systemNamespaces: false, garbageCollector: false } });
+    servers = await startTwoServersOnEtcd(binary, { namespace: false, systemNamespaces: false, garbageCollector: false });
+    ({ a, b } = servers);
   });
   after(async () => {
-    await controllers?.stop();
-    await client?.close();
-    await Promise.allSettled([a?.stop(), b?.stop()]);
-    await etcd?.stop();
+    await servers?.stop();
   });
 
   test(`${PARALLEL} parallel creates over three namespaces and two servers under an HRQ of ${LIMIT}: exactly ${LIMIT} succeed`, async (t) => {
-    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35} and no $ETCD_BIN`);
+    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35_PATH} and no $ETCD_BIN`);
     const bases = [a.url, b.url];
     for (let round = 0; round < ROUNDS; round++) {
       const root = `two-${round}`;
@@ -75,7 +62,7 @@ describe('hierarchical resource quota on two servers sharing etcd 3.5', { timeou
   });
 
   test('a delete through one server releases usage for creates through the other', async (t) => {
-    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35} and no $ETCD_BIN`);
+    if (binary === undefined) return t.skip(`no etcd 3.5 at ${ETCD_35_PATH} and no $ETCD_BIN`);
     await createNamespace(a.url, 'rel');
     await createNamespace(b.url, 'rel-kid', 'rel');
     await waitAncestors([a.hierarchy, b.hierarchy], 'rel-kid', ['rel']);

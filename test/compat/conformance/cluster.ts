@@ -15,7 +15,7 @@
 // side's directory; stop() ends everything it started.
 
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../helpers/free-port.js';
 import { join } from 'node:path';
 import { spawnApiary } from '../../helpers/apiary-process.js';
 import { runKubectl } from '../../helpers/kubectl.js';
@@ -49,18 +49,6 @@ export interface Side {
 
 export function missingBinaries(): string[] {
   return [...new Set([...missingControlPlaneBinaries(), ...referenceBinariesMissing()])];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
 }
 
 /** The second kube-controller-manager, the scheduler, kwok and the nodes, on a running API server. */
