@@ -141,9 +141,14 @@ function kubernetesVersionFlags(moduleDir) {
 }
 
 // Second pass, on full runs: every test on real etcd (the files that use the
-// etcd helper) again, on etcd 3.5 (built by Go from test/compat/etcd-3.5; its
-// main.go says what differs). The first pass runs Debian's etcd 3.4.
-const ETCD35_FILES = firstPass.filter((f) => readFileSync(f, 'utf8').includes('/helpers/etcd.js'));
+// etcd helper, directly or through the two-servers fixture) again, on etcd 3.5
+// (built by Go from test/compat/etcd-3.5; its main.go says what differs). The
+// first pass runs Debian's etcd 3.4.
+const ETCD_HELPERS = ['/helpers/etcd.js', '/helpers/two-servers-etcd.js'];
+const ETCD35_FILES = firstPass.filter((f) => {
+  const text = readFileSync(f, 'utf8');
+  return ETCD_HELPERS.some((h) => text.includes(h));
+});
 const buildEtcd35 = () => goBuild('etcd 3.5', join('test', 'compat', 'etcd-3.5'), ['.'], ['etcd'])[0];
 if (status === 0 && filters.length === 0) {
   const binary = buildEtcd35();
