@@ -8,7 +8,8 @@
 // - /apis/GROUP of such a group is built from its APIServices (available or not);
 // - aggregated discovery carries the resources each extension server listed
 //   in its last successful discovery check (its /apis/GROUP/VERSION), marked
-//   Stale once the server fails its checks; a version never fetched is left out.
+//   Stale once the server fails its checks; a version whose server never
+//   answered is listed Stale with no resources (kube-aggregator's empty entry).
 
 import type { KubeObject } from '../../machinery/meta.js';
 import type { APIServiceSpec } from '../../api/apiregistration/v1/types.js';

@@ -46,8 +46,11 @@ export class Aggregator {
   private readonly transports: ProxyTransports;
   private readonly availability: AvailabilityController;
   private readonly resolve;
-  /** The last discovery document of each remote APIService, and whether its last check passed. */
-  private readonly discovered = new Map<string, { document: Record<string, unknown>; current: boolean; openApiV3URL?: string }>();
+  /**
+   * The last discovery document of each remote APIService (none yet when
+   * every check so far failed), and whether its last check passed.
+   */
+  private readonly discovered = new Map<string, { document: Record<string, unknown> | undefined; current: boolean; openApiV3URL?: string }>();
   /** The last /openapi/v2 of each remote APIService's server, with a count of downloads (the merge's cache key). */
   private readonly openApiV2 = new Map<string, { spec: Record<string, unknown>; text: string; download: number }>();
   private openApiV2Downloads = 0;
@@ -73,6 +76,7 @@ export class Aggregator {
         const known = this.discovered.get(name);
         if (document !== undefined) this.discovered.set(name, { document, current: true, ...(openApiV3URL !== undefined ? { openApiV3URL } : {}) });
         else if (known !== undefined) known.current = false;
+        else this.discovered.set(name, { document: undefined, current: false });
       },
       onOpenApiV2: (name, spec) => {
         // The same spec again keeps its key: the merged document (and its Etag) stays as it is.
@@ -199,7 +203,7 @@ export class Aggregator {
     return { key: keys.join(','), specs };
   }
 
-  /** Aggregated discovery entries of the extension servers' groups (those fetched at least once). */
+  /** Aggregated discovery entries of the extension servers' groups (those checked at least once). */
   aggregatedItems(localTypes: readonly ResourceType[]): Record<string, unknown>[] {
     const local = new Set(localTypes.map((t) => t.group));
     const items: Record<string, unknown>[] = [];
@@ -208,7 +212,9 @@ export class Aggregator {
       const versions: Record<string, unknown>[] = [];
       for (const v of g.versions) {
         const known = this.discovered.get(v.name);
-        if (known !== undefined) versions.push(aggregatedVersion(v.version, known.document, known.current ? 'Current' : 'Stale'));
+        if (known === undefined) continue;
+        // A version whose server never answered is listed Stale with no resources, as kube-aggregator lists it.
+        versions.push(known.document === undefined ? { version: v.version, freshness: 'Stale' } : aggregatedVersion(v.version, known.document, known.current ? 'Current' : 'Stale'));
       }
       if (versions.length > 0) items.push({ metadata: { name: g.group, creationTimestamp: null }, versions });
     }

@@ -62,6 +62,7 @@ export const cases: DiffCase[] = [
       { title: 'a resource of it answers 503', method: 'GET', path: '/apis/diffagg.example.com/v1alpha1/namespaces/default/things' },
       { title: '/apis/GROUP', method: 'GET', path: '/apis/diffagg.example.com' },
       { title: '/apis lists the group', method: 'GET', path: '/apis', select: 'groups[name=diffagg.example.com]' },
+      { title: 'aggregated discovery lists the group version without resources', method: 'GET', path: '/apis', headers: { accept: AGGREGATED }, select: 'items[metadata.name=diffagg.example.com]' },
       { title: 'an unknown group stays a 404', method: 'GET', path: '/apis/nothing.example.com/v1' },
       { title: 'merge patch of the version priority', method: 'PATCH', path: `${APISERVICES}/${REMOTE}`, headers: MERGE, body: { spec: { versionPriority: 20 } }, select: 'spec' },
       { title: 'a caBundle beside insecureSkipTLSVerify is refused', method: 'PATCH', path: `${APISERVICES}/${REMOTE}`, headers: MERGE, body: { spec: { caBundle: 'Zm9v' } } },
