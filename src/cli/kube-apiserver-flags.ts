@@ -71,17 +71,18 @@ export const KUBE_APISERVER_FLAGS: Record<string, FlagSpec> = {
   'endpoint-reconciler-type': { kind: 'string', default: 'lease', help: 'Use an endpoint reconciler (lease, none).' },
   // Logging
   v: { kind: 'string', default: '0', help: 'Number for the log level verbosity (3 and above log every request).' },
+  // Admission and fairness
+  'allow-privileged': { kind: 'bool', default: 'false', help: 'Whether pods and pod templates may ask for privileged containers.' },
+  'enable-priority-and-fairness': { kind: 'bool', default: 'true', help: 'API Priority and Fairness: classify requests by FlowSchema and queue them fairly per priority level.' },
+  'max-requests-inflight': { kind: 'string', default: '400', help: 'Read-only seats shared by the priority levels (with the mutating ones).' },
+  'max-mutating-requests-inflight': { kind: 'string', default: '200', help: 'Mutating seats shared by the priority levels (with the read-only ones).' },
   // Accepted and ignored
-  'allow-privileged': { kind: 'bool', default: 'false', ignored: true, help: 'If true, allow privileged containers (apiary runs no pods).' },
   'feature-gates': { kind: 'string', ignored: true, help: 'apiary has no feature gates: its features are on.' },
   'runtime-config': { kind: 'string', ignored: true, help: 'apiary serves every API group it has.' },
-  'enable-priority-and-fairness': { kind: 'bool', default: 'true', ignored: true, help: 'apiary decides fairness itself.' },
   'profiling': { kind: 'bool', default: 'true', ignored: true, help: 'No profiling endpoints.' },
   'storage-media-type': { kind: 'string', default: 'application/vnd.kubernetes.protobuf', ignored: true, help: 'apiary stores JSON.' },
   'watch-cache': { kind: 'bool', default: 'true', ignored: true, help: 'apiary always has its watch cache.' },
   'logging-format': { kind: 'string', default: 'text', ignored: true, help: 'apiary logs JSON lines.' },
-  'max-requests-inflight': { kind: 'string', default: '400', ignored: true, help: 'Not limited this way in apiary.' },
-  'max-mutating-requests-inflight': { kind: 'string', default: '200', ignored: true, help: 'Not limited this way in apiary.' },
   'delete-collection-workers': { kind: 'string', default: '1', ignored: true, help: 'No effect.' },
   'default-watch-cache-size': { kind: 'string', default: '100', ignored: true, help: 'No effect.' },
 };

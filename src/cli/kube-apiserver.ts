@@ -166,6 +166,14 @@ export function kubeApiserverOptions(
   if (get('proxy-client-cert-file') !== undefined) server.proxyClientCertFile = path.resolve(get('proxy-client-cert-file')!);
   if (get('proxy-client-key-file') !== undefined) server.proxyClientKeyFile = path.resolve(get('proxy-client-key-file')!);
   server.enableAggregatorRouting = flagTrue(get('enable-aggregator-routing'), false);
+  server.allowPrivileged = flagTrue(get('allow-privileged'), false);
+  server.enablePriorityAndFairness = flagTrue(get('enable-priority-and-fairness'), true);
+  for (const flag of ['max-requests-inflight', 'max-mutating-requests-inflight'] as const) {
+    const n = Number(get(flag) ?? (flag === 'max-requests-inflight' ? '400' : '200'));
+    if (!Number.isInteger(n) || n < 0) bad(`invalid argument ${JSON.stringify(get(flag))} for "--${flag}" flag`);
+    if (flag === 'max-requests-inflight') server.maxRequestsInflight = n;
+    else server.maxMutatingRequestsInflight = n;
+  }
   const kubelet = kubeletOptionsFrom(get, bad);
   if (kubelet !== undefined) server.kubelet = kubelet;
   if (get('admission-control-config-file') !== undefined) server.admissionControlConfigFile = path.resolve(get('admission-control-config-file')!);

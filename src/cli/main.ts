@@ -73,6 +73,7 @@ Flags:
                           bind address, or the host's first non-loopback IPv4 address)
   --feature-gates GATES   A=true,B=false: kube-apiserver feature gates apiary honours
                           (AllowUnsafeMalformedObjectDeletion, default false)
+  --allow-privileged BOOL  whether containers may run privileged (default false, as kube-apiserver)
   --enable-priority-and-fairness BOOL
                           API Priority and Fairness: classify requests by FlowSchema, limit them per
                           priority level, queue fairly (default true)
@@ -216,6 +217,7 @@ async function serve(argv: string[]): Promise<void> {
         v: { type: 'string' },
         'feature-gates': { type: 'string', default: '' },
         'enable-priority-and-fairness': { type: 'string', default: 'true' },
+        'allow-privileged': { type: 'string', default: 'false' },
         'max-requests-inflight': { type: 'string', default: '400' },
         'max-mutating-requests-inflight': { type: 'string', default: '200' },
         'admission-control-config-file': { type: 'string', default: '' },
@@ -310,6 +312,9 @@ async function serve(argv: string[]): Promise<void> {
   const apf = values['enable-priority-and-fairness'];
   if (apf !== 'true' && apf !== 'false') fail(`invalid --enable-priority-and-fairness ${JSON.stringify(apf)}: want true or false`);
   options.enablePriorityAndFairness = apf === 'true';
+  const privileged = values['allow-privileged'];
+  if (privileged !== 'true' && privileged !== 'false') fail(`invalid --allow-privileged ${JSON.stringify(privileged)}: want true or false`);
+  options.allowPrivileged = privileged === 'true';
   for (const flag of ['max-requests-inflight', 'max-mutating-requests-inflight'] as const) {
     const n = Number(values[flag]);
     if (!Number.isInteger(n) || n < 0) fail(`invalid --${flag} ${JSON.stringify(values[flag])}: want a non-negative integer`);

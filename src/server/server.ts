@@ -52,6 +52,7 @@ import { Aggregator } from './aggregator/index.js';
 import { KubeletClient, type KubeletClientOptions } from './proxy/kubelet.js';
 import { acceptUpgrades } from './proxy/upgrade-aware.js';
 import { AuthenticationConfigMapPublisher, authenticationConfigMapData } from './aggregator/authentication-configmap.js';
+import { setAllowPrivileged } from '../api/core/v1/capabilities.js';
 
 export type { SecurityOptions };
 
@@ -150,6 +151,8 @@ export interface ServerOptions {
   security?: SecurityOptions;
   /** --enable-priority-and-fairness (default true): API Priority and Fairness (src/server/flowcontrol). */
   enablePriorityAndFairness?: boolean;
+  /** kube-apiserver's --allow-privileged: whether containers may be privileged (default false; process-wide, as upstream's). */
+  allowPrivileged?: boolean;
   /** --max-requests-inflight and --max-mutating-requests-inflight: their sum is APF's server concurrency limit (default 400 + 200). */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
@@ -407,6 +410,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.bookmarkIntervalMs !== undefined) registryOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
   if (options.serviceClusterIpRange !== undefined) registryOptions.serviceClusterIpRange = options.serviceClusterIpRange;
   if (options.serviceNodePortRange !== undefined) registryOptions.serviceNodePortRange = options.serviceNodePortRange;
+  setAllowPrivileged(options.allowPrivileged === true);
   const registry = createRegistry(registryOptions);
   registryRef = registry;
   // Serve once every watch cache holds its resource (reads fall back to storage until then anyway).

@@ -126,7 +126,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     }
   };
   try {
-    const serverOptions: ServerOptions = { bindAddress: '127.0.0.1', port: 0, storage, dataDir, writeKubeconfig: true, logger };
+    // Privileged containers are allowed, as envtest starts kube-apiserver (--allow-privileged=true).
+    const serverOptions: ServerOptions = { bindAddress: '127.0.0.1', port: 0, storage, dataDir, writeKubeconfig: true, logger, allowPrivileged: true };
     server = await startServer(serverOptions);
     client = new RestClient({ server: server.url, userAgent: 'apiary-testing' });
     if (options.controllers !== false) {

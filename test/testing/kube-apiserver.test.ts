@@ -81,7 +81,8 @@ test('--help exits 0 with upstream flag names, ignored flags marked, no --insecu
   }
   // envtest passes --insecure-port only to servers that list it (before 1.24): not us.
   assert.doesNotMatch(cli, /^\s*--insecure-port\b/m);
-  assert.match(cli, /Flags accepted and ignored by apiary:[\s\S]*--allow-privileged/);
+  assert.doesNotMatch(cli, /Flags accepted and ignored by apiary:[\s\S]*--allow-privileged/, '--allow-privileged is enforced');
+  assert.match(cli, /Flags accepted and ignored by apiary:[\s\S]*--feature-gates/);
   assert.doesNotMatch(cli, /Flags accepted and ignored by apiary:[\s\S]*--service-account-signing-key-file/, 'the signing key is used');
 });
 

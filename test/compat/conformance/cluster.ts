@@ -74,7 +74,7 @@ export async function startApiarySide(dir: string): Promise<Side> {
   mkdirSync(dir, { recursive: true });
   const dataDir = join(dir, 'data');
   const log = createWriteStream(join(dir, 'apiary.log'));
-  const apiary = spawnApiary(['serve', '--data-dir', dataDir, '--bind-address', '127.0.0.1', '--secure-port', String(await freePort())], {
+  const apiary = spawnApiary(['serve', '--data-dir', dataDir, '--bind-address', '127.0.0.1', '--secure-port', String(await freePort()), '--allow-privileged=true'], {
     secure: true,
     onLine: (line) => log.write(line + '\n'),
   });
@@ -107,7 +107,7 @@ export async function startReferenceSide(dir: string): Promise<Side> {
   const reference = await startReference({
     controllers: APIARY_OWN_CONTROLLERS,
     rootCaFile: true,
-    // As conformance clusters run it (and as apiary, which does not enforce the flag, behaves).
+    // As conformance clusters run it (apiary's side has the same flag).
     apiserverArgs: ['--allow-privileged=true'],
     // Its quota controller recounts a changed quota's status on this period (default 5 minutes; apiary's reacts at once):
     // "ResourceQuota should apply changes to a resourcequota status" waits for that.

@@ -5,6 +5,7 @@ import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js
 import { defaultContainer } from './defaults.js';
 import type { Container, Pod } from './types.js';
 import { sameJSON } from './validation.js';
+import { privilegedAllowed } from './capabilities.js';
 
 type Ephemeral = Container & Record<string, unknown>;
 
@@ -33,6 +34,7 @@ export function validateEphemeralContainersUpdate(pod: Pod, old: Pod): FieldErro
     seen.add(c.name);
     if ((c.image ?? '') === '') errs.push(fieldErrors.required(`${path}.image`));
     for (const f of FORBIDDEN_FIELDS) if (c[f] !== undefined && c[f] !== null) errs.push(fieldErrors.forbidden(`${path}.${f}`, 'cannot be set for an Ephemeral Container'));
+    if (c.securityContext?.privileged === true && !privilegedAllowed()) errs.push(fieldErrors.forbidden(`${path}.securityContext.privileged`, 'disallowed by cluster policy'));
   });
   const names = new Set(next.map((c) => c.name));
   for (const name of before.keys()) {

@@ -116,6 +116,7 @@ export interface Container {
   terminationMessagePath?: string;
   terminationMessagePolicy?: 'File' | 'FallbackToLogsOnError';
   restartPolicy?: string;
+  securityContext?: { privileged?: boolean; [field: string]: unknown };
   [field: string]: unknown;
 }
 

@@ -31,6 +31,7 @@ import type {
   ServiceSpec,
 } from './types.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
+import { privilegedAllowed } from './capabilities.js';
 
 /** Total data of a ConfigMap or Secret (1 MiB). */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -465,6 +466,9 @@ function validateContainers(containers: Container[] | undefined, path: string, v
       else if (!volumes.has(m.name)) errs.push(fieldErrors.notFound(`${mp}.name`, m.name));
       if ((m.mountPath ?? '') === '') errs.push(fieldErrors.required(`${mp}.mountPath`));
     });
+    if (c.securityContext?.privileged === true && !privilegedAllowed()) {
+      errs.push(fieldErrors.forbidden(`${p}.securityContext.privileged`, 'disallowed by cluster policy'));
+    }
   });
   return errs;
 }

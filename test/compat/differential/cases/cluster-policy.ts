@@ -21,6 +21,18 @@ const csr = (name: string, spec: Record<string, unknown>): Record<string, unknow
 
 export const cases: DiffCase[] = [
   {
+    // Both servers run with --allow-privileged at its default (false).
+    name: 'cluster policy: privileged containers without --allow-privileged',
+    steps: [
+      { title: 'a privileged container', method: 'POST', path: '/api/v1/namespaces/{ns}/pods', body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'priv' }, spec: { containers: [{ name: 'c', image: 'busybox', securityContext: { privileged: true } }] } } },
+      { title: 'privileged: false is fine', method: 'POST', path: '/api/v1/namespaces/{ns}/pods', body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'unpriv' }, spec: { containers: [{ name: 'c', image: 'busybox', securityContext: { privileged: false } }] } }, select: 'spec.containers.0.securityContext' },
+      {
+        title: 'a privileged init container in a deployment template', method: 'POST', path: '/apis/apps/v1/namespaces/{ns}/deployments',
+        body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'priv' }, spec: { selector: { matchLabels: { app: 'p' } }, template: { metadata: { labels: { app: 'p' } }, spec: { containers: [{ name: 'c', image: 'busybox' }], initContainers: [{ name: 'i', image: 'busybox', securityContext: { privileged: true } }] } } } },
+      },
+    ],
+  },
+  {
     name: 'scheduling: priority classes',
     steps: [
       { title: 'the system classes exist', method: 'GET', path: `${PC}/system-cluster-critical`, mask: [AGE] },
