@@ -27,7 +27,7 @@ import type { RESTStore } from '../registry/rest.js';
 import { parseBool } from './request-info.js';
 import { parseInteger } from './request-options.js';
 import type { KubeletClient, NodeLike } from './proxy/kubelet.js';
-import { isUpgradeRequest, proxyUpgradeAware, type ProxyLocation, type ProxyOptions } from './proxy/upgrade-aware.js';
+import { isUpgradeRequest, proxyUpgradeAware, relayBody, type ProxyLocation, type ProxyOptions } from './proxy/upgrade-aware.js';
 import { tunnelSpdyOverWebSocket, tunneledSpdyProtocols } from './proxy/websocket-tunnel.js';
 import { writeError } from './responses.js';
 
@@ -173,16 +173,7 @@ async function serveLog(ctx: ConnectContext, store: RESTStore, request: ConnectR
         return;
       }
       res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
-      res.flushHeaders();
-      answer.on('data', (chunk: Buffer) => res.write(chunk));
-      answer.on('end', () => {
-        res.end();
-        resolve();
-      });
-      answer.on('error', () => {
-        res.destroy();
-        resolve();
-      });
+      relayBody(answer, res, resolve);
     });
     outgoing.end();
   });

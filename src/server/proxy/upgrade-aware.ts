@@ -101,6 +101,24 @@ function withBody(req: UpgradeRequest, socket: Duplex, head: Buffer, ready: (req
 const switched = new WeakSet<IncomingMessage>();
 
 /** Marks the request's connection as switched: the tunnel, not the response, ends it. */
+/**
+ * Relays a backend's answer body to the client chunk by chunk, headers first
+ * (a followed log or a watch may send its first bytes much later); `done` runs
+ * once the body ended or broke.
+ */
+export function relayBody(answer: IncomingMessage, res: ServerResponse, done: () => void): void {
+  res.flushHeaders();
+  answer.on('data', (chunk: Buffer) => res.write(chunk));
+  answer.on('end', () => {
+    res.end();
+    done();
+  });
+  answer.on('error', () => {
+    res.destroy();
+    done();
+  });
+}
+
 export function markSwitched(req: IncomingMessage): void {
   switched.add(req);
 }
@@ -169,17 +187,7 @@ export function proxyUpgradeAware(req: IncomingMessage, res: ServerResponse, loc
         out[name] = value;
       }
       res.writeHead(answer.statusCode ?? 502, out);
-      // Headers go at once: a followed log or a watch may send its first bytes much later.
-      res.flushHeaders();
-      answer.on('data', (chunk: Buffer) => res.write(chunk));
-      answer.on('end', () => {
-        res.end();
-        resolve();
-      });
-      answer.on('error', () => {
-        res.destroy();
-        resolve();
-      });
+      relayBody(answer, res, resolve);
     });
     outgoing.on('upgrade', (answer, backend, backendHead) => {
       res.off('close', clientGone);
