@@ -149,6 +149,31 @@ test('weighed by loop time: a flow of cheap requests may have several executing 
   await turn();
 });
 
+test('waiters start one per turn of the loop under the dispatch limit', async () => {
+  const limit = new LoopLimit({ min: 2, initial: 2 });
+  const fc = controllerWith(limit);
+  const alice = fc.classify(digest('alice'));
+  const bob = fc.classify(digest('bob'));
+  const first = fc.admit(alice, 1) as Ticket;
+  const bobs = [fc.admit(bob, 1) as Ticket];
+  const waiting = Array.from({ length: 4 }, () => fc.admit(bob, 1));
+  assert.ok(waiting.every((w) => w instanceof Promise));
+  let started = 0;
+  for (const w of waiting) void (w as Promise<Ticket | Rejection>).then((t) => { started++; bobs.push(t as Ticket); });
+  // Room for all four at once; they start on four turns, one each.
+  limit.limit = 20;
+  limit.onRaise();
+  const seen: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    await turn();
+    seen.push(started);
+  }
+  assert.deepEqual(seen, [1, 2, 3, 4, 4]);
+  first.release();
+  for (const t of bobs) t.release();
+  await turn();
+});
+
 test('LoopCost: the busy time is shared by the requests executing while it passes; idle time costs nothing', () => {
   let busy = 0;
   const cost = new LoopCost(() => busy);

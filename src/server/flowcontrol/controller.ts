@@ -36,6 +36,9 @@
 // (setImmediate), not inside the finishing request's own turn, so requests
 // that arrived meanwhile are queued by then and compete in fair order; across
 // levels, the one using the smallest part of its nominal seats goes first.
+// One waiter starts per turn: a turn that started a whole backlog at once
+// would hold the loop for all of their first steps before it reads the
+// next request of anyone.
 // Exempt requests and levels that reject rather than queue are not held.
 
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from '../../api/flowcontrol/v1/bootstrap.js';
@@ -528,6 +531,13 @@ export class FlowController {
       (best as PriorityLevelState).take(bestWaiter);
       this.waitingCount--;
       (bestWaiter as Waiter).settle(true);
+      // Under the dispatch limit, one waiter per turn of the loop: the
+      // requests that arrived meanwhile (a light flow's) are read between two
+      // of a flood's starts, rather than after all of them.
+      if (this.loopLimit !== undefined) {
+        this.scheduleDispatch();
+        break;
+      }
     }
     for (const level of this.retired) if (level.executing === 0 && level.waiting === 0) this.retired.delete(level);
   }
