@@ -5,6 +5,12 @@
 // --seconds:
 //   - solo:    A alone (the ceiling the other two are compared with);
 //   - flood:   B creates small ConfigMaps in its own namespace at concurrency 64;
+//   - elsewhere: the same flood sent to a second apiary on the same machine
+//              (apiary only; --no-elsewhere skips it): what A loses there is
+//              the machine's part of the flood's cost (two cores shared by
+//              both servers, their TLS fronts and the load generators),
+//              which no fairness inside the server can give back; what A
+//              loses beyond it under 'flood' is the server's part;
 //   - maximal: B sends maximal bodies back to back (one at a time): a
 //              ConfigMap of 100,000 keys, a million list elements, a million
 //              owner references, a 10,000-deep merge patch (each near the
@@ -21,8 +27,7 @@
 // and fairness): both fall into the global-default priority level, whose
 // flows are distinguished by user, so APF's fair queuing separates them.
 //
-// Tenant B runs in a forked process so that its client work does not slow
-// A's client loop. With upstream's 600 seats alone, B's 64 creates never
+// With upstream's 600 seats alone, B's 64 creates never
 // queue (global-default's 49 nominal seats borrow the others' idle ones;
 // kube-apiserver behaves the same), and A's requests share the one event loop
 // with all of B's in-flight work. Sizing the seats to the loop
@@ -31,12 +36,20 @@
 // apiary adds a dispatch limit that follows the event loop
 // (src/server/flowcontrol/loop-limit.ts): it grows while the loop has idle
 // time (I/O waits) and shrinks when a busy loop's timers run late past 2 ms;
-// it is shared max-min fairly by the active flows, so B, past its share,
-// waits in APF's fair queues while A (under its share) starts at once. Printed
+// it is shared max-min fairly by the active flows, weighed by each flow's
+// loop time per request (loop-cost.ts), so B, past its share, waits in APF's
+// fair queues while A (under its share) starts at once. Printed
 // with the flood's line: the limit and the loop's delay at the phase's end.
 // Profile the server with APIARY_BENCH_CPU_PROF=<dir>.
 //
-//   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference]
+// The load comes from wrk (bench/wrk.ts: C, one thread; A's 4 connections and
+// B's 64 cost about a tenth of a core), so that A's figures measure the
+// server rather than a generator competing with it for the two cores;
+// --client node uses the earlier undici generator (B in a forked process).
+// Printed per phase: the cores the server's processes (apiary with its TLS
+// front; kube-apiserver with etcd) and the generators used.
+//
+//   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference] [--client wrk|node] [--no-elsewhere]
 
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -57,6 +70,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
     client: { type: 'string', default: 'wrk' },
+    'no-elsewhere': { type: 'boolean', default: false },
   },
 });
 /** wrk (default): both tenants' load from C, cheap on 2 cores; node: undici in Node processes (the earlier sessions' generator). */
@@ -322,27 +336,33 @@ async function withB(admin: Target, a: Target, b: Target, kind: BKind): Promise<
   return { ...measured, clientCores: measured.clientCores + bDone.cores, bSent: bDone.sent, bRejected: bDone.rejected, bRps: bDone.rps, state };
 }
 
-async function measure(admin: Target): Promise<Record<'solo' | 'flood' | 'maximal', Measure[]>> {
+type Phase = 'solo' | 'flood' | 'elsewhere' | 'maximal';
+
+/** `twin`: a second server of the same kind, where the 'elsewhere' phase sends B's flood. */
+async function measure(admin: Target, twin?: Target): Promise<Record<Phase, Measure[]>> {
   const { a, b } = await prepare(admin);
+  const twinB = twin !== undefined ? (await prepare(twin)).b : undefined;
   const target = admin;
-  const out: Record<'solo' | 'flood' | 'maximal', Measure[]> = { solo: [], flood: [], maximal: [] };
+  const out: Record<Phase, Measure[]> = { solo: [], flood: [], elsewhere: [], maximal: [] };
   for (let round = 0; round < rounds; round++) {
     out.solo.push(await tenantA(a));
     const flood = await withB(admin, a, b, 'flood');
     out.flood.push(flood);
+    const elsewhere = twinB !== undefined ? await withB(admin, a, twinB, 'flood') : undefined;
+    if (elsewhere !== undefined) out.elsewhere.push(elsewhere);
     const maximal = await withB(admin, a, b, 'maximal');
     out.maximal.push(maximal);
     const solo = out.solo.at(-1)!;
     const cores = (m: Measure): string => `cores: server ${fmt(m.serverCores, 2)}, clients ${fmt(m.clientCores, 2)}`;
-    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(solo.p99, 1)} ms, ${fmt(solo.rps)}/s (${cores(solo)}); flood p99 ${fmt(flood.p99, 1)} ms, ${fmt(flood.rps)}/s (${cores(flood)}; B ${fmt(flood.bRps)}/s, sent ${flood.bSent}, ${flood.bRejected} not 2xx${flood.state}); maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
+    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(solo.p99, 1)} ms, ${fmt(solo.rps)}/s (${cores(solo)}); flood p99 ${fmt(flood.p99, 1)} ms, ${fmt(flood.rps)}/s (${cores(flood)}; B ${fmt(flood.bRps)}/s, sent ${flood.bSent}, ${flood.bRejected} not 2xx${flood.state})${elsewhere !== undefined ? `; elsewhere p99 ${fmt(elsewhere.p99, 1)} ms, ${fmt(elsewhere.rps)}/s (${cores(elsewhere)}; B ${fmt(elsewhere.bRps)}/s)` : ''}; maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
   }
   return out;
 }
 
 /** `apiary serve` as shipped (HTTPS, the token file, RBAC) from tsc's output, on sqlite. */
-async function startSecureApiary(): Promise<{ origin: string; pid: number; stop(): Promise<void> }> {
+async function startSecureApiary(build = true): Promise<{ origin: string; pid: number; stop(): Promise<void> }> {
   const repo = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (build) execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
   const dataDir = mkdtempSync(join(tmpdir(), 'apiary-bench-noisy-'));
   const tokens = join(dataDir, 'tokens.csv');
   writeFileSync(tokens, [`${TOKENS.admin},bench-admin,bench-admin-uid,"system:masters"`, ...TENANT_TOKEN_LINES].join('\n') + '\n', { mode: 0o600 });
@@ -366,12 +386,15 @@ async function startSecureApiary(): Promise<{ origin: string; pid: number; stop(
 }
 
 async function main(): Promise<void> {
-  const results: Array<[string, Record<'solo' | 'flood' | 'maximal', Measure[]>]> = [];
+  const results: Array<[string, Record<Phase, Measure[]>]> = [];
   if (values.only !== 'reference') {
     const apiary = await startSecureApiary();
+    const twin = !values['no-elsewhere'] ? await startSecureApiary(false) : undefined;
     try {
-      results.push(['apiary', await measure({ name: 'apiary', origin: apiary.origin, token: TOKENS.admin, pids: () => [apiary.pid, ...childPids(apiary.pid)] })]);
+      const target = (server: { origin: string; pid: number }, name: string): Target => ({ name, origin: server.origin, token: TOKENS.admin, pids: () => [server.pid, ...childPids(server.pid)] });
+      results.push(['apiary', await measure(target(apiary, 'apiary'), twin !== undefined ? target(twin, 'apiary twin') : undefined)]);
     } finally {
+      await twin?.stop();
       await apiary.stop();
     }
   }
@@ -396,7 +419,8 @@ async function main(): Promise<void> {
   for (const [name, r] of results) {
     const soloP99 = median(r.solo.map((m) => m.p99));
     const soloRps = median(r.solo.map((m) => m.rps));
-    for (const phase of ['solo', 'flood', 'maximal'] as const) {
+    for (const phase of ['solo', 'flood', 'elsewhere', 'maximal'] as const) {
+      if (r[phase].length === 0) continue;
       const p99 = median(r[phase].map((m) => m.p99));
       const max = Math.max(...r[phase].map((m) => m.max));
       const rps = median(r[phase].map((m) => m.rps));
