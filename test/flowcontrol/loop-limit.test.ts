@@ -174,19 +174,29 @@ test('waiters start one per turn of the loop under the dispatch limit', async ()
   await turn();
 });
 
-test('LoopCost: the busy time is shared by the requests executing while it passes; idle time costs nothing', () => {
+test('LoopCost: busy time goes to the request that just started or the one finishing; a request waiting on I/O is not charged for the others\' work', () => {
   let busy = 0;
   const cost = new LoopCost(() => busy);
-  const a = cost.start();
-  busy += 2;
-  const b = cost.start();
-  busy += 2; // shared by a and b
-  assert.equal(cost.finish(a), 3);
+  // A create starts and runs its first step (1 ms), then waits on its fsync.
+  const create = cost.start();
   busy += 1;
-  assert.equal(cost.finish(b), 2);
-  busy += 5; // nobody executing
-  const c = cost.start();
-  assert.equal(cost.finish(c), 0);
+  // Meanwhile three GETs, each one turn of 0.2 ms, with parsing (0.1 ms) between.
+  for (let i = 0; i < 3; i++) {
+    busy += 0.1;
+    const get = cost.start();
+    busy += 0.2;
+    assert.equal(Math.round(cost.finish(get) * 1000) / 1000, 0.2, 'a GET: its own turn');
+  }
+  // Parsing, then the create's last step (0.5 ms) before it finishes.
+  busy += 0.1;
+  busy += 0.5;
+  assert.equal(Math.round(cost.finish(create) * 1000) / 1000, 1.7, 'its first step (with the parse after it), its last step (with the parse before it), nothing of the GETs');
+  // A start and another's finish bounding one interval: half each.
+  const x = cost.start();
+  const y = cost.start();
+  busy += 2;
+  assert.equal(cost.finish(x), 1);
+  assert.equal(cost.finish(y), 1);
 });
 
 test('a queue is charged by the time its requests really took: a flow of quick requests goes ahead of a slow one', async () => {

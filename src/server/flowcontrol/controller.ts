@@ -447,7 +447,7 @@ export class FlowController {
     }
     const started = this.monotonic();
     const loopCost = limited ? this.loopCost : undefined;
-    const mark = loopCost !== undefined ? loopCost.start() : 0;
+    const charge = loopCost?.start();
     this.events.dispatched?.(c, waitedMs, width);
     let released = false;
     return {
@@ -459,8 +459,8 @@ export class FlowController {
         released = true;
         level.finish(width, queue, charged, (this.monotonic() - started) / 1000);
         if (limited) {
-          if (loopCost !== undefined) {
-            const cost = loopCost.finish(mark);
+          if (loopCost !== undefined && charge !== undefined) {
+            const cost = loopCost.finish(charge);
             this.meanCostMs = nextMeanCost(this.meanCostMs, cost, SERVER_COST_WEIGHT);
             load.meanCostMs = load.meanCostMs === undefined ? cost : nextMeanCost(load.meanCostMs, cost, FLOW_COST_WEIGHT);
           }

@@ -11,46 +11,63 @@
 // Measuring a request's own CPU on the loop exactly would need async hooks on
 // every promise (too dear per request). Instead the loop's busy time
 // (performance.eventLoopUtilization's `active`, which excludes the time it
-// waits for I/O) is divided equally among the requests executing while it
-// passes (processor sharing, as a virtual clock that advances by busy time ÷
-// requests executing): a request's cost is the clock's advance over its life.
-// A request waiting on a disk or etcd costs nothing while the loop is idle;
-// requests overlapping one another share the time. It charges a short request
-// less than its own turn took when others are in flight, which errs in the
-// light flow's favour; between flows alike it is symmetric.
+// waits for I/O) between two of the dispatch limit's events (a request
+// starting, a request finishing) is given to the requests that those events
+// show running in it: after a start, the started request runs its first step
+// at once (on the same turn); before a finish, the finished request ran its
+// last step. An interval bounded by both goes half to each; one between a
+// finish and a start (parsing new requests, queueing) to nobody. A request
+// whose whole work is one turn (a GET from the watch cache) is charged exactly
+// that turn. A request waiting on a disk or etcd is charged nothing for the
+// others' work meanwhile (dividing all busy time among the requests in flight
+// charged a create waiting on its fsync for the GETs served meanwhile, and the
+// dispatch limit then starved the creates); its middle steps (a batched
+// commit on a later turn) are charged to nobody, which errs in its favour.
 
 import { performance } from 'node:perf_hooks';
 
+/** A request's loop time so far (ms), from start() to finish(). */
+export interface LoopCharge {
+  ms: number;
+}
+
 export class LoopCost {
-  /** Busy ms per executing request, since the start (the virtual clock). */
-  private virtual = 0;
   private lastActive: number;
-  private running = 0;
+  /** The request started by the last event, when that event was a start. */
+  private started: LoopCharge | undefined;
 
   /** `active`: the loop's busy time in ms so far (tests feed their own). */
   constructor(private readonly active: () => number = () => performance.eventLoopUtilization().active) {
     this.lastActive = active();
   }
 
-  private advance(): number {
+  private elapsed(): number {
     const a = this.active();
-    if (this.running > 0) this.virtual += (a - this.lastActive) / this.running;
+    const d = a - this.lastActive;
     this.lastActive = a;
-    return this.virtual;
+    return d;
   }
 
-  /** A request starts executing: its mark, for finish(). */
-  start(): number {
-    const v = this.advance();
-    this.running++;
-    return v;
+  /** A request starts executing: its charge, for finish(). */
+  start(): LoopCharge {
+    const d = this.elapsed();
+    if (this.started !== undefined) this.started.ms += d;
+    const charge = { ms: 0 };
+    this.started = charge;
+    return charge;
   }
 
-  /** A request that started at `mark` is done: its loop time in ms. */
-  finish(mark: number): number {
-    const v = this.advance();
-    this.running--;
-    return v - mark;
+  /** A request is done: its loop time in ms. */
+  finish(charge: LoopCharge): number {
+    const d = this.elapsed();
+    const started = this.started;
+    if (started === undefined || started === charge) charge.ms += d;
+    else {
+      started.ms += d / 2;
+      charge.ms += d / 2;
+    }
+    this.started = undefined;
+    return charge.ms;
   }
 }
 
