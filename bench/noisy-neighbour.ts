@@ -5,6 +5,12 @@
 // --seconds:
 //   - solo:    A alone (the ceiling the other two are compared with);
 //   - flood:   B creates small ConfigMaps in its own namespace at concurrency 64;
+//   - elsewhere: the same flood sent to a second apiary on the same machine
+//              (apiary only; --no-elsewhere skips it): what A loses there is
+//              the machine's part of the flood's cost (two cores shared by
+//              both servers, their TLS fronts and the load generators),
+//              which no fairness inside the server can give back; what A
+//              loses beyond it under 'flood' is the server's part;
 //   - maximal: B sends maximal bodies back to back (one at a time): a
 //              ConfigMap of 100,000 keys, a million list elements, a million
 //              owner references, a 10,000-deep merge patch (each near the
@@ -21,8 +27,7 @@
 // and fairness): both fall into the global-default priority level, whose
 // flows are distinguished by user, so APF's fair queuing separates them.
 //
-// Tenant B runs in a forked process so that its client work does not slow
-// A's client loop. With upstream's 600 seats alone, B's 64 creates never
+// With upstream's 600 seats alone, B's 64 creates never
 // queue (global-default's 49 nominal seats borrow the others' idle ones;
 // kube-apiserver behaves the same), and A's requests share the one event loop
 // with all of B's in-flight work. Sizing the seats to the loop
@@ -31,12 +36,20 @@
 // apiary adds a dispatch limit that follows the event loop
 // (src/server/flowcontrol/loop-limit.ts): it grows while the loop has idle
 // time (I/O waits) and shrinks when a busy loop's timers run late past 2 ms;
-// it is shared max-min fairly by the active flows, so B, past its share,
-// waits in APF's fair queues while A (under its share) starts at once. Printed
+// it is shared max-min fairly by the active flows, weighed by each flow's
+// loop time per request (loop-cost.ts), so B, past its share, waits in APF's
+// fair queues while A (under its share) starts at once. Printed
 // with the flood's line: the limit and the loop's delay at the phase's end.
 // Profile the server with APIARY_BENCH_CPU_PROF=<dir>.
 //
-//   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference]
+// The load comes from wrk (bench/wrk.ts: C, one thread; A's 4 connections and
+// B's 64 cost about a tenth of a core), so that A's figures measure the
+// server rather than a generator competing with it for the two cores;
+// --client node uses the earlier undici generator (B in a forked process).
+// Printed per phase: the cores the server's processes (apiary with its TLS
+// front; kube-apiserver with etcd) and the generators used.
+//
+//   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference] [--client wrk|node] [--no-elsewhere]
 
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -48,15 +61,21 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { referenceBinariesMissing, startReference } from '../test/compat/differential/reference.js';
 import { spawnNode } from '../test/helpers/apiary-process.js';
-import { fmt, median, percentile } from './lib.js';
+import { childPids, cpuSeconds, fmt, median, percentile, pidWith } from './lib.js';
+import { requireWrk, runWrk } from './wrk.js';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
+    client: { type: 'string', default: 'wrk' },
+    'no-elsewhere': { type: 'boolean', default: false },
   },
 });
+/** wrk (default): both tenants' load from C, cheap on 2 cores; node: undici in Node processes (the earlier sessions' generator). */
+const client = values.client === 'node' ? 'node' : 'wrk';
+if (client === 'wrk') requireWrk();
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 
@@ -64,6 +83,8 @@ interface Target {
   name: string;
   origin: string;
   token: string;
+  /** The server's processes (whose CPU is counted per phase). */
+  pids?: () => number[];
 }
 
 /** Bearer tokens of the run: an admin (setup only) and the two tenants. */
@@ -106,8 +127,8 @@ async function prepare(admin: Target): Promise<{ a: Target; b: Target }> {
     await must(call(p, admin, 'POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, JSON.stringify(binding)), `rolebinding in ${ns}`);
   }
   await p.close();
-  const a = { name: admin.name, origin: admin.origin, token: TOKENS.a };
-  const b = { name: admin.name, origin: admin.origin, token: TOKENS.b };
+  const a: Target = { ...admin, token: TOKENS.a };
+  const b: Target = { ...admin, token: TOKENS.b };
   // RBAC caches may take a moment to see the bindings.
   for (const [t, ns, name] of [[a, A, 'read-me'], [b, B, 'patch-me']] as const) {
     const tp = pool(t, 1);
@@ -132,10 +153,31 @@ interface Measure {
   max: number;
   rps: number;
   errors: number;
+  /** CPU used during A's measurement, in cores: the server's processes, and A's (+ B's) load generator. */
+  serverCores: number;
+  clientCores: number;
 }
 
-/** Tenant A's closed loop of GETs for `seconds`. */
+function serverCpu(target: Target): number {
+  return (target.pids?.() ?? []).reduce((sum, pid) => sum + (cpuSeconds(pid) || 0), 0);
+}
+
+/** Tenant A's closed loop of GETs for `seconds`, with the server's CPU over it. */
 async function tenantA(target: Target): Promise<Measure> {
+  const cpu0 = serverCpu(target);
+  const t0 = performance.now();
+  const m = client === 'wrk' ? await tenantAWrk(target) : await tenantANode(target);
+  const wall = (performance.now() - t0) / 1000;
+  return { ...m, serverCores: (serverCpu(target) - cpu0) / wall, clientCores: m.clientCores / wall };
+}
+
+async function tenantAWrk(target: Target): Promise<Measure> {
+  const r = await runWrk(target.origin, { concurrency: 4, seconds }, { method: 'GET', path: `/api/v1/namespaces/${A}/configmaps/read-me`, headers: { Authorization: `Bearer ${target.token}` } });
+  return { p99: r.p99ms, max: r.maxMs, rps: r.rps, errors: r.errors, serverCores: 0, clientCores: r.cpuSeconds };
+}
+
+async function tenantANode(target: Target): Promise<Measure> {
+  const cpu0 = process.cpuUsage();
   const p = pool(target, 4);
   const latencies: number[] = [];
   let errors = 0;
@@ -157,12 +199,15 @@ async function tenantA(target: Target): Promise<Measure> {
   const elapsed = (performance.now() - started) / 1000;
   await p.close();
   latencies.sort((x, y) => x - y);
-  return { p99: percentile(latencies, 0.99), max: latencies.at(-1) ?? NaN, rps: latencies.length / elapsed, errors };
+  const cpu = process.cpuUsage(cpu0);
+  return { p99: percentile(latencies, 0.99), max: latencies.at(-1) ?? NaN, rps: latencies.length / elapsed, errors, serverCores: 0, clientCores: (cpu.user + cpu.system) / 1e6 };
 }
 
 /** Tenant B's load until `stop` is set: workers each sending `next()` in a loop. */
-async function tenantB(target: Target, concurrency: number, next: (i: number) => { method: 'POST' | 'PATCH'; path: string; body: Buffer; contentType: string }, stop: { done: boolean }): Promise<{ sent: number; rejected: number }> {
+async function tenantB(target: Target, concurrency: number, next: (i: number) => { method: 'POST' | 'PATCH'; path: string; body: Buffer; contentType: string }, stop: { done: boolean }): Promise<BResult> {
   const p = pool(target, concurrency);
+  const started = performance.now();
+  const cpu0 = process.cpuUsage();
   let sent = 0;
   let rejected = 0;
   await Promise.all(
@@ -178,7 +223,9 @@ async function tenantB(target: Target, concurrency: number, next: (i: number) =>
     }),
   );
   await p.close();
-  return { sent, rejected };
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { sent, rejected, cores: (cpu.user + cpu.system) / 1e6 / elapsed, rps: sent / elapsed };
 }
 
 function maximalBodies(): Array<{ method: 'POST' | 'PATCH'; path: string; body: Buffer; contentType: string }> {
@@ -195,6 +242,13 @@ function maximalBodies(): Array<{ method: 'POST' | 'PATCH'; path: string; body: 
 }
 
 type BKind = 'flood' | 'maximal';
+/** B's requests, those not answered 2xx (429s, for wrk any non-2xx), the cores its client used and its rate. */
+interface BResult {
+  sent: number;
+  rejected: number;
+  cores: number;
+  rps: number;
+}
 interface BJob {
   origin: string;
   token: string;
@@ -208,17 +262,40 @@ const B_JOB_ENV = 'APIARY_NOISY_NEIGHBOUR_B';
  * work (64 connections' TLS, bodies of megabytes) must not slow A's client
  * loop, or A's latencies would measure this process rather than the server.
  */
-function startB(b: Target, kind: BKind): { stop(): Promise<{ sent: number; rejected: number }> } {
+function startB(b: Target, kind: BKind): { stop(): Promise<BResult> } {
+  if (kind === 'flood' && client === 'wrk') return startBWrk(b);
   const job: BJob = { origin: b.origin, token: b.token, kind };
   const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, [B_JOB_ENV]: JSON.stringify(job) } });
-  const result = new Promise<{ sent: number; rejected: number }>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as { sent: number; rejected: number }));
+  const result = new Promise<BResult>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as BResult));
     child.once('exit', (code) => reject(new Error(`tenant B exited with ${code}`)));
   });
   return {
     stop: async () => {
       child.send('stop');
       return await result;
+    },
+  };
+}
+
+/**
+ * B's flood from wrk: 64 connections in one C thread, each creating
+ * ConfigMaps named by wrk's counter (bench/wrk.ts). It runs a second before
+ * and after A's phase (wrk runs whole seconds).
+ */
+function startBWrk(b: Target): { stop(): Promise<BResult> } {
+  const duration = Math.ceil(seconds) + 2;
+  const started = performance.now();
+  const run = runWrk(b.origin, { concurrency: 64, seconds: duration }, {
+    method: 'POST',
+    path: `/api/v1/namespaces/${B}/configmaps`,
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `flood-${randomBytes(4).toString('hex')}-{i}` }, data: { k: 'v' } }),
+    headers: { Authorization: `Bearer ${b.token}` },
+  });
+  return {
+    stop: async () => {
+      const r = await run;
+      return { sent: r.requests, rejected: r.errors, cores: r.cpuSeconds / ((performance.now() - started) / 1000), rps: r.rps };
     },
   };
 }
@@ -249,35 +326,43 @@ async function loopState(admin: Target): Promise<string> {
   }
 }
 
-async function withB(admin: Target, a: Target, b: Target, kind: BKind): Promise<Measure & { bSent: number; bRejected: number; state: string }> {
+async function withB(admin: Target, a: Target, b: Target, kind: BKind): Promise<Measure & { bSent: number; bRejected: number; bRps: number; state: string }> {
   const bLoad = startB(b, kind);
   // Let B's load build up before A is measured.
   await new Promise((r) => setTimeout(r, 1000));
   const measured = await tenantA(a);
   const state = await loopState(admin);
   const bDone = await bLoad.stop();
-  return { ...measured, bSent: bDone.sent, bRejected: bDone.rejected, state };
+  return { ...measured, clientCores: measured.clientCores + bDone.cores, bSent: bDone.sent, bRejected: bDone.rejected, bRps: bDone.rps, state };
 }
 
-async function measure(admin: Target): Promise<Record<'solo' | 'flood' | 'maximal', Measure[]>> {
+type Phase = 'solo' | 'flood' | 'elsewhere' | 'maximal';
+
+/** `twin`: a second server of the same kind, where the 'elsewhere' phase sends B's flood. */
+async function measure(admin: Target, twin?: Target): Promise<Record<Phase, Measure[]>> {
   const { a, b } = await prepare(admin);
+  const twinB = twin !== undefined ? (await prepare(twin)).b : undefined;
   const target = admin;
-  const out: Record<'solo' | 'flood' | 'maximal', Measure[]> = { solo: [], flood: [], maximal: [] };
+  const out: Record<Phase, Measure[]> = { solo: [], flood: [], elsewhere: [], maximal: [] };
   for (let round = 0; round < rounds; round++) {
     out.solo.push(await tenantA(a));
     const flood = await withB(admin, a, b, 'flood');
     out.flood.push(flood);
+    const elsewhere = twinB !== undefined ? await withB(admin, a, twinB, 'flood') : undefined;
+    if (elsewhere !== undefined) out.elsewhere.push(elsewhere);
     const maximal = await withB(admin, a, b, 'maximal');
     out.maximal.push(maximal);
-    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(out.solo.at(-1)!.p99, 1)} ms; flood p99 ${fmt(flood.p99, 1)} ms (B sent ${flood.bSent}, ${flood.bRejected} answered 429${flood.state}); maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
+    const solo = out.solo.at(-1)!;
+    const cores = (m: Measure): string => `cores: server ${fmt(m.serverCores, 2)}, clients ${fmt(m.clientCores, 2)}`;
+    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(solo.p99, 1)} ms, ${fmt(solo.rps)}/s (${cores(solo)}); flood p99 ${fmt(flood.p99, 1)} ms, ${fmt(flood.rps)}/s (${cores(flood)}; B ${fmt(flood.bRps)}/s, sent ${flood.bSent}, ${flood.bRejected} not 2xx${flood.state})${elsewhere !== undefined ? `; elsewhere p99 ${fmt(elsewhere.p99, 1)} ms, ${fmt(elsewhere.rps)}/s (${cores(elsewhere)}; B ${fmt(elsewhere.bRps)}/s)` : ''}; maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
   }
   return out;
 }
 
 /** `apiary serve` as shipped (HTTPS, the token file, RBAC) from tsc's output, on sqlite. */
-async function startSecureApiary(): Promise<{ origin: string; stop(): Promise<void> }> {
+async function startSecureApiary(build = true): Promise<{ origin: string; pid: number; stop(): Promise<void> }> {
   const repo = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (build) execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
   const dataDir = mkdtempSync(join(tmpdir(), 'apiary-bench-noisy-'));
   const tokens = join(dataDir, 'tokens.csv');
   writeFileSync(tokens, [`${TOKENS.admin},bench-admin,bench-admin-uid,"system:masters"`, ...TENANT_TOKEN_LINES].join('\n') + '\n', { mode: 0o600 });
@@ -292,6 +377,7 @@ async function startSecureApiary(): Promise<{ origin: string; stop(): Promise<vo
   const origin = await proc.url;
   return {
     origin,
+    pid: proc.child.pid!,
     stop: async () => {
       await proc.stop('SIGTERM');
       rmSync(dataDir, { recursive: true, force: true });
@@ -300,12 +386,15 @@ async function startSecureApiary(): Promise<{ origin: string; stop(): Promise<vo
 }
 
 async function main(): Promise<void> {
-  const results: Array<[string, Record<'solo' | 'flood' | 'maximal', Measure[]>]> = [];
+  const results: Array<[string, Record<Phase, Measure[]>]> = [];
   if (values.only !== 'reference') {
     const apiary = await startSecureApiary();
+    const twin = !values['no-elsewhere'] ? await startSecureApiary(false) : undefined;
     try {
-      results.push(['apiary', await measure({ name: 'apiary', origin: apiary.origin, token: TOKENS.admin })]);
+      const target = (server: { origin: string; pid: number }, name: string): Target => ({ name, origin: server.origin, token: TOKENS.admin, pids: () => [server.pid, ...childPids(server.pid)] });
+      results.push(['apiary', await measure(target(apiary, 'apiary'), twin !== undefined ? target(twin, 'apiary twin') : undefined)]);
     } finally {
+      await twin?.stop();
       await apiary.stop();
     }
   }
@@ -315,7 +404,9 @@ async function main(): Promise<void> {
     else {
       const reference = await startReference({ extraTokens: TENANT_TOKEN_LINES });
       try {
-        results.push(['kube-apiserver 1.32.4', await measure({ name: 'reference', origin: reference.target.base, token: reference.target.token! })]);
+        const etcdPids = (reference.etcdDataDirs ?? []).map((dir) => pidWith(dir)).filter((pid): pid is number => pid !== undefined);
+        const pids = (): number[] => [...(reference.apiserverPid !== undefined ? [reference.apiserverPid] : []), ...etcdPids];
+        results.push(['kube-apiserver 1.32.4', await measure({ name: 'reference', origin: reference.target.base, token: reference.target.token!, pids })]);
       } finally {
         await reference.stop();
       }
@@ -323,17 +414,21 @@ async function main(): Promise<void> {
   }
 
   console.log(`\nnoisy neighbour: tenant A GETs at concurrency 4, ${seconds} s per phase, medians of ${rounds} round(s)`);
-  console.log('server                 phase     A p99 ms   A max ms   A req/s   p99 / solo   req/s / solo   A errors');
+  console.log(`A and B's load from ${client === 'wrk' ? 'wrk' : 'Node (undici)'}; cores: CPU used during A's phase by the server's processes / by the load generators (2 cores in all)`);
+  console.log('server                 phase     A p99 ms   A max ms   A req/s   p99 / solo   req/s / solo   A errors   server cores   client cores');
   for (const [name, r] of results) {
     const soloP99 = median(r.solo.map((m) => m.p99));
     const soloRps = median(r.solo.map((m) => m.rps));
-    for (const phase of ['solo', 'flood', 'maximal'] as const) {
+    for (const phase of ['solo', 'flood', 'elsewhere', 'maximal'] as const) {
+      if (r[phase].length === 0) continue;
       const p99 = median(r[phase].map((m) => m.p99));
       const max = Math.max(...r[phase].map((m) => m.max));
       const rps = median(r[phase].map((m) => m.rps));
       const errors = r[phase].reduce((n, m) => n + m.errors, 0);
+      const serverCores = median(r[phase].map((m) => m.serverCores));
+      const clientCores = median(r[phase].map((m) => m.clientCores));
       console.log(
-        `${name.padEnd(22)} ${phase.padEnd(9)} ${fmt(p99, 1).padStart(9)} ${fmt(max, 1).padStart(10)} ${fmt(rps).padStart(9)} ${fmt(p99 / soloP99, 2).padStart(11)}x ${fmt((100 * rps) / soloRps).padStart(12)} % ${String(errors).padStart(9)}`,
+        `${name.padEnd(22)} ${phase.padEnd(9)} ${fmt(p99, 1).padStart(9)} ${fmt(max, 1).padStart(10)} ${fmt(rps).padStart(9)} ${fmt(p99 / soloP99, 2).padStart(11)}x ${fmt((100 * rps) / soloRps).padStart(12)} % ${String(errors).padStart(9)} ${fmt(serverCores, 2).padStart(14)} ${fmt(clientCores, 2).padStart(14)}`,
       );
     }
   }

@@ -42,6 +42,8 @@ export interface WrkRequest {
 export interface WrkResult extends LoadResult {
   /** CPU seconds (user + system) wrk used. */
   cpuSeconds: number;
+  /** The slowest request (wrk's Latency Max). */
+  maxMs: number;
 }
 
 /** Fails with what to install when wrk is missing. */
@@ -114,7 +116,8 @@ export async function runWrk(origin: string, options: { concurrency: number; sec
     const stat = /^stat: .*\) (.*)$/m.exec(out)?.[1]?.split(' ') ?? [];
     // Fields after the command name: state is [0], cutime [13], cstime [14], in clock ticks (10 ms).
     const cpuSeconds = (Number(stat[13]) + Number(stat[14])) / 100;
-    return { requests, errors: non2xx + socketErrors, seconds, rps, p50ms: latency('50'), p99ms: latency('99'), cpuSeconds };
+    const maxMs = toMs(/^\s+Latency\s+\S+\s+\S+\s+(\S+)/m.exec(out)?.[1] ?? '');
+    return { requests, errors: non2xx + socketErrors, seconds, rps, p50ms: latency('50'), p99ms: latency('99'), cpuSeconds, maxMs };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FlowController, isTicket, type Ticket, type Rejection } from '../../src/server/flowcontrol/controller.js';
 import { LoopLimit, eventLoopDelay, nextLimit } from '../../src/server/flowcontrol/loop-limit.js';
+import { LoopCost } from '../../src/server/flowcontrol/loop-cost.js';
 import type { RequestDigest } from '../../src/server/flowcontrol/matching.js';
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS } from '../../src/api/flowcontrol/v1/bootstrap.js';
 
@@ -24,8 +25,9 @@ const digest = (user: string, groups = ['system:authenticated']): RequestDigest 
   path: `/api/v1/namespaces/${user}/configmaps`,
 });
 
-function controllerWith(limit: LoopLimit): FlowController {
-  const fc = new FlowController({ loopLimit: limit, queueWaitLimitMs: 60_000 });
+/** `loopCost` null: every request weighs the same (the count-based share these tests were written for). */
+function controllerWith(limit: LoopLimit, loopCost: LoopCost | null = null): FlowController {
+  const fc = new FlowController({ loopLimit: limit, loopCost, queueWaitLimitMs: 60_000 });
   fc.configure([...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS], [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS]);
   return fc;
 }
@@ -115,6 +117,86 @@ test('a flood beyond its share of the limit queues although its level has seats;
   assert.equal(alice.load.executing + alice.load.waiting + bob.load.executing + bob.load.waiting, 0);
   assert.equal(alice.level.seatsInUse, 0);
   assert.equal(fc.executingUnderLimit, 0);
+});
+
+test('weighed by loop time: a flow of cheap requests may have several executing where a flood of dear ones has one', async () => {
+  // The loop's busy time, as the test says it passes (ms).
+  let busy = 0;
+  const cost = new LoopCost(() => busy);
+  const scenario = (fc: FlowController) => {
+    const bob = fc.classify(digest('bob'));
+    const alice = fc.classify(digest('alice'));
+    // One of bob's creates alone: 4 ms of loop time; one of alice's gets: 0.1 ms.
+    const b = fc.admit(bob, 1) as Ticket;
+    busy += 4;
+    b.release();
+    const a = fc.admit(alice, 1) as Ticket;
+    busy += 0.1;
+    a.release();
+    // Both flows active (they linger), the limit 2: each has a share of 1 request at the mean cost.
+    const bobs = Array.from({ length: 8 }, () => fc.admit(bob, 1));
+    const alices = Array.from({ length: 8 }, () => fc.admit(alice, 1));
+    const started = (ts: Array<Ticket | Rejection | Promise<Ticket | Rejection>>) => ts.filter((t) => !(t instanceof Promise)).length;
+    return { bob: started(bobs), alice: started(alices), tickets: [...bobs, ...alices] };
+  };
+  const weighed = scenario(controllerWith(new LoopLimit({ min: 2, initial: 2 }), cost));
+  assert.equal(weighed.bob, 1, 'the flood: one at a time');
+  assert.ok(weighed.alice >= 4, `cheap requests: several at once (${weighed.alice})`);
+  // Counted in requests, the light flow would get one at a time too.
+  const counted = scenario(controllerWith(new LoopLimit({ min: 2, initial: 2 })));
+  assert.deepEqual([counted.bob, counted.alice], [1, 1]);
+  for (const t of [...weighed.tickets, ...counted.tickets]) if (!(t instanceof Promise) && isTicket(t)) t.release();
+  await turn();
+});
+
+test('waiters start one per turn of the loop under the dispatch limit', async () => {
+  const limit = new LoopLimit({ min: 2, initial: 2 });
+  const fc = controllerWith(limit);
+  const alice = fc.classify(digest('alice'));
+  const bob = fc.classify(digest('bob'));
+  const first = fc.admit(alice, 1) as Ticket;
+  const bobs = [fc.admit(bob, 1) as Ticket];
+  const waiting = Array.from({ length: 4 }, () => fc.admit(bob, 1));
+  assert.ok(waiting.every((w) => w instanceof Promise));
+  let started = 0;
+  for (const w of waiting) void (w as Promise<Ticket | Rejection>).then((t) => { started++; bobs.push(t as Ticket); });
+  // Room for all four at once; they start on four turns, one each.
+  limit.limit = 20;
+  limit.onRaise();
+  const seen: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    await turn();
+    seen.push(started);
+  }
+  assert.deepEqual(seen, [1, 2, 3, 4, 4]);
+  first.release();
+  for (const t of bobs) t.release();
+  await turn();
+});
+
+test('LoopCost: busy time goes to the request that just started or the one finishing; a request waiting on I/O is not charged for the others\' work', () => {
+  let busy = 0;
+  const cost = new LoopCost(() => busy);
+  // A create starts and runs its first step (1 ms), then waits on its fsync.
+  const create = cost.start();
+  busy += 1;
+  // Meanwhile three GETs, each one turn of 0.2 ms, with parsing (0.1 ms) between.
+  for (let i = 0; i < 3; i++) {
+    busy += 0.1;
+    const get = cost.start();
+    busy += 0.2;
+    assert.equal(Math.round(cost.finish(get) * 1000) / 1000, 0.2, 'a GET: its own turn');
+  }
+  // Parsing, then the create's last step (0.5 ms) before it finishes.
+  busy += 0.1;
+  busy += 0.5;
+  assert.equal(Math.round(cost.finish(create) * 1000) / 1000, 1.7, 'its first step (with the parse after it), its last step (with the parse before it), nothing of the GETs');
+  // A start and another's finish bounding one interval: half each.
+  const x = cost.start();
+  const y = cost.start();
+  busy += 2;
+  assert.equal(cost.finish(x), 1);
+  assert.equal(cost.finish(y), 1);
 });
 
 test('a queue is charged by the time its requests really took: a flow of quick requests goes ahead of a slow one', async () => {

@@ -20,7 +20,11 @@
 // The dispatch limit (loop-limit.ts): the event loop is given `limit`
 // requests of queuing levels to execute at once, shared equally by the flows
 // that have requests executing or waiting (max-min fair: a flow may execute
-// up to limit / active flows, at least one). A flow stays counted as active
+// up to limit / active flows, at least one). Requests are weighed by their
+// loop time (loop-cost.ts): the share is limit × the mean request's loop time
+// ÷ active flows, and a flow's requests in flight count at its own mean, so a
+// flow of cheap requests may have more of them executing than a flood of dear
+// ones. A flow stays counted as active
 // for a moment (LINGER_MS) after its last request, so that a light flow
 // between two of its requests does not hand the whole limit back to a flood;
 // while only one flow is active nothing is held (there is nobody to be fair
@@ -32,6 +36,9 @@
 // (setImmediate), not inside the finishing request's own turn, so requests
 // that arrived meanwhile are queued by then and compete in fair order; across
 // levels, the one using the smallest part of its nominal seats goes first.
+// One waiter starts per turn: a turn that started a whole backlog at once
+// would hold the loop for all of their first steps before it reads the
+// next request of anyone.
 // Exempt requests and levels that reject rather than queue are not held.
 
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from '../../api/flowcontrol/v1/bootstrap.js';
@@ -43,6 +50,7 @@ import { performance } from 'node:perf_hooks';
 import { flowHash } from './shuffle-sharding.js';
 import { allocate } from './borrowing.js';
 import type { LoopLimit } from './loop-limit.js';
+import { LoopCost, nextMeanCost } from './loop-cost.js';
 
 export interface FlowControlOptions {
   /** --max-requests-inflight (default 400). */
@@ -53,6 +61,8 @@ export interface FlowControlOptions {
   queueWaitLimitMs?: number;
   /** The dispatch limit (none: only the seats limit). */
   loopLimit?: LoopLimit;
+  /** How requests' loop time is measured under the dispatch limit (tests give their own clock); null: every request weighs the same. */
+  loopCost?: LoopCost | null;
   now?: () => number;
   /** A monotonic clock in ms for execution times (default performance.now). */
   monotonic?: () => number;
@@ -95,6 +105,11 @@ const MAX_SEATS_LIMIT = 10;
 /** How long an idle flow still counts as active for the dispatch limit's shares. */
 const LINGER_MS = 250;
 const MAX_SEATS_PERCENT = 0.15;
+/** Moving means of loop time per request: the server's over about 16 requests, a flow's over about 8. */
+const SERVER_COST_WEIGHT = 16;
+const FLOW_COST_WEIGHT = 8;
+/** The least a request weighs under the dispatch limit, relative to the mean request. */
+const MIN_WEIGHT = 1 / 16;
 
 export class FlowController {
   readonly serverLimit: number;
@@ -119,6 +134,10 @@ export class FlowController {
   private readonly now: () => number;
   private readonly monotonic: () => number;
   readonly loopLimit: LoopLimit | undefined;
+  /** The requests' loop time (with the dispatch limit only). */
+  private readonly loopCost: LoopCost | undefined;
+  /** The mean loop time of a request (ms), the unit the limit's share is weighed in. */
+  meanCostMs = 0.5;
   /** Requests executing under the dispatch limit, requests waiting in any queue, flows with either. */
   private running = 0;
   private waitingCount = 0;
@@ -140,7 +159,10 @@ export class FlowController {
     this.now = options.now ?? Date.now;
     this.monotonic = options.monotonic ?? performance.now.bind(performance);
     this.loopLimit = options.loopLimit;
-    if (this.loopLimit !== undefined) this.loopLimit.onRaise = () => this.scheduleDispatch();
+    if (this.loopLimit !== undefined) {
+      this.loopLimit.onRaise = () => this.scheduleDispatch();
+      if (options.loopCost !== null) this.loopCost = options.loopCost ?? new LoopCost();
+    }
     this.configure([], []);
   }
 
@@ -396,10 +418,18 @@ export class FlowController {
     this.scheduleDispatch();
   }
 
-  /** May a flow with `load` start one more request under the dispatch limit? */
+  /**
+   * May a flow with `load` start one more request under the dispatch limit?
+   * Always its first; more while its requests in flight, each weighed by its
+   * mean loop time relative to the server's mean (at least 1/16: a cheap flow
+   * may have 16 times a dear one's requests executing, not unbounded), fit
+   * its share, limit ÷ active flows.
+   */
   private underShare(load: FlowLoad): boolean {
-    if (this.loopLimit === undefined || this.activeFlows <= 1) return true;
-    return load.executing < Math.max(1, Math.floor(this.loopLimit.limit / this.activeFlows));
+    if (this.loopLimit === undefined || this.activeFlows <= 1 || load.executing === 0) return true;
+    const mean = this.meanCostMs;
+    const weight = this.loopCost === undefined || load.meanCostMs === undefined || mean <= 0 ? 1 : Math.max(MIN_WEIGHT, load.meanCostMs / mean);
+    return (load.executing + 1) * weight <= this.loopLimit.limit / this.activeFlows;
   }
 
   /** Starts a request; `fromQueue`: it was waiting (take()n from its queue), its flow stays active. */
@@ -416,6 +446,8 @@ export class FlowController {
       } else if (load.executing++ + load.waiting === 0) this.flowActive(load);
     }
     const started = this.monotonic();
+    const loopCost = limited ? this.loopCost : undefined;
+    const charge = loopCost?.start();
     this.events.dispatched?.(c, waitedMs, width);
     let released = false;
     return {
@@ -427,6 +459,11 @@ export class FlowController {
         released = true;
         level.finish(width, queue, charged, (this.monotonic() - started) / 1000);
         if (limited) {
+          if (loopCost !== undefined && charge !== undefined) {
+            const cost = loopCost.finish(charge);
+            this.meanCostMs = nextMeanCost(this.meanCostMs, cost, SERVER_COST_WEIGHT);
+            load.meanCostMs = load.meanCostMs === undefined ? cost : nextMeanCost(load.meanCostMs, cost, FLOW_COST_WEIGHT);
+          }
           this.running--;
           if (--load.executing + load.waiting === 0) this.flowIdle(load);
         }
@@ -494,6 +531,13 @@ export class FlowController {
       (best as PriorityLevelState).take(bestWaiter);
       this.waitingCount--;
       (bestWaiter as Waiter).settle(true);
+      // Under the dispatch limit, one waiter per turn of the loop: the
+      // requests that arrived meanwhile (a light flow's) are read between two
+      // of a flood's starts, rather than after all of them.
+      if (this.loopLimit !== undefined) {
+        this.scheduleDispatch();
+        break;
+      }
     }
     for (const level of this.retired) if (level.executing === 0 && level.waiting === 0) this.retired.delete(level);
   }

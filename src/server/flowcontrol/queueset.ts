@@ -34,6 +34,8 @@ export interface FlowLoad {
   waiting: number;
   /** When it last had nothing executing or waiting (it stays counted as active a little longer). */
   idleSince?: number;
+  /** Its requests' mean loop time in ms (loop-cost.ts); unset until one finished. */
+  meanCostMs?: number;
 }
 
 export interface Waiter {
