@@ -5,7 +5,7 @@
 // then drives the operation with wrk at concurrency 32 for three runs and
 // prints req/s and apiary's CPU µs per request (its process and TLS front;
 // not etcd's). With `prof`, apiary runs with --cpu-prof (profiles of the main
-// thread and the worker threads land in /tmp/perf/prof).
+// thread and the worker threads land in /tmp/perf-lists/prof).
 //
 //   node --import tsx bench/profile-ops.ts list|get|create sqlite|etcd [seconds=10] [prof]
 
@@ -36,7 +36,7 @@ if (storage === 'etcd') {
   storageArgs.push('--storage', 'etcd', '--etcd-servers', etcd.endpoints[0]!);
 }
 const entry = process.env['DIST'] ? [join(REPO, 'dist/cli/main.js')] : ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
-const profArgs = prof ? ['--cpu-prof', '--cpu-prof-dir=/tmp/perf/prof'] : [];
+const profArgs = prof ? ['--cpu-prof', '--cpu-prof-dir=/tmp/perf-lists/prof'] : [];
 const serveArgs = ['serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', join(dataDir, 'tokens.csv'), '--log-level', 'warn', ...storageArgs];
 const proc = spawnNode([...profArgs, ...entry, ...serveArgs], { stderr: 'inherit' }, 'apiary');
 const agent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -59,17 +59,21 @@ try {
     return { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body, headers };
   };
   await runWrk(origin, { concurrency: 32, seconds: 3 }, requestFor('warm'));
+  console.error(`measuring from ${new Date().toISOString()}`);
   const pid = proc.child.pid!;
-  const cpu = (): number => [pid, ...childPids(pid)].reduce((sum, p) => sum + cpuSeconds(p), 0);
+  const front = (): number => childPids(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
   const rates: string[] = [];
   const cpus: string[] = [];
   for (let r = 0; r < 3; r++) {
-    const before = cpu();
+    const before = [cpuSeconds(pid), front()];
     const res = await runWrk(origin, { concurrency: 32, seconds }, requestFor(`r${r}`));
+    const us = (s: number, b: number): string => (((s - b) * 1e6) / res.requests).toFixed(0);
     rates.push((res.requests / seconds).toFixed(0));
-    cpus.push((((cpu() - before) * 1e6) / res.requests).toFixed(0));
+    cpus.push(`${us(cpuSeconds(pid), before[0]!)}+${us(front(), before[1]!)}`);
   }
-  console.log(`${op} on ${storage}: req/s ${rates.join(' ')}; apiary CPU µs/req ${cpus.join(' ')}`);
+  const sample = await request(origin + requestFor('size').path, { dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}` } });
+  const bytes = (await sample.body.arrayBuffer()).byteLength;
+  console.log(`${op} on ${storage}: req/s ${rates.join(' ')}; apiary CPU µs/req (process+TLS front) ${cpus.join(' ')}; GET answer ${bytes} bytes`);
 } finally {
   await agent.close();
   await proc.stop('SIGTERM');

@@ -10,15 +10,22 @@ import { badRequest } from '../machinery/errors.js';
 import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
 import { jsonDepthError, MAX_JSON_DEPTH, valueTooDeep } from '../machinery/json-depth.js';
 import { replaceLoneSurrogates } from '../machinery/json-surrogates.js';
-import { isImmutable, jsonBytes, listJSONBytes } from '../machinery/json-memo.js';
+import { isImmutable, jsonBytes } from '../machinery/json-memo.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { apiVersionOf, parseApiVersion } from '../machinery/meta.js';
+import { splicedListJSON } from './list-json.js';
 
 /**
  * Serializes a response body. JSON ends with a newline, as Go's json.Encoder writes it.
  * Protobuf throws 406 for a kind with no protobuf form (a Table).
  */
-export function encodeBody(value: unknown, mediaType: string, pretty = false): string | Uint8Array {
+export function encodeBody(
+  value: unknown,
+  mediaType: string,
+  pretty = false,
+  /** Where a spliced JSON list goes (the response pool's buffers for large ones). */
+  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+): string | Uint8Array {
   if (mediaType === PROTOBUF) return encodeProtobuf(value as KubeObject);
   if (mediaType === 'application/yaml') {
     // sigs.k8s.io/yaml goes through a generic map, so upstream's YAML has sorted keys.
@@ -27,7 +34,7 @@ export function encodeBody(value: unknown, mediaType: string, pretty = false): s
   if (pretty) return JSON.stringify(value, null, 2) + '\n';
   // Objects of the watch cache keep their JSON bytes: a list splices its items' (json-memo.ts).
   if (typeof value === 'object' && value !== null) {
-    const spliced = Array.isArray((value as { items?: unknown }).items) ? listJSONBytes(value, '\n') : undefined;
+    const spliced = Array.isArray((value as { items?: unknown }).items) ? splicedListJSON(value, '\n', allocate) : undefined;
     if (spliced !== undefined) return spliced;
     if (isImmutable(value)) return Buffer.concat([jsonBytes(value), NEWLINE]);
   }

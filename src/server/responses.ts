@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, internalError, isStatusError, type Status } from '../machinery/errors.js';
 import { stringifySliced } from '../machinery/json-slices.js';
 import { encodeBody } from './codecs.js';
+import { BODY_MIN, responseBuffers } from './response-buffers.js';
 import { splitTarget } from './request-info.js';
 import { DEFAULT_RESTRICTIONS, DOCUMENT_MEDIA_TYPES, type EndpointRestrictions, type NegotiatedOutput, negotiateOutput } from './negotiation.js';
 
@@ -40,13 +41,25 @@ export function writeNegotiated(
   contentType = output.mediaType,
 ): void {
   if (res.headersSent) return;
-  const encoded = encodeBody(value, output.mediaType, output.pretty || (output.mediaType === 'application/json' && wantsPretty(req)));
+  const encoded = encodeBody(value, output.mediaType, output.pretty || (output.mediaType === 'application/json' && wantsPretty(req)), allocateBody);
   // Encoded once: Content-Length then costs no scan and the socket no second UTF-8 pass.
   const body = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
   setCommonHeaders(res, contentType, body);
   res.writeHead(code);
-  res.end(req.method === 'HEAD' ? undefined : body);
+  if (req.method === 'HEAD') {
+    res.end();
+    releaseBody(body);
+    return;
+  }
+  // A pooled body goes back once its bytes are in the socket (never while they may still be read).
+  if (body.byteLength >= BODY_MIN) res.once('finish', () => releaseBody(body));
+  res.end(body);
 }
+
+const allocateBody = (size: number): Buffer => responseBuffers.acquire(size);
+const releaseBody = (body: Uint8Array): void => {
+  if (body.byteLength >= BODY_MIN && Buffer.isBuffer(body)) responseBuffers.release(body);
+};
 
 /**
  * writeNegotiated for the answer to a large request: JSON is encoded a slice
