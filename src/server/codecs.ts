@@ -19,13 +19,7 @@ import { splicedListJSON } from './list-json.js';
  * Serializes a response body. JSON ends with a newline, as Go's json.Encoder writes it.
  * Protobuf throws 406 for a kind with no protobuf form (a Table).
  */
-export function encodeBody(
-  value: unknown,
-  mediaType: string,
-  pretty = false,
-  /** Where a spliced JSON list goes (the response pool's buffers for large ones). */
-  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
-): string | Uint8Array {
+export function encodeBody(value: unknown, mediaType: string, pretty = false): string | Uint8Array {
   if (mediaType === PROTOBUF) return encodeProtobuf(value as KubeObject);
   if (mediaType === 'application/yaml') {
     // sigs.k8s.io/yaml goes through a generic map, so upstream's YAML has sorted keys.
@@ -33,8 +27,9 @@ export function encodeBody(
   }
   if (pretty) return JSON.stringify(value, null, 2) + '\n';
   // Objects of the watch cache keep their JSON bytes: a list splices its items' (json-memo.ts).
+  // (Responses write lists in parts, from reused memory: responses.ts, list-json.ts.)
   if (typeof value === 'object' && value !== null) {
-    const spliced = Array.isArray((value as { items?: unknown }).items) ? splicedListJSON(value, '\n', allocate) : undefined;
+    const spliced = Array.isArray((value as { items?: unknown }).items) ? splicedListJSON(value, '\n', Buffer.allocUnsafe) : undefined;
     if (spliced !== undefined) return spliced;
     if (isImmutable(value)) return Buffer.concat([jsonBytes(value), NEWLINE]);
   }

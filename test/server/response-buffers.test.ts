@@ -10,7 +10,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
 import { markImmutable } from '../../src/machinery/json-memo.js';
-import { splicedListJSON } from '../../src/server/list-json.js';
+import { ItemRuns, listJSONParts, splicedListJSON } from '../../src/server/list-json.js';
 import { BODY_MIN, ResponseBuffers, responseBuffers } from '../../src/server/response-buffers.js';
 import { writeNegotiated } from '../../src/server/responses.js';
 
@@ -55,6 +55,44 @@ test('the pool hands a released buffer out again, holds no small ones and keeps 
   assert.equal(pool.idle, 2 * 1024 * 1024, 'beyond the limit a buffer is left to the collector');
 });
 
+test('a sequence of kept items served again is written from its kept run, and only while it is the same', () => {
+  const runs = new ItemRuns({ bytes: 1000, entries: 2, items: 10 });
+  const item = (name: string): object => frozen({ metadata: frozen({ name }), data: frozen({ k: 'é✓' }) });
+  const [a, b, c] = [item('a'), item('b'), item('c')];
+  const list = (rv: string, items: unknown[]) => ({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: rv }, items });
+  const allocated: number[] = [];
+  const allocate = (n: number): Buffer => {
+    allocated.push(n);
+    return Buffer.allocUnsafe(n);
+  };
+  const served = (l: object): { text: string; parts: number } => {
+    const body = listJSONParts(l, '\n', runs, allocate)!;
+    const bytes = Buffer.concat(body.parts);
+    assert.equal(bytes.length, body.size);
+    return { text: bytes.toString(), parts: body.parts.length };
+  };
+  for (const [rv, items, parts] of [
+    ['1', [a, b], 1], // first seen: spliced whole
+    ['2', [a, b], 3], // seen again: head, kept run, tail (a new resourceVersion in the head)
+    ['3', [a, b], 3],
+    ['4', [a, c], 1], // changed: spliced again
+    ['5', [a, b, c], 1],
+    ['6', [a, b, c], 3],
+  ] as const) {
+    const l = list(rv, [...items]);
+    const got = served(l);
+    assert.equal(got.text, JSON.stringify(l) + '\n', `list ${rv}`);
+    assert.equal(got.parts, parts, `list ${rv}: parts`);
+  }
+  assert.ok(runs.heldBytes > 0 && runs.heldBytes <= 1000);
+  // Not kept objects are never kept as a run.
+  const loose = [{ metadata: { name: 'x' } }, a];
+  for (let i = 0; i < 3; i++) assert.equal(served(list('7', loose)).parts, 1);
+  // A run over the byte limit is not kept.
+  const many = Array.from({ length: 10 }, (_, i) => frozen({ metadata: frozen({ name: `m${i}` }), data: frozen({ k: 'x'.repeat(200) }) }));
+  for (let i = 0; i < 3; i++) assert.equal(served(list('8', many)).parts, 1);
+});
+
 /** A list of `count` kept items whose payloads all carry `tag` (so two lists differ in every item but not in size). */
 function listOf(tag: string, count: number): object {
   const items = [];
@@ -66,7 +104,8 @@ function listOf(tag: string, count: number): object {
 
 test('a slow reader gets its whole list while other lists of the same size are answered from the pool', async (t) => {
   // About 6 MB: far more than the kernel buffers of a connection whose reader does not read.
-  const lists: Record<string, object> = { '/a': listOf('aaaa', 5800), '/b': listOf('bbbb', 5800), '/c': listOf('cccc', 5800) };
+  // /b and /c are new lists each round (new objects): never a kept run of items (list-json.ts), always the pool's.
+  const lists: Record<string, object> = { '/a': listOf('aaaa', 5800) };
   const server = http.createServer((req, res) => writeNegotiated(req, res, 200, lists[req.url!], { mediaType: 'application/json', pretty: false }));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -83,10 +122,14 @@ test('a slow reader gets its whole list while other lists of the same size are a
 
   const fetchText = async (path: string): Promise<string> => (await fetch(`http://127.0.0.1:${port}${path}`)).text();
   for (let round = 0; round < 3; round++) {
+    lists['/b'] = listOf(`b${round}b`, 5800);
+    lists['/c'] = listOf(`c${round}c`, 5800);
     const [b, c] = await Promise.all([fetchText('/b'), fetchText('/c')]);
     assert.equal(b, JSON.stringify(lists['/b']) + '\n');
     assert.equal(c, JSON.stringify(lists['/c']) + '\n');
   }
+  // The server learns that its last bytes left a moment after the client has read them.
+  for (let i = 0; i < 100 && responseBuffers.idle === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.ok(responseBuffers.idle > 0, 'the fast lists gave their buffers back');
 
   const chunks: Buffer[] = [];
