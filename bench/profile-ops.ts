@@ -5,7 +5,7 @@
 // then drives the operation with wrk at concurrency 32 for three runs and
 // prints req/s and CPU µs per request of apiary's process, its TLS front
 // and etcd, apart. With `prof`, apiary runs with --cpu-prof (profiles of the main
-// thread and the worker threads land in /tmp/perf-lists/prof).
+// thread and the worker threads land in /tmp/perf/prof).
 //
 //   node --import tsx bench/profile-ops.ts list|get|create sqlite|etcd [seconds=10] [prof]
 
@@ -36,7 +36,7 @@ if (storage === 'etcd') {
   storageArgs.push('--storage', 'etcd', '--etcd-servers', etcd.endpoints[0]!);
 }
 const entry = process.env['DIST'] ? [join(REPO, 'dist/cli/main.js')] : ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
-const profArgs = prof ? ['--cpu-prof', '--cpu-prof-dir=/tmp/perf-lists/prof'] : [];
+const profArgs = prof ? ['--cpu-prof', '--cpu-prof-dir=/tmp/perf/prof'] : [];
 const serveArgs = ['serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', join(dataDir, 'tokens.csv'), '--log-level', 'warn', ...storageArgs];
 const proc = spawnNode([...profArgs, ...entry, ...serveArgs], { stderr: 'inherit' }, 'apiary');
 const agent = new Agent({ connect: { rejectUnauthorized: false } });
