@@ -5,7 +5,7 @@
 // all of them at once on one storage (one etcd for all, each under its own
 // prefix), then alternates two-second bursts of creates (or, with --op get,
 // gets of one configmap; with --op update, PUTs of it that change nothing;
-// with --op list, lists of a namespace of 100 configmaps)
+// with --op list, lists of a namespace of --listed configmaps, 100 by default)
 // against each, driven
 // by wrk at concurrency 32 (bench/wrk.ts); a variant is idle while another is
 // measured. The order flips every pair. It prints, per variant, the median
@@ -14,7 +14,7 @@
 // ratio carries less noise than either figure does.
 //
 // Needs wrk (apt-get install -y wrk).
-// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get|update|list] [--pairs 10] [--warmup 5] NAME=REV[:NODE_FLAG,...] ...
+// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get|update|list] [--pairs 10] [--warmup 5] [--listed 100] NAME=REV[:NODE_FLAG,...] ...
 //   e.g. node --import tsx bench/ab.ts before=HEAD~1 after=.
 //        node --import tsx bench/ab.ts base=. semi=.:--max-semi-space-size=32
 
@@ -36,6 +36,7 @@ const { values: args, positionals } = parseArgs({
     pairs: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '5' },
     op: { type: 'string', default: 'create' },
+    listed: { type: 'string', default: '100' },
   },
 });
 
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
         body: seedBody,
       });
       if (seed.status !== 201) throw new Error(`${v.name}: creating the seed configmap answered ${seed.status}`);
-      for (let i = 1; args.op === 'list' && i < 100; i++) {
+      for (let i = 1; args.op === 'list' && i < Number(args.listed); i++) {
         const res = await fetch(`${server.origin}/api/v1/namespaces/bench/configmaps`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },

@@ -3,8 +3,8 @@
 // DIST=1) on SQLite or on a throwaway etcd 3.5, with a system:masters token,
 // makes the 500 ConfigMaps of a list (and the one of a get), warms up for 3 s,
 // then drives the operation with wrk at concurrency 32 for three runs and
-// prints req/s and apiary's CPU µs per request (its process and TLS front;
-// not etcd's). With `prof`, apiary runs with --cpu-prof (profiles of the main
+// prints req/s and CPU µs per request of apiary's process, its TLS front
+// and etcd, apart. With `prof`, apiary runs with --cpu-prof (profiles of the main
 // thread and the worker threads land in /tmp/perf/prof).
 //
 //   node --import tsx bench/profile-ops.ts list|get|create sqlite|etcd [seconds=10] [prof]
@@ -17,7 +17,7 @@ import { Agent, request } from 'undici';
 import { spawnNode } from '../test/helpers/apiary-process.js';
 import { startEtcd, type EtcdCluster } from '../test/helpers/etcd.js';
 import { runWrk, type WrkRequest } from './wrk.js';
-import { childPids, cpuSeconds } from './lib.js';
+import { childPids, cpuSeconds, pidWith } from './lib.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const op = process.argv[2] ?? 'list';
@@ -59,17 +59,23 @@ try {
     return { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body, headers };
   };
   await runWrk(origin, { concurrency: 32, seconds: 3 }, requestFor('warm'));
+  console.error(`measuring from ${new Date().toISOString()}`);
   const pid = proc.child.pid!;
-  const cpu = (): number => [pid, ...childPids(pid)].reduce((sum, p) => sum + cpuSeconds(p), 0);
+  const etcdPid = etcd === undefined ? undefined : pidWith(etcd.dataDirs[0]!);
+  const front = (): number => childPids(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
   const rates: string[] = [];
   const cpus: string[] = [];
   for (let r = 0; r < 3; r++) {
-    const before = cpu();
+    const etcdCpu = (): number => (etcdPid === undefined ? 0 : cpuSeconds(etcdPid));
+    const before = [cpuSeconds(pid), front(), etcdCpu()];
     const res = await runWrk(origin, { concurrency: 32, seconds }, requestFor(`r${r}`));
-    rates.push((res.requests / seconds).toFixed(0));
-    cpus.push((((cpu() - before) * 1e6) / res.requests).toFixed(0));
+    const us = (s: number, b: number): string => (((s - b) * 1e6) / res.requests).toFixed(0);
+    rates.push(`${(res.requests / seconds).toFixed(0)} (p50 ${res.p50ms.toFixed(1)} ms)`);
+    cpus.push(`${us(cpuSeconds(pid), before[0]!)}+${us(front(), before[1]!)}${etcdPid === undefined ? '' : `+${us(etcdCpu(), before[2]!)}`}`);
   }
-  console.log(`${op} on ${storage}: req/s ${rates.join(' ')}; apiary CPU µs/req ${cpus.join(' ')}`);
+  const sample = await request(origin + requestFor('size').path, { dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}` } });
+  const bytes = (await sample.body.arrayBuffer()).byteLength;
+  console.log(`${op} on ${storage}: req/s ${rates.join(' ')}; CPU µs/req (apiary+TLS front[+etcd]) ${cpus.join(' ')}; GET answer ${bytes} bytes`);
 } finally {
   await agent.close();
   await proc.stop('SIGTERM');

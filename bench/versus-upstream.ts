@@ -185,6 +185,13 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
+  // The lists compared hold the same items: print each server's answer size (kube-apiserver's managedFields and timestamps are alike).
+  for (const s of servers) {
+    const res = await request(`${s.origin}/api/v1/namespaces/${LIST_NS}/configmaps`, { dispatcher: s.admin, headers: { authorization: `Bearer ${TOKEN}` } });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    const items = (JSON.parse(body.toString()) as { items: unknown[] }).items.length;
+    console.log(`${s.name}: a list answers ${body.length} bytes, ${items} items, content-encoding ${res.headers['content-encoding'] ?? 'none'}`);
+  }
   // Warm-up, not measured: V8 compiles apiary's hot paths after some thousands of
   // requests, so each server gets --warmup requests of each operation (by count, not
   // time: on a loaded machine a timed warm-up leaves the JIT cold).

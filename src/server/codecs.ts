@@ -10,9 +10,10 @@ import { badRequest } from '../machinery/errors.js';
 import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
 import { jsonDepthError, MAX_JSON_DEPTH, valueTooDeep } from '../machinery/json-depth.js';
 import { replaceLoneSurrogates } from '../machinery/json-surrogates.js';
-import { isImmutable, jsonBytes, listJSONBytes } from '../machinery/json-memo.js';
+import { isImmutable, jsonBytes } from '../machinery/json-memo.js';
 import type { KubeObject } from '../machinery/meta.js';
 import { apiVersionOf, parseApiVersion } from '../machinery/meta.js';
+import { splicedListJSON } from './list-json.js';
 
 /**
  * Serializes a response body. JSON ends with a newline, as Go's json.Encoder writes it.
@@ -26,8 +27,9 @@ export function encodeBody(value: unknown, mediaType: string, pretty = false): s
   }
   if (pretty) return JSON.stringify(value, null, 2) + '\n';
   // Objects of the watch cache keep their JSON bytes: a list splices its items' (json-memo.ts).
+  // (Responses write lists in parts, from reused memory: responses.ts, list-json.ts.)
   if (typeof value === 'object' && value !== null) {
-    const spliced = Array.isArray((value as { items?: unknown }).items) ? listJSONBytes(value, '\n') : undefined;
+    const spliced = Array.isArray((value as { items?: unknown }).items) ? splicedListJSON(value, '\n', Buffer.allocUnsafe) : undefined;
     if (spliced !== undefined) return spliced;
     if (isImmutable(value)) return Buffer.concat([jsonBytes(value), NEWLINE]);
   }

@@ -10,6 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, internalError, isStatusError, type Status } from '../machinery/errors.js';
 import { stringifySliced } from '../machinery/json-slices.js';
 import { encodeBody } from './codecs.js';
+import { BODY_MIN, responseBuffers } from './response-buffers.js';
+import { ItemRuns, listJSONParts, type ListJSONParts } from './list-json.js';
 import { splitTarget } from './request-info.js';
 import { DEFAULT_RESTRICTIONS, DOCUMENT_MEDIA_TYPES, type EndpointRestrictions, type NegotiatedOutput, negotiateOutput } from './negotiation.js';
 
@@ -23,9 +25,9 @@ export function wantsPretty(req: IncomingMessage): boolean {
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');
 }
 
-function setCommonHeaders(res: ServerResponse, contentType: string, body: string | Uint8Array): void {
+function setCommonHeaders(res: ServerResponse, contentType: string, body: string | Uint8Array | number): void {
   res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  res.setHeader('Content-Length', typeof body === 'number' ? body : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.setHeader('X-Content-Type-Options', 'nosniff');
 }
@@ -40,12 +42,39 @@ export function writeNegotiated(
   contentType = output.mediaType,
 ): void {
   if (res.headersSent) return;
-  const encoded = encodeBody(value, output.mediaType, output.pretty || (output.mediaType === 'application/json' && wantsPretty(req)));
+  const pretty = output.pretty || (output.mediaType === 'application/json' && wantsPretty(req));
+  if (output.mediaType === 'application/json' && !pretty && isList(value)) {
+    const spliced = listJSONParts(value, '\n', itemRuns, allocateBody);
+    if (spliced !== undefined) return writeParts(req, res, code, contentType, spliced);
+  }
+  const encoded = encodeBody(value, output.mediaType, pretty);
   // Encoded once: Content-Length then costs no scan and the socket no second UTF-8 pass.
   const body = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
   setCommonHeaders(res, contentType, body);
   res.writeHead(code);
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+const isList = (value: unknown): value is { items: unknown[] } => typeof value === 'object' && value !== null && Array.isArray((value as { items?: unknown }).items);
+
+/** Runs of list items' bytes served again unchanged (list-json.ts). */
+const itemRuns = new ItemRuns();
+const allocateBody = (size: number): Buffer => responseBuffers.acquire(size);
+
+/** A spliced list: its parts in one writev; a pooled buffer goes back once its bytes are in the socket (never while they may still be read). */
+function writeParts(req: IncomingMessage, res: ServerResponse, code: number, contentType: string, body: ListJSONParts): void {
+  setCommonHeaders(res, contentType, body.size);
+  res.writeHead(code);
+  const pooled = body.pooled;
+  if (req.method === 'HEAD') {
+    res.end();
+    if (pooled !== undefined) responseBuffers.release(pooled);
+    return;
+  }
+  if (pooled !== undefined && pooled.length >= BODY_MIN) res.once('finish', () => responseBuffers.release(pooled));
+  const { parts } = body;
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
+  res.end(parts[parts.length - 1]);
 }
 
 /**

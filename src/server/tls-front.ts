@@ -103,7 +103,10 @@ export class TlsFront {
     // Under tsx (tests) the sibling is TypeScript and needs the same loader; built, it is plain JavaScript.
     const typescript = import.meta.url.endsWith('.ts');
     const entry = new URL(`./tls-front-process.${typescript ? 'ts' : 'js'}`, import.meta.url);
-    const child = fork(fileURLToPath(entry), [], { execArgv: typescript ? ['--import', 'tsx'] : [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    // A profiled apiserver (--cpu-prof, bench/profile-ops.ts) profiles its front too.
+    const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
+    const execArgv = [...(typescript ? ['--import', 'tsx'] : []), ...profiling];
+    const child = fork(fileURLToPath(entry), [], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     this.child = child;
     const start: FrontStart = {
       type: 'start',
