@@ -312,6 +312,7 @@ interface Result {
   /** After a restart on the same store (kube-controller-manager keeps running). */
   restarted: Rss;
   restartedGc?: Rss;
+  probeRestarted?: Probe;
 }
 
 async function settle(): Promise<void> {
@@ -344,7 +345,8 @@ async function run(s: Server): Promise<Result> {
   await s.restart();
   await settle();
   const restarted = readAll(s);
-  const restartedGc = s.gc === undefined ? undefined : (await s.gc(), readAll(s));
+  const probeRestarted = s.gc === undefined ? undefined : await s.gc();
+  const restartedGc = s.gc === undefined ? undefined : readAll(s);
   return {
     name: s.name,
     before: b.rss,
@@ -357,6 +359,7 @@ async function run(s: Server): Promise<Result> {
     heapAfter: a.heap,
     restarted,
     restartedGc,
+    probeRestarted,
   };
 }
 
@@ -418,6 +421,11 @@ for (const r of results) {
   line('heap committed', pb.heap.total_heap_size, pa.heap.total_heap_size);
   line('external (Buffers, ...)', pb.memory.external, pa.memory.external);
   line('malloced by V8', pb.heap.malloced_memory, pa.heap.malloced_memory);
+  if (r.probeRestarted !== undefined) {
+    line('heap used, restarted', pb.heap.used_heap_size, r.probeRestarted.heap.used_heap_size);
+    line('heap committed, restarted', pb.heap.total_heap_size, r.probeRestarted.heap.total_heap_size);
+    line('external, restarted', pb.memory.external, r.probeRestarted.memory.external);
+  }
   for (const space of pa.spaces) {
     const old = pb.spaces.find((x) => x.space_name === space.space_name);
     console.log(`  - ${space.space_name}: used ${fmt((old?.space_used_size ?? 0) / MiB)} → ${fmt(space.space_used_size / MiB)}, committed ${fmt((old?.space_size ?? 0) / MiB)} → ${fmt(space.space_size / MiB)}`);
