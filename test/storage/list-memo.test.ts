@@ -84,3 +84,20 @@ test('a budget of 0 keeps nothing', async (t) => {
   assert.notEqual(a[0], b[0]);
   assert.equal(f.budget.usedBytes, 0);
 });
+
+test('a selective list keeps only the objects it returns', async (t) => {
+  const f = await fixture(t, 1 << 20);
+  const picked = await f.configmaps
+    .list('ns', { resourceVersion: '0', sharedItems: true, predicate: (o) => o.metadata.name === 'cm-7' })
+    .then((r) => r.items);
+  assert.deepEqual(
+    picked.map((o) => o.metadata.name),
+    ['cm-7'],
+  );
+  const one = f.budget.usedBytes;
+  assert.ok(one > 0 && one < 400, `kept ${one} bytes for one object`);
+  // A later whole list shares the kept object and keeps the rest.
+  const all = await sharedList(f.configmaps);
+  assert.equal(all.find((o) => o.metadata.name === 'cm-7'), picked[0]);
+  assert.ok(f.budget.usedBytes > 9 * one);
+});

@@ -437,9 +437,17 @@ export class CachedObjectStore implements ObjectStore {
     const decode = (obj: CachedObject): KubeObject | undefined =>
       decoder !== undefined ? decoder.decode(obj.key, obj.value, obj.revision) : this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
     const shared = options.sharedItems === true && this.listMemo.enabled;
+    const matches = (item: KubeObject): boolean => predicate === undefined || predicate(item);
     for (const obj of this.cache.range(prefix, prefixEnd(prefix))) {
-      const item = shared ? this.sharedObject(obj, decode) : decode(obj);
-      if (item !== undefined && (predicate === undefined || predicate(item))) items.push(item);
+      const kept = shared ? this.keptObject(obj) : undefined;
+      if (kept !== undefined) {
+        if (matches(kept)) items.push(kept);
+        continue;
+      }
+      const item = decode(obj);
+      if (item === undefined || !matches(item)) continue;
+      // Only what the list returns is kept: a selective list does not fill the budget with what it filtered out.
+      items.push(shared ? this.keep(obj, item) : item);
     }
     decoder?.finish();
     return { items, resourceVersion: String(this.cache.revision) };
@@ -447,12 +455,19 @@ export class CachedObjectStore implements ObjectStore {
 
   /** The entry's parsed object, frozen and kept for later lists (see listMemo); undefined when it is corrupt (as `decode` decides). */
   private sharedObject(entry: CachedObject, decode: (entry: CachedObject) => KubeObject | undefined): KubeObject | undefined {
-    const held = this.listMemo.get(entry);
-    if (held !== undefined) return held;
-    const parsed = this.parsed.get(entry);
-    if (parsed !== undefined) return parsed;
+    const kept = this.keptObject(entry);
+    if (kept !== undefined) return kept;
     const decoded = decode(entry);
-    if (decoded === undefined) return undefined;
+    return decoded === undefined ? undefined : this.keep(entry, decoded);
+  }
+
+  /** The shared, frozen object already made for exactly this entry (by a list, a GET or an in-process reader), if any. */
+  private keptObject(entry: CachedObject): KubeObject | undefined {
+    return this.listMemo.get(entry) ?? this.parsed.get(entry);
+  }
+
+  /** Freezes a freshly decoded object of the entry and keeps it (within the budget) for later reads. */
+  private keep(entry: CachedObject, decoded: KubeObject): KubeObject {
     const object = markImmutable(deepFreeze(decoded));
     this.listMemo.set(entry, object);
     return object;
