@@ -1,7 +1,8 @@
 // Memory per stored object (issue 30, part 4): apiary on SQLite, apiary on etcd
 // 3.5 and kube-apiserver 1.32.4 on etcd 3.5, one after the other in one run.
 // Each server gets NAMESPACES namespaces, settles, and its RSS is read; then
-// OBJECTS ConfigMaps of 1 KiB data spread over those namespaces are created,
+// OBJECTS objects spread over those namespaces are created (--kinds, round
+// robin: ConfigMaps of 1 KiB data by default; Secrets, RoleBindings),
 // the server settles again and the RSS is read again. The growth per 100,000
 // objects is printed per process (API server, its TLS front, etcd, and
 // kube-controller-manager for the reference, whose controllers apiary runs
@@ -16,7 +17,7 @@
 // then stays in the process, so RSS figures of such a run are not comparable.
 // Go's RSS is read after the same settling time (Go returns freed memory lazily too).
 //
-//   node --import tsx bench/memory.ts [--servers sqlite,etcd,kube] [--objects 30000] [--namespaces 20] [--heap-summary] [--top 25]
+//   node --import tsx bench/memory.ts [--servers sqlite,etcd,kube] [--objects 30000] [--namespaces 20] [--kinds configmaps,secrets,rolebindings] [--heap-summary] [--top 25]
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +34,8 @@ const { values } = parseArgs({
     servers: { type: 'string', default: 'sqlite,etcd,kube' },
     objects: { type: 'string', default: '30000' },
     namespaces: { type: 'string', default: '20' },
+    /** The kinds created, round robin: configmaps (1 KiB data), secrets (the same data, base64), rolebindings (one subject). */
+    kinds: { type: 'string', default: 'configmaps' },
     concurrency: { type: 'string', default: '32' },
     /** Also summarise a heap snapshot by constructor (its generator's memory then stays in the RSS figures). */
     'heap-summary': { type: 'boolean', default: false },
@@ -52,6 +55,24 @@ const REPO = new URL('..', import.meta.url).pathname;
 const MiB = 1024 * 1024;
 /** 1 KiB of data per ConfigMap. */
 const DATA = { a: 'x'.repeat(512), b: 'y'.repeat(500), c: 'some-config-value' };
+const KINDS = values.kinds.split(',').map((k) => k.trim());
+const base64 = (data: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+/** The path and body of the i-th object. */
+function objectFor(i: number): { path: string; body: unknown } {
+  const ns = nsName(i % NAMESPACES);
+  const metadata = { name: `obj-${i}`, labels: { app: 'memory-bench' } };
+  switch (KINDS[i % KINDS.length]) {
+    case 'secrets':
+      return { path: `/api/v1/namespaces/${ns}/secrets`, body: { metadata, data: base64(DATA) } };
+    case 'rolebindings':
+      return {
+        path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`,
+        body: { metadata, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: `user-${i}` }] },
+      };
+    default:
+      return { path: `/api/v1/namespaces/${ns}/configmaps`, body: { metadata, data: DATA } };
+  }
+}
 
 interface Proc {
   role: string;
@@ -228,7 +249,8 @@ async function loadConfigMaps(s: Server): Promise<void> {
   const worker = async (): Promise<void> => {
     while (next < OBJECTS) {
       const i = next++;
-      await create(s, `/api/v1/namespaces/${nsName(i % NAMESPACES)}/configmaps`, { metadata: { name: `cm-${i}`, labels: { app: 'memory-bench' } }, data: DATA });
+      const { path, body } = objectFor(i);
+      await create(s, path, body);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
@@ -339,7 +361,7 @@ async function run(s: Server): Promise<Result> {
   const b = await readState(s);
   const t0 = performance.now();
   await loadConfigMaps(s);
-  console.error(`  ${s.name}: ${OBJECTS} ConfigMaps in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  console.error(`  ${s.name}: ${OBJECTS} objects (${KINDS.join(', ')}) in ${fmt((performance.now() - t0) / 1000, 1)} s`);
   await settle();
   const a = await readState(s);
   await s.restart();
@@ -384,7 +406,7 @@ const growth = (a: Rss, b: Rss, role: string): number => (b.get(role) ?? 0) - (a
 const API = ['API server', 'TLS front', 'etcd'];
 const MiBs = (rss: Rss): string => [...rss].map(([k, v]) => `${k.trim()} ${fmt(v / MiB)}`).join(', ');
 
-console.log(`\n## RSS growth per 100,000 ConfigMaps (1 KiB data; ${fmt(OBJECTS)} created in ${NAMESPACES} namespaces), MiB\n`);
+console.log(`\n## RSS growth per 100,000 objects (${KINDS.join(', ')}, round robin; ${fmt(OBJECTS)} created in ${NAMESPACES} namespaces), MiB\n`);
 console.log(`load: ${readFileSync('/proc/loadavg', 'utf8').trim()}\n`);
 console.log(`| process | ${results.map((r) => r.name).join(' | ')} |`);
 console.log(`|---|${results.map(() => '---:').join('|')}|`);
@@ -435,8 +457,8 @@ for (const r of results) {
 for (const r of results) {
   if (r.heapBefore === undefined || r.heapAfter === undefined) continue;
   const before = new Map(r.heapBefore.rows.map((row) => [row.what, row]));
-  console.log(`\n## ${r.name}: V8 heap growth by constructor (self size), per ConfigMap\n`);
-  console.log(`heap (live, after GC): ${fmt(r.heapBefore.total / MiB)} → ${fmt(r.heapAfter.total / MiB)} MiB, ${fmt((r.heapAfter.total - r.heapBefore.total) / OBJECTS)} bytes per ConfigMap\n`);
+  console.log(`\n## ${r.name}: V8 heap growth by constructor (self size), per object\n`);
+  console.log(`heap (live, after GC): ${fmt(r.heapBefore.total / MiB)} → ${fmt(r.heapAfter.total / MiB)} MiB, ${fmt((r.heapAfter.total - r.heapBefore.total) / OBJECTS)} bytes per object\n`);
   console.log('| what | count per object | bytes per object |');
   console.log('|---|---:|---:|');
   const diffs = r.heapAfter.rows
