@@ -66,7 +66,8 @@ export class ServiceAccountTokensController {
   constructor(private readonly options: ServiceAccountTokensControllerOptions) {
     this.log = options.logger ?? silentLogger;
     this.queue = new WorkQueue<string>({ name: 'serviceaccount-tokens', rateLimiter: new ItemExponentialFailureRateLimiter<string>(5, 60_000) });
-    this.secrets = options.informers.forResource<Secret>(SECRET_GVR);
+    // Only token Secrets (a Secret's type never changes): the informer does not hold a copy of every Secret.
+    this.secrets = options.informers.forResource<Secret>(SECRET_GVR, { fieldSelector: `type=${SERVICE_ACCOUNT_TOKEN_TYPE}` });
     this.accounts = options.informers.forResource<KubeObject>(SA_GVR);
     const enqueueSecret = (s: Secret): void => {
       if (s.type === SERVICE_ACCOUNT_TOKEN_TYPE) this.queue.add(`${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}`);

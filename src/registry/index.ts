@@ -14,6 +14,7 @@
 import type { Backend } from '../storage/interface.js';
 import { BackendObjectStore, type ObjectStore } from '../storage/object-store.js';
 import { CachedObjectStore, type WatchCacheOptions } from '../storage/cacher/cacher.js';
+import { ListMemoBudget } from '../storage/cacher/list-memo.js';
 import { newUid, systemClock, type Clock } from '../machinery/names.js';
 import type { AdmissionPlugin } from './admission.js';
 import type { RESTStore } from './rest.js';
@@ -86,6 +87,9 @@ export function createRegistry(options: RegistryOptions): Registry {
   const byKey = new Map<string, RESTStore>();
   const stores: RESTStore[] = [];
   const caches: CachedObjectStore[] = [];
+  // Every resource's cache keeps its shared objects within one budget (see list-memo.ts).
+  const cacheOptions: WatchCacheOptions =
+    options.watchCache === false ? {} : { ...options.watchCache, listMemo: options.watchCache?.listMemo ?? new ListMemoBudget(options.watchCache?.listMemoBytes) };
   const storages = new Map<string, ObjectStore>();
   const clock = options.clock ?? systemClock;
   const context: RegistryContext = {
@@ -117,7 +121,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       storage = new ConvertingObjectStore(storageOptions.resource, stored, storedAs.conversion);
     } else if (options.watchCache === false) storage = new BackendObjectStore(storageOptions);
     else {
-      const cached = new CachedObjectStore({ ...storageOptions, cache: options.watchCache ?? {} });
+      const cached = new CachedObjectStore({ ...storageOptions, cache: cacheOptions });
       caches.push(cached);
       storage = cached;
     }

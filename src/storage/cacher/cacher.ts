@@ -65,6 +65,7 @@ import { isCorruptObjectError } from '../corrupt-values.js';
 import { revisionCheckFor, type RevisionCheck } from './revision-check.js';
 import { deepFreeze, sharedEvents, watcherEvent } from './watcher-events.js';
 import { markImmutable } from '../../machinery/json-memo.js';
+import { DEFAULT_LIST_MEMO_BYTES, ListMemo, ListMemoBudget } from './list-memo.js';
 
 export interface WatchCacheOptions {
   /** Events kept for resuming watches (default 10,000). */
@@ -81,13 +82,16 @@ export interface WatchCacheOptions {
   consistentReads?: boolean;
   /**
    * The stored bytes whose parsed, frozen objects are kept for lists asked
-   * with sharedItems (default 16 MiB; 0 keeps none). Past it the kept objects
-   * are dropped and kept again as lists ask for them.
+   * with sharedItems and shared GETs (default 16 MiB; 0 keeps none), for this
+   * resource alone. Past it the kept objects are dropped and kept again as
+   * reads ask for them. Ignored when `listMemo` is given.
    */
   listMemoBytes?: number;
+  /** A budget shared with other resources' caches (a server's registry gives every cache the same one). */
+  listMemo?: ListMemoBudget;
 }
 
-export const DEFAULT_LIST_MEMO_BYTES = 16 * 1024 * 1024;
+export { DEFAULT_LIST_MEMO_BYTES };
 
 /** From this many watchers on, a dispatch gathers the backend batches of GATHER_MS. */
 const GATHER_MIN_WATCHERS = 128;
@@ -125,13 +129,11 @@ export class CachedObjectStore implements ObjectStore {
   private readonly parsed = new WeakMap<CachedObject, KubeObject>();
   /**
    * Lists' shared objects by key, with the entry each was parsed from (a newer
-   * revision is a new entry, so an old state is never served), bounded by
-   * listMemoLimit stored bytes. Their JSON is kept beside them (json-memo.ts):
-   * a list of them is written without parsing or stringifying.
+   * revision is a new entry, so an old state is never served), bounded by a
+   * budget of stored bytes (./list-memo.ts). Their JSON is kept beside them
+   * (json-memo.ts): a list of them is written without parsing or stringifying.
    */
-  private readonly listMemo = new Map<string, { entry: CachedObject; object: KubeObject }>();
-  private listMemoBytes = 0;
-  private readonly listMemoLimit: number;
+  private readonly listMemo: ListMemo;
   private ready = false;
   private readyWaiters: Array<() => void> = [];
   private stopped = false;
@@ -162,7 +164,7 @@ export class CachedObjectStore implements ObjectStore {
     this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
     this.revisionCheck = revisionCheckFor(this.backend);
     this.consistentReads = options.cache?.consistentReads ?? true;
-    this.listMemoLimit = options.cache?.listMemoBytes ?? DEFAULT_LIST_MEMO_BYTES;
+    this.listMemo = new ListMemo(options.cache?.listMemo ?? new ListMemoBudget(options.cache?.listMemoBytes ?? DEFAULT_LIST_MEMO_BYTES));
   }
 
   // ---- lifecycle -------------------------------------------------------------
@@ -175,7 +177,6 @@ export class CachedObjectStore implements ObjectStore {
     if (this.stopped) return;
     this.cache.replace(res.kvs, res.revision);
     this.listMemo.clear();
-    this.listMemoBytes = 0;
     this.lastEventRevision = res.revision;
     this.watchBackend(res.revision);
     this.ready = true;
@@ -192,6 +193,7 @@ export class CachedObjectStore implements ObjectStore {
     this.cache.releaseWaiters();
     for (const resolve of this.readyWaiters.splice(0)) resolve();
     this.closeAllWatchers();
+    this.listMemo.clear();
   }
 
   /** For tests and metrics: watchers currently fed by the cache. */
@@ -219,11 +221,7 @@ export class CachedObjectStore implements ObjectStore {
     for (const e of applied) {
       this.pending.push(e);
       // A changed key's kept object is of an older revision: let it go now.
-      const held = this.listMemo.get(e.key);
-      if (held !== undefined) {
-        this.listMemo.delete(e.key);
-        this.listMemoBytes -= held.entry.value.length;
-      }
+      this.listMemo.delete(e.key);
     }
     this.scheduleDispatch();
   }
@@ -358,7 +356,7 @@ export class CachedObjectStore implements ObjectStore {
   /** An entry's object for a GET: the shared, frozen one (kept, see listMemo) when the caller never changes it, else a fresh parse. */
   private cachedObject(entry: CachedObject, shared: boolean): KubeObject {
     const decode = (e: CachedObject): KubeObject => this.direct.decodeKv(e.key, e.value, e.revision);
-    return shared && this.listMemoLimit > 0 ? this.sharedObject(entry, decode)! : decode(entry);
+    return shared && this.listMemo.enabled ? this.sharedObject(entry, decode)! : decode(entry);
   }
 
   /**
@@ -438,10 +436,18 @@ export class CachedObjectStore implements ObjectStore {
     const decoder = rvText === '' ? this.direct.listDecoder() : undefined;
     const decode = (obj: CachedObject): KubeObject | undefined =>
       decoder !== undefined ? decoder.decode(obj.key, obj.value, obj.revision) : this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
-    const shared = options.sharedItems === true && this.listMemoLimit > 0;
+    const shared = options.sharedItems === true && this.listMemo.enabled;
+    const matches = (item: KubeObject): boolean => predicate === undefined || predicate(item);
     for (const obj of this.cache.range(prefix, prefixEnd(prefix))) {
-      const item = shared ? this.sharedObject(obj, decode) : decode(obj);
-      if (item !== undefined && (predicate === undefined || predicate(item))) items.push(item);
+      const kept = shared ? this.keptObject(obj) : undefined;
+      if (kept !== undefined) {
+        if (matches(kept)) items.push(kept);
+        continue;
+      }
+      const item = decode(obj);
+      if (item === undefined || !matches(item)) continue;
+      // Only what the list returns is kept: a selective list does not fill the budget with what it filtered out.
+      items.push(shared ? this.keep(obj, item) : item);
     }
     decoder?.finish();
     return { items, resourceVersion: String(this.cache.revision) };
@@ -449,20 +455,21 @@ export class CachedObjectStore implements ObjectStore {
 
   /** The entry's parsed object, frozen and kept for later lists (see listMemo); undefined when it is corrupt (as `decode` decides). */
   private sharedObject(entry: CachedObject, decode: (entry: CachedObject) => KubeObject | undefined): KubeObject | undefined {
-    const held = this.listMemo.get(entry.key);
-    if (held !== undefined && held.entry === entry) return held.object;
-    const parsed = this.parsed.get(entry);
-    if (parsed !== undefined) return parsed;
+    const kept = this.keptObject(entry);
+    if (kept !== undefined) return kept;
     const decoded = decode(entry);
-    if (decoded === undefined) return undefined;
+    return decoded === undefined ? undefined : this.keep(entry, decoded);
+  }
+
+  /** The shared, frozen object already made for exactly this entry (by a list, a GET or an in-process reader), if any. */
+  private keptObject(entry: CachedObject): KubeObject | undefined {
+    return this.listMemo.get(entry) ?? this.parsed.get(entry);
+  }
+
+  /** Freezes a freshly decoded object of the entry and keeps it (within the budget) for later reads. */
+  private keep(entry: CachedObject, decoded: KubeObject): KubeObject {
     const object = markImmutable(deepFreeze(decoded));
-    if (held !== undefined) this.listMemoBytes -= held.entry.value.length;
-    if (this.listMemoBytes + entry.value.length > this.listMemoLimit) {
-      this.listMemo.clear();
-      this.listMemoBytes = 0;
-    }
-    this.listMemo.set(entry.key, { entry, object });
-    this.listMemoBytes += entry.value.length;
+    this.listMemo.set(entry, object);
     return object;
   }
 
