@@ -274,19 +274,21 @@ export class FlowController {
 
   /** classify(), remembered per key (see `classified`); the digest is built only when the key is new. */
   classifyRequest(user: string, groups: readonly string[], info: Omit<RequestDigest, 'user' | 'groups'>): Classification {
+    // One group (most users but admins and service accounts) is its own key; several are one JSON text, in a tree of their own.
     let groupKey: string;
-    if (groups.length === 1) groupKey = groups[0]!;
+    const one = groups.length === 1;
+    if (one) groupKey = groups[0]!;
     else {
       const known = this.groupKeys.get(groups);
       if (known !== undefined) groupKey = known;
       else {
-        groupKey = groups.join('\u0001');
+        groupKey = JSON.stringify(groups);
         this.groupKeys.set(groups, groupKey);
       }
     }
-    // Every path through the tree has the same depth for its kind of request (a level holds only maps or only leaves).
+    // Every path through a tree has the same depth (a level holds only maps or only leaves).
     const root = this.classified;
-    let node = this.step(this.step(this.step(root, info.isResourceRequest ? 'r' : 'n'), user), groupKey);
+    let node = this.step(this.step(this.step(root, info.isResourceRequest ? (one ? 'r1' : 'rn') : one ? 'n1' : 'nn'), user), groupKey);
     node = this.step(node, info.verb);
     let last: string;
     if (info.isResourceRequest) {
@@ -426,7 +428,8 @@ export class FlowController {
     if (load.idleSince !== undefined) load.idleSince = undefined;
     else if (!this.counted.has(load)) {
       this.counted.add(load);
-      this.activeFlows++;
+      // The dispatch limit holds anyone only while two or more flows are active: only then need it follow the loop.
+      if (++this.activeFlows === 2) this.loopLimit?.sample(true);
     }
   }
 
@@ -442,7 +445,7 @@ export class FlowController {
       }
       this.counted.delete(load);
       load.idleSince = undefined;
-      this.activeFlows--;
+      if (--this.activeFlows === 1) this.loopLimit?.sample(false);
     }
     if (lingering === 0 && this.lingerTimer !== undefined) {
       clearInterval(this.lingerTimer);

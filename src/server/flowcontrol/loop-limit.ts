@@ -105,6 +105,8 @@ export class LoopLimit {
   private readonly o: Required<LoopLimitOptions>;
   private timer: NodeJS.Timeout | undefined;
   private source: DelaySource | undefined;
+  private newSource: (() => DelaySource) | undefined;
+  private wanted = false;
 
   /** Called when the limit grows (the controller dispatches waiters then). */
   onRaise: () => void = () => {};
@@ -126,13 +128,40 @@ export class LoopLimit {
 
   }
 
-  start(source: DelaySource = eventLoopDelay()): void {
+  /**
+   * Makes the limit follow the loop from now on, while sampling is on
+   * (sample(); off at first): the controller turns it on while two or more
+   * flows are active, the only time the limit holds anyone. In between no
+   * timer wakes the loop (an idle server woke 200 times a second, and a
+   * single client paid for the wake-ups in CPU).
+   */
+  start(source: () => DelaySource = () => eventLoopDelay()): void {
+    this.newSource = source;
+    if (this.wanted) this.sample(true);
+  }
+
+  /** Sampling on or off (see start(); it begins at start() when asked for before, ends at stop()). */
+  sample(on: boolean): void {
+    this.wanted = on;
+    if (this.newSource === undefined || on === (this.timer !== undefined)) return;
+    if (!on) {
+      this.stopSampling();
+      return;
+    }
+    const source = this.newSource();
     this.source = source;
+    // A wait seen while nobody was sampled is old news.
+    this.waited = false;
     this.timer = setInterval(() => this.observe(source.read()), this.o.windowMs);
     this.timer.unref();
   }
 
   stop(): void {
+    this.newSource = undefined;
+    this.stopSampling();
+  }
+
+  private stopSampling(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     this.source?.stop();
