@@ -428,8 +428,8 @@ export class FlowController {
     if (load.idleSince !== undefined) load.idleSince = undefined;
     else if (!this.counted.has(load)) {
       this.counted.add(load);
-      // The dispatch limit holds anyone only while two or more flows are active: only then need it follow the loop.
-      if (++this.activeFlows === 2) this.loopLimit?.sample(true);
+      // The dispatch limit follows the loop while any flow is active (an idle loop would change nothing: no delay, nobody waiting).
+      if (++this.activeFlows === 1) this.loopLimit?.sample(true);
     }
   }
 
@@ -445,7 +445,7 @@ export class FlowController {
       }
       this.counted.delete(load);
       load.idleSince = undefined;
-      if (--this.activeFlows === 1) this.loopLimit?.sample(false);
+      if (--this.activeFlows === 0) this.loopLimit?.sample(false);
     }
     if (lingering === 0 && this.lingerTimer !== undefined) {
       clearInterval(this.lingerTimer);

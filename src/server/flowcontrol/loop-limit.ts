@@ -130,10 +130,9 @@ export class LoopLimit {
 
   /**
    * Makes the limit follow the loop from now on, while sampling is on
-   * (sample(); off at first): the controller turns it on while two or more
-   * flows are active, the only time the limit holds anyone. In between no
-   * timer wakes the loop (an idle server woke 200 times a second, and a
-   * single client paid for the wake-ups in CPU).
+   * (sample(); off at first): the controller turns it on while any flow is
+   * active. An idle server's windows would change nothing (no delay, nobody
+   * waiting), and its sampling timer woke it 200 times a second.
    */
   start(source: () => DelaySource = () => eventLoopDelay()): void {
     this.newSource = source;
