@@ -63,6 +63,19 @@ test('the classification memo answers as classify() does, for every part of the 
   assert.equal(fc.classifyRequest('alice', ['system:authenticated'], digest({})), fc.classifyRequest('alice', ['system:authenticated'], digest({})), 'one classification per key');
 });
 
+test('the classification memo stays right past its bound (it starts over)', () => {
+  const fc = new FlowController();
+  fc.configure(ALL_SCHEMAS, ALL_LEVELS);
+  for (let i = 0; i < 12_000; i++) {
+    const user = i % 2 === 0 ? 'system:kube-controller-manager' : `user-${i}`;
+    const d = digest({ user, namespace: `ns-${i}` });
+    const c = fc.classifyRequest(d.user, d.groups, d);
+    assert.equal(c.flowSchema.metadata.name, i % 2 === 0 ? 'kube-controller-manager' : 'global-default', `request ${i}`);
+  }
+  const d = digest({ user: 'system:kube-controller-manager', namespace: 'ns-0' });
+  assert.equal(fc.classifyRequest(d.user, d.groups, d).flowSchema.metadata.name, 'kube-controller-manager');
+});
+
 test('the classification memo starts over with a new configuration', () => {
   const fc = new FlowController();
   fc.configure(ALL_SCHEMAS, ALL_LEVELS);

@@ -73,6 +73,9 @@ export interface Classification {
 /** Flows remembered per configuration; past this many the memo starts over. */
 const MAX_REMEMBERED_FLOWS = 10_000;
 
+/** Maps and leaves of the classification memo; past this many it starts over (a few MB at most). */
+const MAX_CLASSIFIED_ENTRIES = 4 * MAX_REMEMBERED_FLOWS;
+
 /** The classification memo: one map per part of the key, a Classification at the leaf. */
 type ClassifiedNode = Map<string, ClassifiedNode | Classification>;
 
@@ -300,7 +303,7 @@ export class FlowController {
     const c = this.classify({ user, groups, isResourceRequest: info.isResourceRequest, verb: info.verb, apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, path: info.path });
     // classify() may have started its own memo over (too many flows): then this key is not kept.
     if (this.classified !== root) return c;
-    if (this.classifiedCount >= MAX_REMEMBERED_FLOWS) {
+    if (this.classifiedCount >= MAX_CLASSIFIED_ENTRIES) {
       this.classified = new Map();
       this.classifiedCount = 0;
       return c;
@@ -310,12 +313,13 @@ export class FlowController {
     return c;
   }
 
-  /** The child map of `node` under `part`, made when missing. */
+  /** The child map of `node` under `part`, made when missing (counted with the leaves: the memo's size bounds its maps too). */
   private step(node: ClassifiedNode, part: string): ClassifiedNode {
     let next = node.get(part) as ClassifiedNode | undefined;
     if (next === undefined) {
       next = new Map();
       node.set(part, next);
+      this.classifiedCount++;
     }
     return next;
   }
