@@ -7,6 +7,8 @@
 // A server is idle while another is measured. Concurrency 32 stays below the
 // global-default level's 49 seats: nothing queues, what is measured is the
 // filter's own work (classification, seat accounting, headers, metrics).
+// Before the rounds, both servers sit idle together for a few seconds: what
+// an idle server spends (timers) is printed too.
 //
 // Usage: node --import tsx bench/apf-overhead.ts [--storage memory|sqlite] [--rounds 8] [--requests 3000] [--concurrency 32]
 // Target: APF costs at most 5 % of create and get throughput (ratio ≥ 0.95).
@@ -26,6 +28,7 @@ const rounds = Number(args.rounds);
 const total = Number(args.requests);
 const concurrency = Number(args.concurrency);
 const payload = 'x'.repeat(256);
+const IDLE_SECONDS = 5;
 
 interface Variant {
   name: string;
@@ -65,6 +68,7 @@ async function main(): Promise<void> {
     { name: 'apf off', server: off, create: [], get: [], cpuPerCreateMs: [], cpuPerGetMs: [], made: 0 },
   ];
   const ceilingGet: number[] = [];
+  let idleMsPerSecond: number[] = [];
   try {
     for (const v of variants) {
       const seed = await fetch(`${v.server.origin}/api/v1/namespaces/default/configmaps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: cmBody('seed') });
@@ -77,6 +81,11 @@ async function main(): Promise<void> {
     if (headers.headers.get('x-kubernetes-pf-flowschema-uid') === null) throw new Error('apf on: no X-Kubernetes-PF-FlowSchema-UID header: is priority and fairness on?');
     const offHeaders = await fetch(`${off.origin}/api/v1/namespaces/default/configmaps/seed`);
     if (offHeaders.headers.get('x-kubernetes-pf-flowschema-uid') !== null) throw new Error('apf off: the APF header is present');
+    // An idle server's own CPU (timers): both idle at once, for a few seconds.
+    await new Promise((r) => setTimeout(r, 1000));
+    const idle0 = variants.map((v) => cpuSeconds(v.server.process.pid!));
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    idleMsPerSecond = variants.map((v, i) => ((cpuSeconds(v.server.process.pid!) - idle0[i]!) * 1000) / IDLE_SECONDS);
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? variants : [...variants].reverse();
       for (const v of order) await burst(v, 'create', round);
@@ -106,6 +115,7 @@ async function main(): Promise<void> {
   const cpuGet = median(ratios(a.cpuPerGetMs, b.cpuPerGetMs));
   console.log(`on/off throughput ratio (median of per-round ratios): create ${fmt(createRatio, 3)}, get ${fmt(getRatio, 3)}   (target ≥ 0.95)`);
   console.log(`on/off CPU per request ratio: create ${fmt(cpuCreate, 3)}, get ${fmt(cpuGet, 3)}`);
+  console.log(`idle server CPU (${IDLE_SECONDS} s, clock ticks of 10 ms): on ${fmt(idleMsPerSecond[0]!, 1)} ms/s, off ${fmt(idleMsPerSecond[1]!, 1)} ms/s`);
 }
 
 main().catch((err: unknown) => {

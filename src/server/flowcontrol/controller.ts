@@ -50,7 +50,7 @@ import { performance } from 'node:perf_hooks';
 import { flowHash } from './shuffle-sharding.js';
 import { allocate } from './borrowing.js';
 import type { LoopLimit } from './loop-limit.js';
-import { LoopCost, nextMeanCost } from './loop-cost.js';
+import { LoopCost, nextMeanCost, type LoopCharge } from './loop-cost.js';
 
 export interface FlowControlOptions {
   /** --max-requests-inflight (default 400). */
@@ -76,10 +76,18 @@ export interface Classification {
   hand?: number[];
   /** The flow's requests under the dispatch limit. */
   load: FlowLoad;
+  /** The metrics' children of the flow's (level, schema), kept here by metrics.ts on first use: no lookup per request. */
+  metricsSlot?: object;
 }
 
 /** Flows remembered per configuration; past this many the memo starts over. */
 const MAX_REMEMBERED_FLOWS = 10_000;
+
+/** Maps and leaves of the classification memo; past this many it starts over (a few MB at most). */
+const MAX_CLASSIFIED_ENTRIES = 4 * MAX_REMEMBERED_FLOWS;
+
+/** The classification memo: one map per part of the key, a Classification at the leaf. */
+type ClassifiedNode = Map<string, ClassifiedNode | Classification>;
 
 /** A granted request: release() exactly once when its work (or a watch's initialization) is done. */
 export interface Ticket {
@@ -87,6 +95,8 @@ export interface Ticket {
   readonly width: number;
   readonly waitedMs: number;
   release(): void;
+  /** release(), returning how long the request executed (seconds, by the controller's monotonic clock; 0 when already released). */
+  finish(): number;
 }
 
 export interface Rejection {
@@ -127,9 +137,15 @@ export class FlowController {
    * Classifications by what decides them (user, groups, verb, group, resource,
    * subresource, namespace; the path for non-resource requests): most requests
    * repeat a few such keys, and matching them against every schema's rules
-   * costs more than one lookup. Cleared with each configuration.
+   * costs more than the lookup. A tree of maps, one level per part, so that
+   * no key string is built per request (concatenating and hashing ~100
+   * characters cost more than the seven short lookups). Cleared with each
+   * configuration.
    */
-  private readonly classified = new Map<string, Classification>();
+  private classified: ClassifiedNode = new Map();
+  private classifiedCount = 0;
+  /** Groups joined as one key part, by the groups array (authenticators hand out the same array per cached identity). */
+  private groupKeys = new WeakMap<readonly string[], string>();
   private readonly queueWaitLimitMs: number;
   private readonly now: () => number;
   private readonly monotonic: () => number;
@@ -142,8 +158,13 @@ export class FlowController {
   private running = 0;
   private waitingCount = 0;
   private activeFlows = 0;
-  /** Flows idle but still counted in activeFlows (until LINGER_MS after they went idle). */
-  private readonly lingering = new Set<FlowLoad>();
+  /**
+   * The flows counted in activeFlows: those with requests executing or
+   * waiting, and those idle for less than LINGER_MS (idleSince set). A flow
+   * stays in the set while it comes and goes between requests, so the common
+   * path (one request starts, ends, the next starts) touches no set.
+   */
+  private readonly counted = new Set<FlowLoad>();
   private lingerTimer: NodeJS.Timeout | undefined;
   private dispatchScheduled = false;
   events: FlowControlEvents = {};
@@ -225,7 +246,8 @@ export class FlowController {
     this.matchers = this.schemas.map(compileFlowSchema);
     this.flows = this.schemas.map(() => new Map());
     this.rememberedFlows = 0;
-    this.classified.clear();
+    this.classified = new Map();
+    this.classifiedCount = 0;
     this.rebalance();
     this.dispatchAll();
   }
@@ -277,17 +299,51 @@ export class FlowController {
 
   /** classify(), remembered per key (see `classified`); the digest is built only when the key is new. */
   classifyRequest(user: string, groups: readonly string[], info: Omit<RequestDigest, 'user' | 'groups'>): Classification {
-    const who = groups.length === 1 ? `${user}\u0000${groups[0]}` : `${user}\u0000${groups.join('\u0001')}`;
-    const key = info.isResourceRequest
-      ? `${who}\u0000${info.verb}\u0000${info.apiGroup}\u0000${info.resource}\u0000${info.subresource}\u0000${info.namespace}`
-      : `${who}\u0000${info.verb}\u0000/${info.path}`;
-    let c = this.classified.get(key);
-    if (c === undefined) {
-      c = this.classify({ user, groups, isResourceRequest: info.isResourceRequest, verb: info.verb, apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, path: info.path });
-      if (this.classified.size >= MAX_REMEMBERED_FLOWS) this.classified.clear();
-      this.classified.set(key, c);
+    // One group (most users but admins and service accounts) is its own key; several are one JSON text, in a tree of their own.
+    let groupKey: string;
+    const one = groups.length === 1;
+    if (one) groupKey = groups[0]!;
+    else {
+      const known = this.groupKeys.get(groups);
+      if (known !== undefined) groupKey = known;
+      else {
+        groupKey = JSON.stringify(groups);
+        this.groupKeys.set(groups, groupKey);
+      }
     }
+    // Every path through a tree has the same depth (a level holds only maps or only leaves).
+    const root = this.classified;
+    let node = this.step(this.step(this.step(root, info.isResourceRequest ? (one ? 'r1' : 'rn') : one ? 'n1' : 'nn'), user), groupKey);
+    node = this.step(node, info.verb);
+    let last: string;
+    if (info.isResourceRequest) {
+      node = this.step(this.step(this.step(node, info.apiGroup), info.resource), info.subresource);
+      last = info.namespace;
+    } else last = info.path;
+    const known = node.get(last);
+    if (known !== undefined) return known as Classification;
+    const c = this.classify({ user, groups, isResourceRequest: info.isResourceRequest, verb: info.verb, apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, path: info.path });
+    // classify() may have started its own memo over (too many flows): then this key is not kept.
+    if (this.classified !== root) return c;
+    if (this.classifiedCount >= MAX_CLASSIFIED_ENTRIES) {
+      this.classified = new Map();
+      this.classifiedCount = 0;
+      return c;
+    }
+    node.set(last, c);
+    this.classifiedCount++;
     return c;
+  }
+
+  /** The child map of `node` under `part`, made when missing (counted with the leaves: the memo's size bounds its maps too). */
+  private step(node: ClassifiedNode, part: string): ClassifiedNode {
+    let next = node.get(part) as ClassifiedNode | undefined;
+    if (next === undefined) {
+      next = new Map();
+      node.set(part, next);
+      this.classifiedCount++;
+    }
+    return next;
   }
 
   classify(d: RequestDigest): Classification {
@@ -301,7 +357,8 @@ export class FlowController {
         if (this.rememberedFlows >= MAX_REMEMBERED_FLOWS) {
           for (const m of this.flows) m.clear();
           this.rememberedFlows = 0;
-          this.classified.clear();
+          this.classified = new Map();
+          this.classifiedCount = 0;
         }
         c = { flowSchema: fs, level: this.levels.get(fs.spec.priorityLevelConfiguration.name)!, flowKey: `${fs.metadata.name},${distinguisher}`, load: { executing: 0, waiting: 0 } };
         flows.set(distinguisher, c);
@@ -381,13 +438,12 @@ export class FlowController {
   }
 
   private unwait(load: FlowLoad): void {
-    if (--load.waiting + load.executing === 0) this.flowIdle(load);
+    if (--load.waiting + load.executing === 0) this.flowIdle(load, this.monotonic());
   }
 
-  /** A flow has nothing executing or waiting any more: the others' shares grow. */
-  private flowIdle(load: FlowLoad): void {
-    load.idleSince = this.monotonic();
-    this.lingering.add(load);
+  /** A flow has nothing executing or waiting any more: it lingers in the count for LINGER_MS, then the others' shares grow. */
+  private flowIdle(load: FlowLoad, now: number): void {
+    load.idleSince = now;
     if (this.lingerTimer === undefined) {
       this.lingerTimer = setInterval(() => this.expireLingering(), LINGER_MS);
       this.lingerTimer.unref();
@@ -395,23 +451,29 @@ export class FlowController {
   }
 
   private flowActive(load: FlowLoad): void {
-    if (load.idleSince === undefined) this.activeFlows++;
-    else {
-      load.idleSince = undefined;
-      this.lingering.delete(load);
+    if (load.idleSince !== undefined) load.idleSince = undefined;
+    else if (!this.counted.has(load)) {
+      this.counted.add(load);
+      // The dispatch limit follows the loop while any flow is active (an idle loop would change nothing: no delay, nobody waiting).
+      if (++this.activeFlows === 1) this.loopLimit?.sample(true);
     }
   }
 
   /** Flows idle for LINGER_MS leave the count: the others' shares grow. */
   private expireLingering(): void {
     const now = this.monotonic();
-    for (const load of this.lingering) {
-      if (now - (load.idleSince ?? 0) < LINGER_MS) continue;
-      this.lingering.delete(load);
+    let lingering = 0;
+    for (const load of this.counted) {
+      if (load.idleSince === undefined) continue;
+      if (now - load.idleSince < LINGER_MS) {
+        lingering++;
+        continue;
+      }
+      this.counted.delete(load);
       load.idleSince = undefined;
-      this.activeFlows--;
+      if (--this.activeFlows === 0) this.loopLimit?.sample(false);
     }
-    if (this.lingering.size === 0 && this.lingerTimer !== undefined) {
+    if (lingering === 0 && this.lingerTimer !== undefined) {
       clearInterval(this.lingerTimer);
       this.lingerTimer = undefined;
     }
@@ -435,7 +497,9 @@ export class FlowController {
   /** Starts a request; `fromQueue`: it was waiting (take()n from its queue), its flow stays active. */
   private grant(c: Classification, width: number, queue: number, waitedMs: number, fromQueue = false): Ticket {
     const level = c.level;
-    const charged = level.start(width, queue);
+    // One clock read at the start and one at the end serve the queue's charge, the seat demand, the flow's idle time and the metric.
+    const started = this.monotonic();
+    const charged = level.start(width, queue, started);
     const limited = !level.config.exempt && !level.config.reject;
     const load = c.load;
     if (limited) {
@@ -445,31 +509,30 @@ export class FlowController {
         load.executing++;
       } else if (load.executing++ + load.waiting === 0) this.flowActive(load);
     }
-    const started = this.monotonic();
-    const loopCost = limited ? this.loopCost : undefined;
-    const charge = loopCost?.start();
+    const charge = limited ? this.loopCost?.start() : undefined;
     this.events.dispatched?.(c, waitedMs, width);
-    let released = false;
-    return {
-      classification: c,
-      width,
-      waitedMs,
-      release: () => {
-        if (released) return;
-        released = true;
-        level.finish(width, queue, charged, (this.monotonic() - started) / 1000);
-        if (limited) {
-          if (loopCost !== undefined && charge !== undefined) {
-            const cost = loopCost.finish(charge);
-            this.meanCostMs = nextMeanCost(this.meanCostMs, cost, SERVER_COST_WEIGHT);
-            load.meanCostMs = load.meanCostMs === undefined ? cost : nextMeanCost(load.meanCostMs, cost, FLOW_COST_WEIGHT);
-          }
-          this.running--;
-          if (--load.executing + load.waiting === 0) this.flowIdle(load);
-        }
-        this.scheduleDispatch();
-      },
-    };
+    return new Grant(this, c, width, waitedMs, queue, charged, started, limited, charge);
+  }
+
+  /** A Grant is done (once): frees its seats and its flow's count, and lets waiters go. */
+  finished(g: Grant, now: number, seconds: number): void {
+    g.classification.level.finish(g.width, g.queue, g.charged, seconds, now);
+    if (g.limited) {
+      const load = g.classification.load;
+      if (this.loopCost !== undefined && g.charge !== undefined) {
+        const cost = this.loopCost.finish(g.charge);
+        this.meanCostMs = nextMeanCost(this.meanCostMs, cost, SERVER_COST_WEIGHT);
+        load.meanCostMs = load.meanCostMs === undefined ? cost : nextMeanCost(load.meanCostMs, cost, FLOW_COST_WEIGHT);
+      }
+      this.running--;
+      if (--load.executing + load.waiting === 0) this.flowIdle(load, now);
+    }
+    if (this.waitingCount !== 0 || this.retired.size !== 0) this.scheduleDispatch();
+  }
+
+  /** The controller's monotonic clock (ms). */
+  clock(): number {
+    return this.monotonic();
   }
 
   /** Dispatches waiters on the loop's next turn (once, however many requests finish in this one). */
@@ -548,6 +611,37 @@ export class FlowController {
 
   flowSchemas(): FlowSchema[] {
     return [...this.schemas];
+  }
+}
+
+/** A Ticket as a class: its methods are shared, nothing is allocated per request but the object. */
+class Grant implements Ticket {
+  private released = false;
+
+  constructor(
+    private readonly controller: FlowController,
+    readonly classification: Classification,
+    readonly width: number,
+    readonly waitedMs: number,
+    readonly queue: number,
+    readonly charged: number,
+    private readonly started: number,
+    readonly limited: boolean,
+    /** Its loop time so far, when the dispatch limit weighs requests (loop-cost.ts). */
+    readonly charge: LoopCharge | undefined,
+  ) {}
+
+  release(): void {
+    this.finish();
+  }
+
+  finish(): number {
+    if (this.released) return 0;
+    this.released = true;
+    const now = this.controller.clock();
+    const seconds = (now - this.started) / 1000;
+    this.controller.finished(this, now, seconds);
+    return seconds;
   }
 }
 

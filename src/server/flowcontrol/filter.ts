@@ -10,7 +10,6 @@
 // (its initial events are written), as upstream counts a watch's initialization only.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import { ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../machinery/user.js';
 import type { RequestInfo } from '../request-info.js';
 import { isTicket, type Classification, type FlowController, type Rejection, type Ticket } from './controller.js';
@@ -90,18 +89,16 @@ export class FlowControlFilter {
     }
     const ticket = admitted;
     const metrics = this.options.metrics;
-    const tally = metrics?.tally(ticket.classification);
-    if (tally !== undefined) tally.executing++;
-    const started = metrics !== undefined ? performance.now() : 0;
+    const watch = info.verb === 'watch';
+    const execution = metrics?.executing(ticket.classification);
     let released = false;
     const release = (): void => {
       if (released) return;
       released = true;
-      if (tally !== undefined) tally.executing--;
-      metrics?.onExecuted(ticket.classification, (performance.now() - started) / 1000, info.verb === 'watch');
-      ticket.release();
+      const seconds = ticket.finish();
+      if (execution !== undefined) metrics!.executed(execution, seconds, watch);
     };
-    if (info.verb === 'watch') {
+    if (watch) {
       // The stream's headers go out once its initial events are gathered: the seat is free from then on.
       const writeHead = res.writeHead;
       res.writeHead = function (this: ServerResponse, ...args: unknown[]) {

@@ -105,6 +105,8 @@ export class LoopLimit {
   private readonly o: Required<LoopLimitOptions>;
   private timer: NodeJS.Timeout | undefined;
   private source: DelaySource | undefined;
+  private newSource: (() => DelaySource) | undefined;
+  private wanted = false;
 
   /** Called when the limit grows (the controller dispatches waiters then). */
   onRaise: () => void = () => {};
@@ -126,13 +128,39 @@ export class LoopLimit {
 
   }
 
-  start(source: DelaySource = eventLoopDelay()): void {
+  /**
+   * Makes the limit follow the loop from now on, while sampling is on
+   * (sample(); off at first): the controller turns it on while any flow is
+   * active. An idle server's windows would change nothing (no delay, nobody
+   * waiting), and its sampling timer woke it 200 times a second.
+   */
+  start(source: () => DelaySource = () => eventLoopDelay()): void {
+    this.newSource = source;
+    if (this.wanted) this.sample(true);
+  }
+
+  /** Sampling on or off (see start(); it begins at start() when asked for before, ends at stop()). */
+  sample(on: boolean): void {
+    this.wanted = on;
+    if (this.newSource === undefined || on === (this.timer !== undefined)) return;
+    if (!on) {
+      this.stopSampling();
+      return;
+    }
+    const source = this.newSource();
     this.source = source;
+    // A wait seen while nobody was sampled is old news.
+    this.waited = false;
     this.timer = setInterval(() => this.observe(source.read()), this.o.windowMs);
     this.timer.unref();
   }
 
   stop(): void {
+    this.newSource = undefined;
+    this.stopSampling();
+  }
+
+  private stopSampling(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     this.source?.stop();

@@ -12,6 +12,11 @@ const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
 const SEAT_BUCKETS = [1, 2, 4, 10];
 const QUEUE_LENGTH_BUCKETS = [0, 10, 25, 50, 100, 250, 500, 1000];
 
+/** A flow's execution metrics (opaque outside this module). */
+export interface ExecutionMetrics {
+  readonly tally: { executing: number; waiting: number };
+}
+
 interface Children {
   dispatched: CounterChild;
   waitExecuted: HistogramChild;
@@ -23,6 +28,7 @@ interface Children {
   queueLength: HistogramChild;
   labels: { priority_level: string; flow_schema: string };
   tally: { executing: number; waiting: number };
+  owner: FlowControlMetrics;
 }
 
 export class FlowControlMetrics {
@@ -33,8 +39,6 @@ export class FlowControlMetrics {
   private readonly execution: HistogramVec;
   private readonly queueLength: HistogramVec;
   private readonly children = new Map<string, Children>();
-  /** Per classification (one per flow), the children of its (level, schema): no label strings per request. */
-  private readonly byClassification = new WeakMap<Classification, Children>();
   /** Executing and waiting requests per (level, schema), for the current_* gauges. */
   readonly current = new Map<string, { pl: string; fs: string; executing: number; waiting: number }>();
 
@@ -96,8 +100,13 @@ export class FlowControlMetrics {
   }
 
   private childrenFor(c: Classification): Children {
-    const known = this.byClassification.get(c);
-    if (known !== undefined) return known;
+    const slot = c.metricsSlot;
+    // A classification keeps its children (no label strings or lookups per request); a slot another instance filled is not ours.
+    if (slot !== undefined && (slot as Children).owner === this) return slot as Children;
+    return this.findChildren(c);
+  }
+
+  private findChildren(c: Classification): Children {
     const key = `${c.level.config.name}\u0000${c.flowSchema.metadata.name}`;
     let ch = this.children.get(key);
     if (ch === undefined) {
@@ -116,10 +125,11 @@ export class FlowControlMetrics {
         queueLength: this.queueLength.child(labels),
         labels,
         tally,
+        owner: this,
       };
       this.children.set(key, ch);
     }
-    this.byClassification.set(c, ch);
+    c.metricsSlot = ch;
     return ch;
   }
 
@@ -135,9 +145,17 @@ export class FlowControlMetrics {
     this.seats.observe(ch.seats, width);
   }
 
-  /** A request's execution (a watch's initialization) took `seconds`. */
-  onExecuted(c: Classification, seconds: number, watch: boolean): void {
+  /** A request of `c` starts executing; hand what this returns to executed() when it is done. */
+  executing(c: Classification): ExecutionMetrics {
     const ch = this.childrenFor(c);
+    ch.tally.executing++;
+    return ch;
+  }
+
+  /** A request's execution (a watch's initialization) took `seconds`. */
+  executed(execution: ExecutionMetrics, seconds: number, watch: boolean): void {
+    const ch = execution as Children;
+    ch.tally.executing--;
     this.execution.observe(watch ? (ch.executionWatch ??= this.execution.child({ ...ch.labels, type: 'watch' })) : ch.executionRegular, seconds);
   }
 

@@ -122,12 +122,12 @@ export class PriorityLevelState {
   /** Mean execution time of this level's requests (seconds; a moving average), the charge estimate. */
   meanSeconds = 0.001;
 
-  /** Seats granted: counts the request as executing (in queue `q`, when the level has queues); returns its charge. */
-  start(width: number, q: number): number {
+  /** Seats granted at `now` (the level's clock; read by the caller, which needs it too): counts the request as executing (in queue `q`, when the level has queues); returns its charge. */
+  start(width: number, q: number, now: number = this.clock()): number {
     this.seatsInUse += width;
     this.executing++;
     this.dispatched++;
-    this.noteDemand();
+    this.noteDemand(now);
     if (q < 0) return 0;
     const queue = this.queues[q]!;
     queue.executingSeats += width;
@@ -139,10 +139,10 @@ export class PriorityLevelState {
   }
 
   /** A request done after `seconds`: frees its seats and corrects its queue's charge by what it really took. */
-  finish(width: number, q: number, charged: number, seconds: number): void {
+  finish(width: number, q: number, charged: number, seconds: number, now: number = this.clock()): void {
     this.seatsInUse -= width;
     this.executing--;
-    this.noteDemand();
+    this.noteDemand(now);
     this.meanSeconds += (seconds - this.meanSeconds) / 16;
     if (q >= 0) {
       const queue = this.queues[q]!;
@@ -160,8 +160,8 @@ export class PriorityLevelState {
     this.noteDemand();
   }
 
-  private noteDemand(): void {
-    if (!this.config.exempt) this.demand.set(this.seatsInUse + this.waitingSeats, this.clock());
+  private noteDemand(now: number = this.clock()): void {
+    if (!this.config.exempt) this.demand.set(this.seatsInUse + this.waitingSeats, now);
   }
 
   /** Takes `w` out of its queue (time-out, client gone); false when it is no longer queued. */
