@@ -57,7 +57,7 @@ import {
 
 export { listOptionsFrom, managerOrUserAgent };
 import { LARGE_BODY_BYTES, largeRequestTurns, type Pause } from './large-requests.js';
-import { createdFieldsOffThread, decodeOffThread } from './body-worker.js';
+import { createdFieldsOffThread, storedValueOffThread, decodeOffThread } from './body-worker.js';
 import { decodeTypedBody } from './write-body.js';
 import { deleteOptionsFrom } from './delete-options.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
@@ -374,6 +374,20 @@ async function decodeWriteBody(scope: ResourceScope, body: Buffer, mediaType: st
   return object;
 }
 
+/**
+ * A large write's store stages: paused between, and their pure work on the
+ * object (the created field set, the stored value's encoding) handed to the
+ * worker thread (large-requests.ts).
+ */
+function largeWrite(options: WriteOptions, body: Buffer, pause: Pause): void {
+  if (body.length < LARGE_BODY_BYTES) return;
+  options.pause = pause;
+  options.offload = {
+    createdFieldsV1: (kind, obj, walk) => createdFieldsOffThread(kind, obj, walk, pause),
+    storedValue: (obj) => storedValueOffThread(obj, pause),
+  };
+}
+
 export async function handleCreate(scope: ResourceScope): Promise<void> {
   if (scope.info.subresource !== '') return handleCreateSubresource(scope);
   const out = output(scope);
@@ -387,8 +401,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
     const object = await decodeWriteBody(scope, body, mediaType, options, pause);
     // The body's name and namespace are checked against the URL by the store (every caller goes through it).
     options.warnings = [];
-    options.pause = pause;
-    if (body.length >= LARGE_BODY_BYTES) options.offload = { createdFieldsV1: (kind, obj, walk) => createdFieldsOffThread(kind, obj, walk, pause) };
+    largeWrite(options, body, pause);
     const created = await scope.store.create(scope.namespace, object, options);
     await pause();
     setWarningHeaders(scope.res, options.warnings);
@@ -414,6 +427,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
     const object = await decodeWriteBody(scope, body, mediaType, options, pause);
     if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
     options.warnings = [];
+    largeWrite(options, body, pause);
     const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
     await pause();
     setWarningHeaders(scope.res, options.warnings);
@@ -438,6 +452,7 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   await largeRequestTurns.run(body.length, async (pause) => {
     await pause();
+    largeWrite(options, body, pause);
     if (patchType === APPLY_PATCH_TYPE) await handleApply(scope, body, options, out);
     else await handleNonApplyPatch(scope, body, options, out, patchType, target, smpSchema, pause);
   });

@@ -65,7 +65,7 @@ export abstract class UpdateStore extends DeleteStore {
         }
         return this.prepareUpdate(next, current, subresource, options, { manager: options.fieldManager, warnings: options.warnings });
       },
-      { ...this.ttl(), dryRun },
+      { ...this.storageWrite(options), dryRun },
     );
     const wrote = res.object;
     if (!res.created && old !== null && !dryRun) {
@@ -114,7 +114,7 @@ export abstract class UpdateStore extends DeleteStore {
         }
         return this.prepareUpdate(next, current, subresource, options, fields);
       },
-      { ...this.ttl(), dryRun },
+      { ...this.storageWrite(options), dryRun },
     );
     if (old !== null && !dryRun) {
       const deleted = await this.deleteIfFinalized(ns, name, res.object, old);
@@ -207,7 +207,7 @@ export abstract class UpdateStore extends DeleteStore {
           applied: true,
         });
       },
-      { ...this.ttl(), dryRun },
+      { ...this.storageWrite(options), dryRun },
     );
     if (!res.created && old !== null && !dryRun) {
       const deleted = await this.deleteIfFinalized(ns, name, res.object, old);
