@@ -188,7 +188,7 @@ export interface RESTStore {
   patch(
     namespace: string,
     name: string,
-    patch: (current: KubeObject) => KubeObject,
+    patch: (current: KubeObject) => KubeObject | Promise<KubeObject>,
     options: WriteOptions & { subresource?: string },
   ): Promise<KubeObject>;
   /**

@@ -453,7 +453,7 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   await largeRequestTurns.run(body.length, async (pause) => {
     await pause();
     largeWrite(options, body, pause);
-    if (patchType === APPLY_PATCH_TYPE) await handleApply(scope, body, options, out);
+    if (patchType === APPLY_PATCH_TYPE) await handleApply(scope, body, options, out, pause);
     else await handleNonApplyPatch(scope, body, options, out, patchType, target, smpSchema, pause);
   });
 }
@@ -478,40 +478,56 @@ async function handleNonApplyPatch(
   // Fields the store prunes itself (custom resources), reported once from the last attempt.
   const storeWarnings: string[] = [];
   options.warnings = storeWarnings;
-  const patchWith = scale
-    ? (ns: string, n: string, fn: (current: KubeObject) => KubeObject, o: WriteOptions) => scope.store.updateScale!(ns, n, fn, o)
-    : (ns: string, n: string, fn: (current: KubeObject) => KubeObject, o: WriteOptions) => scope.store.patch(ns, n, fn, o);
-  const patched = await patchWith(
-    scope.namespace,
-    name,
-    (current) => {
-      let result: unknown;
-      if (patchType === 'application/json-patch+json') result = applyJsonPatch(current, patch);
-      else if (patchType === 'application/strategic-merge-patch+json') result = applyStrategicMergePatch(current, patch, smpSchema!);
-      else result = applyMergePatch(current, patch);
-      // The patched document is decoded like a request body: it must still be this kind and name.
-      // (Its name and namespace are checked by the store, after this returns.)
-      // The typed decode sees the patched document first (a wrong type anywhere, metadata included, is its 422).
-      const strategic = patchType === 'application/strategic-merge-patch+json';
-      const patchValue = strategic ? goValue(patch) : JSON.stringify(result);
-      if (!scale && result !== null && typeof result === 'object' && !Array.isArray(result)) {
-        decodePatchedTyped(scope, result as KubeObject, patchType, patch, patchValue);
-      }
-      const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind, scope.store.unstructured === true && scope.info.subresource !== 'scale');
-      // Recomputed on every attempt: a conflict retry patches a newer object.
-      storeWarnings.length = 0;
-      warnings = checkFields(object, {
-        ...expected,
-        directive: options.fieldValidation,
-        mode: 'patch',
-        patchValue,
-        ...(patchType === 'application/json-patch+json' ? {} : { rawJson: text }),
-      });
-      dedupOwnerReferences(scope.res, object, true);
-      return object;
-    },
-    options,
-  );
+  // The patched object's stages, each a walk of the whole object; a large
+  // patch's store pauses between them (large-requests.ts), a small one or a
+  // /scale write (its store takes a plain function) runs them in one go.
+  function* stages(current: KubeObject): Generator<undefined, KubeObject, undefined> {
+    let result: unknown;
+    if (patchType === 'application/json-patch+json') result = applyJsonPatch(current, patch);
+    else if (patchType === 'application/strategic-merge-patch+json') result = applyStrategicMergePatch(current, patch, smpSchema!);
+    else result = applyMergePatch(current, patch);
+    yield;
+    // The patched document is decoded like a request body: it must still be this kind and name.
+    // (Its name and namespace are checked by the store, after this returns.)
+    // The typed decode sees the patched document first (a wrong type anywhere, metadata included, is its 422).
+    const strategic = patchType === 'application/strategic-merge-patch+json';
+    const patchValue = strategic ? goValue(patch) : JSON.stringify(result);
+    if (!scale && result !== null && typeof result === 'object' && !Array.isArray(result)) {
+      decodePatchedTyped(scope, result as KubeObject, patchType, patch, patchValue);
+    }
+    yield;
+    const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind, scope.store.unstructured === true && scope.info.subresource !== 'scale');
+    yield;
+    // Recomputed on every attempt: a conflict retry patches a newer object.
+    storeWarnings.length = 0;
+    warnings = checkFields(object, {
+      ...expected,
+      directive: options.fieldValidation,
+      mode: 'patch',
+      patchValue,
+      ...(patchType === 'application/json-patch+json' ? {} : { rawJson: text }),
+    });
+    dedupOwnerReferences(scope.res, object, true);
+    return object;
+  }
+  const inOneGo = (current: KubeObject): KubeObject => {
+    const run = stages(current);
+    let step = run.next();
+    while (step.done !== true) step = run.next();
+    return step.value;
+  };
+  const paused = async (current: KubeObject): Promise<KubeObject> => {
+    const run = stages(current);
+    let step = run.next();
+    while (step.done !== true) {
+      await pause();
+      step = run.next();
+    }
+    return step.value;
+  };
+  const patched = scale
+    ? await scope.store.updateScale!(scope.namespace, name, inOneGo, options)
+    : await scope.store.patch(scope.namespace, name, body.length < LARGE_BODY_BYTES ? inOneGo : paused, options);
   await pause();
   setWarningHeaders(scope.res, [...warnings, ...storeWarnings]);
   await writeAfterLarge(scope, body, 200, patched, out, pause, scale ? SCALE_KIND : undefined);
@@ -625,9 +641,11 @@ async function handleApply(
   body: Buffer,
   options: WriteOptions & { subresource?: string; force?: boolean; afterMerge?: (merged: KubeObject) => void },
   out: NegotiatedOutput,
+  pause: () => Promise<void>,
 ): Promise<void> {
   const directive = options.fieldValidation;
   const { config, warnings } = decodeApplyBody(scope, body, directive === 'Strict' || directive === 'Warn');
+  await pause();
   const strictFailure = warnings.length > 0 && directive === 'Strict';
   options = {
     ...options,
@@ -644,8 +662,9 @@ async function handleApply(
     return;
   }
   const { object, created } = await scope.store.apply!(scope.namespace, scope.info.name, config, options);
+  await pause();
   setWarningHeaders(scope.res, warnings);
-  write(scope, created ? 201 : 200, object, out);
+  await writeAfterLarge(scope, body, created ? 201 : 200, object, out, pause);
 }
 
 function goJsonKind(value: unknown): string {

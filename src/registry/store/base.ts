@@ -98,7 +98,7 @@ export interface ApplyOptions extends WriteOptions {
 }
 
 /** What admission needs of a write's options (DeleteOptions carries the same two). */
-export type AdmissionCall = Pick<WriteOptions, 'dryRun' | 'request'>;
+export type AdmissionCall = Pick<WriteOptions, 'dryRun' | 'request' | 'pause'>;
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 
