@@ -155,39 +155,63 @@ export async function stringifySliced(value: unknown, pause: () => Promise<void>
   let resumed = performance.now();
   const wide = new Map<object, string[]>();
   const keysOf = (o: object): string[] => wide.get(o) ?? Object.keys(o);
+  const turn = async (): Promise<void> => {
+    if (performance.now() - resumed < budgetMs) return;
+    done += parts.join('');
+    parts = [];
+    await pause();
+    resumed = performance.now();
+  };
+  // Scalars (and what JSON.stringify writes as null or drops) are written
+  // where they are met, a run of an array's at once: a call per member would
+  // cost more than its text (a million list elements, 100,000 data values).
   const walk = async (v: unknown): Promise<void> => {
     if (v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function' || !moreNodesThan(v, sliceNodes, wide)) {
       parts.push(JSON.stringify(v) ?? 'null');
-      if (performance.now() - resumed >= budgetMs) {
-        done += parts.join('');
-        parts = [];
-        await pause();
-        resumed = performance.now();
-      }
+      await turn();
       return;
     }
     if (Array.isArray(v)) {
       parts.push('[');
-      for (let i = 0; i < v.length; i++) {
+      for (let i = 0; i < v.length; ) {
         if (i > 0) parts.push(',');
         const e: unknown = v[i];
-        if (e === undefined || typeof e === 'function' || typeof e === 'symbol') parts.push('null');
-        else await walk(e);
+        if (e !== null && typeof e === 'object') {
+          await walk(e);
+          i++;
+          continue;
+        }
+        let end = i + 1;
+        while (end < v.length && end - i < sliceNodes) {
+          const next: unknown = v[end];
+          if (next !== null && typeof next === 'object') break;
+          end++;
+        }
+        parts.push(JSON.stringify(v.slice(i, end)).slice(1, -1));
+        i = end;
+        await turn();
       }
       parts.push(']');
       return;
     }
     parts.push('{');
     let first = true;
+    let written = 0;
     const record = v as Record<string, unknown>;
     const keys = keysOf(record);
     wide.delete(record);
     for (const key of keys) {
       const member = record[key];
       if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-      parts.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      if (member !== null && typeof member === 'object') {
+        parts.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+        first = false;
+        await walk(member);
+        continue;
+      }
+      parts.push(`${first ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(member)}`);
       first = false;
-      await walk(member);
+      if (++written % 256 === 0) await turn();
     }
     parts.push('}');
   };
