@@ -1,9 +1,9 @@
 // No request holds the event loop (issue 29, part 2): a small GET's latency
 // while another client sends maximal requests back to back.
 //
-// For each maximal body (a ConfigMap of 100,000 keys, a million list
-// elements, a million owner references, a 10,000-deep merge patch: each near
-// the 3 MiB body limit) a heavy client sends it again and again, one at a time,
+// For each maximal body (a ConfigMap of 100,000 keys created, updated,
+// merge-patched and applied, a million list elements, a million owner
+// references, a 10,000-deep merge patch: each near the 3 MiB body limit) a heavy client sends it again and again, one at a time,
 // for --seconds, while a probe GETs one small ConfigMap every --interval ms
 // (an open loop: a stall delays every GET sent during it, none is skipped).
 // Printed per server and body: the heavy requests answered (and their status
@@ -16,7 +16,7 @@
 // one after the other on the same machine. The heavy client runs in a forked
 // process, so that building and sending its bodies does not delay the probe.
 //
-//   node --import tsx bench/event-loop.ts [--seconds 10] [--interval 10] [--only apiary|reference] [--cases keys,list,owners,deep]
+//   node --import tsx bench/event-loop.ts [--seconds 10] [--interval 10] [--only apiary|reference] [--cases keys,update,merge,apply,list,owners,deep]
 
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -36,21 +36,47 @@ const CM = `/api/v1/namespaces/${NS}/configmaps`;
 const HEAVY_JOB_ENV = 'APIARY_EVENT_LOOP_HEAVY';
 const SETTLE_MS = 10_000;
 
-type CaseName = 'keys' | 'list' | 'owners' | 'deep';
+type CaseName = 'keys' | 'list' | 'owners' | 'deep' | 'update' | 'merge' | 'apply';
 const CASE_TITLES: Record<CaseName, string> = {
   keys: '100,000 data keys',
   list: '1,000,000 list elements',
   owners: '1,000,000 owner refs',
   deep: '10,000-deep merge patch',
+  update: 'update of 100,000 keys',
+  merge: 'merge patch 100,000 keys',
+  apply: 'apply of 100,000 keys',
 };
 
-function maximalBody(name: CaseName): { method: 'POST' | 'PATCH'; path: string; body: Buffer; contentType: string } {
+interface MaximalBody {
+  method: 'POST' | 'PATCH' | 'PUT';
+  path: string;
+  body: Buffer;
+  /** Sent every other time instead of `body`, so that each write changes the object. */
+  alternate?: Buffer;
+  contentType: string;
+  /** A small ConfigMap of this name is created first: the object the case writes. */
+  setup?: string;
+}
+
+/** The 100,000 data keys, each set to `value`. */
+function dataKeys(value: string): string {
+  const keys: string[] = [];
+  for (let i = 0; i < 100_000; i++) keys.push(`"k${i}":"${value}"`);
+  return keys.join(',');
+}
+
+function maximalBody(name: CaseName): MaximalBody {
+  const configMap = (name: string, data: string): Buffer => Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{${data}}}`);
   switch (name) {
-    case 'keys': {
-      const keys: string[] = [];
-      for (let i = 0; i < 100_000; i++) keys.push(`"k${i}":"v"`);
-      return { method: 'POST', path: CM, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"keys-"},"data":{${keys.join(',')}}}`), contentType: 'application/json' };
-    }
+    case 'keys':
+      return { method: 'POST', path: CM, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"keys-"},"data":{${dataKeys('v')}}}`), contentType: 'application/json' };
+    case 'update':
+      return { method: 'PUT', path: `${CM}/put`, body: configMap('put', dataKeys('v')), alternate: configMap('put', dataKeys('w')), contentType: 'application/json', setup: 'put' };
+    case 'merge':
+      return { method: 'PATCH', path: `${CM}/merge`, body: Buffer.from(`{"data":{${dataKeys('v')}}}`), alternate: Buffer.from(`{"data":{${dataKeys('w')}}}`), contentType: 'application/merge-patch+json', setup: 'merge' };
+    case 'apply':
+      // Forced: the object is stored without managedFields (too large with them, on both servers), so each apply takes its fields back.
+      return { method: 'PATCH', path: `${CM}/apply?fieldManager=heavy&force=true`, body: configMap('apply', dataKeys('v')), alternate: configMap('apply', dataKeys('w')), contentType: 'application/apply-patch+yaml' };
     case 'list':
       return { method: 'POST', path: CM, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"list-"},"x":[${new Array(1_000_000).fill('0').join(',')}]}`), contentType: 'application/json' };
     case 'owners':
@@ -84,11 +110,12 @@ async function runHeavy(job: { target: Target; name: CaseName }): Promise<void> 
   const p = pool(job.target, 1);
   const b = maximalBody(job.name);
   const statuses: Record<string, number> = {};
+  if (b.setup !== undefined) await call(p, job.target, 'POST', CM, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: b.setup }, data: { a: 'b' } }));
   process.send!('ready');
-  while (!stop.done) {
+  for (let sent = 0; !stop.done; sent++) {
     let s = 'error';
     try {
-      s = String(await call(p, job.target, b.method, b.path, b.body, b.contentType));
+      s = String(await call(p, job.target, b.method, b.path, b.alternate !== undefined && sent % 2 === 1 ? b.alternate : b.body, b.contentType));
     } catch {
       // counted as an error
     }
@@ -201,7 +228,7 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '10' },
       interval: { type: 'string', default: '10' },
       only: { type: 'string' },
-      cases: { type: 'string', default: 'keys,list,owners,deep' },
+      cases: { type: 'string', default: 'keys,update,merge,apply,list,owners,deep' },
     },
   });
   const seconds = Number(values.seconds);

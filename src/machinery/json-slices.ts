@@ -142,57 +142,108 @@ function setMember(target: unknown, key: string | number, value: unknown): void 
  * native JSON.stringify; `pause` is called whenever `budgetMs` of work has
  * passed. The text is JSON.stringify's, byte for byte (members undefined,
  * functions and symbols dropped, or null in arrays; toJSON honoured).
+ *
+ * Every container is enumerated about once: the keys of one with more than
+ * `sliceNodes` members are kept for the walk (a 100,000-key map's keys cost
+ * tens of milliseconds each time they are listed, and the size check of each
+ * of its ancestors reaches it).
  */
 export async function stringifySliced(value: unknown, pause: () => Promise<void>, budgetMs = 4, sliceNodes = SLICE_NODES): Promise<string> {
-  const parts: string[] = [];
+  // The text so far: `done` (joined at each pause, so that no single join is long) and `parts` since.
+  let done = '';
+  let parts: string[] = [];
   let resumed = performance.now();
+  const wide = new Map<object, string[]>();
+  const keysOf = (o: object): string[] => wide.get(o) ?? Object.keys(o);
+  const turn = async (): Promise<void> => {
+    if (performance.now() - resumed < budgetMs) return;
+    done += parts.join('');
+    parts = [];
+    await pause();
+    resumed = performance.now();
+  };
+  // Scalars (and what JSON.stringify writes as null or drops) are written
+  // where they are met, a run of an array's at once: a call per member would
+  // cost more than its text (a million list elements, 100,000 data values).
   const walk = async (v: unknown): Promise<void> => {
-    if (v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function' || !moreNodesThan(v, sliceNodes)) {
+    if (v === null || typeof v !== 'object' || typeof (v as { toJSON?: unknown }).toJSON === 'function' || !moreNodesThan(v, sliceNodes, wide)) {
       parts.push(JSON.stringify(v) ?? 'null');
-      if (performance.now() - resumed >= budgetMs) {
-        await pause();
-        resumed = performance.now();
-      }
+      await turn();
       return;
     }
     if (Array.isArray(v)) {
       parts.push('[');
-      for (let i = 0; i < v.length; i++) {
+      for (let i = 0; i < v.length; ) {
         if (i > 0) parts.push(',');
         const e: unknown = v[i];
-        if (e === undefined || typeof e === 'function' || typeof e === 'symbol') parts.push('null');
-        else await walk(e);
+        if (e !== null && typeof e === 'object') {
+          await walk(e);
+          i++;
+          continue;
+        }
+        let end = i + 1;
+        while (end < v.length && end - i < sliceNodes) {
+          const next: unknown = v[end];
+          if (next !== null && typeof next === 'object') break;
+          end++;
+        }
+        parts.push(JSON.stringify(v.slice(i, end)).slice(1, -1));
+        i = end;
+        await turn();
       }
       parts.push(']');
       return;
     }
     parts.push('{');
     let first = true;
+    let written = 0;
     const record = v as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
+    const keys = keysOf(record);
+    wide.delete(record);
+    for (const key of keys) {
       const member = record[key];
       if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-      parts.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      if (member !== null && typeof member === 'object') {
+        parts.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+        first = false;
+        await walk(member);
+        continue;
+      }
+      parts.push(`${first ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(member)}`);
       first = false;
-      await walk(member);
+      if (++written % 256 === 0) await turn();
     }
     parts.push('}');
   };
   await walk(value);
-  return parts.join('');
+  return done + parts.join('');
 }
 
-/** Whether `value` holds more than `limit` values (a walk that stops at limit). */
-function moreNodesThan(value: object, limit: number): boolean {
+/**
+ * Whether `value` holds more than `limit` values (a walk that stops at
+ * limit). The keys of an object found with more than `limit` members are
+ * kept in `wide` (its walk lists them once).
+ */
+function moreNodesThan(value: object, limit: number, wide: Map<object, string[]>): boolean {
   let seen = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
     if (++seen > limit) return true;
     if (v === null || typeof v !== 'object') continue;
-    const members = Array.isArray(v) ? v : Object.values(v as Record<string, unknown>);
-    if (seen + stack.length + members.length > limit) return true;
-    for (const m of members) stack.push(m);
+    if (Array.isArray(v)) {
+      if (seen + stack.length + v.length > limit) return true;
+      for (const m of v) stack.push(m);
+      continue;
+    }
+    const record = v as Record<string, unknown>;
+    let keys = wide.get(record);
+    if (keys === undefined) {
+      keys = Object.keys(record);
+      if (keys.length > limit) wide.set(record, keys);
+    }
+    if (seen + stack.length + keys.length > limit) return true;
+    for (const k of keys) stack.push(record[k]);
   }
   return false;
 }

@@ -102,6 +102,8 @@ export interface LargeWorkOffload {
    * could not be done there (the caller then does it itself).
    */
   createdFieldsV1(kind: { group: string; version: string; kind: string }, obj: KubeObject, options: CreatedFieldsOptions): Promise<Record<string, unknown> | undefined | false>;
+  /** The stored value of `obj` (storage's encode, the same text), for the storage write. */
+  storedValue?(obj: KubeObject): Promise<string>;
 }
 
 export interface DeleteOptions {
@@ -186,7 +188,7 @@ export interface RESTStore {
   patch(
     namespace: string,
     name: string,
-    patch: (current: KubeObject) => KubeObject,
+    patch: (current: KubeObject) => KubeObject | Promise<KubeObject>,
     options: WriteOptions & { subresource?: string },
   ): Promise<KubeObject>;
   /**

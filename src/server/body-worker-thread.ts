@@ -10,6 +10,8 @@ import { decodeJsonWriteBody } from './write-body.js';
 import type { BodyJob, BodyJobResult, CreatedFieldsJob } from './body-worker.js';
 import { applySchemaFor } from '../api/schema/apply-schema.js';
 import { createdFieldsV1 } from '../machinery/apply/created.js';
+import { encodeStoredValue } from '../storage/managed-fields-codec.js';
+import type { KubeObject } from '../machinery/meta.js';
 
 /** A kind other than the endpoint's needs the server's scheme: the main thread decodes that body itself. */
 class NeedsScheme extends Error {}
@@ -37,6 +39,15 @@ function createdFields(job: CreatedFieldsJob): BodyJobResult {
 
 parentPort!.on('message', (job: BodyJob) => {
   let result: BodyJobResult;
+  if (job.type === 'stored') {
+    try {
+      result = { id: job.id, text: encodeStoredValue(JSON.parse(job.json) as KubeObject) };
+    } catch {
+      result = { id: job.id, fallback: true };
+    }
+    parentPort!.postMessage(result);
+    return;
+  }
   if (job.type === 'created') {
     try {
       result = createdFields(job);

@@ -32,6 +32,7 @@ import { assembleSlices, stringifySliced, type Slice } from '../machinery/json-s
 import type { CreatedFieldsOptions } from '../machinery/apply/created.js';
 import type { ExpectedKind, FieldValidation } from './write-body.js';
 import type { Pause } from './large-requests.js';
+import { encodeStoredValue } from '../storage/managed-fields-codec.js';
 
 /** Decode a large JSON body (write-body.ts). */
 export interface DecodeJob {
@@ -52,10 +53,18 @@ export interface CreatedFieldsJob {
   stripped: string[][];
 }
 
-export type BodyJob = DecodeJob | CreatedFieldsJob;
+/** The stored value (storage/managed-fields-codec.ts) of an object sent as JSON. */
+export interface StoredValueJob {
+  type: 'stored';
+  id: number;
+  json: string;
+}
+
+export type BodyJob = DecodeJob | CreatedFieldsJob | StoredValueJob;
 
 export type BodyJobResult =
   | { id: number; slices: Slice[]; warnings: string[] }
+  | { id: number; text: string }
   | { id: number; status: Status }
   | { id: number; fallback: true };
 
@@ -163,7 +172,7 @@ export async function decodeOffThread(
 ): Promise<KubeObject | undefined> {
   const result = await bodyWorker.run({ type: 'decode', body, expected, fieldValidation });
   await pause(true);
-  if (result === undefined || 'fallback' in result) return undefined;
+  if (result === undefined || 'fallback' in result || 'text' in result) return undefined;
   if ('status' in result) throw StatusError.fromStatus(result.status);
   const object = (await assembleSlices(result.slices, pause)) as KubeObject;
   addWarningHeaderValues(res, result.warnings);
@@ -190,7 +199,25 @@ export async function createdFieldsOffThread(kind: ExpectedKind, obj: KubeObject
   const json = await stringifySliced(obj, pause);
   const result = await bodyWorker.run({ type: 'created', kind, json, skipTopLevel: [...options.skipTopLevel], stripped: options.stripped.map((p) => [...p]) });
   await pause(true);
-  if (result === undefined || 'fallback' in result || 'status' in result) return false;
+  if (result === undefined || !('slices' in result)) return false;
   const fieldsV1 = await assembleSlices(result.slices, pause);
   return fieldsV1 === null ? undefined : (fieldsV1 as Record<string, unknown>);
+}
+
+/**
+ * The stored value of a large object (storage's encode) on the worker thread:
+ * the object goes as JSON written a slice at a time, the text comes back
+ * whole (a string crosses threads as one copy, well under a millisecond per
+ * megabyte). Why: the encode writes the object's JSON and, for every key the
+ * managedFields name, its index among its node's keys (100,000 keys: a few
+ * hundred milliseconds in one block). The JSON of the object is all the
+ * encode reads, so the text is the same; if the worker cannot do it, it is
+ * done here.
+ */
+export async function storedValueOffThread(obj: KubeObject, pause: Pause): Promise<string> {
+  const json = await stringifySliced(obj, pause);
+  const result = await bodyWorker.run({ type: 'stored', json });
+  await pause(true);
+  if (result !== undefined && 'text' in result) return result.text;
+  return encodeStoredValue(obj);
 }

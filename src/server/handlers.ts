@@ -57,7 +57,7 @@ import {
 
 export { listOptionsFrom, managerOrUserAgent };
 import { LARGE_BODY_BYTES, largeRequestTurns, type Pause } from './large-requests.js';
-import { createdFieldsOffThread, decodeOffThread } from './body-worker.js';
+import { createdFieldsOffThread, storedValueOffThread, decodeOffThread } from './body-worker.js';
 import { decodeTypedBody } from './write-body.js';
 import { deleteOptionsFrom } from './delete-options.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
@@ -374,6 +374,20 @@ async function decodeWriteBody(scope: ResourceScope, body: Buffer, mediaType: st
   return object;
 }
 
+/**
+ * A large write's store stages: paused between, and their pure work on the
+ * object (the created field set, the stored value's encoding) handed to the
+ * worker thread (large-requests.ts).
+ */
+function largeWrite(options: WriteOptions, body: Buffer, pause: Pause): void {
+  if (body.length < LARGE_BODY_BYTES) return;
+  options.pause = pause;
+  options.offload = {
+    createdFieldsV1: (kind, obj, walk) => createdFieldsOffThread(kind, obj, walk, pause),
+    storedValue: (obj) => storedValueOffThread(obj, pause),
+  };
+}
+
 export async function handleCreate(scope: ResourceScope): Promise<void> {
   if (scope.info.subresource !== '') return handleCreateSubresource(scope);
   const out = output(scope);
@@ -387,8 +401,7 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
     const object = await decodeWriteBody(scope, body, mediaType, options, pause);
     // The body's name and namespace are checked against the URL by the store (every caller goes through it).
     options.warnings = [];
-    options.pause = pause;
-    if (body.length >= LARGE_BODY_BYTES) options.offload = { createdFieldsV1: (kind, obj, walk) => createdFieldsOffThread(kind, obj, walk, pause) };
+    largeWrite(options, body, pause);
     const created = await scope.store.create(scope.namespace, object, options);
     await pause();
     setWarningHeaders(scope.res, options.warnings);
@@ -414,6 +427,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
     const object = await decodeWriteBody(scope, body, mediaType, options, pause);
     if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
     options.warnings = [];
+    largeWrite(options, body, pause);
     const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
     await pause();
     setWarningHeaders(scope.res, options.warnings);
@@ -438,7 +452,8 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   await largeRequestTurns.run(body.length, async (pause) => {
     await pause();
-    if (patchType === APPLY_PATCH_TYPE) await handleApply(scope, body, options, out);
+    largeWrite(options, body, pause);
+    if (patchType === APPLY_PATCH_TYPE) await handleApply(scope, body, options, out, pause);
     else await handleNonApplyPatch(scope, body, options, out, patchType, target, smpSchema, pause);
   });
 }
@@ -463,40 +478,56 @@ async function handleNonApplyPatch(
   // Fields the store prunes itself (custom resources), reported once from the last attempt.
   const storeWarnings: string[] = [];
   options.warnings = storeWarnings;
-  const patchWith = scale
-    ? (ns: string, n: string, fn: (current: KubeObject) => KubeObject, o: WriteOptions) => scope.store.updateScale!(ns, n, fn, o)
-    : (ns: string, n: string, fn: (current: KubeObject) => KubeObject, o: WriteOptions) => scope.store.patch(ns, n, fn, o);
-  const patched = await patchWith(
-    scope.namespace,
-    name,
-    (current) => {
-      let result: unknown;
-      if (patchType === 'application/json-patch+json') result = applyJsonPatch(current, patch);
-      else if (patchType === 'application/strategic-merge-patch+json') result = applyStrategicMergePatch(current, patch, smpSchema!);
-      else result = applyMergePatch(current, patch);
-      // The patched document is decoded like a request body: it must still be this kind and name.
-      // (Its name and namespace are checked by the store, after this returns.)
-      // The typed decode sees the patched document first (a wrong type anywhere, metadata included, is its 422).
-      const strategic = patchType === 'application/strategic-merge-patch+json';
-      const patchValue = strategic ? goValue(patch) : JSON.stringify(result);
-      if (!scale && result !== null && typeof result === 'object' && !Array.isArray(result)) {
-        decodePatchedTyped(scope, result as KubeObject, patchType, patch, patchValue);
-      }
-      const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind, scope.store.unstructured === true && scope.info.subresource !== 'scale');
-      // Recomputed on every attempt: a conflict retry patches a newer object.
-      storeWarnings.length = 0;
-      warnings = checkFields(object, {
-        ...expected,
-        directive: options.fieldValidation,
-        mode: 'patch',
-        patchValue,
-        ...(patchType === 'application/json-patch+json' ? {} : { rawJson: text }),
-      });
-      dedupOwnerReferences(scope.res, object, true);
-      return object;
-    },
-    options,
-  );
+  // The patched object's stages, each a walk of the whole object; a large
+  // patch's store pauses between them (large-requests.ts), a small one or a
+  // /scale write (its store takes a plain function) runs them in one go.
+  function* stages(current: KubeObject): Generator<undefined, KubeObject, undefined> {
+    let result: unknown;
+    if (patchType === 'application/json-patch+json') result = applyJsonPatch(current, patch);
+    else if (patchType === 'application/strategic-merge-patch+json') result = applyStrategicMergePatch(current, patch, smpSchema!);
+    else result = applyMergePatch(current, patch);
+    yield;
+    // The patched document is decoded like a request body: it must still be this kind and name.
+    // (Its name and namespace are checked by the store, after this returns.)
+    // The typed decode sees the patched document first (a wrong type anywhere, metadata included, is its 422).
+    const strategic = patchType === 'application/strategic-merge-patch+json';
+    const patchValue = strategic ? goValue(patch) : JSON.stringify(result);
+    if (!scale && result !== null && typeof result === 'object' && !Array.isArray(result)) {
+      decodePatchedTyped(scope, result as KubeObject, patchType, patch, patchValue);
+    }
+    yield;
+    const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind, scope.store.unstructured === true && scope.info.subresource !== 'scale');
+    yield;
+    // Recomputed on every attempt: a conflict retry patches a newer object.
+    storeWarnings.length = 0;
+    warnings = checkFields(object, {
+      ...expected,
+      directive: options.fieldValidation,
+      mode: 'patch',
+      patchValue,
+      ...(patchType === 'application/json-patch+json' ? {} : { rawJson: text }),
+    });
+    dedupOwnerReferences(scope.res, object, true);
+    return object;
+  }
+  const inOneGo = (current: KubeObject): KubeObject => {
+    const run = stages(current);
+    let step = run.next();
+    while (step.done !== true) step = run.next();
+    return step.value;
+  };
+  const paused = async (current: KubeObject): Promise<KubeObject> => {
+    const run = stages(current);
+    let step = run.next();
+    while (step.done !== true) {
+      await pause();
+      step = run.next();
+    }
+    return step.value;
+  };
+  const patched = scale
+    ? await scope.store.updateScale!(scope.namespace, name, inOneGo, options)
+    : await scope.store.patch(scope.namespace, name, body.length < LARGE_BODY_BYTES ? inOneGo : paused, options);
   await pause();
   setWarningHeaders(scope.res, [...warnings, ...storeWarnings]);
   await writeAfterLarge(scope, body, 200, patched, out, pause, scale ? SCALE_KIND : undefined);
@@ -610,9 +641,11 @@ async function handleApply(
   body: Buffer,
   options: WriteOptions & { subresource?: string; force?: boolean; afterMerge?: (merged: KubeObject) => void },
   out: NegotiatedOutput,
+  pause: () => Promise<void>,
 ): Promise<void> {
   const directive = options.fieldValidation;
   const { config, warnings } = decodeApplyBody(scope, body, directive === 'Strict' || directive === 'Warn');
+  await pause();
   const strictFailure = warnings.length > 0 && directive === 'Strict';
   options = {
     ...options,
@@ -629,8 +662,9 @@ async function handleApply(
     return;
   }
   const { object, created } = await scope.store.apply!(scope.namespace, scope.info.name, config, options);
+  await pause();
   setWarningHeaders(scope.res, warnings);
-  write(scope, created ? 201 : 200, object, out);
+  await writeAfterLarge(scope, body, created ? 201 : 200, object, out, pause);
 }
 
 function goJsonKind(value: unknown): string {

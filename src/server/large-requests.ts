@@ -27,16 +27,27 @@
 //   stage                               where                  why
 //   parse, duplicate keys, typed        worker thread          pure functions of the body and the kind
 //   decode, unknown fields, owner       (body-worker.ts)       (write-body.ts); what they leave behind
-//   reference dedup                                            is often small (a million identical
+//   reference dedup (create, update)                           is often small (a million identical
 //                                                              owner references are one)
 //   the decoded object back on the      slices, a few ms a     a structured clone of it would hold the
 //   loop                                turn (json-slices.ts)  loop as long as the parse it saved
 //   the field set of a create           worker thread          pure (created.ts); the object goes as
 //   (managedFields)                     (store trackCreate)    JSON written in slices, the set comes
 //                                                              back in slices
+//   the stored value's encoding         worker thread          pure (storage/managed-fields-codec.ts:
+//   (every write's storage step)        (offload.storedValue)  the object's JSON, and per key its index
+//                                                              among its node's keys: 100,000 keys held
+//                                                              the loop ~480 ms); the JSON goes in
+//                                                              slices, one string comes back
 //   prune, defaults, zero values,       here, a stage each,    they change the object in place, and
 //   admission, validation, the write    paused between         admission and the store (watch cache,
-//                                                              storage) live on this thread
+//   (create, update, patch, apply)                             storage) live on this thread; each is
+//                                                              one walk (a map of scalars is not even
+//                                                              walked by prune), tens of milliseconds
+//                                                              for 100,000 keys on an idle core
+//   a patch's merge, the typed decode   here, a stage each     the handler's patch function is a
+//   of its result, its re-decode and    (handlers.ts stages)   generator paused between its stages
+//   field checks
 //   the answer's JSON                   slices (responses.ts)  JSON.stringify of a maximal object is
 //                                                              one block of a hundred milliseconds
 //
@@ -45,10 +56,20 @@
 // decode needs the server's CRD schemas) stay here. Hard limits do the rest:
 // the body (3 MiB, kube-apiserver's --max-request-body-bytes default), its
 // nesting depth (json-depth.ts), the stored object (--max-object-size-bytes).
-// Not yet bounded: the stages still run here each walk a 100,000-key map in
-// one go (zero values, validation, the stored value's encoding in the storage
-// layer: hundreds of milliseconds each on a loaded 2-core machine); an update's
-// store stages have no pauses between them, and a patch body is parsed here.
+//
+// Not yet bounded (each one block on this thread, every cost linear):
+// - the field manager of an update, patch or apply: the walk of the old and
+//   new objects' field sets and their comparison (an update or merge patch of
+//   100,000 keys: a few hundred milliseconds on an idle core; a forced apply
+//   taking 100,000 fields from another manager: about a second). Its inputs
+//   (both objects with their managedFields, the manager's options) could go
+//   to the worker as the created field set does;
+// - a patch body's parse (JSON.parse of 3 MiB, tens of milliseconds), an
+//   apply body's parse, and the storage read's decode and copy of the current
+//   object at the start of an update;
+// - each enumeration of a 100,000-key map (Object.keys of a dictionary-mode
+//   object sorts its keys: ~10-20 ms on an idle core): every stage above
+//   lists the map at least once.
 
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 

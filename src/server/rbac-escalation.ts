@@ -216,8 +216,8 @@ export function guardRbacStores(stores: RESTStore[], checker: EscalationChecker)
       store.patch(
         namespace,
         name,
-        (current) => {
-          const next = patch(current);
+        async (current) => {
+          const next = await patch(current);
           check(namespace, next, options);
           return next;
         },

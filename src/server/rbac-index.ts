@@ -356,7 +356,7 @@ export function syncedRbacStores(stores: RESTStore[], index: RbacIndex): RESTSto
         await written(result.object, options.dryRun);
         return result;
       },
-      patch: async (namespace: string, name: string, patch: (current: KubeObject) => KubeObject, options: WriteOptions & { subresource?: string }) => {
+      patch: async (namespace: string, name: string, patch: (current: KubeObject) => KubeObject | Promise<KubeObject>, options: WriteOptions & { subresource?: string }) => {
         const patched = await store.patch(namespace, name, patch, options);
         await written(patched, options.dryRun);
         return patched;

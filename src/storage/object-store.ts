@@ -124,6 +124,13 @@ export interface StoreWatchHandle {
  */
 export type UpdateFunc = (current: KubeObject | null) => KubeObject | Promise<KubeObject>;
 
+/**
+ * How a large write's stored value may be encoded: off the event loop (the
+ * registry hands the server's worker thread in for a large request:
+ * server/large-requests.ts). It must give encode(obj)'s text exactly.
+ */
+export type StoredValueEncoder = (obj: KubeObject) => Promise<string>;
+
 export interface ObjectStore {
   readonly resource: GroupResource;
   keyFor(namespace: string, name: string): string;
@@ -142,7 +149,7 @@ export interface ObjectStore {
   /** namespace '' reads every namespace (and cluster-scoped resources). */
   list(namespace: string, options: StoreListOptions): Promise<StoreListResult>;
   /** Resolves with the created object; it may share nested values with `obj`, which the caller must not change afterwards. */
-  create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number }): Promise<KubeObject>;
+  create(namespace: string, name: string, obj: KubeObject, options?: { ttlSeconds?: number; encode?: StoredValueEncoder }): Promise<KubeObject>;
   /**
    * Read-modify-write guarded by the read's modRevision; a conflicting write
    * re-reads and calls update again. update(null) is called when the object is
@@ -152,7 +159,7 @@ export interface ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options?: { ttlSeconds?: number; dryRun?: boolean },
+    options?: { ttlSeconds?: number; dryRun?: boolean; encode?: StoredValueEncoder },
   ): Promise<{ object: KubeObject; created: boolean }>;
   /**
    * Deletes the object; `check` sees the current one first and may throw
@@ -337,11 +344,12 @@ export class BackendObjectStore implements ObjectStore {
     return result;
   }
 
-  async create(namespace: string, name: string, obj: KubeObject, options: { ttlSeconds?: number } = {}): Promise<KubeObject> {
-    let value = encode(obj);
+  async create(namespace: string, name: string, obj: KubeObject, options: { ttlSeconds?: number; encode?: StoredValueEncoder } = {}): Promise<KubeObject> {
+    const offThread = options.encode;
+    let value = offThread === undefined ? encode(obj) : await offThread(obj);
     if (this.tooLarge(this.keyFor(namespace, name), value)) {
       obj = withoutManagedFields(obj);
-      value = this.sized(this.keyFor(namespace, name), encode(obj));
+      value = this.sized(this.keyFor(namespace, name), offThread === undefined ? encode(obj) : await offThread(obj));
     }
     let kv: KeyValue;
     try {
@@ -358,9 +366,10 @@ export class BackendObjectStore implements ObjectStore {
     namespace: string,
     name: string,
     update: UpdateFunc,
-    options: { ttlSeconds?: number; dryRun?: boolean; cached?: CachedState } = {},
+    options: { ttlSeconds?: number; dryRun?: boolean; cached?: CachedState; encode?: StoredValueEncoder } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.keyFor(namespace, name);
+    const offThread = options.encode;
     const read = async (): Promise<KeyValue | null> => (await this.call(() => this.backend.get(key), name)).kv;
     // Upstream's cachedExistingObject: a state the watch cache holds is tried
     // first, sparing the read; the compare-and-swap catches a stale one. What
@@ -379,10 +388,10 @@ export class BackendObjectStore implements ObjectStore {
         fresh = true;
         continue;
       }
-      let value = encode(next);
+      let value = offThread === undefined ? encode(next) : await offThread(next);
       if (this.tooLarge(key, value)) {
         next = withoutManagedFields(next);
-        value = this.sized(key, encode(next));
+        value = this.sized(key, offThread === undefined ? encode(next) : await offThread(next));
       }
       if (!fresh && ((current !== null && value === current.value) || options.dryRun === true)) {
         current = await read();

@@ -75,3 +75,22 @@ test('stringifySliced writes JSON.stringify\'s text, pausing as it goes', async 
   assert.ok(pauses > 100, `${pauses} pauses`);
   for (const v of [null, 1, 'x', [], {}, [undefined]]) assert.equal(await stringifySliced(v, async () => {}), JSON.stringify(v));
 });
+
+test('stringifySliced writes runs of scalars and wide objects as JSON.stringify does', async () => {
+  const { stringifySliced } = await import('../../src/machinery/json-slices.js');
+  const value = {
+    list: [1, 'x', null, undefined, () => 1, Symbol('s'), { b: [1, 2, { c: undefined }] }, ...new Array(5000).fill(0), [3, 4], 'end'],
+    // eslint-disable-next-line no-sparse-arrays
+    sparse: [1, , 3],
+    wide: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i % 3 === 0 ? null : i % 3 === 1 ? { x: i } : 'v'])),
+    // A wide object reached twice, under two parents: its keys are listed for each.
+    twice: [] as unknown[],
+  };
+  value.twice.push(value.wide, { again: value.wide });
+  let pauses = 0;
+  const text = await stringifySliced(value, async () => {
+    pauses++;
+  }, 0, 16);
+  assert.equal(text, JSON.stringify(value));
+  assert.ok(pauses > 100, `${pauses} pauses`);
+});

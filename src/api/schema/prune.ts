@@ -101,6 +101,8 @@ function pruneValue(schema: ElementSchema, value: unknown, walk: Walk): void {
     case 'map':
       if (isPlainObject(value) && schema.values !== undefined) {
         const values = schema.values;
+        // A map of scalars (a ConfigMap's data, labels) holds nothing to prune: not walked (it may hold 100,000 keys).
+        if (values.type !== 'array' && values.type !== 'map' && refOf(values) === undefined) return;
         for (const key of Object.keys(value)) {
           const item = value[key];
           if (typeof item !== 'object' || item === null) continue; // a map of scalars holds nothing to prune

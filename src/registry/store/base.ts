@@ -25,7 +25,7 @@ import { fillZeroValues, zeroValuesWouldChange } from '../../api/schema/zero-val
 import { deepCopy } from '../../machinery/deep-copy.js';
 import { definitionFor } from '../../api/schema/index.js';
 import { type Clock, newUid, systemClock } from '../../machinery/names.js';
-import type { ObjectStore, Predicate, StoreWatchEvent } from '../../storage/object-store.js';
+import type { ObjectStore, Predicate, StoreWatchEvent, StoredValueEncoder } from '../../storage/object-store.js';
 import {
   type AdmissionAttributes,
   type AdmissionOperation,
@@ -98,7 +98,7 @@ export interface ApplyOptions extends WriteOptions {
 }
 
 /** What admission needs of a write's options (DeleteOptions carries the same two). */
-export type AdmissionCall = Pick<WriteOptions, 'dryRun' | 'request'>;
+export type AdmissionCall = Pick<WriteOptions, 'dryRun' | 'request' | 'pause'>;
 
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 
@@ -259,6 +259,13 @@ export abstract class StoreBase {
 
   protected ttl(): { ttlSeconds?: number } {
     return this.strategy.ttlSeconds !== undefined ? { ttlSeconds: this.strategy.ttlSeconds } : {};
+  }
+
+  /** The storage write's options: the TTL, and the large write's off-thread encoder when it has one. */
+  protected storageWrite(options: WriteOptions): { ttlSeconds?: number; encode?: StoredValueEncoder } {
+    const storedValue = options.offload?.storedValue;
+    if (storedValue === undefined) return this.ttl();
+    return { ...this.ttl(), encode: (obj) => storedValue.call(options.offload, obj) };
   }
 
   protected async exists(ns: string, name: string): Promise<boolean> {

@@ -66,7 +66,7 @@ export abstract class CreateStore extends ReadStore {
         throw internalError(new Error('resourceVersion should not be set on objects to be created'));
       }
       try {
-        const created = await this.storage.create(ns, meta.name!, obj, this.ttl());
+        const created = await this.storage.create(ns, meta.name!, obj, this.storageWrite(options));
         return this.withTypeMeta(created);
       } catch (err) {
         if (generated && isAlreadyExists(err) && attempt < GENERATE_NAME_ATTEMPTS) {

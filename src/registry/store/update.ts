@@ -37,6 +37,7 @@ export abstract class UpdateStore extends DeleteStore {
     this.checkTypeMeta(body);
     this.checkNameAndNamespace(body, namespace, name);
     this.pruneBody(body, options, 'decode');
+    await options.pause?.();
     const ns = this.ns(namespace);
     const wantedRV = body.metadata.resourceVersion ?? '';
     const dryRun = options.dryRun === true;
@@ -47,7 +48,10 @@ export abstract class UpdateStore extends DeleteStore {
       name,
       async (current) => {
         old = current;
+        // A large write's stages are paused between (server/large-requests.ts): the storage read and copy of `current` came first.
+        await options.pause?.();
         const next = deepCopy(body);
+        await options.pause?.();
         if (current === null) {
           if (subresource !== '' || !this.strategy.allowCreateOnUpdate || wantedRV !== '') throw this.notFound(name);
           return this.prepareCreateOnUpdate(next, options, options.fieldManager);
@@ -65,7 +69,7 @@ export abstract class UpdateStore extends DeleteStore {
         }
         return this.prepareUpdate(next, current, subresource, options, { manager: options.fieldManager, warnings: options.warnings });
       },
-      { ...this.ttl(), dryRun },
+      { ...this.storageWrite(options), dryRun },
     );
     const wrote = res.object;
     if (!res.created && old !== null && !dryRun) {
@@ -78,7 +82,7 @@ export abstract class UpdateStore extends DeleteStore {
   async patch(
     namespace: string,
     name: string,
-    patch: (current: KubeObject) => KubeObject,
+    patch: (current: KubeObject) => KubeObject | Promise<KubeObject>,
     // trackAs (a custom resource's /scale write, on the main resource), by the stored object: 'none'
     // keeps its managedFields as they are; 'scale' records the write as the scale subresource's.
     options: WriteOptions & { subresource?: string; trackAs?: (current: KubeObject) => 'none' | 'scale' },
@@ -94,7 +98,9 @@ export abstract class UpdateStore extends DeleteStore {
       async (current) => {
         if (current === null) throw this.notFound(name);
         old = current;
-        const next = patch(this.withTypeMeta(deepCopy(current)));
+        await options.pause?.();
+        const next = await patch(this.withTypeMeta(deepCopy(current)));
+        await options.pause?.();
         next.metadata ??= {};
         this.checkTypeMeta(next);
         this.checkNameAndNamespace(next, namespace, name);
@@ -114,7 +120,7 @@ export abstract class UpdateStore extends DeleteStore {
         }
         return this.prepareUpdate(next, current, subresource, options, fields);
       },
-      { ...this.ttl(), dryRun },
+      { ...this.storageWrite(options), dryRun },
     );
     if (old !== null && !dryRun) {
       const deleted = await this.deleteIfFinalized(ns, name, res.object, old);
@@ -184,6 +190,7 @@ export abstract class UpdateStore extends DeleteStore {
           if (subresource !== '') throw this.notFound(name);
           if (wantedRV !== '') throw staleResourceVersion(this.gr, name);
           const { object } = run(null);
+          await options.pause?.();
           object.metadata ??= {};
           this.checkTypeMeta(object);
           this.ensureNamespace(object, namespace);
@@ -192,8 +199,11 @@ export abstract class UpdateStore extends DeleteStore {
           return this.prepareCreateOnUpdate(object, options, manager, true, true);
         }
         if (wantedRV !== '' && wantedRV !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
+        await options.pause?.();
         const live = this.withTypeMeta(deepCopy(current));
+        await options.pause?.();
         const { object } = run(live);
+        await options.pause?.();
         object.metadata ??= {};
         this.checkTypeMeta(object);
         this.checkNameAndNamespace(object, namespace, name);
@@ -207,7 +217,7 @@ export abstract class UpdateStore extends DeleteStore {
           applied: true,
         });
       },
-      { ...this.ttl(), dryRun },
+      { ...this.storageWrite(options), dryRun },
     );
     if (!res.created && old !== null && !dryRun) {
       const deleted = await this.deleteIfFinalized(ns, name, res.object, old);
@@ -217,8 +227,10 @@ export abstract class UpdateStore extends DeleteStore {
   }
 
   private async prepareCreateOnUpdate(obj: KubeObject, call: AdmissionCall, manager: string | undefined, tracked = false, applied = false): Promise<KubeObject> {
+    await call.pause?.();
     this.strategy.defaults?.(obj, { applied });
     this.fillZeroValues(obj);
+    await call.pause?.();
     const meta = obj.metadata;
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
@@ -229,10 +241,14 @@ export abstract class UpdateStore extends DeleteStore {
     if (!tracked) this.trackUpdate(null, obj, '', manager);
     this.strategy.prepareForCreate?.(obj);
     managedFieldsLast(obj);
+    await call.pause?.();
     await this.admit('CREATE', obj, undefined, '', call);
+    await call.pause?.();
     this.validateCreate(obj);
+    await call.pause?.();
     await this.validateAdmission('CREATE', obj, undefined, '', call);
     this.fillZeroValues(obj, true);
+    await call.pause?.();
     return obj;
   }
 
@@ -251,6 +267,7 @@ export abstract class UpdateStore extends DeleteStore {
       applied?: boolean;
     },
   ): Promise<KubeObject> {
+    await call.pause?.();
     const meta = obj.metadata;
     const oldMeta = old.metadata;
     // An unconditional write (or a patch that dropped it) acts on the stored version.
@@ -260,6 +277,7 @@ export abstract class UpdateStore extends DeleteStore {
     // An omitempty scalar set to its zero value is no change for upstream's decoded struct: drop
     // it now, so that the strategy's spec comparison (generation) sees none (issue 34 item 3).
     this.fillZeroValues(obj, true);
+    await call.pause?.();
     meta.generation = oldMeta.generation;
     if (meta.generation === undefined) delete meta.generation;
     // Ownership follows what the client sent, before the strategy resets what
@@ -276,6 +294,7 @@ export abstract class UpdateStore extends DeleteStore {
       this.trackUpdate(old, view, subresource, fields.manager);
       entries = view.metadata.managedFields;
     }
+    await call.pause?.();
     if (subresource === '') this.strategy.prepareForUpdate?.(obj, old);
     else if (subresource !== 'scale') this.strategy.subresources![subresource]!.prepareForUpdate(obj, old);
     else this.strategy.prepareForUpdate?.(obj, old);
@@ -292,8 +311,10 @@ export abstract class UpdateStore extends DeleteStore {
     obj.apiVersion = this.apiVersion;
     obj.kind = this.type.kind;
     managedFieldsLast(obj);
+    await call.pause?.();
 
     await this.admit('UPDATE', obj, old, subresource, call);
+    await call.pause?.();
     const errors: FieldError[] = validateObjectMetaUpdate(meta, oldMeta, 'metadata');
     if (oldMeta.deletionTimestamp !== undefined) {
       // Upstream runs the generic ObjectMeta update checks twice (the registry's
@@ -307,8 +328,10 @@ export abstract class UpdateStore extends DeleteStore {
     else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old, w) ?? []));
     else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old, w) ?? []));
     if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, meta.name ?? '', errors);
+    await call.pause?.();
     await this.validateAdmission('UPDATE', obj, old, subresource, call);
     this.fillZeroValues(obj, true);
+    await call.pause?.();
     return obj;
   }
 
