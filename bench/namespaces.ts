@@ -23,10 +23,19 @@
 // and at LARGE size only: DELETE of DELETED namespaces (1,000; --quick 100) at
 // once, until the namespace controller has removed them all.
 //
+// --deletion: only the mass deletion, side by side: each server is loaded with
+// --large namespaces (default 1,000; the same content), --deleted of them
+// (default all) are DELETEd at once, and the time until the namespace controller
+// has removed them all is printed per server, with namespaces per second and
+// the ratio to kube-apiserver. The API server is restarted between the load and
+// the deletion, as in the full run. kube-controller-manager runs with its
+// default client QPS (20) as shipped.
+//
 // Needs the reference binaries (`node scripts/run-tests.mjs differential` builds
 // them into test/compat/*/bin).
 //
 //   node --import tsx bench/namespaces.ts [--quick] [--servers sqlite,etcd,kube] [--large 10000] [--samples 200] [--concurrency 48]
+//   node --import tsx bench/namespaces.ts --deletion [--large 1000] [--deleted 1000] [--servers sqlite,etcd,kube]
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +50,8 @@ import { buildOnce, childPids, cpuSeconds, fmt, percentile, pidWith, readRss } f
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
+    /** Only the mass deletion (see the header). */
+    deletion: { type: 'boolean', default: false },
     servers: { type: 'string', default: 'sqlite,etcd,kube' },
     small: { type: 'string', default: '100' },
     large: { type: 'string' },
@@ -54,8 +65,10 @@ const { values } = parseArgs({
   },
 });
 const SMALL = Number(values.small);
-const LARGE = Number(values.large ?? (values.quick ? 1000 : 10_000));
-const DELETED = Math.min(Number(values.deleted ?? (values.quick ? 100 : 1000)), LARGE - SMALL);
+const LARGE = Number(values.large ?? (values.deletion || values.quick ? 1000 : 10_000));
+const DELETED = values.deletion
+  ? Math.min(Number(values.deleted ?? LARGE), LARGE)
+  : Math.min(Number(values.deleted ?? (values.quick ? 100 : 1000)), LARGE - SMALL);
 const SAMPLES = Number(values.samples);
 const CONCURRENCY = Number(values.concurrency);
 const CONFIGMAPS = 10;
@@ -359,17 +372,21 @@ interface ServerResult {
   deleteMs: number;
 }
 
-async function atSize(s: Server, from: number, to: number): Promise<SizeResult> {
-  const loadRate = await load(s, from, to);
-  console.error(`  ${s.name}: ${to} namespaces loaded (${fmt(loadRate)} objects/s)`);
-  // Settled: the controllers (service accounts, root CA) have caught up when the count stops moving.
+/** The object count once the controllers (service accounts, root CA) have caught up: when it stops moving. */
+async function settled(s: Server): Promise<number> {
   let objectCount = await objects(s);
   for (;;) {
     await new Promise((r) => setTimeout(r, 3000));
     const now = await objects(s);
-    if (now === objectCount) break;
+    if (now === objectCount) return objectCount;
     objectCount = now;
   }
+}
+
+async function atSize(s: Server, from: number, to: number): Promise<SizeResult> {
+  const loadRate = await load(s, from, to);
+  console.error(`  ${s.name}: ${to} namespaces loaded (${fmt(loadRate)} objects/s)`);
+  const objectCount = await settled(s);
   const rssApiserver = sumRss(s.apiserverPids());
   const rssEtcd = sumRss(s.etcdPids());
   const rssControllers = sumRss(s.controllerPids());
@@ -390,8 +407,14 @@ async function atSize(s: Server, from: number, to: number): Promise<SizeResult> 
   return { namespaces: to, objects: objectCount, loadRate, measures, rssApiserver, rssEtcd, rssControllers, rssApiserverRestarted, restartMs, firstListMs };
 }
 
-/** DELETEs the labelled namespaces at once; ms until a list by that label is empty. */
-async function deleteMany(s: Server): Promise<number> {
+/**
+ * DELETEs the labelled namespaces at once; ms until a list by that label is
+ * empty (NaN past DELETE_TIMEOUT_MS), and until half of them were gone. The
+ * poll is a list without a limit, which both servers answer from their watch
+ * cache, so that it costs the server little beside the deletion it measures (a
+ * limit=1 list with a label selector pages through every namespace in storage).
+ */
+async function deleteMany(s: Server): Promise<{ ms: number; halfMs: number }> {
   const t0 = performance.now();
   let next = LARGE - DELETED;
   const worker = async (): Promise<void> => {
@@ -402,11 +425,47 @@ async function deleteMany(s: Server): Promise<number> {
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
   const deadline = t0 + DELETE_TIMEOUT_MS;
+  let halfMs = NaN;
+  let reported = DELETED;
   while (performance.now() < deadline) {
-    if ((await count(s, `/api/v1/namespaces?labelSelector=${encodeURIComponent(`${DELETE_LABEL}=yes`)}`)) === 0) return performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 250));
+    const r = await send(s, 'GET', `/api/v1/namespaces?labelSelector=${encodeURIComponent(`${DELETE_LABEL}=yes`)}`);
+    const left = (JSON.parse(r.text) as { items: unknown[] }).items.length;
+    const ms = performance.now() - t0;
+    if (left <= DELETED / 2 && Number.isNaN(halfMs)) halfMs = ms;
+    if (left === 0) return { ms, halfMs };
+    if (left <= reported - DELETED / 10) {
+      console.error(`  ${s.name}: ${left} of ${DELETED} namespaces left after ${fmt(ms / 1000, 1)} s`);
+      reported = left;
+    }
+    await new Promise((done) => setTimeout(done, 500));
   }
-  return NaN;
+  return { ms: NaN, halfMs };
+}
+
+/** --deletion: load, settle, delete; nothing else measured. */
+async function deletionOnly(start: () => Promise<Server>): Promise<DeletionResult> {
+  const s = await start();
+  try {
+    console.error(`${s.name}: started`);
+    const loadRate = await load(s, 0, LARGE);
+    console.error(`  ${s.name}: ${LARGE} namespaces loaded (${fmt(loadRate)} objects/s)`);
+    const objectCount = await settled(s);
+    // As in the full run, the API server is restarted first (with
+    // APIARY_BENCH_NODE_ARGS=--cpu-prof the deletion gets a profile of its own).
+    await s.restart();
+    const { ms, halfMs } = await deleteMany(s);
+    console.error(`  ${s.name}: ${DELETED} namespaces deleted in ${fmt(ms)} ms (half in ${fmt(halfMs)} ms)`);
+    return { name: s.name, objects: objectCount, deleteMs: ms, halfMs };
+  } finally {
+    await s.stop();
+  }
+}
+
+interface DeletionResult {
+  name: string;
+  objects: number;
+  deleteMs: number;
+  halfMs: number;
 }
 
 async function benchServer(start: () => Promise<Server>): Promise<ServerResult> {
@@ -415,7 +474,7 @@ async function benchServer(start: () => Promise<Server>): Promise<ServerResult> 
     console.error(`${s.name}: started`);
     const small = await atSize(s, 0, SMALL);
     const large = await atSize(s, SMALL, LARGE);
-    const deleteMs = await deleteMany(s);
+    const deleteMs = (await deleteMany(s)).ms;
     console.error(`  ${s.name}: ${DELETED} namespaces deleted in ${fmt(deleteMs)} ms`);
     return { name: s.name, small, large, deleteMs };
   } finally {
@@ -428,12 +487,32 @@ if (missing.length > 0) throw new Error(`reference binaries missing (node script
 const SERVERS = values.servers!.split(',').filter((x) => x !== '');
 if (SERVERS.some((x) => x !== 'kube')) buildOnce();
 
-const results: ServerResult[] = [];
-for (const which of SERVERS) {
-  if (which === 'sqlite' || which === 'etcd') results.push(await benchServer(() => startApiaryServer(which)));
-  else if (which === 'kube') results.push(await benchServer(startUpstream));
-  else throw new Error(`unknown server ${which} (sqlite, etcd, kube)`);
+const starter = (which: string): (() => Promise<Server>) => {
+  if (which === 'sqlite' || which === 'etcd') return () => startApiaryServer(which);
+  if (which === 'kube') return startUpstream;
+  throw new Error(`unknown server ${which} (sqlite, etcd, kube)`);
+};
+
+if (values.deletion) {
+  const deletions: DeletionResult[] = [];
+  for (const which of SERVERS) deletions.push(await deletionOnly(starter(which)));
+  const kubeDeletion = deletions.find((r) => r.name.startsWith('kube'));
+  const secs = (ms: number): string => (Number.isNaN(ms) ? `> ${DELETE_TIMEOUT_MS / 1000}` : fmt(ms / 1000, 1));
+  console.log(`\n## Deleting ${DELETED} namespaces at once (of ${LARGE}; 10 ConfigMaps + 2 RoleBindings each), until the namespace controller has removed them all\n`);
+  console.log(`| figure | ${deletions.map((r) => r.name).join(' | ')} |`);
+  console.log(`|---|${deletions.map(() => '---:').join('|')}|`);
+  const drow = (label: string, f: (r: DeletionResult) => string): void => console.log(`| ${label} | ${deletions.map(f).join(' | ')} |`);
+  drow('objects held before (ns, cm, rb, sa, secrets)', (r) => fmt(r.objects));
+  drow('all gone (s)', (r) => secs(r.deleteMs));
+  drow('half gone (s)', (r) => secs(r.halfMs));
+  drow('second half ÷ first half (1 = linear)', (r) => fmt((r.deleteMs - r.halfMs) / r.halfMs, 2));
+  drow('namespaces per second', (r) => fmt(DELETED / (r.deleteMs / 1000), 1));
+  if (kubeDeletion !== undefined) drow('  time × kube-apiserver', (r) => fmt(r.deleteMs / kubeDeletion.deleteMs, 2));
+  process.exit(0);
 }
+
+const results: ServerResult[] = [];
+for (const which of SERVERS) results.push(await benchServer(starter(which)));
 if (values.json !== undefined) {
   const plain = results.map((r) => ({ ...r, small: { ...r.small, measures: [...r.small.measures] }, large: { ...r.large, measures: [...r.large.measures] } }));
   writeFileSync(values.json, JSON.stringify({ at: new Date().toISOString(), small: SMALL, large: LARGE, deleted: DELETED, samples: SAMPLES, results: plain }, null, 1));

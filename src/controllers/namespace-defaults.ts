@@ -31,6 +31,8 @@ export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
  */
 const ROOT_CA_SELECTOR = { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` };
 
+const isActive = (ns: KubeObject): boolean => (ns['status'] as { phase?: string } | undefined)?.phase !== 'Terminating' && ns.metadata.deletionTimestamp === undefined;
+
 export interface NamespaceDefaultsOptions {
   client: RestClient;
   informers: SharedInformerFactory;
@@ -50,13 +52,12 @@ export class NamespaceDefaultsController {
 
   constructor(private readonly options: NamespaceDefaultsOptions) {
     const { informers } = options;
-    const active = (ns: KubeObject): boolean => (ns['status'] as { phase?: string } | undefined)?.phase !== 'Terminating' && ns.metadata.deletionTimestamp === undefined;
     informers.forBuiltin('namespaces').addEventHandler({
       onAdd: (ns) => {
-        if (active(ns)) this.enqueue(ns.metadata.name!);
+        if (isActive(ns)) this.enqueue(ns.metadata.name!);
       },
       onUpdate: (_old, ns) => {
-        if (active(ns)) this.enqueue(ns.metadata.name!);
+        if (isActive(ns)) this.enqueue(ns.metadata.name!);
       },
     });
     const namespaceOf = (obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): string | undefined =>
@@ -96,6 +97,10 @@ export class NamespaceDefaultsController {
    */
   async ensure(namespace: string): Promise<void> {
     const { informers } = this.options;
+    // As upstream's controllers: nothing for a namespace that is not (or no longer) Active,
+    // where the create would be refused (a deletion deletes these objects and so asks again).
+    const ns = informers.forBuiltin('namespaces').lister().get(namespace);
+    if (ns === undefined || !isActive(ns)) return;
     const serviceAccountClient = this.options.serviceAccountClient ?? this.options.client;
     const rootCaClient = this.options.rootCaClient ?? this.options.client;
     const create = async (make: () => Promise<unknown>): Promise<void> => {

@@ -1,10 +1,12 @@
 // The RBAC objects the authorizer reads, kept in memory by watching the four
 // RBAC stores of this server's registry (list, then watch from the list's
 // resourceVersion; a watch that ends is started again from a fresh list).
-// Every change drops the authorizer's decision cache and re-runs ClusterRole
-// aggregation. Also: the bootstrap policy reconciled on start (missing roles
-// and bindings created, existing ones left as the admin changed them unless
-// they are still marked autoupdate and lack something).
+// Every change drops the authorizer's decision cache; a ClusterRole's re-runs
+// ClusterRole aggregation; a RoleBinding's costs its namespace only (deleting
+// many namespaces deletes their bindings one by one). Also: the bootstrap
+// policy reconciled on start (missing roles and bindings created, existing
+// ones left as the admin changed them unless they are still marked autoupdate
+// and lack something).
 //
 // A write of an RBAC object through this server returns only once the index
 // holds it (syncedRbacStores): a binding created is in effect (here and, with
@@ -51,8 +53,10 @@ export class RbacIndex implements RbacSource {
     roles: new Map(),
     rolebindings: new Map(),
   };
-  /** RoleBindings by namespace, rebuilt lazily after a change. */
-  private bindingsByNamespace: Map<string, RoleBinding[]> | undefined;
+  /** RoleBindings by namespace and name, kept with each change (a rebuild per change cost every binding of every namespace). */
+  private readonly bindingsIn = new Map<string, Map<string, RoleBinding>>();
+  /** Per namespace, the array roleBindings() hands out; made again after a change in that namespace. */
+  private readonly bindingLists = new Map<string, RoleBinding[]>();
   private clusterBindingList: RoleBinding[] | undefined;
   private readonly watchers: Watcher[] = [];
   private stopped = false;
@@ -89,8 +93,13 @@ export class RbacIndex implements RbacSource {
     const map = this.maps[resource];
     map.clear();
     for (const item of list.items) map.set(key(item.metadata.namespace, item.metadata.name!), item);
+    if (resource === 'rolebindings') {
+      this.bindingsIn.clear();
+      this.bindingLists.clear();
+      for (const item of list.items) this.setBinding(item, true);
+    }
     this.advance(resource, list.metadata.resourceVersion);
-    this.changed();
+    this.changed(resource);
     const watcher = await store.watch('', { resourceVersion: list.metadata.resourceVersion! }, {
       event: (e) => {
         if (e.type === 'BOOKMARK' || e.type === 'ERROR') return;
@@ -98,8 +107,9 @@ export class RbacIndex implements RbacSource {
         const k = key(obj.metadata.namespace, obj.metadata.name!);
         if (e.type === 'DELETED') map.delete(k);
         else map.set(k, obj);
+        if (resource === 'rolebindings') this.setBinding(obj, e.type !== 'DELETED');
         this.advance(resource, obj.metadata.resourceVersion);
-        this.changed();
+        this.changed(resource);
       },
       done: () => {
         if (this.stopped) return;
@@ -116,12 +126,26 @@ export class RbacIndex implements RbacSource {
     if (revision > this.applied[resource]) this.applied[resource] = revision;
   }
 
-  private changed(): void {
-    this.bindingsByNamespace = undefined;
-    this.clusterBindingList = undefined;
+  /** Adds (present) or removes a RoleBinding in the per-namespace index. */
+  private setBinding(binding: KubeObject, present: boolean): void {
+    const namespace = binding.metadata.namespace ?? '';
+    let names = this.bindingsIn.get(namespace);
+    if (present) {
+      if (names === undefined) this.bindingsIn.set(namespace, (names = new Map()));
+      names.set(binding.metadata.name!, binding as RoleBinding);
+    } else if (names !== undefined) {
+      names.delete(binding.metadata.name!);
+      if (names.size === 0) this.bindingsIn.delete(namespace);
+    }
+    this.bindingLists.delete(namespace);
+  }
+
+  private changed(resource: RbacResource): void {
+    if (resource === 'clusterrolebindings') this.clusterBindingList = undefined;
     for (const f of this.onChange) f();
     for (const ready of this.waiters) if (ready()) this.waiters.delete(ready);
-    void this.aggregate();
+    // Aggregation reads ClusterRoles only.
+    if (resource === 'clusterroles') void this.aggregate();
   }
 
   /** Resolves once `ready()` holds after a change (at once if it holds now), or after timeoutMs regardless. */
@@ -180,17 +204,13 @@ export class RbacIndex implements RbacSource {
   }
 
   roleBindings(namespace: string): Iterable<RoleBinding> {
-    if (this.bindingsByNamespace === undefined) {
-      const byNs = new Map<string, RoleBinding[]>();
-      for (const b of this.maps.rolebindings.values()) {
-        const ns = b.metadata.namespace ?? '';
-        let list = byNs.get(ns);
-        if (list === undefined) byNs.set(ns, (list = []));
-        list.push(b as RoleBinding);
-      }
-      this.bindingsByNamespace = byNs;
+    let list = this.bindingLists.get(namespace);
+    if (list === undefined) {
+      const names = this.bindingsIn.get(namespace);
+      if (names === undefined) return [];
+      this.bindingLists.set(namespace, (list = [...names.values()]));
     }
-    return this.bindingsByNamespace.get(namespace) ?? [];
+    return list;
   }
 
   role(namespace: string, name: string): Role | undefined {

@@ -30,6 +30,12 @@ export interface RangeOptions {
   revision?: number;
   /** At most this many keys; 0 or undefined means no limit. */
   limit?: number;
+  /**
+   * Whether the caller reads RangeResult.count (default true). With false a
+   * backend may leave out counting the whole range (SQLite walks it), and
+   * count is then a lower bound: kvs.length, plus 1 when more.
+   */
+  count?: boolean;
 }
 
 export interface RangeResult {

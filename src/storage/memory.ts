@@ -65,16 +65,18 @@ export class MemoryBackend extends LocalBackend implements Backend {
     const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
     const kvs: KeyValue[] = [];
     let count = 0;
+    // Without a count, the first key past the limit settles `more`.
+    const stopAt = options.count === false ? limit + 1 : Infinity;
     if (revision === this.revision) {
       for (const key of this.liveKeys.between(start, end)) {
-        count++;
+        if (++count >= stopAt) break;
         if (kvs.length < limit) kvs.push(this.current.get(key)!);
       }
     } else {
       for (const key of this.historyKeys.between(start, end)) {
         const kv = this.versionAt(key, revision);
         if (!kv) continue;
-        count++;
+        if (++count >= stopAt) break;
         if (kvs.length < limit) kvs.push(kv);
       }
     }

@@ -303,7 +303,7 @@ export class BackendObjectStore implements ObjectStore {
     // Fetch pages until the limit is filled with matching objects or keys run out.
     for (;;) {
       const want = limit > 0 ? Math.max(limit - items.length, predicate ? 64 : 0) : 0;
-      const res = await this.callList(() => this.backend.range(start, end, { revision, limit: want }), options.continue, keyPrefix);
+      const res = await this.callList(() => this.backend.range(start, end, { revision, limit: want, count: false }), options.continue, keyPrefix);
       if (revision === 0) {
         revision = res.revision;
         if (minimum > revision) throw tooLargeResourceVersion(minimum, revision);

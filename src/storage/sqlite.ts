@@ -54,6 +54,11 @@ export type SqliteBackendOptions = LocalBackendOptions;
 const MAX_KEY = '\u{10FFFF}';
 /** Replay reads and delivers history in pages of this many rows. */
 const REPLAY_PAGE = 500;
+/**
+ * A count at a past revision starts from the current count and corrects it by
+ * the writes since, when there are at most this many (else it walks the range).
+ */
+const COUNT_DELTA_MAX = 10_000;
 /** One sweep deletes at most this many expired keys; the next sweep takes the rest. */
 const SWEEP_LIMIT = 1000;
 
@@ -134,17 +139,29 @@ function prepareStatements(db: Database.Database) {
     countCurrent: db.prepare<[string, string], { n: number }>(
       'SELECT COUNT(*) AS n FROM current WHERE key >= ? AND key < ?',
     ),
-    // SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum.
-    rangeAt: db.prepare<[string, string, number, number], KvRow>(
-      `SELECT key, value, create_revision, revision FROM (
-         SELECT key, value, create_revision, deleted, MAX(revision) AS revision
-           FROM history WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key
-       ) WHERE deleted = 0 ORDER BY key LIMIT ?`,
+    // A key's row at a past revision R is its newest row at or below R; the
+    // outer scan walks the (key, revision) index in key order, so a limit
+    // stops it early (a GROUP BY + ORDER BY would read the whole range first:
+    // a paged list would cost the whole range per page).
+    rangeAt: db.prepare<{ s: string; e: string; r: number; l: number }, KvRow>(
+      `SELECT h.key, h.value, h.create_revision, h.revision FROM history h
+        WHERE h.key >= :s AND h.key < :e AND h.revision <= :r AND h.deleted = 0
+          AND NOT EXISTS (SELECT 1 FROM history n WHERE n.key = h.key AND n.revision > h.revision AND n.revision <= :r)
+        ORDER BY h.key LIMIT :l`,
     ),
-    countAt: db.prepare<[string, string, number], { n: number }>(
-      `SELECT COUNT(*) AS n FROM (
-         SELECT deleted, MAX(revision) FROM history WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key
-       ) WHERE deleted = 0`,
+    countAt: db.prepare<{ s: string; e: string; r: number }, { n: number }>(
+      `SELECT COUNT(*) AS n FROM history h
+        WHERE h.key >= :s AND h.key < :e AND h.revision <= :r AND h.deleted = 0
+          AND NOT EXISTS (SELECT 1 FROM history n WHERE n.key = h.key AND n.revision > h.revision AND n.revision <= :r)`,
+    ),
+    // countCurrent + this = the count at R: over the keys written after R
+    // (few when R is recent), +1 for each live at R, -1 for each live now.
+    // NOT INDEXED: those rows are found by revision (the rowid), not by key.
+    countDelta: db.prepare<{ s: string; e: string; r: number }, { n: number }>(
+      `SELECT COALESCE(SUM(
+           COALESCE((SELECT 1 - p.deleted FROM history p WHERE p.key = d.key AND p.revision <= :r ORDER BY p.revision DESC LIMIT 1), 0)
+           - EXISTS (SELECT 1 FROM current c WHERE c.key = d.key)), 0) AS n
+         FROM (SELECT DISTINCT key FROM history NOT INDEXED WHERE revision > :r AND key >= :s AND key < :e) d`,
     ),
     insertHistory: db.prepare<[number, string, string, number, number, number]>(
       `INSERT INTO history (revision, key, value, create_revision, prev_revision, deleted)
@@ -262,18 +279,35 @@ export class SqliteBackend extends LocalBackend implements Backend {
     this.ensureOpen();
     const revision = this.readRevision(options.revision);
     const upper = end === '' ? MAX_KEY : end;
-    const limit = options.limit && options.limit > 0 ? options.limit : -1; // SQLite: negative = no limit
-    let rows: KvRow[];
-    let count: number;
-    if (revision === this.committedRevision) {
-      rows = this.stmt.rangeCurrent.all(start, upper, limit);
-      count = limit > 0 && rows.length === limit ? this.stmt.countCurrent.get(start, upper)!.n : rows.length;
-    } else {
-      rows = this.stmt.rangeAt.all(start, upper, revision, limit);
-      count = limit > 0 && rows.length === limit ? this.stmt.countAt.get(start, upper, revision)!.n : rows.length;
-    }
-    const kvs = rows.map(toKv);
-    return { kvs, revision, more: count > kvs.length, count };
+    const limit = options.limit && options.limit > 0 ? options.limit : 0;
+    const current = revision === this.committedRevision;
+    // One row past the limit tells whether more remain, without counting the range.
+    const fetch = limit > 0 ? limit + 1 : -1; // SQLite: negative = no limit
+    const rows = current ? this.stmt.rangeCurrent.all(start, upper, fetch) : this.stmt.rangeAt.all({ s: start, e: upper, r: revision, l: fetch });
+    const more = limit > 0 && rows.length > limit;
+    if (more) rows.length = limit;
+    let count = rows.length + (more ? 1 : 0);
+    if (more && options.count !== false) count = current ? this.stmt.countCurrent.get(start, upper)!.n : this.countAt(start, upper, revision);
+    return { kvs: rows.map(toKv), revision, more, count };
+  }
+
+  /** Live keys in [start, upper) at a past revision. */
+  private countAt(start: string, upper: string, revision: number): number {
+    if (this.committedRevision - revision > COUNT_DELTA_MAX) return this.stmt.countAt.get({ s: start, e: upper, r: revision })!.n;
+    return this.stmt.countCurrent.get(start, upper)!.n + this.stmt.countDelta.get({ s: start, e: upper, r: revision })!.n;
+  }
+
+  /** SQLite's plans for the range reads (EXPLAIN QUERY PLAN details), for tests: a paged read must never walk its whole range. */
+  rangeQueryPlans(): Record<'rangeCurrent' | 'rangeAt' | 'countCurrent' | 'countDelta', string[]> {
+    const plan = (stmt: Database.Statement<never[]>, args: unknown): string[] =>
+      (this.db.prepare(`EXPLAIN QUERY PLAN ${stmt.source}`).all(args as never) as Array<{ detail: string }>).map((r) => r.detail);
+    const named = { s: 'a', e: 'b', r: 1, l: 2 };
+    return {
+      rangeCurrent: plan(this.stmt.rangeCurrent as never, ['a', 'b', 2]),
+      rangeAt: plan(this.stmt.rangeAt as never, named),
+      countCurrent: plan(this.stmt.countCurrent as never, ['a', 'b']),
+      countDelta: plan(this.stmt.countDelta as never, { s: 'a', e: 'b', r: 1 }),
+    };
   }
 
   create(key: string, value: string, options: WriteOptions = {}): Promise<KeyValue> {

@@ -176,3 +176,37 @@ test('sqlite: a write becomes visible (reads, watch events, the current revision
   assert.deepEqual(seenEarly, []);
   assert.equal((await backend.range('/registry/configmaps/', prefixEnd('/registry/configmaps/'))).kvs.length, keys.length);
 });
+
+test('sqlite: range reads stop at their limit: no plan sorts or walks the whole range', (t) => {
+  const dir = tempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const backend = SqliteBackend.open(path.join(dir, 'apiary.db'));
+  t.after(() => backend.close());
+  const plans = backend.rangeQueryPlans();
+  for (const name of ['rangeCurrent', 'rangeAt', 'countCurrent'] as const) {
+    const plan = plans[name];
+    assert.ok(!plan.some((step) => /TEMP B-TREE|^SCAN/.test(step)), `${name}: ${plan.join(' | ')}`);
+  }
+  // A past revision's range walks the (key, revision) index in key order (a
+  // paged list used to sort the whole range per page, O(n) per page).
+  assert.ok(plans.rangeAt.some((step) => /history_key_revision \(key>\? AND key<\?\)/.test(step)), plans.rangeAt.join(' | '));
+  // The writes after a past revision are found by revision (then sorted: they are few), not by walking the range.
+  assert.ok(plans.countDelta.some((step) => /INTEGER PRIMARY KEY \(rowid>\?\)/.test(step)), plans.countDelta.join(' | '));
+});
+
+test('sqlite: a count at a revision far behind (more than 10,000 writes) walks the range and is right', async (t) => {
+  const dir = tempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const backend = SqliteBackend.open(path.join(dir, 'apiary.db'));
+  t.after(() => backend.close());
+  const p = '/registry/configmaps/ns/';
+  for (let i = 0; i < 5; i++) await backend.create(`${p}k${i}`, 'v');
+  const then = await backend.currentRevision();
+  await backend.delete(`${p}k0`);
+  await Promise.all(Array.from({ length: 10_001 }, (_, i) => backend.create(`/registry/secrets/ns/s${i}`, 'v')));
+  await backend.create(`${p}k9`, 'v');
+  const past = await backend.range(p, prefixEnd(p), { revision: then, limit: 2 });
+  assert.deepEqual([past.kvs.map((kv) => kv.key), past.more, past.count], [[`${p}k0`, `${p}k1`], true, 5]);
+  const recent = await backend.range(p, prefixEnd(p), { revision: then + 1, limit: 2 });
+  assert.deepEqual([recent.kvs.map((kv) => kv.key), recent.more, recent.count], [[`${p}k1`, `${p}k2`], true, 4]);
+});
