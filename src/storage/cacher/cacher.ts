@@ -45,7 +45,7 @@
 import type { Backend, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
 import { StorageError, prefixEnd } from '../interface.js';
 import type { GroupResource, KubeObject } from '../../machinery/meta.js';
-import { StatusError, badRequest, notFound, resourceExpired, tooLargeResourceVersion } from '../../machinery/errors.js';
+import { notFound, resourceExpired, tooLargeResourceVersion } from '../../machinery/errors.js';
 import { parseResourceVersion } from '../../machinery/resource-version.js';
 import {
   BackendObjectStore,
@@ -54,16 +54,15 @@ import {
   type Predicate,
   type StoreListOptions,
   type StoreListResult,
-  type StoreWatchEvent,
   type StoreWatchHandle,
   type StoreWatchHandlers,
   type StoreWatchOptions,
   type UpdateFunc,
 } from '../object-store.js';
 import { CacheEvent, WatchCache, type CachedObject } from './watch-cache.js';
-import { isCorruptObjectError } from '../corrupt-values.js';
 import { revisionCheckFor, type RevisionCheck } from './revision-check.js';
-import { deepFreeze, sharedEvents, watcherEvent } from './watcher-events.js';
+import { deepFreeze } from './watcher-events.js';
+import { CacheWatchers, type CacheWatcher } from './watchers.js';
 import { markImmutable } from '../../machinery/json-memo.js';
 import { DEFAULT_LIST_MEMO_BYTES, ListMemo, ListMemoBudget } from './list-memo.js';
 
@@ -102,16 +101,6 @@ const PROGRESS_RETRY_MS = 100;
 export const DEFAULT_HISTORY_SIZE = 10_000;
 export const DEFAULT_WAIT_TIMEOUT_MS = 3_000;
 
-interface CacheWatcher {
-  /** Key prefix this watcher sees (a namespace's, or the whole resource's). */
-  prefix: string;
-  predicate: Predicate | undefined;
-  handlers: StoreWatchHandlers;
-  /** Every event up to this revision has been handed over (or skipped). */
-  lastRevision: number;
-  stopped: boolean;
-}
-
 export class CachedObjectStore implements ObjectStore {
   readonly resource: GroupResource;
   private readonly direct: BackendObjectStore;
@@ -121,9 +110,7 @@ export class CachedObjectStore implements ObjectStore {
   private readonly root: string;
   private readonly waitTimeoutMs: number;
   private readonly relistDelayMs: number;
-  private readonly watchers = new Set<CacheWatcher>();
-  /** The same watchers by prefix: the resource's root, or one namespace's. */
-  private readonly watchersByPrefix = new Map<string, Set<CacheWatcher>>();
+  private readonly watchers: CacheWatchers;
   private backendWatch: (WatchHandle & { requestProgress?(): void }) | undefined;
   /** getCached's parsed objects, by cache entry. */
   private readonly parsed = new WeakMap<CachedObject, KubeObject>();
@@ -156,6 +143,7 @@ export class CachedObjectStore implements ObjectStore {
     this.namespaced = options.namespaced;
     const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
     this.root = `${prefix}/${options.keyResource ?? options.resource.resource}/`;
+    this.watchers = new CacheWatchers(this.root, this.namespaced);
     // Values are parsed by the direct store's decoder: a corrupt one fails as a storage read would.
     this.cache = new WatchCache(options.cache?.historySize ?? DEFAULT_HISTORY_SIZE, (key, value, revision) =>
       this.direct.decodeKv(key, value, revision),
@@ -274,10 +262,14 @@ export class CachedObjectStore implements ObjectStore {
   }
 
   private closeAllWatchers(): void {
-    const all = [...this.watchers];
-    this.watchers.clear();
-    this.watchersByPrefix.clear();
-    for (const w of all) this.end(w, undefined);
+    this.watchers.endAll();
+  }
+
+  /** Hands the pending events to the watchers (watchers.ts). */
+  private dispatch(): void {
+    const batch = this.pending;
+    this.pending = [];
+    this.watchers.dispatch(batch, this.cache.revision);
   }
 
   private async whenReady(): Promise<boolean> {
@@ -558,7 +550,7 @@ export class CachedObjectStore implements ObjectStore {
     const handle: StoreWatchHandle = {
       stop: () => {
         watcher.stopped = true;
-        this.unregister(watcher);
+        this.watchers.unregister(watcher);
       },
     };
 
@@ -571,11 +563,11 @@ export class CachedObjectStore implements ObjectStore {
         const item = this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
         if (item === undefined) continue;
         if (watcher.predicate === undefined || watcher.predicate(item)) {
-          if (!this.call(watcher, () => handlers.onEvent({ type: 'ADDED', object: item }))) return handle;
+          if (!this.watchers.call(watcher, () => handlers.onEvent({ type: 'ADDED', object: item }))) return handle;
         }
       }
       watcher.lastRevision = revision;
-      if (!this.call(watcher, () => handlers.onInitialEventsEnd?.(String(revision)))) return handle;
+      if (!this.watchers.call(watcher, () => handlers.onInitialEventsEnd?.(String(revision)))) return handle;
     } else {
       const from = rvText === '' || rvText === '0' ? this.cache.revision : requested;
       const oldest = this.cache.oldestResumable();
@@ -588,28 +580,13 @@ export class CachedObjectStore implements ObjectStore {
       if (from < this.cache.revision) {
         // Replay the window; events still waiting for dispatch are included.
         const replayed = this.cache.eventsAfter(from);
-        this.deliver(watcher, replayed);
+        this.watchers.deliver(watcher, replayed);
         for (const e of replayed) e.release();
         if (watcher.stopped) return handle;
       }
     }
-    this.register(watcher);
+    this.watchers.register(watcher);
     return handle;
-  }
-
-  private register(watcher: CacheWatcher): void {
-    this.watchers.add(watcher);
-    let group = this.watchersByPrefix.get(watcher.prefix);
-    if (group === undefined) this.watchersByPrefix.set(watcher.prefix, (group = new Set()));
-    group.add(watcher);
-  }
-
-  private unregister(watcher: CacheWatcher): void {
-    this.watchers.delete(watcher);
-    const group = this.watchersByPrefix.get(watcher.prefix);
-    if (group === undefined) return;
-    group.delete(watcher);
-    if (group.size === 0) this.watchersByPrefix.delete(watcher.prefix);
   }
 
   private scheduleDispatch(): void {
@@ -625,127 +602,5 @@ export class CachedObjectStore implements ObjectStore {
     // the backend batches of a few ms into one dispatch instead.
     if (this.watchers.size >= GATHER_MIN_WATCHERS) setTimeout(run, GATHER_MS);
     else queueMicrotask(run);
-  }
-
-  /**
-   * Hands the pending events to the watchers whose prefix holds them (the
-   * resource's watchers get every event, a namespace's watchers that
-   * namespace's), then tells every watcher how far the cache has got.
-   */
-  private dispatch(): void {
-    const batch = this.pending;
-    this.pending = [];
-    const revision = this.cache.revision;
-    if (batch.length > 0 && this.watchers.size > 0) {
-      this.deliverBatch(this.watchersByPrefix.get(this.root), batch);
-      if (this.namespaced && this.watchersByPrefix.size > (this.watchersByPrefix.has(this.root) ? 1 : 0)) {
-        const byNamespace = new Map<string, CacheEvent[]>();
-        for (const e of batch) {
-          const end = e.key.indexOf('/', this.root.length);
-          if (end < 0) continue;
-          const prefix = e.key.slice(0, end + 1);
-          if (!this.watchersByPrefix.has(prefix)) continue;
-          let events = byNamespace.get(prefix);
-          if (events === undefined) byNamespace.set(prefix, (events = []));
-          events.push(e);
-        }
-        for (const [prefix, events] of byNamespace) this.deliverBatch(this.watchersByPrefix.get(prefix), events);
-      }
-    }
-    // Handed out: the history keeps only the stored JSON of these events.
-    for (const e of batch) e.release();
-    for (const watcher of this.watchers) {
-      if (watcher.lastRevision >= revision || watcher.stopped) continue;
-      watcher.lastRevision = revision;
-      const onProgress = watcher.handlers.onProgress;
-      if (onProgress === undefined) continue;
-      try {
-        onProgress(String(revision));
-      } catch (err) {
-        this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
-      }
-    }
-  }
-
-  /**
-   * One dispatch's events (in revision order, all under the group's prefix)
-   * to a group of watchers. A handler may stop watchers meanwhile (they are
-   * skipped); none can register meanwhile (watch() registers after an await).
-   */
-  private deliverBatch(group: Set<CacheWatcher> | undefined, events: readonly CacheEvent[]): void {
-    if (group === undefined || events.length === 0) return;
-    const first = events[0]!.revision;
-    const last = events[events.length - 1]!.revision;
-    /** The events as every unfiltered watcher sees them, made on first use. */
-    let shared: StoreWatchEvent[] | undefined;
-    for (const watcher of group) {
-      if (watcher.stopped) continue;
-      if (watcher.handlers.onEvents === undefined || watcher.predicate !== undefined || watcher.lastRevision >= first) {
-        for (const e of events) this.deliverOne(watcher, e);
-        continue;
-      }
-      shared ??= sharedEvents(events);
-      watcher.lastRevision = last;
-      if (shared.length === 0) continue;
-      try {
-        watcher.handlers.onEvents(shared);
-      } catch (err) {
-        this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
-      }
-    }
-  }
-
-  /** Replays events to one watcher (a resumed watch's window). */
-  private deliver(watcher: CacheWatcher, events: readonly CacheEvent[]): void {
-    for (const e of events) {
-      if (watcher.stopped) return;
-      this.deliverOne(watcher, e);
-    }
-  }
-
-  /** One event to one watcher: runs once per watcher per event, so it is kept small (no closures). */
-  private deliverOne(watcher: CacheWatcher, e: CacheEvent): void {
-    if (watcher.stopped || e.revision <= watcher.lastRevision) return;
-    watcher.lastRevision = e.revision;
-    if (!e.key.startsWith(watcher.prefix)) return;
-    let out: StoreWatchEvent | null;
-    try {
-      out = watcherEvent(e, watcher.predicate);
-    } catch (err) {
-      // A value that cannot be decoded: the event is skipped (counted and logged once).
-      if (isCorruptObjectError(err)) return;
-      throw err;
-    }
-    if (out === null) return;
-    try {
-      watcher.handlers.onEvent(out);
-    } catch (err) {
-      this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
-    }
-  }
-
-  /** Runs a handler; one that throws ends its watcher. Returns false when the watcher is over. */
-  private call(watcher: CacheWatcher, fn: () => void): boolean {
-    if (watcher.stopped) return false;
-    try {
-      fn();
-    } catch (err) {
-      this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
-      return false;
-    }
-    return !watcher.stopped;
-  }
-
-  private end(watcher: CacheWatcher, err: StatusError | undefined): void {
-    if (watcher.stopped) return;
-    watcher.stopped = true;
-    this.unregister(watcher);
-    try {
-      if (err !== undefined) watcher.handlers.onError(err);
-      else if (watcher.handlers.onClose !== undefined) watcher.handlers.onClose();
-      else watcher.handlers.onError(resourceExpired('the watch cache was re-initialised; watch again'));
-    } catch {
-      // The watch is over; a throwing handler has nobody left to tell.
-    }
   }
 }
