@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
+import { type Agent, Pool, request } from 'undici';
 import { type ApiaryProcess, spawnNode } from '../test/helpers/apiary-process.js';
 
 export interface LoadResult {
@@ -260,4 +260,20 @@ export function pidWith(needle: string): number | undefined {
     }
   }
   return undefined;
+}
+
+/** Polls `origin`/readyz (with `headers`, through `agent`) until it answers 200; throws after `timeoutMs`. */
+export async function waitReadyz(origin: string, agent: Agent, headers: Record<string, string>, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await request(`${origin}/readyz`, { dispatcher: agent, headers });
+      await res.body.text();
+      if (res.statusCode === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${origin} not ready in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -27,7 +27,7 @@ import { Agent, request } from 'undici';
 import { spawnNode, type ApiaryProcess } from '../test/helpers/apiary-process.js';
 import { startEtcd, type EtcdCluster } from '../test/helpers/etcd.js';
 import { REFERENCE_BINARIES, referenceBinariesMissing, startReference, type ReferenceCluster } from '../test/compat/differential/reference.js';
-import { buildOnce, childPids, fmt, pidWith, readRss } from './lib.js';
+import { buildOnce, childPids, fmt, pidWith, readRss, waitReadyz } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -94,21 +94,6 @@ interface Server {
   stop: () => Promise<void>;
 }
 
-async function waitReadyz(s: Pick<Server, 'origin' | 'agent' | 'headers'>): Promise<void> {
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    try {
-      const res = await request(`${s.origin}/readyz`, { dispatcher: s.agent, headers: s.headers });
-      await res.body.text();
-      if (res.statusCode === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${s.origin} not ready`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), `apiary-memory-${storage}-`));
   const snapDir = join(dataDir, 'snapshots');
@@ -170,7 +155,7 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
       proc = launch();
       server.origin = await proc.url;
       pid = proc.child.pid!;
-      await waitReadyz(server);
+      await waitReadyz(server.origin, server.agent, server.headers);
     },
     stop: async () => {
       await agent.close();
@@ -179,7 +164,7 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  await waitReadyz(server);
+  await waitReadyz(server.origin, server.agent, server.headers);
   return server;
 }
 

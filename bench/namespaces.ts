@@ -45,7 +45,7 @@ import { Agent, request } from 'undici';
 import { spawnNode, type ApiaryProcess } from '../test/helpers/apiary-process.js';
 import { startEtcd, type EtcdCluster } from '../test/helpers/etcd.js';
 import { REFERENCE_BINARIES, referenceBinariesMissing, startReference, type ReferenceCluster } from '../test/compat/differential/reference.js';
-import { buildOnce, childPids, cpuSeconds, fmt, percentile, pidWith, readRss } from './lib.js';
+import { buildOnce, childPids, cpuSeconds, fmt, percentile, pidWith, readRss, waitReadyz } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -103,21 +103,6 @@ function userTokens(): string[] {
 }
 const userToken = (i: number): string => `token-user-${i}-0123456789`;
 
-async function waitReadyz(s: { origin: string; agent: Agent; adminHeaders: Record<string, string> }, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await request(`${s.origin}/readyz`, { dispatcher: s.agent, headers: s.adminHeaders });
-      await res.body.text();
-      if (res.statusCode === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${s.origin} not ready in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), `apiary-nsscale-${storage}-`));
   writeFileSync(join(dataDir, 'tokens.csv'), userTokens().join('\n') + '\n');
@@ -161,7 +146,7 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
       await proc.stop('SIGTERM');
       proc = launch();
       server.origin = await proc.url;
-      await waitReadyz(server);
+      await waitReadyz(server.origin, server.agent, server.adminHeaders);
     },
     stop: async () => {
       await server.agent.close();
@@ -171,7 +156,7 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  await waitReadyz(server);
+  await waitReadyz(server.origin, server.agent, server.adminHeaders);
   return server;
 }
 
