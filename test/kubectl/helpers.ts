@@ -18,8 +18,8 @@ export interface Kubectl {
 }
 
 /** Starts a server with the default namespace (which a cluster always has) and binds kubectl to it. */
-export async function kubectlAgainstNewServer(): Promise<Kubectl> {
-  const server = await startTestServer();
+export async function kubectlAgainstNewServer(options: Parameters<typeof startTestServer>[0] = {}): Promise<Kubectl> {
+  const server = await startTestServer(options);
   const created = await request(server.url, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } } });
   assert.equal(created.status, 201, created.text);
   const run = (args: string[], options?: KubectlOptions): Promise<KubectlResult> => runKubectl(server.kubeconfigPath, args, options);
