@@ -12,7 +12,7 @@ import { evaluatePod, describe } from '../../src/admission/pod-security/checks.j
 let k: Kubectl;
 before(async () => {
   // Privileged containers allowed (--allow-privileged=true): without it, pod
-  // validation refuses a privileged container before PodSecurity sees it: test/registry/allow-privileged.test.ts).
+  // validation refuses a privileged container before PodSecurity sees it (test/registry/allow-privileged.test.ts).
   k = await kubectlAgainstNewServer({ allowPrivileged: true });
 });
 after(async () => {
