@@ -168,11 +168,16 @@ export function kubeApiserverOptions(
   server.enableAggregatorRouting = flagTrue(get('enable-aggregator-routing'), false);
   server.allowPrivileged = flagTrue(get('allow-privileged'), false);
   server.enablePriorityAndFairness = flagTrue(get('enable-priority-and-fairness'), true);
-  for (const flag of ['max-requests-inflight', 'max-mutating-requests-inflight'] as const) {
-    const n = Number(get(flag) ?? (flag === 'max-requests-inflight' ? '400' : '200'));
-    if (!Number.isInteger(n) || n < 0) bad(`invalid argument ${JSON.stringify(get(flag))} for "--${flag}" flag`);
-    if (flag === 'max-requests-inflight') server.maxRequestsInflight = n;
-    else server.maxMutatingRequestsInflight = n;
+  const inflight = (flag: 'max-requests-inflight' | 'max-mutating-requests-inflight', fallback: string): number => {
+    const text = get(flag) ?? fallback;
+    if (!/^\d+$/.test(text)) bad(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag`);
+    return Number(text);
+  };
+  server.maxRequestsInflight = inflight('max-requests-inflight', '400');
+  server.maxMutatingRequestsInflight = inflight('max-mutating-requests-inflight', '200');
+  // Upstream's options validation: with priority and fairness on, the seats they share may not be zero.
+  if (server.enablePriorityAndFairness && server.maxRequestsInflight + server.maxMutatingRequestsInflight === 0) {
+    bad('--max-requests-inflight plus --max-mutating-requests-inflight must be positive with priority and fairness enabled');
   }
   const kubelet = kubeletOptionsFrom(get, bad);
   if (kubelet !== undefined) server.kubelet = kubelet;

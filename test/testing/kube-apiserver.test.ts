@@ -92,6 +92,8 @@ test('an unknown or malformed flag is refused naming it, exit 1', () => {
     [['-x'], /Error: unknown flag: -x/],
     [['--secure-port'], /flag needs an argument: --secure-port/],
     [['--allow-privileged=maybe'], /invalid argument "maybe" for "--allow-privileged" flag/],
+    [['--storage=memory', '--cert-dir', os.tmpdir(), '--max-requests-inflight=1e3'], /invalid argument "1e3" for "--max-requests-inflight" flag/],
+    [['--storage=memory', '--cert-dir', os.tmpdir(), '--max-requests-inflight=0', '--max-mutating-requests-inflight=0'], /must be positive with priority and fairness enabled/],
     [['--storage=memory', '--authorization-mode=ABAC', '--cert-dir', os.tmpdir()], /authorization-mode "ABAC" is not supported/],
     [['--cert-dir', os.tmpdir()], /--etcd-servers must be specified/],
   ] as const) {
