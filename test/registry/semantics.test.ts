@@ -117,8 +117,16 @@ test('status subresource, status kept on spec writes, generation bump', async ()
     const labelOnly = await d.patch('default', 'web', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { a: 'b' } } }), {});
     assert.equal(labelOnly.metadata.generation, 2, 'metadata-only changes keep the generation');
 
-    const badStatus = await statusOf(d.update('default', 'web', { ...labelOnly, status: { replicas: -1 } }, { subresource: 'status' }));
-    assert.equal(badStatus.message, 'Deployment.apps "web" is invalid: status.replicas: Invalid value: -1: must be greater than or equal to 0');
+    const badStatus = await statusOf(d.update('default', 'web', { ...labelOnly, status: { replicas: -1, updatedReplicas: -1, readyReplicas: -1, availableReplicas: -1 } }, { subresource: 'status' }));
+    assert.equal(
+      badStatus.message,
+      'Deployment.apps "web" is invalid: [status.replicas: Invalid value: -1: must be greater than or equal to 0, status.updatedReplicas: Invalid value: -1: must be greater than or equal to 0, status.readyReplicas: Invalid value: -1: must be greater than or equal to 0, status.availableReplicas: Invalid value: -1: must be greater than or equal to 0]',
+    );
+    const aboveReplicas = await statusOf(d.update('default', 'web', { ...labelOnly, status: { replicas: 1, readyReplicas: 2, availableReplicas: 2 } }, { subresource: 'status' }));
+    assert.equal(
+      aboveReplicas.message,
+      'Deployment.apps "web" is invalid: [status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 2: cannot be greater than status.replicas]',
+    );
 
     assert.equal((await statusOf(t.store('', 'configmaps').update('default', 'x', { metadata: { name: 'x' } }, { subresource: 'status' }))).code, 404);
   } finally {

@@ -36,5 +36,5 @@ export const daemonSetStrategy: Strategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
-  subresources: { status: specKeepingStatusSubresource((obj) => validateDaemonSetStatus(obj)) },
+  subresources: { status: specKeepingStatusSubresource(validateDaemonSetStatus) },
 };

@@ -2,7 +2,7 @@
 // status reset on create and kept on spec writes; selector immutable.
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultDeployment } from '../../api/apps/v1/defaults.js';
-import { validateDeployment, validateDeploymentStatus, validateDeploymentUpdate } from '../../api/apps/v1/validation.js';
+import { validateDeployment, validateDeploymentStatusUpdate, validateDeploymentUpdate } from '../../api/apps/v1/validation.js';
 import { deepCopy } from '../../machinery/deep-copy.js';
 import type { Strategy } from '../strategy.js';
 import { bumpGenerationOnSpecChange, keepStatus, resetStatusAndGeneration, specSelector } from '../strategy-helpers.js';
@@ -31,7 +31,7 @@ export const deploymentStrategy: Strategy = {
         if (old.metadata.labels !== undefined) obj.metadata.labels = deepCopy(old.metadata.labels);
         else delete obj.metadata.labels;
       },
-      validateUpdate: (obj) => validateDeploymentStatus(obj),
+      validateUpdate: validateDeploymentStatusUpdate,
       resetFields: [['spec'], ['metadata', 'labels']],
     },
   },

@@ -19,5 +19,5 @@ export const statefulSetStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
   scale: { selector: specSelector },
-  subresources: { status: specKeepingStatusSubresource((obj) => validateStatefulSetStatus(obj)) },
+  subresources: { status: specKeepingStatusSubresource(validateStatefulSetStatus) },
 };

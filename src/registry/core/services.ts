@@ -13,7 +13,7 @@ import { invalid } from '../../machinery/errors.js';
 import { type FieldError, fieldErrors } from '../../machinery/field-errors.js';
 import { goStringSlice } from '../../machinery/go-syntax.js';
 import { defaultService } from '../../api/core/v1/defaults.js';
-import { validateService, validateServiceUpdate } from '../../api/core/v1/validation.js';
+import { validateService, validateServiceStatus, validateServiceUpdate } from '../../api/core/v1/validation.js';
 import type { Service, ServiceSpec } from '../../api/core/v1/types.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt, keepStatus, statusSubresource } from '../strategy-helpers.js';
@@ -47,7 +47,7 @@ export const serviceStrategy: Strategy = {
   returnDeletedObject: true,
   fields: { 'spec.clusterIP': fieldAt('spec.clusterIP'), 'spec.type': fieldAt('spec.type') },
   fieldLabels: ['metadata.namespace', 'metadata.name', 'spec.clusterIP', 'spec.type'],
-  subresources: { status: statusSubresource() },
+  subresources: { status: statusSubresource(validateServiceStatus) },
 };
 
 function specOf(svc: Service): ServiceSpec {

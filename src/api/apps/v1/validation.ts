@@ -5,7 +5,7 @@ import { FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG, validateAnnotations, 
 import { labelSelectorFromMeta } from '../../../machinery/labels.js';
 import { StatusError } from '../../../machinery/errors.js';
 import { goLabelSelector, goStringMap } from '../../../machinery/go-syntax.js';
-import { sameJSON, validatePodTemplateSpec, validateRestartAlways } from '../../core/v1/validation.js';
+import { collisionCountDecremented, replicaCountErrors, sameJSON, validatePodTemplateSpec, validateRestartAlways } from '../../core/v1/validation.js';
 import { GoValue } from '../../../machinery/field-errors.js';
 import type { ControllerRevision, DaemonSet, Deployment, LabelSelector, ReplicaSet, StatefulSet } from './types.js';
 import type { PodTemplateSpec } from '../../core/v1/types.js';
@@ -96,7 +96,12 @@ export function validateDeploymentStatus(obj: KubeObject): FieldError[] {
   for (const f of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'] as const) {
     errs.push(...nonNegative(status[f], `status.${f}`));
   }
+  errs.push(...replicaCountErrors(status, ['updatedReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than readyReplicas'));
   return errs;
+}
+
+export function validateDeploymentStatusUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  return [...validateDeploymentStatus(obj), ...collisionCountDecremented(obj, old)];
 }
 
 // ---- ReplicaSet, StatefulSet, DaemonSet, ControllerRevision ------------------------
@@ -175,11 +180,7 @@ export function validateReplicaSetUpdate(obj: KubeObject, old: KubeObject): Fiel
 export function validateReplicaSetStatus(obj: KubeObject): FieldError[] {
   const status = (obj as ReplicaSet).status as Record<string, unknown> | undefined;
   const errs = nonNegativeStatus(status, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration']);
-  const n = (f: string): number => (typeof status?.[f] === 'number' ? (status[f] as number) : 0);
-  if (n('fullyLabeledReplicas') > n('replicas')) errs.push(fieldErrors.invalid('status.fullyLabeledReplicas', n('fullyLabeledReplicas'), 'cannot be greater than status.replicas'));
-  if (n('readyReplicas') > n('replicas')) errs.push(fieldErrors.invalid('status.readyReplicas', n('readyReplicas'), 'cannot be greater than status.replicas'));
-  if (n('availableReplicas') > n('replicas')) errs.push(fieldErrors.invalid('status.availableReplicas', n('availableReplicas'), 'cannot be greater than status.replicas'));
-  if (n('availableReplicas') > n('readyReplicas')) errs.push(fieldErrors.invalid('status.availableReplicas', n('availableReplicas'), 'cannot be greater than readyReplicas'));
+  errs.push(...replicaCountErrors(status, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than readyReplicas'));
   return errs;
 }
 
@@ -247,8 +248,12 @@ export function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): Fie
   return errs;
 }
 
-export function validateStatefulSetStatus(obj: KubeObject): FieldError[] {
-  return nonNegativeStatus((obj as StatefulSet).status, ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount']);
+export function validateStatefulSetStatus(obj: KubeObject, old: KubeObject): FieldError[] {
+  const status = (obj as StatefulSet).status;
+  const errs = nonNegativeStatus(status, ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount']);
+  errs.push(...replicaCountErrors(status, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'], 'cannot be greater than status.readyReplicas'));
+  errs.push(...collisionCountDecremented(obj, old));
+  return errs;
 }
 
 function daemonSetUpdateStrategyValue(s: { type?: string; rollingUpdate?: unknown } | undefined): GoValue {
@@ -294,11 +299,13 @@ export function validateDaemonSetUpdate(obj: KubeObject, old: KubeObject): Field
   return [...validateDaemonSet(obj), ...selectorImmutable((obj as DaemonSet).spec?.selector, (old as DaemonSet).spec?.selector)];
 }
 
-export function validateDaemonSetStatus(obj: KubeObject): FieldError[] {
-  return nonNegativeStatus((obj as DaemonSet).status, [
+export function validateDaemonSetStatus(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = nonNegativeStatus((obj as DaemonSet).status, [
     'currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady', 'observedGeneration',
     'updatedNumberScheduled', 'numberAvailable', 'numberUnavailable', 'collisionCount',
   ]);
+  errs.push(...collisionCountDecremented(obj, old));
+  return errs;
 }
 
 export function validateControllerRevision(obj: KubeObject): FieldError[] {

@@ -73,6 +73,10 @@ export function defaultService(obj: KubeObject): void {
     (spec as Record<string, unknown>).sessionAffinityConfig = cfg;
   }
   svc.status ??= { loadBalancer: {} };
+  // An ingress point with an IP and no mode is a VIP (the LoadBalancerIPMode gate, on by default in 1.32).
+  for (const ingress of svc.status.loadBalancer?.ingress ?? []) {
+    if ((ingress.ip ?? '') !== '' && ingress.ipMode === undefined) ingress.ipMode = 'VIP';
+  }
 }
 
 /** imagePullPolicy: Always for ":latest" or no tag, IfNotPresent otherwise (digests included). */

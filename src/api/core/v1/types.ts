@@ -80,7 +80,14 @@ export interface ServiceSpec {
 
 export interface Service extends KubeObject {
   spec?: ServiceSpec;
-  status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] }; conditions?: unknown[] };
+  status?: { loadBalancer?: { ingress?: LoadBalancerIngress[] }; conditions?: unknown[] };
+}
+
+export interface LoadBalancerIngress {
+  ip?: string;
+  hostname?: string;
+  ipMode?: string;
+  ports?: unknown[];
 }
 
 export interface EnvVar {

@@ -32,6 +32,7 @@ import type {
 } from './types.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
 import { privilegedAllowed } from './capabilities.js';
+import { parseIPSloppy, validateIP } from '../../../machinery/selector-validation.js';
 
 /** Total data of a ConfigMap or Secret (1 MiB). */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -377,6 +378,32 @@ function validateTargetPort(target: unknown, path: string): FieldError[] {
   return [];
 }
 
+const LOAD_BALANCER_IP_MODES = ['Proxy', 'VIP'];
+
+/** A service's status write: its load balancer's ingress points (upstream's ValidateLoadBalancerStatus). */
+export function validateServiceStatus(obj: KubeObject): FieldError[] {
+  const svc = obj as Service;
+  const ingress = svc.status?.loadBalancer?.ingress ?? [];
+  const path = 'status.loadBalancer.ingress';
+  if (svc.spec?.type !== 'LoadBalancer' && ingress.length > 0) return [fieldErrors.forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'")];
+  const errs: FieldError[] = [];
+  ingress.forEach((point, i) => {
+    const p = `${path}[${i}]`;
+    const ip = point.ip ?? '';
+    if (ip !== '') errs.push(...validateIP(ip, `${p}.ip`));
+    if (point.ipMode === undefined || point.ipMode === null) {
+      if (ip !== '') errs.push(fieldErrors.required(`${p}.ipMode`, 'must be specified when `ip` is set'));
+    } else if (ip === '') errs.push(fieldErrors.forbidden(`${p}.ipMode`, 'may not be specified when `ip` is not set'));
+    else if (!LOAD_BALANCER_IP_MODES.includes(point.ipMode)) errs.push(fieldErrors.notSupported(`${p}.ipMode`, point.ipMode, LOAD_BALANCER_IP_MODES));
+    const hostname = point.hostname ?? '';
+    if (hostname !== '') {
+      for (const m of isDNS1123Subdomain(hostname)) errs.push(fieldErrors.invalid(`${p}.hostname`, hostname, m));
+      if (parseIPSloppy(hostname) !== 0) errs.push(fieldErrors.invalid(`${p}.hostname`, hostname, 'must be a DNS name, not an IP address'));
+    }
+  });
+  return errs;
+}
+
 export function validateServiceUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const a = (obj as Service).spec ?? {};
   const b = (old as Service).spec ?? {};
@@ -603,7 +630,33 @@ export function validateReplicationControllerStatus(obj: KubeObject): FieldError
     const v = status[f];
     if (v !== undefined && v < 0) errs.push(fieldErrors.invalid(`status.${f}`, v, IS_NEGATIVE_ERROR_MSG));
   }
+  errs.push(...replicaCountErrors(status, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than readyReplicas'));
   return errs;
+}
+
+/**
+ * The replica counts of a workload's status checked against each other, as
+ * upstream's status validations do (an absent count is 0): each of `counts`
+ * at most status.replicas, then availableReplicas at most readyReplicas,
+ * refused with `availableAboveReady` (the words differ between kinds).
+ */
+export function replicaCountErrors(status: object | undefined, counts: readonly string[], availableAboveReady: string): FieldError[] {
+  const n = (f: string): number => {
+    const v = (status as Record<string, unknown> | undefined)?.[f];
+    return typeof v === 'number' ? v : 0;
+  };
+  const errs: FieldError[] = [];
+  for (const f of counts) if (n(f) > n('replicas')) errs.push(fieldErrors.invalid(`status.${f}`, n(f), 'cannot be greater than status.replicas'));
+  if (n('availableReplicas') > n('readyReplicas')) errs.push(fieldErrors.invalid('status.availableReplicas', n('availableReplicas'), availableAboveReady));
+  return errs;
+}
+
+/** status.collisionCount may grow but not shrink or go away (upstream's IsDecremented check on a status update). */
+export function collisionCountDecremented(obj: KubeObject, old: KubeObject): FieldError[] {
+  const now = (obj.status as { collisionCount?: number } | undefined)?.collisionCount;
+  const before = (old.status as { collisionCount?: number } | undefined)?.collisionCount;
+  if (typeof before !== 'number' || (typeof now === 'number' && now >= before)) return [];
+  return [fieldErrors.invalid('status.collisionCount', typeof now === 'number' ? now : 0, 'cannot be decremented')];
 }
 
 // ---- Event ------------------------------------------------------------------------

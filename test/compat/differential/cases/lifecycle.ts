@@ -155,6 +155,46 @@ export const cases: DiffCase[] = [
     cleanup: [{ method: 'DELETE', path: '/api/v1/nodes/{ns}-node' }],
   },
   {
+    name: 'status subresources: replica counts and load balancers',
+    setup: [
+      { method: 'POST', path: '/apis/apps/v1/namespaces/{ns}/deployments', body: deployment('web') },
+      {
+        method: 'POST',
+        path: '/apis/apps/v1/namespaces/{ns}/statefulsets',
+        body: { ...deployment('db'), kind: 'StatefulSet', spec: { ...(deployment('db')['spec'] as object), serviceName: 'db' } },
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/namespaces/{ns}/replicationcontrollers',
+        body: {
+          apiVersion: 'v1',
+          kind: 'ReplicationController',
+          metadata: { name: 'rc' },
+          spec: { replicas: 2, selector: { app: 'rc' }, template: { metadata: { labels: { app: 'rc' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+        },
+      },
+      { method: 'POST', path: '/api/v1/namespaces/{ns}/services', body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'lb' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } } },
+    ],
+    steps: [
+      { title: 'deployment: counts above replicas and available above ready', method: 'PATCH', path: '/apis/apps/v1/namespaces/{ns}/deployments/web/status', headers: MERGE, body: { status: { replicas: 2, updatedReplicas: 3, readyReplicas: 1, availableReplicas: 2 } } },
+      { title: 'deployment: available above zero ready', method: 'PATCH', path: '/apis/apps/v1/namespaces/{ns}/deployments/web/status', headers: MERGE, body: { status: { replicas: 2, readyReplicas: 0, availableReplicas: 1 } } },
+      { title: 'deployment: a negative collision count', method: 'PATCH', path: '/apis/apps/v1/namespaces/{ns}/deployments/web/status', headers: MERGE, body: { status: { collisionCount: -1 } } },
+      { title: 'deployment: valid counts', method: 'PATCH', path: '/apis/apps/v1/namespaces/{ns}/deployments/web/status', headers: MERGE, body: { status: { replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 1 } } },
+      { title: 'statefulset: counts above replicas', method: 'PATCH', path: '/apis/apps/v1/namespaces/{ns}/statefulsets/db/status', headers: MERGE, body: { status: { replicas: 1, readyReplicas: 2, currentReplicas: 2, updatedReplicas: 2, availableReplicas: 2 } } },
+      { title: 'statefulset: available above ready', method: 'PATCH', path: '/apis/apps/v1/namespaces/{ns}/statefulsets/db/status', headers: MERGE, body: { status: { replicas: 2, readyReplicas: 1, availableReplicas: 2 } } },
+      { title: 'statefulset: a collision count', method: 'PATCH', path: '/apis/apps/v1/namespaces/{ns}/statefulsets/db/status', headers: MERGE, body: { status: { replicas: 0, collisionCount: 2 } } },
+      { title: 'statefulset: the collision count may not go down', method: 'PATCH', path: '/apis/apps/v1/namespaces/{ns}/statefulsets/db/status', headers: MERGE, body: { status: { collisionCount: 1 } } },
+      { title: 'replication controller: every count check', method: 'PATCH', path: '/api/v1/namespaces/{ns}/replicationcontrollers/rc/status', headers: MERGE, body: { status: { replicas: 2, fullyLabeledReplicas: 3, readyReplicas: 0, availableReplicas: 1 } } },
+      { title: 'load balancer: an ingress IP gets its mode', method: 'PATCH', path: '/api/v1/namespaces/{ns}/services/lb/status', headers: MERGE, body: { status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } } } },
+      { title: 'load balancer: a malformed IP', method: 'PATCH', path: '/api/v1/namespaces/{ns}/services/lb/status', headers: MERGE, body: { status: { loadBalancer: { ingress: [{ ip: 'not-an-ip' }] } } } },
+      { title: 'load balancer: hostnames that are an IP or not DNS', method: 'PATCH', path: '/api/v1/namespaces/{ns}/services/lb/status', headers: MERGE, body: { status: { loadBalancer: { ingress: [{ hostname: '192.0.2.7' }, { hostname: 'Bad_Host' }] } } } },
+      { title: 'load balancer: a mode without an IP', method: 'PATCH', path: '/api/v1/namespaces/{ns}/services/lb/status', headers: MERGE, body: { status: { loadBalancer: { ingress: [{ hostname: 'lb.example.com', ipMode: 'Proxy' }] } } } },
+      { title: 'load balancer: an unknown mode', method: 'PATCH', path: '/api/v1/namespaces/{ns}/services/lb/status', headers: MERGE, body: { status: { loadBalancer: { ingress: [{ ip: '192.0.2.1', ipMode: 'Bogus' }] } } } },
+      { title: 'load balancer: malformed conditions', method: 'PATCH', path: '/api/v1/namespaces/{ns}/services/lb/status', headers: MERGE, body: { status: { conditions: [{ type: 'Ready', status: 'Maybe' }] } } },
+      { title: 'load balancer: the service after it all', method: 'GET', path: '/api/v1/namespaces/{ns}/services/lb' },
+    ],
+  },
+  {
     name: 'watches',
     setup: [
       { method: 'POST', path: CM, body: cm('w1', { k: 'v' }, { labels: { app: 'a' } }), capture: { rv1: 'metadata.resourceVersion' } },
