@@ -73,38 +73,53 @@ export function decodeObject(
       throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${got} into Go struct field .${key} of type string`, body);
     }
   }
+  if (anyKind) {
+    if (typeof object['apiVersion'] !== 'string' || object['apiVersion'] === '') object['apiVersion'] = apiVersionOf(expected);
+    if (typeof object['kind'] !== 'string' || object['kind'] === '') object['kind'] = expected.kind;
+    return object as KubeObject;
+  }
+  const mismatch = typeMismatch(object, expected, isKnownKind);
+  if (mismatch !== undefined) throw badRequest(mismatch.message);
+  const metadata = object['metadata'];
+  if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) {
+    throw badRequest(
+      `${expected.kind} in version ${JSON.stringify(expected.version)} cannot be handled as a ${expected.kind}: json: cannot unmarshal ${goTypeName(Array.isArray(metadata) ? 'array' : typeof metadata)} into Go struct field ${expected.kind}.metadata of type v1.ObjectMeta`,
+    );
+  }
+  return fillTypeMeta(object as KubeObject, expected);
+}
+
+/** A document whose type fields name another kind or version than the endpoint's: what the decoder says. */
+export interface TypeMismatch {
+  /** The decode error as a create or update answers it (400). */
+  message: string;
+  /** The decoder's own error, as a patch's 422 quotes it after the patched document. */
+  inner: string;
+  /** The kind the document names, when the server serves it (its typed decode comes first upstream). */
+  known?: { group: string; version: string; kind: string };
+}
+
+export function typeMismatch(object: Record<string, unknown>, expected: ExpectedKind, isKnownKind: (apiVersion: string, kind: string) => boolean): TypeMismatch | undefined {
   const apiVersion = typeof object['apiVersion'] === 'string' ? object['apiVersion'] : '';
   const kind = typeof object['kind'] === 'string' ? object['kind'] : '';
   const expectedApiVersion = apiVersionOf(expected);
   // Missing type fields default to the endpoint's, as upstream's defaultGVK does.
   const gotApiVersion = apiVersion === '' ? expectedApiVersion : apiVersion;
   const gotKind = kind === '' ? expected.kind : kind;
-  if (anyKind) {
-    if (apiVersion === '') object['apiVersion'] = expectedApiVersion;
-    if (kind === '') object['kind'] = expected.kind;
-    return object as KubeObject;
+  if (gotApiVersion === expectedApiVersion && gotKind === expected.kind) return undefined;
+  const gv = parseApiVersion(gotApiVersion);
+  const prefix = `${gotKind} in version ${JSON.stringify(gv.version)} cannot be handled as a ${expected.kind}: `;
+  if (!isKnownKind(gotApiVersion, gotKind)) {
+    const inner = `no kind ${JSON.stringify(gotKind)} is registered for version ${JSON.stringify(gotApiVersion)} in scheme "pkg/runtime/scheme.go:100"`;
+    return { message: prefix + inner, inner };
   }
-  if (gotApiVersion !== expectedApiVersion || gotKind !== expected.kind) {
-    const gv = parseApiVersion(gotApiVersion);
-    if (!isKnownKind(gotApiVersion, gotKind)) {
-      throw badRequest(
-        `${gotKind} in version ${JSON.stringify(gv.version)} cannot be handled as a ${expected.kind}: no kind ${JSON.stringify(gotKind)} is registered for version ${JSON.stringify(gotApiVersion)} in scheme "pkg/runtime/scheme.go:100"`,
-      );
-    }
-    if (gotKind !== expected.kind) {
-      throw badRequest(
-        `${gotKind} in version ${JSON.stringify(gv.version)} cannot be handled as a ${expected.kind}: converting (${gv.version}.${gotKind}) to (${internalPackage(expected.group)}.${expected.kind}): unknown conversion`,
-      );
-    }
-    throw badRequest(`the API version in the data (${gotApiVersion}) does not match the expected API version (${expectedApiVersion})`);
+  const known = { group: gv.group, version: gv.version, kind: gotKind };
+  if (gotKind !== expected.kind) {
+    const inner = `converting (${gv.version}.${gotKind}) to (${internalPackage(expected.group)}.${expected.kind}): unknown conversion`;
+    return { message: prefix + inner, inner, known };
   }
-  const metadata = object['metadata'];
-  if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) {
-    throw badRequest(
-      `${gotKind} in version ${JSON.stringify(expected.version)} cannot be handled as a ${expected.kind}: json: cannot unmarshal ${goTypeName(Array.isArray(metadata) ? 'array' : typeof metadata)} into Go struct field ${expected.kind}.metadata of type v1.ObjectMeta`,
-    );
-  }
-  return fillTypeMeta(object as KubeObject, expected);
+  const message = `the API version in the data (${gotApiVersion}) does not match the expected API version (${expectedApiVersion})`;
+  return { message, inner: message, known };
 }
 
 /** Parses a body that is not an object of a kind: DeleteOptions, patches. Malformed → 400. */

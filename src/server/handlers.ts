@@ -25,7 +25,7 @@ import type {
   WriteOptions,
 } from '../registry/rest.js';
 import YAML from 'yaml';
-import { decodeObject, encodeBody, YAML_PARSE_OPTIONS } from './codecs.js';
+import { decodeObject, encodeBody, typeMismatch, YAML_PARSE_OPTIONS } from './codecs.js';
 import { type JsonBody, dedupOwnerReferences, jsonBodyOf, mergeDuplicateKeys } from './body-normalization.js';
 import { checkFields, setWarningHeaders } from './field-validation.js';
 import {
@@ -197,12 +197,18 @@ function decodeBody(scope: ResourceScope, object: KubeObject, expected = expecte
 function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType: string, patch: unknown, patchValue: string): void {
   const strategic = patchType === 'application/strategic-merge-patch+json';
   const expected = expectedKind(scope.type, scope.info.subresource);
+  const doc = object as unknown as Record<string, unknown>;
+  // A JSON or merge patch that changed the type fields: the decoder reads the kind the document names (its
+  // typed decode first, then the conversion to the endpoint's kind fails), and the patch handler reports it.
+  const mismatch = strategic ? undefined : typeMismatch(doc, expected, scope.isKnownKind);
+  const target = mismatch?.known ?? expected;
   try {
-    decodeTyped(expected.group, expected.version, expected.kind, object as unknown as Record<string, unknown>, strategic ? 'unstructured' : 'json');
+    decodeTyped(target.group, target.version, target.kind, doc, strategic ? 'unstructured' : 'json');
   } catch (err) {
     if (!(err instanceof TypedDecodeError)) throw err;
     throw invalid('', '', '', [fieldErrors.invalid('patch', patchValue, err.message)]);
   }
+  if (mismatch !== undefined) throw invalid('', '', '', [fieldErrors.invalid('patch', patchValue, mismatch.inner)]);
 }
 
 /**

@@ -11,7 +11,7 @@ import { startTestServer } from '../../src/testing/index.js';
 test('create with a resourceVersion: 500 after validation, 422 when invalid, a dry run succeeds and stores nothing', async (t) => {
   const server = await startTestServer({ kubeConfig: false });
   t.after(() => server.stop());
-  const post = async (body: unknown, query = ''): Promise<{ status: number; body: { message?: string; metadata?: { resourceVersion?: string } } }> => {
+  const post = async (body: unknown, query = ''): Promise<{ status: number; body: { message?: string; reason?: string; details?: unknown; metadata?: { resourceVersion?: string } } }> => {
     const res = await fetch(`${server.url}/api/v1/namespaces/default/configmaps${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as { message?: string } };
   };
@@ -29,6 +29,9 @@ test('create with a resourceVersion: 500 after validation, 422 when invalid, a d
 
   const real = await post(cm('real'));
   assert.equal(real.status, 500, JSON.stringify(real.body));
-  assert.match(real.body.message ?? '', /resourceVersion should not be set on objects to be created/);
+  // A plain storage error upstream: 500 with its text, no reason and no details (ErrorToAPIStatus).
+  assert.equal(real.body.message, 'resourceVersion should not be set on objects to be created');
+  assert.equal(real.body.reason, undefined);
+  assert.equal(real.body.details, undefined);
   assert.equal((await fetch(`${server.url}/api/v1/namespaces/default/configmaps/real`)).status, 404);
 });

@@ -8,7 +8,7 @@
 // (or, while the old object is being deleted, says so).
 
 import type { KubeObject } from '../../machinery/meta.js';
-import { StatusError, internalError, isAlreadyExists } from '../../machinery/errors.js';
+import { StatusError, isAlreadyExists, unknownError } from '../../machinery/errors.js';
 import { formatTimestamp, generateName } from '../../machinery/names.js';
 import type { WriteOptions } from '../rest.js';
 import { managedFieldsLast } from '../../machinery/apply/field-manager.js';
@@ -63,7 +63,7 @@ export abstract class CreateStore extends ReadStore {
         return obj;
       }
       if (sentResourceVersion !== undefined && sentResourceVersion !== '') {
-        throw internalError(new Error('resourceVersion should not be set on objects to be created'));
+        throw unknownError('resourceVersion should not be set on objects to be created');
       }
       try {
         const created = await this.storage.create(ns, meta.name!, obj, this.storageWrite(options));

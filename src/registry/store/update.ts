@@ -9,7 +9,7 @@
 // update that removes the last finalizer of a deleting object deletes it.
 
 import type { KubeObject, ManagedFieldsEntry } from '../../machinery/meta.js';
-import { StatusError, badRequest, invalid, staleResourceVersion } from '../../machinery/errors.js';
+import { StatusError, badRequest, conflict, invalid, staleResourceVersion } from '../../machinery/errors.js';
 import { type FieldError, fieldErrors, GoValue } from '../../machinery/field-errors.js';
 import { validateObjectMetaUpdate } from '../../machinery/validation.js';
 import { formatTimestamp } from '../../machinery/names.js';
@@ -55,6 +55,17 @@ export abstract class UpdateStore extends DeleteStore {
         if (current === null) {
           if (subresource !== '' || !this.strategy.allowCreateOnUpdate || wantedRV !== '') throw this.notFound(name);
           return this.prepareCreateOnUpdate(next, options, options.fieldManager);
+        }
+        // The body's uid is a storage precondition, checked before anything else (upstream's
+        // defaultUpdatedObjectInfo.Preconditions); its failure is a storage error turned Conflict.
+        const wantedUID = body.metadata.uid ?? '';
+        if (wantedUID !== '' && wantedUID !== current.metadata.uid) {
+          const key = this.storage.keyFor(ns, name);
+          throw conflict(
+            this.gr,
+            name,
+            `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${wantedUID}, UID in object meta: ${current.metadata.uid ?? ''}`,
+          );
         }
         if (wantedRV === '') {
           if (!this.strategy.allowUnconditionalUpdate) {
