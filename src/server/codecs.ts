@@ -6,7 +6,7 @@
 
 import YAML from 'yaml';
 import { decodeProtobuf, encodeProtobuf } from '../api/schema/protobuf.js';
-import { badRequest } from '../machinery/errors.js';
+import { StatusError, badRequest } from '../machinery/errors.js';
 import { goJsonSyntaxError } from '../machinery/go-json-syntax.js';
 import { jsonDepthError, MAX_JSON_DEPTH, valueTooDeep } from '../machinery/json-depth.js';
 import { replaceLoneSurrogates } from '../machinery/json-surrogates.js';
@@ -59,20 +59,10 @@ export function decodeObject(
   anyKind = false,
 ): KubeObject {
   const parsed = parseDocument(body, mediaType, expected.kind);
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'array' : typeof parsed;
-    if (got === 'null') return fillTypeMeta({ metadata: {} }, expected);
-    throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${goTypeName(got)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`, body);
-  }
+  if (parsed === null) return fillTypeMeta({ metadata: {} }, expected);
+  const wrongType = typeFieldsError(parsed);
+  if (wrongType !== undefined) throw unrecognized(expected.kind, wrongType, body);
   const object = parsed as Record<string, unknown>;
-  // Upstream reads the type fields into a struct of two strings first; another JSON type there fails that read.
-  for (const key of Object.keys(object)) {
-    const value = object[key];
-    if ((key === 'apiVersion' || key === 'kind') && value !== null && typeof value !== 'string') {
-      const got = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
-      throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${got} into Go struct field .${key} of type string`, body);
-    }
-  }
   if (anyKind) {
     if (typeof object['apiVersion'] !== 'string' || object['apiVersion'] === '') object['apiVersion'] = apiVersionOf(expected);
     if (typeof object['kind'] !== 'string' || object['kind'] === '') object['kind'] = expected.kind;
@@ -210,8 +200,39 @@ function fillTypeMeta(object: KubeObject, expected: ExpectedKind): KubeObject {
   return object;
 }
 
+/** A body the decoder could not read: a 400 for an object; `decodeError` is the decoder's own text. */
+export class UnreadableBody extends StatusError {
+  constructor(
+    kind: string,
+    readonly decodeError: string,
+    body: Buffer,
+  ) {
+    super(400, 'BadRequest', `the object provided is unrecognized (must be of type ${kind}): ${decodeError} (${summarizeData(body, 30)})`);
+  }
+}
+
 function unrecognized(kind: string, reason: string, body: Buffer): Error {
-  return badRequest(`the object provided is unrecognized (must be of type ${kind}): ${reason} (${summarizeData(body, 30)})`);
+  return new UnreadableBody(kind, reason, body);
+}
+
+/**
+ * The decoder's error when a document is no object, or its type fields are
+ * not strings (upstream reads them into a struct of two strings first).
+ */
+export function typeFieldsError(value: unknown): string | undefined {
+  if (value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    const got = Array.isArray(value) ? 'array' : typeof value;
+    return `couldn't get version/kind; json parse error: json: cannot unmarshal ${goTypeName(got)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+  }
+  // In the document's order: the first wrong one is the error.
+  for (const [key, field] of Object.entries(value)) {
+    if ((key === 'apiVersion' || key === 'kind') && field !== null && typeof field !== 'string') {
+      const got = Array.isArray(field) ? 'array' : typeof field === 'boolean' ? 'bool' : typeof field;
+      return `couldn't get version/kind; json parse error: json: cannot unmarshal ${got} into Go struct field .${key} of type string`;
+    }
+  }
+  return undefined;
 }
 
 /** Upstream's summarizeData: the first bytes of an object body, hex for anything else. */

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TypedDecodeError, decodeTyped } from '../api/schema/typed-decode.js';
 import { definitionFor, hasProtobuf } from '../api/schema/index.js';
 import { smpSchemaFor } from '../api/strategic-merge-schema.js';
-import { badRequest, invalid, methodNotSupported, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
+import { StatusError, badRequest, invalid, methodNotSupported, requestEntityTooLarge, unsupportedMediaType } from '../machinery/errors.js';
 import { applyStrategicMergePatch } from '../machinery/strategic-merge-patch.js';
 import { goValue } from '../machinery/smp/go-format.js';
 import { fieldErrors } from '../machinery/field-errors.js';
@@ -76,6 +76,8 @@ export interface ResourceScope {
   watches: WatchTracker;
   /** Whether the server serves this kind at this apiVersion (for decode error messages). */
   isKnownKind: (apiVersion: string, kind: string) => boolean;
+  /** Whether the server serves a group version at all (DeleteOptions bodies may name any). */
+  servesGroupVersion: (apiVersion: string) => boolean;
   /** The authenticated user, when the server authenticates. */
   user?: UserInfo;
   /**
@@ -448,7 +450,11 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   // Strategic merge patch needs patch metadata: kinds without a schema do not take it (415), as upstream's CRDs.
   let served = smpSchema === undefined ? SCHEMALESS_PATCH_TYPES : SERVED_PATCH_TYPES;
   if (scope.store.apply !== undefined) served = [...served, APPLY_PATCH_TYPE];
-  if (!served.includes(patchType)) throw unsupportedMediaType('', served);
+  if (!served.includes(patchType)) {
+    // A built-in kind's PATCH route is go-restful's, which refuses a media type outside the route's list itself.
+    if (scope.store.unstructured !== true) throw new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+    throw unsupportedMediaType('', served);
+  }
   const body = await readBody(scope.req);
   const options: WriteOptions & { subresource?: string; force?: boolean } = writeOptionsFrom(scope.query, 'PatchOptions', patchType);
   options.fieldManager = managerOrUserAgent(options.fieldManager, scope.req.headers['user-agent']);
@@ -590,7 +596,7 @@ async function handleApply(
 
 export async function handleDelete(scope: ResourceScope): Promise<void> {
   const out = output(scope);
-  const { options, orphanDependents } = deleteOptionsFrom(await readBody(scope.req), scope.req.headers['content-type'], scope.query, scope.unsafeDelete !== undefined);
+  const { options, orphanDependents } = deleteOptionsFrom(await readBody(scope.req), scope.req.headers['content-type'], scope.query, scope.unsafeDelete !== undefined, scope.servesGroupVersion);
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) scope.unsafeDelete?.authorize('unsafe-delete-ignore-read-errors');
   if (scope.request !== undefined) options.request = scope.request;
   const { result, gone } = await scope.store.delete(scope.namespace, scope.info.name, options);
@@ -601,7 +607,7 @@ export async function handleDelete(scope: ResourceScope): Promise<void> {
 
 export async function handleDeleteCollection(scope: ResourceScope): Promise<void> {
   const out = output(scope);
-  const { options } = deleteOptionsFrom(await readBody(scope.req), scope.req.headers['content-type'], scope.query, scope.unsafeDelete !== undefined);
+  const { options } = deleteOptionsFrom(await readBody(scope.req), scope.req.headers['content-type'], scope.query, scope.unsafeDelete !== undefined, scope.servesGroupVersion);
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
     throw invalid('meta.k8s.io', 'DeleteOptions', '', [
       fieldErrors.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is not allowed with DELETECOLLECTION, try again after removing the option'),

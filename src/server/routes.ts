@@ -445,6 +445,7 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
     watches: ctx.watches,
     isKnownKind: (apiVersion, kind) =>
       types().some((t) => (t.group === '' ? t.version : `${t.group}/${t.version}`) === apiVersion && t.kind === kind),
+    servesGroupVersion: (apiVersion) => types().some((t) => (t.group === '' ? t.version : `${t.group}/${t.version}`) === apiVersion),
   };
   const user = ctx.security !== undefined ? requestUser(req) : undefined;
   if (user !== undefined) scope.user = user;

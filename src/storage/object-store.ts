@@ -134,10 +134,11 @@ export class BackendObjectStore implements ObjectStore {
     let minimum = 0;
 
     if (options.continue !== undefined && options.continue !== '') {
+      // The token is read first (upstream's etcd3 store): a malformed one is the error even with a resourceVersion.
+      const token = decodeContinueOrThrow(options.continue, keyPrefix);
       if (rvText !== '' && rvText !== '0') {
         throw badRequest('specifying resource version is not allowed when using continue');
       }
-      const token = decodeContinueOrThrow(options.continue, keyPrefix);
       start = token.fromKey;
       // A negative revision (handed out after compaction) continues at the latest one.
       readRevision = token.revision > 0 ? token.revision : 0;

@@ -169,6 +169,8 @@ cases.push({
     { title: 'Warn: unknown fields pruned with a warning', method: 'POST', path: CT, body: ct('c', { cronSpec: '* * * * *', zzz: 1 }) },
     { title: 'status subresource: only status changes', method: 'PATCH', path: `${CT}/a/status`, body: { spec: { cronSpec: '1 * * * *' }, status: { replicas: 2 } }, headers: { 'content-type': 'application/merge-patch+json' } },
     { title: 'a spec patch bumps the generation, keeps status', method: 'PATCH', path: `${CT}/a`, body: { spec: { image: 'x' }, status: { replicas: 9 } }, headers: { 'content-type': 'application/merge-patch+json' } },
+    { title: 'a patch in a media type patches do not take', method: 'PATCH', path: `${CT}/a`, body: { spec: { image: 'y' } }, headers: { 'content-type': 'application/json' } },
+    { title: 'a strategic merge patch, which custom resources do not take', method: 'PATCH', path: `${CT}/a`, body: { spec: { image: 'y' } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } },
     { title: 'scale: read', method: 'GET', path: `${CT}/a/scale` },
     { title: 'scale: patch replicas', method: 'PATCH', path: `${CT}/a/scale`, body: { spec: { replicas: 4 } }, headers: { 'content-type': 'application/merge-patch+json' } },
     { title: 'list', method: 'GET', path: CT },
