@@ -16,14 +16,38 @@ import { apiVersionOf, parseApiVersion } from '../machinery/meta.js';
 import { splicedListJSON } from './list-json.js';
 
 /**
+ * go-yaml v2 reads a plain scalar as a float only when it has a digit (strconv.ParseFloat must take
+ * it): the yaml package's YAML 1.1 float tests also match "." and "e5", which Go leaves plain.
+ */
+const GO_FLOAT_TESTS = new Map<string, RegExp>([
+  ['^[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*$', /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)$/],
+  ['^[-+]?(?:[0-9][0-9_]*)?(?:\\.[0-9_]*)?[eE][-+]?[0-9]+$', /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/],
+]);
+
+const YAML_OUTPUT_OPTIONS: YAML.DocumentOptions & YAML.SchemaOptions & YAML.ToStringOptions = {
+  sortMapEntries: true,
+  lineWidth: 0,
+  indentSeq: false,
+  version: '1.1',
+  customTags: (tags) =>
+    tags.map((tag) => {
+      if (typeof tag !== 'object' || 'collection' in tag || !(tag.test instanceof RegExp)) return tag;
+      const test = GO_FLOAT_TESTS.get(tag.test.source);
+      return test === undefined ? tag : ({ ...tag, test } satisfies YAML.ScalarTag);
+    }),
+};
+
+/**
  * Serializes a response body. JSON ends with a newline, as Go's json.Encoder writes it.
  * Protobuf throws 406 for a kind with no protobuf form (a Table).
  */
 export function encodeBody(value: unknown, mediaType: string, pretty = false): string | Uint8Array {
   if (mediaType === PROTOBUF) return encodeProtobuf(value as KubeObject);
   if (mediaType === 'application/yaml') {
-    // sigs.k8s.io/yaml goes through a generic map, so upstream's YAML has sorted keys.
-    return YAML.stringify(value, { sortMapEntries: true, lineWidth: 0 });
+    // sigs.k8s.io/yaml goes through a generic map, so upstream's YAML has sorted keys. Its emitter is
+    // go-yaml v2's: a sequence in a map is not indented, and a string YAML 1.1 would read as another
+    // type (a timestamp, yes/no/on/off, y/n, 0777, 1_000, 12:30:00) is quoted, keys included.
+    return YAML.stringify(value, YAML_OUTPUT_OPTIONS);
   }
   if (pretty) return JSON.stringify(value, null, 2) + '\n';
   // Objects of the watch cache keep their JSON bytes: a list splices its items' (json-memo.ts).
