@@ -127,6 +127,11 @@ export class ServiceIPAllocator {
     return formatIPv4(this.base + offset);
   }
 
+  /** The range's network address: what a dry run answers for a cluster IP it would pick. */
+  networkAddress(): string {
+    return formatIPv4(this.cidr.network);
+  }
+
   /** Frees IPs; those outside the range or not taken are ignored. */
   async release(...ips: string[]): Promise<void> {
     const offsets = ips.map((ip) => this.offsetOf(ip)).filter((o): o is number => o !== undefined);

@@ -38,6 +38,10 @@ export abstract class WrappingObjectStore implements ObjectStore {
     return this.inner.keyFor(namespace, name);
   }
 
+  async previewCreate(obj: KubeObject): Promise<void> {
+    await this.inner.previewCreate?.(obj);
+  }
+
   currentResourceVersion(): Promise<string> {
     return this.inner.currentResourceVersion();
   }

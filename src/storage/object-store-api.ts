@@ -94,6 +94,11 @@ export type StoredValueEncoder = (obj: KubeObject) => Promise<string>;
 export interface ObjectStore {
   readonly resource: GroupResource;
   keyFor(namespace: string, name: string): string;
+  /**
+   * A dry-run create writes nothing: what a write would add to the object (a service's cluster IP)
+   * is filled in here instead, and what it would refuse is refused.
+   */
+  previewCreate?(obj: KubeObject): Promise<void>;
   /** Current revision of the whole store, as a resourceVersion. */
   currentResourceVersion(): Promise<string>;
   /** With `shared`, the caller never changes the object: the watch cache may answer with its shared, frozen one. */

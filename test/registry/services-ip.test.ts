@@ -441,3 +441,20 @@ test('RangeAllocation: racing writers on one backend retry on conflict instead o
     await backend.close();
   }
 });
+
+test('a dry-run create shows the range network address as its cluster IP, takes nothing, and checks a requested IP', async () => {
+  const h = harness(new MemoryBackend(), '10.0.0.0/29');
+  try {
+    const dry = await h.services.create('default', svc('dry'), { dryRun: true });
+    assert.equal(specOf(dry).clusterIP, '10.0.0.0');
+    assert.deepEqual(specOf(dry).clusterIPs, ['10.0.0.0']);
+    await statusOf(h.services.get('default', 'dry', {})).then((s) => assert.equal(s.code, 404));
+    const outside = await statusOf(h.services.create('default', svc('far', { clusterIP: '10.9.9.9' }), { dryRun: true }));
+    assert.equal(outside.code, 422);
+    assert.match(outside.message, /the provided IP \(10\.9\.9\.9\) is not in the valid range/);
+    // All six addresses can still be taken: the dry run held none.
+    for (let i = 0; i < 6; i++) await h.services.create('default', svc(`s${i}`), {});
+  } finally {
+    await h.close();
+  }
+});

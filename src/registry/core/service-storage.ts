@@ -64,6 +64,11 @@ export class AllocatingServiceStore extends WrappingObjectStore {
     }
   }
 
+  /** A dry-run create: the cluster IP it would get is the range's network address; requested IPs and ports are checked. */
+  override async previewCreate(obj: KubeObject): Promise<void> {
+    await this.allocate(obj as Service, null, true);
+  }
+
   override async guaranteedUpdate(
     namespace: string,
     name: string,
@@ -214,12 +219,11 @@ export class AllocatingServiceStore extends WrappingObjectStore {
     const giveBack = (): Promise<void> => (taken.length === 0 ? Promise.resolve() : this.ips.release(...taken).catch(() => undefined));
     try {
       if (requested.length === 0) {
-        if (!dryRun) {
-          const ip = await this.ips.allocateNext();
-          taken.push(ip);
-          spec.clusterIP = ip;
-          spec.clusterIPs = [ip];
-        }
+        // A dry run shows the range's network address, taking nothing (upstream's allocator does not look for a free one).
+        const ip = dryRun ? this.ips.networkAddress() : await this.ips.allocateNext();
+        if (!dryRun) taken.push(ip);
+        spec.clusterIP = ip;
+        spec.clusterIPs = [ip];
       } else {
         for (const ip of requested) {
           if (held.includes(ip)) continue;

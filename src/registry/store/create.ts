@@ -59,6 +59,7 @@ export abstract class CreateStore extends ReadStore {
         // Existence still answers AlreadyExists, as the real write would.
         const exists = await this.exists(ns, meta.name!);
         if (exists) throw await this.whileDeleting(ns, meta.name!, this.alreadyExists(meta.name!));
+        await this.storage.previewCreate?.(obj);
         if (sentResourceVersion !== undefined && sentResourceVersion !== '') meta.resourceVersion = sentResourceVersion;
         return obj;
       }

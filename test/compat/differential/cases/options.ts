@@ -47,6 +47,8 @@ export const cases: DiffCase[] = [
       { title: 'deletecollection with dryRun', method: 'DELETE', path: `${CM}?dryRun=All` },
       { title: 'still there after a dry deletecollection', method: 'GET', path: CM },
       { title: 'dryRun of a service allocates nothing visible', method: 'POST', path: '/api/v1/namespaces/{ns}/services?dryRun=All', body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'dry' }, spec: { ports: [{ port: 80 }] } } },
+      { title: 'dryRun of a NodePort service', method: 'POST', path: '/api/v1/namespaces/{ns}/services?dryRun=All', body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'dry-np' }, spec: { type: 'NodePort', ports: [{ port: 80 }, { port: 81 }] } } },
+      { title: 'no service was stored by the dry runs', method: 'GET', path: '/api/v1/namespaces/{ns}/services' },
     ],
   },
   {
