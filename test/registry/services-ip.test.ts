@@ -451,7 +451,7 @@ test('a dry-run create shows the range network address as its cluster IP, takes 
     await statusOf(h.services.get('default', 'dry', {})).then((s) => assert.equal(s.code, 404));
     const outside = await statusOf(h.services.create('default', svc('far', { clusterIP: '10.9.9.9' }), { dryRun: true }));
     assert.equal(outside.code, 422);
-    assert.match(outside.message, /the provided IP \(10\.9\.9\.9\) is not in the valid range/);
+    assert.match(outside.message ?? '', /the provided IP \(10\.9\.9\.9\) is not in the valid range/);
     // All six addresses can still be taken: the dry run held none.
     for (let i = 0; i < 6; i++) await h.services.create('default', svc(`s${i}`), {});
   } finally {
