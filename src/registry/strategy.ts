@@ -52,6 +52,9 @@ export interface Strategy {
   validate?(obj: KubeObject): FieldError[];
   /** `warnings` collects texts sent back as Warning headers (ratcheted CEL rule failures). */
   validateUpdate?(obj: KubeObject, old: KubeObject, warnings?: string[]): FieldError[];
+  /** Warnings of a valid create or main-resource update (upstream's WarningsOnCreate / WarningsOnUpdate). */
+  warningsOnCreate?(obj: KubeObject): string[];
+  warningsOnUpdate?(obj: KubeObject, old: KubeObject): string[];
   /** Paths main-resource writes cannot change (upstream's GetResetFields); default: status, for kinds with one. */
   resetFields?: string[][];
   /** PUT on a missing object creates it (201). */

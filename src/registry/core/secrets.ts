@@ -2,6 +2,7 @@
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultSecret } from '../../api/core/v1/defaults.js';
 import { validateSecret, validateSecretUpdate } from '../../api/core/v1/validation.js';
+import { secretWarnings } from '../../api/core/v1/secret-warnings.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt } from '../strategy-helpers.js';
 
@@ -11,6 +12,8 @@ export const secretStrategy: Strategy = {
   defaults: defaultSecret,
   validate: validateSecret,
   validateUpdate: validateSecretUpdate,
+  warningsOnCreate: secretWarnings,
+  warningsOnUpdate: (obj) => secretWarnings(obj),
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,

@@ -48,6 +48,7 @@ export abstract class CreateStore extends ReadStore {
     await this.admit('CREATE', obj, undefined, '', options);
     await options.pause?.();
     this.validateCreate(obj);
+    options.warnings?.push(...(this.strategy.warningsOnCreate?.(obj) ?? []));
     await options.pause?.();
     await this.validateAdmission('CREATE', obj, undefined, '', options);
     this.fillZeroValues(obj, true);

@@ -33,6 +33,7 @@ import type {
 import { deepCopy } from '../../../machinery/deep-copy.js';
 import { privilegedAllowed } from './capabilities.js';
 import { parseIPSloppy, validateIP } from '../../../machinery/selector-validation.js';
+import { goJsonSyntaxError } from '../../../machinery/go-json-syntax.js';
 
 /** Total data of a ConfigMap or Secret (1 MiB). */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -155,7 +156,8 @@ export function validateSecret(obj: KubeObject): FieldError[] {
     total += Buffer.from(String(v), 'base64').length;
   }
   if (total > MAX_SECRET_SIZE) errs.push(fieldErrors.tooLong('data', MAX_SECRET_SIZE));
-  const has = (k: string): boolean => data[k] !== undefined && data[k] !== '';
+  // Upstream checks that a key exists: an empty value is there.
+  const has = (k: string): boolean => data[k] !== undefined;
   switch (s.type) {
     case SecretTypes.serviceAccountToken: {
       const name = s.metadata.annotations?.['kubernetes.io/service-account.name'] ?? '';
@@ -164,16 +166,16 @@ export function validateSecret(obj: KubeObject): FieldError[] {
     }
     case SecretTypes.dockercfg:
       if (!has('.dockercfg')) errs.push(fieldErrors.required(keyPath('data', '.dockercfg')));
-      else if (!isJSON(data['.dockercfg']!)) {
-        errs.push(fieldErrors.invalid(keyPath('data', '.dockercfg'), '<secret contents redacted>', 'invalid character in JSON'));
+      else {
+        const bad = mapUnmarshalError(data['.dockercfg']!);
+        if (bad !== undefined) errs.push(fieldErrors.invalid(keyPath('data', '.dockercfg'), '<secret contents redacted>', bad));
       }
       break;
     case SecretTypes.dockerConfigJson:
       if (!has('.dockerconfigjson')) errs.push(fieldErrors.required(keyPath('data', '.dockerconfigjson')));
-      else if (!isJSON(data['.dockerconfigjson']!)) {
-        errs.push(
-          fieldErrors.invalid(keyPath('data', '.dockerconfigjson'), '<secret contents redacted>', 'invalid character in JSON'),
-        );
+      else {
+        const bad = mapUnmarshalError(data['.dockerconfigjson']!);
+        if (bad !== undefined) errs.push(fieldErrors.invalid(keyPath('data', '.dockerconfigjson'), '<secret contents redacted>', bad));
       }
       break;
     case SecretTypes.basicAuth:
@@ -205,13 +207,18 @@ export function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldErr
   return errs;
 }
 
-function isJSON(base64: string): boolean {
+/** encoding/json's error for decoding these (base64) bytes into a map[string]interface{}, as upstream checks docker configs. */
+function mapUnmarshalError(base64: string): string | undefined {
+  const text = Buffer.from(base64, 'base64').toString('utf8');
+  let value: unknown;
   try {
-    JSON.parse(Buffer.from(base64, 'base64').toString('utf8'));
-    return true;
+    value = JSON.parse(text);
   } catch {
-    return false;
+    return goJsonSyntaxError(text) ?? 'unexpected end of JSON input';
   }
+  if (value === null || (typeof value === 'object' && !Array.isArray(value))) return undefined;
+  const goType = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return `json: cannot unmarshal ${goType} into Go value of type map[string]interface {}`;
 }
 
 // ---- Namespace ----------------------------------------------------------------

@@ -7,6 +7,17 @@ import type { DiffCase } from '../case.js';
 const SVC = '/api/v1/namespaces/{ns}/services';
 const PODS = '/api/v1/namespaces/{ns}/pods';
 const SECRETS = '/api/v1/namespaces/{ns}/secrets';
+// A self-signed EC certificate with its key, and another key (test fixtures, generated for these cases).
+const TLS_CERT = 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJrekNDQVRtZ0F3SUJBZ0lVV2JVUDZaSzd5TXJqUWF6dm1OMWdFRWZFNFFzd0NnWUlLb1pJemowRUF3SXcKSGpFY01Cb0dBMVVFQXd3VFlYQnBZWEo1TFdScFptWmxjbVZ1ZEdsaGJEQWdGdzB5TmpFeE1qZ3dPRFV5TURkYQpHQTh5TVRJMk1URXdOREE0TlRJd04xb3dIakVjTUJvR0ExVUVBd3dUWVhCcFlYSjVMV1JwWm1abGNtVnVkR2xoCmJEQlpNQk1HQnlxR1NNNDlBZ0VHQ0NxR1NNNDlBd0VIQTBJQUJMM1o1bVZaempaaWpoM244ZW91M1dJRFViS0EKUmd0WHVWUEY4enFoWlhCWGk3eTFGTTB2TE0xcUs0UVdlZXhWU2dSMHpjeGR0OU4yUis3YitLOFIwNktqVXpCUgpNQjBHQTFVZERnUVdCQlRpYUhXekVERlVYMWlETWJNTHRWRHdsVW1GeVRBZkJnTlZIU01FR0RBV2dCVGlhSFd6CkVERlVYMWlETWJNTHRWRHdsVW1GeVRBUEJnTlZIUk1CQWY4RUJUQURBUUgvTUFvR0NDcUdTTTQ5QkFNQ0EwZ0EKTUVVQ0lRRFc3OHVvSnpSc09YQkkwdmZEQkZ3ZFNiekpqMlNSUlRGNnM1VThjemFjRUFJZ05hVEhlOTJoY2ZwegpjK2xjWHAvbStZTWhJK3pKNHFxSDE5cW1EMDQxcllZPQotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg==';
+const TLS_KEY = 'LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0tCk1IY0NBUUVFSUFJRTN4Zk9MSXdnSU1CMm5OS2RpNmM1RStydzBucE01V0IvN3lBYnZHRVNvQW9HQ0NxR1NNNDkKQXdFSG9VUURRZ0FFdmRubVpWbk9ObUtPSGVmeDZpN2RZZ05Sc29CR0MxZTVVOFh6T3FGbGNGZUx2TFVVelM4cwp6V29yaEJaNTdGVktCSFROekYyMzAzWkg3dHY0cnhIVG9nPT0KLS0tLS1FTkQgRUMgUFJJVkFURSBLRVktLS0tLQo=';
+const OTHER_KEY = 'LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0tCk1IY0NBUUVFSUs3RUEzcHAyTUM1SE51OFkrMHVVNmVaMUsrSXdHbkZ4MS84NkhUUEo2dHpvQW9HQ0NxR1NNNDkKQXdFSG9VUURRZ0FFMmo0WUVTNjJCTzZTWFVKSmtsUmlYM0FpMEFRTFFvSzM5WDdwUEx0UVBnN3FRcnJVUTdxRQo1czZwWmVVemVJS0h6ZTUxWjcyR1J5Y0FWZjNSL0ZiODNBPT0KLS0tLS1FTkQgRUMgUFJJVkFURSBLRVktLS0tLQo=';
+const tlsSecret = (name: string, crt: string, key: string): Record<string, unknown> => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name },
+  type: 'kubernetes.io/tls',
+  data: { 'tls.crt': crt, 'tls.key': key },
+});
 const MERGE = { 'content-type': 'application/merge-patch+json' };
 const service = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec });
 const pod = (name: string, spec: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -64,6 +75,14 @@ export const cases: DiffCase[] = [
       { title: 'no type defaults to Opaque', method: 'GET', path: `${SECRETS}/s` },
       { title: 'a service account token secret without its annotation', method: 'POST', path: SECRETS, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, type: 'kubernetes.io/service-account-token' } },
       { title: 'a docker config secret with bad JSON', method: 'POST', path: SECRETS, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'docker' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': 'bm90IGpzb24=' } } },
+      { title: 'a docker config secret that is a JSON array', method: 'POST', path: SECRETS, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'docker-array' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': 'WzFd' } } },
+      { title: 'a docker config secret that is empty', method: 'POST', path: SECRETS, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'docker-empty' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': '' } } },
+      { title: 'a TLS secret with empty values', method: 'POST', path: SECRETS, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls-empty' }, type: 'kubernetes.io/tls', data: { 'tls.crt': '', 'tls.key': '' } } },
+      { title: 'a TLS secret whose key and certificate make a pair', method: 'POST', path: SECRETS, body: tlsSecret('tls-pair', TLS_CERT, TLS_KEY) },
+      { title: 'a TLS secret whose key is another one', method: 'POST', path: SECRETS, body: tlsSecret('tls-other', TLS_CERT, OTHER_KEY) },
+      { title: 'a TLS secret with certificate and key switched', method: 'POST', path: SECRETS, body: tlsSecret('tls-switched', TLS_KEY, TLS_CERT) },
+      { title: 'updating a TLS secret to another key warns too', method: 'PUT', path: `${SECRETS}/tls-pair`, body: tlsSecret('tls-pair', TLS_CERT, OTHER_KEY) },
+      { title: 'a legacy dockercfg secret cut short', method: 'POST', path: SECRETS, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'dockercfg' }, type: 'kubernetes.io/dockercfg', data: { '.dockercfg': 'eyJhIjo=' } } },
       { title: 'an immutable secret', method: 'POST', path: SECRETS, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'frozen' }, immutable: true, data: { a: 'YQ==' } } },
       { title: 'changing an immutable secret', method: 'PATCH', path: `${SECRETS}/frozen`, headers: MERGE, body: { data: { a: 'Yg==' } } },
       { title: 'changing the type of a secret', method: 'PATCH', path: `${SECRETS}/s`, headers: MERGE, body: { type: 'example.com/other' } },
