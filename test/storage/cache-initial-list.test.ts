@@ -1,8 +1,8 @@
 // A watch cache lists its resource in pages at one revision (upstream's
 // cacher pages its lists from etcd too): the cache then holds exactly what a
 // single read would have returned, writes made while it pages are seen by its
-// watch and nothing twice. On a real SQLite backend, observed through a
-// wrapper that counts its range reads.
+// watch and nothing twice. On a real SQLite backend and on real etcd (through
+// the etcd client's thread), observed through a wrapper that counts range reads.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteBackend } from '../../src/storage/sqlite.js';
+import { ThreadedEtcdBackend } from '../../src/storage/etcd/thread.js';
+import { startEtcd } from '../helpers/etcd.js';
 import { CachedObjectStore } from '../../src/storage/cacher/cacher.js';
 import type { Backend, RangeOptions } from '../../src/storage/interface.js';
 import type { KubeObject } from '../../src/machinery/meta.js';
@@ -29,13 +31,15 @@ function observed(backend: Backend, afterRange?: (n: number) => Promise<void>): 
 
 const item = (ns: string, name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { v: name } }) as KubeObject;
 
-async function fixture(t: { after(fn: () => unknown): void }) {
+async function fixture(t: { after(fn: () => unknown): void }, on: 'sqlite' | 'etcd' = 'sqlite') {
   const dir = mkdtempSync(join(tmpdir(), 'apiary-cache-list-'));
-  const backend = SqliteBackend.open(join(dir, 'db.sqlite'));
+  const etcd = on === 'etcd' ? await startEtcd() : undefined;
+  const backend: Backend = etcd !== undefined ? await ThreadedEtcdBackend.connect({ endpoints: etcd.endpoints }) : SqliteBackend.open(join(dir, 'db.sqlite'));
   const stores: CachedObjectStore[] = [];
   t.after(async () => {
     for (const s of stores) s.stop();
     await backend.close();
+    await etcd?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
   const writer = new CachedObjectStore({ backend, resource: { group: '', resource: 'configmaps' }, namespaced: true, cache: {} });
@@ -51,8 +55,7 @@ async function fixture(t: { after(fn: () => unknown): void }) {
 
 const names = (items: KubeObject[]): string[] => items.map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
 
-test('the initial list goes in pages at the first page\'s revision and fills the cache as one read would', async (t) => {
-  const f = await fixture(t);
+async function pagedLikeOneRead(f: Awaited<ReturnType<typeof fixture>>): Promise<void> {
   const o = observed(f.backend);
   const paged = f.cache(o.backend, 5);
   await paged.start();
@@ -67,10 +70,17 @@ test('the initial list goes in pages at the first page\'s revision and fills the
   assert.equal(a.items.length, 23);
   assert.deepEqual(names(a.items), names(b.items));
   assert.equal(a.resourceVersion, String(revision));
+}
+
+test('the initial list goes in pages at the first page\'s revision and fills the cache as one read would', async (t) => {
+  await pagedLikeOneRead(await fixture(t));
 });
 
-test('writes made while the cache pages are seen by its watch, once', async (t) => {
-  const f = await fixture(t);
+test('the same on etcd, through the etcd client\'s thread', async (t) => {
+  await pagedLikeOneRead(await fixture(t, 'etcd'));
+});
+
+async function writesWhilePaging(f: Awaited<ReturnType<typeof fixture>>): Promise<void> {
   let written = 0;
   // After the second page: one key before the pages' position, one after, one changed, one deleted.
   const o = observed(f.backend, async (n) => {
@@ -90,4 +100,12 @@ test('writes made while the cache pages are seen by its watch, once', async (t) 
   assert.deepEqual(names(cached.items), names(now.items));
   assert.equal(cached.items.length, 23 + 2 - 1);
   assert.equal((cached.items.find((x) => x.metadata.name === 'cm-22')!['data'] as Record<string, string>)['v'], 'changed');
+}
+
+test('writes made while the cache pages are seen by its watch, once', async (t) => {
+  await writesWhilePaging(await fixture(t));
+});
+
+test('the same on etcd', async (t) => {
+  await writesWhilePaging(await fixture(t, 'etcd'));
 });
