@@ -3,7 +3,8 @@
 //
 // Contract:
 // - One backend watch per resource feeds a WatchCache (./watch-cache.ts):
-//   start() lists the resource, then watches from the list's revision. When
+//   start() lists the resource (in pages of listPageSize keys at the first
+//   page's revision), then watches from the list's revision. When
 //   that watch ends with Unavailable (the backend away for longer than its
 //   own reconnects last), the cache keeps its state and watchers and watches
 //   again from its last revision after a short backoff, until the backend
