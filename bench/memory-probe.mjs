@@ -12,9 +12,10 @@ if (out !== undefined && typeof globalThis.gc === 'function') {
     renameSync(`${path}.tmp`, path);
   };
   process.on('SIGUSR2', () => {
+    const before = { memory: process.memoryUsage(), heap: v8.getHeapStatistics(), spaces: v8.getHeapSpaceStatistics() };
     globalThis.gc();
     globalThis.gc();
-    write(out, JSON.stringify({ memory: process.memoryUsage(), heap: v8.getHeapStatistics(), spaces: v8.getHeapSpaceStatistics() }));
+    write(out, JSON.stringify({ memory: process.memoryUsage(), heap: v8.getHeapStatistics(), spaces: v8.getHeapSpaceStatistics(), before }));
   });
   process.on('SIGTTIN', () => {
     const file = v8.writeHeapSnapshot(`${out}.${Date.now()}.heapsnapshot`);

@@ -168,10 +168,15 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
   return server;
 }
 
-interface Probe {
+interface ProbeFigures {
   memory: NodeJS.MemoryUsage;
   heap: { total_heap_size: number; used_heap_size: number; malloced_memory: number; external_memory: number };
   spaces: Array<{ space_name: string; space_size: number; space_used_size: number }>;
+}
+
+/** The figures after the probe's full GC, and (newer probes) the same just before it. */
+interface Probe extends ProbeFigures {
+  before?: ProbeFigures;
 }
 
 /** The text of a file written (renamed into place) by the probe. */
@@ -432,6 +437,11 @@ for (const r of results) {
     line('heap used, restarted', pb.heap.used_heap_size, r.probeRestarted.heap.used_heap_size);
     line('heap committed, restarted', pb.heap.total_heap_size, r.probeRestarted.heap.total_heap_size);
     line('external, restarted', pb.memory.external, r.probeRestarted.memory.external);
+    const unforced = r.probeRestarted.before;
+    if (unforced !== undefined) {
+      line('heap used, restarted, before the forced GC', pb.heap.used_heap_size, unforced.heap.used_heap_size);
+      line('heap committed, restarted, before the forced GC', pb.heap.total_heap_size, unforced.heap.total_heap_size);
+    }
   }
   for (const space of pa.spaces) {
     const old = pb.spaces.find((x) => x.space_name === space.space_name);

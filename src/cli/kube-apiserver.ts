@@ -27,6 +27,7 @@ import { jwsAlgorithm, parsePublicKeysPem } from '../auth/authn/serviceaccount.j
 import { parseIPv4CIDR } from '../registry/service-ip-allocator.js';
 import { parsePortRange } from '../registry/service-node-port-allocator.js';
 import { startServer, type SecurityOptions, type ServerOptions } from '../server/server.js';
+import { collectWhenSettled } from '../storage/startup-gc.js';
 import { controllerIdentities } from './controller-identities.js';
 import { parseDurationFlag } from './duration.js';
 import { KUBE_APISERVER_USAGE, UnknownFlagError, flagTrue, parseKubeApiserverArgs } from './kube-apiserver-flags.js';
@@ -236,6 +237,7 @@ export async function kubeApiserverCommand(argv: string[]): Promise<void> {
     server.awaitSystemNamespaces(created);
     await created;
   }
+  collectWhenSettled();
   process.stdout.write(`apiary kube-apiserver listening on ${server.url}\n`);
   exitOnSignals(async () => {
     if (controllers !== undefined) {

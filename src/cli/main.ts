@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { startServer, type SecurityOptions, type ServerOptions } from '../server/server.js';
+import { collectWhenSettled } from '../storage/startup-gc.js';
 import { parseDurationFlag } from './duration.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseIPv4CIDR } from '../registry/service-ip-allocator.js';
 import { DEFAULT_SERVICE_NODE_PORT_RANGE, parsePortRange } from '../registry/service-node-port-allocator.js';
@@ -422,6 +423,8 @@ async function serve(argv: string[]): Promise<void> {
     // Serve once the system namespaces exist (or after 10 s).
     await waitAtMost(manager.systemNamespacesSynced, 10_000);
   }
+  // Start-up's garbage (the caches' and informers' first lists) collected once it is over (storage/startup-gc.ts).
+  collectWhenSettled();
   process.stdout.write(`apiary listening on ${server.url}\n`);
   if (server.kubeconfigPath !== undefined) process.stdout.write(`kubeconfig: ${server.kubeconfigPath}\n`);
   // The cluster token other servers on the same store need (--token); the file, never the secret, is printed.

@@ -101,3 +101,31 @@ test('a selective list keeps only the objects it returns', async (t) => {
   assert.equal(all.find((o) => o.metadata.name === 'cm-7'), picked[0]);
   assert.ok(f.budget.usedBytes > 9 * one);
 });
+
+test('a list of more objects than listKeepMaxItems keeps none of them, but serves what a smaller list kept', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'apiary-list-memo-'));
+  const backend = SqliteBackend.open(join(dir, 'db.sqlite'));
+  const budget = new ListMemoBudget(1 << 20);
+  const store = new CachedObjectStore({ backend, resource: { group: '', resource: 'configmaps' }, namespaced: true, cache: { listMemo: budget, listKeepMaxItems: 5 } });
+  t.after(async () => {
+    store.stop();
+    await backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await store.start();
+  const item = (ns: string, name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { v: name } }) as KubeObject;
+  for (let i = 0; i < 4; i++) await store.create('small', `cm-${i}`, item('small', `cm-${i}`));
+  for (let i = 0; i < 8; i++) await store.create('large', `cm-${i}`, item('large', `cm-${i}`));
+  const whole = (ns: string) => store.list(ns, { resourceVersion: '0', sharedItems: true }).then((r) => r.items);
+  const large = await whole('large');
+  assert.equal(large.length, 8);
+  assert.equal(budget.usedBytes, 0, 'a list of 8 with a maximum of 5 keeps nothing');
+  assert.notEqual((await whole('large'))[0], large[0], 'parsed again');
+  const small = await whole('small');
+  assert.ok(budget.usedBytes > 0, 'a list of 4 keeps its objects');
+  // The whole resource (12 objects) keeps nothing new, and shares what the small list kept.
+  const all = await whole('');
+  assert.equal(all.length, 12);
+  assert.equal(all.find((o) => o.metadata.namespace === 'small' && o.metadata.name === 'cm-2'), small[2]);
+  assert.deepEqual(all.filter((o) => o.metadata.namespace === 'large'), large);
+});

@@ -3,7 +3,8 @@
 //
 // Contract:
 // - One backend watch per resource feeds a WatchCache (./watch-cache.ts):
-//   start() lists the resource, then watches from the list's revision. When
+//   start() lists the resource (in pages of listPageSize keys at the first
+//   page's revision), then watches from the list's revision. When
 //   that watch ends with Unavailable (the backend away for longer than its
 //   own reconnects last), the cache keeps its state and watchers and watches
 //   again from its last revision after a short backoff, until the backend
@@ -42,7 +43,7 @@
 //   Per-watcher buffering is the consumer's (the HTTP layer ends a watch whose
 //   socket falls too far behind).
 
-import type { Backend, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
+import type { Backend, KeyValue, WatchEvent as KVWatchEvent, WatchHandle } from '../interface.js';
 import { StorageError, prefixEnd } from '../interface.js';
 import type { GroupResource, KubeObject } from '../../machinery/meta.js';
 import { notFound, resourceExpired, tooLargeResourceVersion } from '../../machinery/errors.js';
@@ -88,7 +89,24 @@ export interface WatchCacheOptions {
   listMemoBytes?: number;
   /** A budget shared with other resources' caches (a server's registry gives every cache the same one). */
   listMemo?: ListMemoBudget;
+  /** Keys per page of the initial list from the backend (default LIST_PAGE_SIZE; 0 lists in one read). */
+  listPageSize?: number;
+  /** A list over more objects than this keeps none of them (default LIST_KEEP_MAX_ITEMS; see list()). */
+  listKeepMaxItems?: number;
 }
+
+/**
+ * Keys per page of a cache's (re)list. Upstream's cacher pages by 10,000; a
+ * smaller page keeps one read's buffers (etcd's response, its decoded form in
+ * the client thread, the message that carries it to this thread) small. Those
+ * are transient, but a process rarely gives back the peak it once reached
+ * (malloc's arenas and V8's heap keep their high-water mark), so after a
+ * restart on a large store the peak is what RSS shows.
+ */
+export const LIST_PAGE_SIZE = 500;
+
+/** The most objects a list from the cache may add to the kept objects (see list()). */
+export const LIST_KEEP_MAX_ITEMS = 1000;
 
 export { DEFAULT_LIST_MEMO_BYTES };
 
@@ -110,6 +128,8 @@ export class CachedObjectStore implements ObjectStore {
   private readonly root: string;
   private readonly waitTimeoutMs: number;
   private readonly relistDelayMs: number;
+  private readonly listPageSize: number;
+  private readonly listKeepMaxItems: number;
   private readonly watchers: CacheWatchers;
   private backendWatch: (WatchHandle & { requestProgress?(): void }) | undefined;
   /** getCached's parsed objects, by cache entry. */
@@ -150,6 +170,8 @@ export class CachedObjectStore implements ObjectStore {
     );
     this.waitTimeoutMs = options.cache?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
     this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
+    this.listPageSize = options.cache?.listPageSize ?? LIST_PAGE_SIZE;
+    this.listKeepMaxItems = options.cache?.listKeepMaxItems ?? LIST_KEEP_MAX_ITEMS;
     this.revisionCheck = revisionCheckFor(this.backend);
     this.consistentReads = options.cache?.consistentReads ?? true;
     this.listMemo = new ListMemo(options.cache?.listMemo ?? new ListMemoBudget(options.cache?.listMemoBytes ?? DEFAULT_LIST_MEMO_BYTES));
@@ -160,15 +182,43 @@ export class CachedObjectStore implements ObjectStore {
   /** Lists the resource and starts the backend watch; resolves once the cache is filled. */
   async start(): Promise<void> {
     if (this.stopped) return;
-    const end = prefixEnd(this.root);
-    const res = await this.backend.range(this.root, end);
+    const { kvs, revision } = await this.listAll();
     if (this.stopped) return;
-    this.cache.replace(res.kvs, res.revision);
+    this.cache.replace(kvs, revision);
     this.listMemo.clear();
-    this.lastEventRevision = res.revision;
-    this.watchBackend(res.revision);
+    this.lastEventRevision = revision;
+    this.watchBackend(revision);
     this.ready = true;
     for (const resolve of this.readyWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * The whole resource at one revision, read in pages of listPageSize keys
+   * (the first page fixes the revision). When that revision is compacted
+   * before the last page, the list starts over in one read, as upstream's
+   * pager falls back to a full list when a continuation has expired.
+   */
+  private async listAll(): Promise<{ kvs: KeyValue[]; revision: number }> {
+    const end = prefixEnd(this.root);
+    if (this.listPageSize <= 0) return this.backend.range(this.root, end);
+    const kvs: KeyValue[] = [];
+    let revision = 0;
+    let start = this.root;
+    for (;;) {
+      let page;
+      try {
+        page = await this.backend.range(start, end, { revision, limit: this.listPageSize, count: false });
+      } catch (err) {
+        if (revision !== 0 && err instanceof StorageError && err.code === 'Compacted') return this.backend.range(this.root, end);
+        throw err;
+      }
+      if (this.stopped) return { kvs, revision };
+      revision = page.revision;
+      for (const kv of page.kvs) kvs.push(kv);
+      const last = page.kvs[page.kvs.length - 1];
+      if (!page.more || last === undefined) return { kvs, revision };
+      start = `${last.key}\x00`;
+    }
   }
 
   /** Ends the backend watch and every watcher; later reads go to the backend. */
@@ -428,9 +478,15 @@ export class CachedObjectStore implements ObjectStore {
     const decoder = rvText === '' ? this.direct.listDecoder() : undefined;
     const decode = (obj: CachedObject): KubeObject | undefined =>
       decoder !== undefined ? decoder.decode(obj.key, obj.value, obj.revision) : this.direct.decodeOrSkip(obj.key, obj.value, obj.revision);
+    const entries = [...this.cache.range(prefix, prefixEnd(prefix))];
     const shared = options.sharedItems === true && this.listMemo.enabled;
+    // A list of more than listKeepMaxItems keeps nothing new (it still
+    // serves what is kept): such lists are an informer's first list, made
+    // once, and keeping them would empty the shared budget for every other
+    // resource and hold its bytes after a restart.
+    const keepNew = shared && entries.length <= this.listKeepMaxItems;
     const matches = (item: KubeObject): boolean => predicate === undefined || predicate(item);
-    for (const obj of this.cache.range(prefix, prefixEnd(prefix))) {
+    for (const obj of entries) {
       const kept = shared ? this.keptObject(obj) : undefined;
       if (kept !== undefined) {
         if (matches(kept)) items.push(kept);
@@ -439,7 +495,7 @@ export class CachedObjectStore implements ObjectStore {
       const item = decode(obj);
       if (item === undefined || !matches(item)) continue;
       // Only what the list returns is kept: a selective list does not fill the budget with what it filtered out.
-      items.push(shared ? this.keep(obj, item) : item);
+      items.push(keepNew ? this.keep(obj, item) : item);
     }
     decoder?.finish();
     return { items, resourceVersion: String(this.cache.revision) };

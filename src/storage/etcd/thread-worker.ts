@@ -5,6 +5,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { EtcdBackend, type EtcdWatchHandle } from './backend.js';
+import { collectWhenSettled } from '../startup-gc.js';
 import { Outbox, serializeError, type CallMethod, type FromWorker, type ToWorker, type WorkerOptions } from './thread-messages.js';
 
 const port = parentPort;
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
     return;
   }
   port!.postMessage([{ t: 'ready', consistentProgress: backend.consistentProgress }] satisfies FromWorker[]);
+  // The initial lists pass through this thread's heap too (../startup-gc.ts).
+  const cancelCollections = collectWhenSettled();
 
   const call = (method: CallMethod, args: unknown[]): Promise<unknown> => {
     const fn = backend[method] as (...a: unknown[]) => Promise<unknown>;
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
           watches.get(m.watch)?.requestProgress();
           break;
         case 'close':
+          cancelCollections();
           for (const handle of watches.values()) handle.cancel();
           watches.clear();
           void backend.close().finally(() => {
