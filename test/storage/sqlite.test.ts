@@ -188,17 +188,17 @@ test('sqlite: a batch committed during a slow fsync gets its own, and whichever 
   const backend = SqliteBackend.open(path.join(dir, 'apiary.db'));
   t.after(() => backend.close());
   await backend.create('/registry/configmaps/ns/first', 'v'); // the WAL exists
-  const realFsync = fs.fsync;
+  const realSync = fs.fdatasync;
   let calls = 0;
-  // The backend imports fsync from node:fs: syncBuiltinESMExports makes it see the stand-in.
-  fs.fsync = ((fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
+  // The backend imports fdatasync from node:fs: syncBuiltinESMExports makes it see the stand-in.
+  fs.fdatasync = ((fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
     calls++;
-    if (calls === 1) realFsync(fd, (err) => setTimeout(() => callback(err), 600));
-    else realFsync(fd, callback);
-  }) as typeof fs.fsync;
+    if (calls === 1) realSync(fd, (err) => setTimeout(() => callback(err), 600));
+    else realSync(fd, callback);
+  }) as typeof fs.fdatasync;
   syncBuiltinESMExports();
   t.after(() => {
-    fs.fsync = realFsync;
+    fs.fdatasync = realSync;
     syncBuiltinESMExports();
   });
   const from = await backend.currentRevision();
