@@ -231,6 +231,47 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/** CPU seconds (user + system) of one thread of a process. */
+export function threadCpu(pid: number, tid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Every thread of a process: its name (comm) and CPU seconds. */
+export function threadsCpu(pid: number): Map<number, { name: string; cpu: number }> {
+  const out = new Map<number, { name: string; cpu: number }>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      out.set(Number(tid), { name, cpu: threadCpu(pid, Number(tid)) });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** A thread's time on a CPU and waiting for one (runnable), in seconds, from /proc schedstat. */
+export function threadSched(pid: number, tid: number): { run: number; wait: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { run: run! / 1e9, wait: wait! / 1e9 };
+  } catch {
+    return { run: NaN, wait: NaN };
+  }
+}
+
 /** The processes a process started (its TLS front, for a secure apiary), from /proc. */
 export function childPids(pid: number): number[] {
   try {

@@ -17,7 +17,7 @@ import { Agent, request } from 'undici';
 import { spawnNode } from '../test/helpers/apiary-process.js';
 import { startEtcd, type EtcdCluster } from '../test/helpers/etcd.js';
 import { runWrk, type WrkRequest } from './wrk.js';
-import { childPids, cpuSeconds, pidWith } from './lib.js';
+import { childPids, cpuSeconds, pidWith, threadCpu, threadSched, threadsCpu } from './lib.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const op = process.argv[2] ?? 'list';
@@ -36,7 +36,7 @@ if (storage === 'etcd') {
   storageArgs.push('--storage', 'etcd', '--etcd-servers', etcd.endpoints[0]!);
 }
 const entry = process.env['DIST'] ? [join(REPO, 'dist/cli/main.js')] : ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
-const profArgs = prof ? ['--cpu-prof', '--cpu-prof-dir=/tmp/perf/prof'] : [];
+const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${process.env['PROF_DIR'] ?? '/tmp/perf/prof'}`] : [];
 const serveArgs = ['serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', join(dataDir, 'tokens.csv'), '--log-level', 'warn', ...storageArgs];
 const proc = spawnNode([...profArgs, ...entry, ...serveArgs], { stderr: 'inherit' }, 'apiary');
 const agent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -65,17 +65,40 @@ try {
   const front = (): number => childPids(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
   const rates: string[] = [];
   const cpus: string[] = [];
+  // The API server's main thread alone (its tid is the pid): how busy it is
+  // tells whether it is the bound, or the requests wait elsewhere.
+  // Its time waiting for a core (runnable) apart from its time asleep (waiting
+  // for work: the requests then wait elsewhere), from schedstat.
+  const mainThread = (): number => threadCpu(pid, pid);
+  const sched = (): { run: number; wait: number } => threadSched(pid, pid);
+  const busy: string[] = [];
+  const threads: string[] = [];
   for (let r = 0; r < 3; r++) {
     const etcdCpu = (): number => (etcdPid === undefined ? 0 : cpuSeconds(etcdPid));
-    const before = [cpuSeconds(pid), front(), etcdCpu()];
+    const threadsBefore = threadsCpu(pid);
+    const before = [cpuSeconds(pid), front(), etcdCpu(), mainThread()];
+    const started = performance.now();
+    const sched0 = sched();
     const res = await runWrk(origin, { concurrency: 32, seconds }, requestFor(`r${r}`));
     const us = (s: number, b: number): string => (((s - b) * 1e6) / res.requests).toFixed(0);
+    const wall = (performance.now() - started) / 1000;
+    const sched1 = sched();
+    const pct = (x: number): string => `${((100 * x) / wall).toFixed(0)}%`;
+    busy.push(`${pct(mainThread() - before[3]!)} (on cpu ${pct(sched1.run - sched0.run)}, runnable ${pct(sched1.wait - sched0.wait)})`);
+    const threadsAfter = threadsCpu(pid);
+    const perThread = new Map<string, number>();
+    for (const [tid, t] of threadsAfter) {
+      const name = tid === pid ? 'main' : `${t.name}/${tid}`;
+      perThread.set(name, (perThread.get(name) ?? 0) + t.cpu - (threadsBefore.get(tid)?.cpu ?? 0));
+    }
+    threads.push([...perThread].filter(([, c]) => c > 0).sort((a, b) => b[1] - a[1]).map(([n, c]) => `${n} ${((c * 1e6) / res.requests).toFixed(0)}`).join(', '));
     rates.push(`${(res.requests / seconds).toFixed(0)} (p50 ${res.p50ms.toFixed(1)} ms)`);
     cpus.push(`${us(cpuSeconds(pid), before[0]!)}+${us(front(), before[1]!)}${etcdPid === undefined ? '' : `+${us(etcdCpu(), before[2]!)}`}`);
   }
   const sample = await request(origin + requestFor('size').path, { dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}` } });
   const bytes = (await sample.body.arrayBuffer()).byteLength;
-  console.log(`${op} on ${storage}: req/s ${rates.join(' ')}; CPU µs/req (apiary+TLS front[+etcd]) ${cpus.join(' ')}; GET answer ${bytes} bytes`);
+  console.log(`${op} on ${storage}: req/s ${rates.join(' ')}; CPU µs/req (apiary+TLS front[+etcd]) ${cpus.join(' ')}; GET answer ${bytes} bytes; main thread busy ${busy.join(' ')}`);
+  for (const t of threads) console.log(`  apiary's threads, CPU µs/req: ${t}`);
 } finally {
   await agent.close();
   await proc.stop('SIGTERM');

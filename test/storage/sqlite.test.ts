@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteBackend } from '../../src/storage/sqlite.js';
@@ -175,6 +176,60 @@ test('sqlite: a write becomes visible (reads, watch events, the current revision
   await polls;
   assert.deepEqual(seenEarly, []);
   assert.equal((await backend.range('/registry/configmaps/', prefixEnd('/registry/configmaps/'))).kvs.length, keys.length);
+});
+
+test('sqlite: a batch committed during a slow fsync gets its own, and whichever returns first settles both, in order', async (t) => {
+  // The first fsync is held for 600 ms (a slow disk); a batch committed meanwhile
+  // must not wait for it: its own fsync covers both batches, so both writes are
+  // acknowledged long before the slow one returns, the earlier one first, and
+  // watchers see the two events in revision order.
+  const dir = tempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const backend = SqliteBackend.open(path.join(dir, 'apiary.db'));
+  t.after(() => backend.close());
+  await backend.create('/registry/configmaps/ns/first', 'v'); // the WAL exists
+  const realSync = fs.fdatasync;
+  let calls = 0;
+  // The backend imports fdatasync from node:fs: syncBuiltinESMExports makes it see the stand-in.
+  fs.fdatasync = ((fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
+    calls++;
+    if (calls === 1) realSync(fd, (err) => setTimeout(() => callback(err), 600));
+    else realSync(fd, callback);
+  }) as typeof fs.fdatasync;
+  syncBuiltinESMExports();
+  t.after(() => {
+    fs.fdatasync = realSync;
+    syncBuiltinESMExports();
+  });
+  const from = await backend.currentRevision();
+  const watched: string[] = [];
+  const handle = backend.watch('/registry/configmaps/', from, {
+    onEvents: (events) => {
+      for (const e of events) if (e.type === 'put') watched.push(e.kv.key);
+    },
+    onError: () => {},
+  });
+  t.after(() => handle.cancel());
+  const started = performance.now();
+  const order: string[] = [];
+  const slow = backend.create('/registry/configmaps/ns/slow', 'v').then((kv) => (order.push('slow'), kv));
+  // Its batch commits and its fsync starts in the next turns of the loop.
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(calls, 1, 'the first batch is being synced');
+  const quick = backend.create('/registry/configmaps/ns/quick', 'v').then((kv) => (order.push('quick'), kv));
+  const [a, b] = await Promise.all([slow, quick]);
+  const took = performance.now() - started;
+  assert.ok(took < 450, `both acknowledged before the slow fsync returned (took ${took.toFixed(0)} ms)`);
+  assert.deepEqual(order, ['slow', 'quick']);
+  assert.ok(a.modRevision < b.modRevision);
+  assert.equal(await backend.currentRevision(), b.modRevision);
+  while (watched.length < 2) await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(watched, ['/registry/configmaps/ns/slow', '/registry/configmaps/ns/quick']);
+  // The slow fsync's late return changes nothing, and writes go on.
+  await new Promise((r) => setTimeout(r, 700));
+  const later = await backend.create('/registry/configmaps/ns/later', 'v');
+  assert.equal(later.modRevision, b.modRevision + 1);
+  assert.equal((await backend.get('/registry/configmaps/ns/slow')).kv?.modRevision, a.modRevision);
 });
 
 test('sqlite: range reads stop at their limit: no plan sorts or walks the whole range', (t) => {
