@@ -202,7 +202,9 @@ export interface RESTStore {
     namespace: string,
     name: string,
     patch: (current: KubeObject) => KubeObject | Promise<KubeObject>,
-    options: WriteOptions & { subresource?: string },
+    // readsCurrent: `patch` leaves the object it is given unchanged (it returns a new one), so the store
+    // need not copy the stored object for it (a large patch's, sent to the worker thread as JSON).
+    options: WriteOptions & { subresource?: string; readsCurrent?: boolean },
   ): Promise<KubeObject>;
   /**
    * Server-side apply (PATCH with application/apply-patch+yaml): merges the

@@ -58,6 +58,7 @@ import { LARGE_BODY_BYTES, largeRequestTurns, type Pause } from './large-request
 import { appliedOffThread, createdFieldsOffThread, decodeOffThread, managedFieldsOffThread, patchedOffThread, patchParsesOffThread, storedValueOffThread } from './body-worker.js';
 import { decodeTypedBody } from './write-body.js';
 import { patchStages, type PatchStagesInput } from './patch-stages.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 import { deleteOptionsFrom } from './delete-options.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
 
@@ -505,14 +506,19 @@ async function handleNonApplyPatch(
   };
   const onWorker = async (current: KubeObject): Promise<KubeObject> => {
     const out = await patchedOffThread(current, { text, patchType, expected, fieldValidation: options.fieldValidation }, scope.res, pause);
-    if (out === undefined) return paused(current);
+    // Run here after all: on a copy (the store left the stored object uncopied for the worker's JSON).
+    if (out === undefined) return paused(deepCopy(current));
     storeWarnings.length = 0;
     warnings = out.warnings;
     return out.object;
   };
   const patched = scale
     ? await scope.store.updateScale!(scope.namespace, name, inOneGo, options)
-    : await scope.store.patch(scope.namespace, name, body.length < LARGE_BODY_BYTES ? inOneGo : offThread ? onWorker : paused, options);
+    : body.length < LARGE_BODY_BYTES
+      ? await scope.store.patch(scope.namespace, name, inOneGo, options)
+      : offThread
+        ? await scope.store.patch(scope.namespace, name, onWorker, { ...options, readsCurrent: true })
+        : await scope.store.patch(scope.namespace, name, paused, options);
   await pause();
   setWarningHeaders(scope.res, [...warnings, ...storeWarnings]);
   await writeAfterLarge(scope, body, 200, patched, out, pause, scale ? SCALE_KIND : undefined);

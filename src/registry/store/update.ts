@@ -85,7 +85,7 @@ export abstract class UpdateStore extends DeleteStore {
     patch: (current: KubeObject) => KubeObject | Promise<KubeObject>,
     // trackAs (a custom resource's /scale write, on the main resource), by the stored object: 'none'
     // keeps its managedFields as they are; 'scale' records the write as the scale subresource's.
-    options: WriteOptions & { subresource?: string; trackAs?: (current: KubeObject) => 'none' | 'scale' },
+    options: WriteOptions & { subresource?: string; readsCurrent?: boolean; trackAs?: (current: KubeObject) => 'none' | 'scale' },
   ): Promise<KubeObject> {
     const subresource = options.subresource ?? '';
     this.checkSubresource(subresource);
@@ -99,7 +99,7 @@ export abstract class UpdateStore extends DeleteStore {
         if (current === null) throw this.notFound(name);
         old = current;
         await options.pause?.();
-        const next = await patch(this.withTypeMeta(deepCopy(current)));
+        const next = await patch(this.withTypeMeta(options.readsCurrent === true ? current : deepCopy(current)));
         await options.pause?.();
         next.metadata ??= {};
         this.checkTypeMeta(next);
