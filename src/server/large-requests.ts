@@ -82,7 +82,11 @@
 //   object at the start of an update or patch;
 // - each enumeration of a 100,000-key map (Object.keys of a dictionary-mode
 //   object sorts its keys: ~10-20 ms on an idle core): every stage above
-//   lists the map at least once.
+//   lists the map at least once (the zero-value walks' "is it empty?" no
+//   longer does: machinery/known-keys.ts);
+// - the storage read of an update's current object (its stored value decoded
+//   and copied: tens of milliseconds, storage/object-store.ts), the update's
+//   copy of the decoded body for its attempt (store/update.ts).
 
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
