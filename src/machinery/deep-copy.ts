@@ -6,6 +6,8 @@
 // copies objects on every write. Anything that is not a plain array or object
 // (a Date, a typed array) falls back to structuredClone.
 
+import { LARGE_OBJECT_KEYS, rememberKey } from './known-keys.js';
+
 export function deepCopy<T>(value: T): T {
   return copyValue(value) as T;
 }
@@ -21,6 +23,9 @@ function copyValue(value: unknown): unknown {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copyValue((value as Record<string, unknown>)[key]);
+  const keys = Object.keys(value);
+  for (const key of keys) out[key] = copyValue((value as Record<string, unknown>)[key]);
+  // A large map's copy is asked later whether it is empty (zero-values.ts): known-keys.ts says why.
+  if (keys.length > LARGE_OBJECT_KEYS) rememberKey(out, keys[0]!);
   return out;
 }

@@ -20,6 +20,8 @@
 // The value must be JSON data (what JSON.parse gives, after typed decode):
 // undefined members are dropped as JSON.stringify drops them.
 
+import { rememberKey } from './known-keys.js';
+
 export type SlicePath = Array<string | number>;
 export type Slice = ['set' | 'merge' | 'append', SlicePath, string];
 
@@ -111,7 +113,10 @@ export async function assembleSlices(slices: readonly Slice[], pause: () => Prom
     } else if (op === 'merge') {
       const target = at(root, path) as Record<string, unknown>;
       const source = parsed as Record<string, unknown>;
-      for (const key of Object.keys(source)) setMember(target, key, source[key]);
+      const keys = Object.keys(source);
+      for (const key of keys) setMember(target, key, source[key]);
+      // A container sent in 'merge' slices is large: known-keys.ts says why one of its keys is recorded.
+      if (keys.length > 0) rememberKey(target, keys[0]!);
     } else {
       const target = at(root, path) as unknown[];
       for (const e of parsed as unknown[]) target.push(e);

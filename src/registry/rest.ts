@@ -4,8 +4,9 @@
 // strategy). Handlers decode, negotiate and encode; stores do everything else
 // and fail with StatusError only.
 
-import type { KubeList, KubeObject } from '../machinery/meta.js';
+import type { KubeList, KubeObject, ManagedFieldsEntry } from '../machinery/meta.js';
 import type { CreatedFieldsOptions } from '../machinery/apply/created.js';
+import type { FieldManagerJob } from '../machinery/apply/field-manager.js';
 import type { Status } from '../machinery/errors.js';
 import type { Printer } from '../api/tables/printer.js';
 import type { UserInfo } from '../machinery/user.js';
@@ -104,6 +105,18 @@ export interface LargeWorkOffload {
   createdFieldsV1(kind: { group: string; version: string; kind: string }, obj: KubeObject, options: CreatedFieldsOptions): Promise<Record<string, unknown> | undefined | false>;
   /** The stored value of `obj` (storage's encode, the same text), for the storage write. */
   storedValue?(obj: KubeObject): Promise<string>;
+  /**
+   * FieldManager.update(live, next, manager) of the field manager `job`
+   * describes: the managedFields `next` gets (undefined: none), false when it
+   * could not be done there (the caller then does it itself).
+   */
+  managedFieldsOfUpdate?(job: FieldManagerJob, live: KubeObject | null, next: KubeObject, manager: string): Promise<ManagedFieldsEntry[] | undefined | false>;
+  /**
+   * FieldManager.apply(live, config, manager, force) of the field manager
+   * `job` describes: its result, or its ConflictsError or ApplySchemaError
+   * thrown; false when it could not be done there (the caller then does it itself).
+   */
+  applied?(job: FieldManagerJob, live: KubeObject | null, config: Record<string, unknown>, manager: string, force: boolean): Promise<{ object: KubeObject; changed: boolean } | false>;
 }
 
 export interface DeleteOptions {
@@ -189,7 +202,9 @@ export interface RESTStore {
     namespace: string,
     name: string,
     patch: (current: KubeObject) => KubeObject | Promise<KubeObject>,
-    options: WriteOptions & { subresource?: string },
+    // readsCurrent: `patch` leaves the object it is given unchanged (it returns a new one), so the store
+    // need not copy the stored object for it (a large patch's, sent to the worker thread as JSON).
+    options: WriteOptions & { subresource?: string; readsCurrent?: boolean },
   ): Promise<KubeObject>;
   /**
    * Server-side apply (PATCH with application/apply-patch+yaml): merges the

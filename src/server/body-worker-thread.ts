@@ -7,7 +7,13 @@ import type { ServerResponse } from 'node:http';
 import { StatusError } from '../machinery/errors.js';
 import { jsonSlices } from '../machinery/json-slices.js';
 import { decodeJsonWriteBody } from './write-body.js';
-import type { BodyJob, BodyJobResult, CreatedFieldsJob } from './body-worker.js';
+import type { ApplyJob, BodyJob, BodyJobResult, CreatedFieldsJob, PatchJob, UpdateFieldsJob } from './body-worker.js';
+import { smpSchemaFor } from '../api/strategic-merge-schema.js';
+import { parsePatch } from './patch-bodies.js';
+import { patchStages } from './patch-stages.js';
+import { fieldManagerOfJob } from '../machinery/apply/field-manager.js';
+import { ConflictsError } from '../machinery/apply/updater.js';
+import { ApplySchemaError } from '../machinery/apply/typed.js';
 import { applySchemaFor } from '../api/schema/apply-schema.js';
 import { createdFieldsV1 } from '../machinery/apply/created.js';
 import { encodeStoredValue } from '../storage/managed-fields-codec.js';
@@ -37,8 +43,83 @@ function createdFields(job: CreatedFieldsJob): BodyJobResult {
   return { id: job.id, slices: jsonSlices(fieldsV1 ?? null), warnings: [] };
 }
 
+/** FieldManager.update of a large write: the entries the new object gets (null: none). */
+function updateFields(job: UpdateFieldsJob): BodyJobResult {
+  const kind = job.fieldManager.kind;
+  const root = applySchemaFor(kind.group, kind.version, kind.kind);
+  if (root === undefined) return { id: job.id, fallback: true };
+  const next = JSON.parse(job.next) as KubeObject;
+  fieldManagerOfJob(job.fieldManager, root).update(JSON.parse(job.live) as KubeObject | null, next, job.manager);
+  return { id: job.id, slices: jsonSlices(next.metadata.managedFields ?? null), warnings: [] };
+}
+
+/** FieldManager.apply of a large apply: the merged object, or its conflicts or schema error as data. */
+function applied(job: ApplyJob): BodyJobResult {
+  const kind = job.fieldManager.kind;
+  const root = applySchemaFor(kind.group, kind.version, kind.kind);
+  if (root === undefined) return { id: job.id, fallback: true };
+  const live = JSON.parse(job.live) as KubeObject | null;
+  const config = JSON.parse(job.config) as Record<string, unknown>;
+  try {
+    const { object, changed } = fieldManagerOfJob(job.fieldManager, root).apply(live, config, job.manager, job.force);
+    return { id: job.id, applied: jsonSlices(object), changed };
+  } catch (err) {
+    if (err instanceof ConflictsError) return { id: job.id, conflicts: err.conflicts };
+    if (err instanceof ApplySchemaError) return { id: job.id, schemaError: err.message };
+    throw err;
+  }
+}
+
+/** A large patch's stages, in one go: the patched object, its warnings, or the request's error (thrown). */
+function patched(job: PatchJob): BodyJobResult {
+  const smpSchema = smpSchemaFor(job.expected.group, job.expected.version, job.expected.kind);
+  if (job.patchType === 'application/strategic-merge-patch+json' && smpSchema === undefined) return { id: job.id, fallback: true };
+  const patch = parsePatch(job.text, job.patchType, job.fieldValidation ?? 'Warn');
+  const warnings = warningCollector();
+  const run = patchStages(JSON.parse(job.current) as KubeObject, {
+    patchType: job.patchType,
+    patch,
+    text: job.text,
+    expected: job.expected,
+    smpSchema,
+    scale: false,
+    unstructured: false,
+    isKnownKind: () => {
+      throw new NeedsScheme();
+    },
+    fieldValidation: job.fieldValidation,
+    res: warnings.res,
+  });
+  let step = run.next();
+  while (step.done !== true) step = run.next();
+  return { id: job.id, patched: jsonSlices(step.value.object), warnings: step.value.warnings, headerWarnings: warnings.values() };
+}
+
 parentPort!.on('message', (job: BodyJob) => {
   let result: BodyJobResult;
+  if (job.type === 'patch' || job.type === 'parse-patch') {
+    try {
+      if (job.type === 'patch') result = patched(job);
+      else {
+        parsePatch(job.text, job.patchType, job.fieldValidation ?? 'Warn');
+        result = { id: job.id, parsed: true };
+      }
+    } catch (err) {
+      result = err instanceof StatusError ? { id: job.id, status: err.status } : { id: job.id, fallback: true };
+    }
+    parentPort!.postMessage(result);
+    return;
+  }
+  if (job.type === 'update-fields' || job.type === 'apply') {
+    try {
+      result = job.type === 'apply' ? applied(job) : updateFields(job);
+    } catch {
+      // Anything else (an internal error) is the main thread's to meet: it does the same work there.
+      result = { id: job.id, fallback: true };
+    }
+    parentPort!.postMessage(result);
+    return;
+  }
   if (job.type === 'stored') {
     try {
       result = { id: job.id, text: encodeStoredValue(JSON.parse(job.json) as KubeObject) };

@@ -27,12 +27,15 @@
 import { Worker } from 'node:worker_threads';
 import type { ServerResponse } from 'node:http';
 import { StatusError, type Status } from '../machinery/errors.js';
-import type { KubeObject } from '../machinery/meta.js';
 import { assembleSlices, stringifySliced, type Slice } from '../machinery/json-slices.js';
 import type { CreatedFieldsOptions } from '../machinery/apply/created.js';
 import type { ExpectedKind, FieldValidation } from './write-body.js';
 import type { Pause } from './large-requests.js';
 import { encodeStoredValue } from '../storage/managed-fields-codec.js';
+import type { FieldManagerJob } from '../machinery/apply/field-manager.js';
+import { ConflictsError, type Conflict } from '../machinery/apply/updater.js';
+import { ApplySchemaError } from '../machinery/apply/typed.js';
+import type { KubeObject, ManagedFieldsEntry } from '../machinery/meta.js';
 
 /** Decode a large JSON body (write-body.ts). */
 export interface DecodeJob {
@@ -60,11 +63,57 @@ export interface StoredValueJob {
   json: string;
 }
 
-export type BodyJob = DecodeJob | CreatedFieldsJob | StoredValueJob;
+/** FieldManager.update of a large write (machinery/apply/field-manager.ts): both objects as JSON. */
+export interface UpdateFieldsJob {
+  type: 'update-fields';
+  id: number;
+  fieldManager: FieldManagerJob;
+  live: string;
+  next: string;
+  manager: string;
+}
+
+/** FieldManager.apply of a large apply: the live object and the configuration as JSON. */
+export interface ApplyJob {
+  type: 'apply';
+  id: number;
+  fieldManager: FieldManagerJob;
+  live: string;
+  config: string;
+  manager: string;
+  force: boolean;
+}
+
+/** A JSON, merge or strategic merge patch's stages (patch-stages.ts) of a built-in kind: the current object as JSON. */
+export interface PatchJob {
+  type: 'patch';
+  id: number;
+  current: string;
+  text: string;
+  patchType: string;
+  expected: ExpectedKind;
+  fieldValidation: FieldValidation | undefined;
+}
+
+/** A patch body's parse (patch-bodies.ts parsePatch), for its error only. */
+export interface ParsePatchJob {
+  type: 'parse-patch';
+  id: number;
+  text: string;
+  patchType: string;
+  fieldValidation: FieldValidation | undefined;
+}
+
+export type BodyJob = DecodeJob | CreatedFieldsJob | StoredValueJob | UpdateFieldsJob | ApplyJob | PatchJob | ParsePatchJob;
 
 export type BodyJobResult =
   | { id: number; slices: Slice[]; warnings: string[] }
+  | { id: number; applied: Slice[]; changed: boolean }
+  | { id: number; patched: Slice[]; warnings: string[]; headerWarnings: string[] }
+  | { id: number; conflicts: Conflict[] }
+  | { id: number; schemaError: string }
   | { id: number; text: string }
+  | { id: number; parsed: true }
   | { id: number; status: Status }
   | { id: number; fallback: true };
 
@@ -172,8 +221,8 @@ export async function decodeOffThread(
 ): Promise<KubeObject | undefined> {
   const result = await bodyWorker.run({ type: 'decode', body, expected, fieldValidation });
   await pause(true);
-  if (result === undefined || 'fallback' in result || 'text' in result) return undefined;
-  if ('status' in result) throw StatusError.fromStatus(result.status);
+  if (result !== undefined && 'status' in result) throw StatusError.fromStatus(result.status);
+  if (result === undefined || !('slices' in result)) return undefined;
   const object = (await assembleSlices(result.slices, pause)) as KubeObject;
   addWarningHeaderValues(res, result.warnings);
   return object;
@@ -220,4 +269,100 @@ export async function storedValueOffThread(obj: KubeObject, pause: Pause): Promi
   await pause(true);
   if (result !== undefined && 'text' in result) return result.text;
   return encodeStoredValue(obj);
+}
+
+/**
+ * The managedFields of a large update, patch or subresource write
+ * (FieldManager.update of the field manager `fieldManager` describes) on the
+ * worker thread: both objects go as JSON written a slice at a time, the
+ * entries come back in slices; undefined when next gets none, false when the
+ * main thread must do it itself. Why: the update decodes the live object's
+ * field sets, walks and compares both objects and encodes the sets again,
+ * each as large as the object (100,000 keys: a few hundred milliseconds in
+ * one block). It reads nothing but its inputs (the kind's apply schema, the
+ * write's time, which entry versions convert), so the entries are the same.
+ */
+export async function managedFieldsOffThread(
+  fieldManager: FieldManagerJob,
+  live: KubeObject | null,
+  next: KubeObject,
+  manager: string,
+  pause: Pause,
+): Promise<ManagedFieldsEntry[] | undefined | false> {
+  const liveJson = live === null ? 'null' : await stringifySliced(live, pause);
+  const nextJson = await stringifySliced(next, pause);
+  const result = await bodyWorker.run({ type: 'update-fields', fieldManager, live: liveJson, next: nextJson, manager });
+  await pause(true);
+  if (result === undefined || !('slices' in result)) return false;
+  const entries = await assembleSlices(result.slices, pause);
+  return entries === null ? undefined : (entries as ManagedFieldsEntry[]);
+}
+
+/**
+ * Server-side apply's merge (FieldManager.apply) of a large configuration or
+ * live object on the worker thread: the merged object comes back in slices,
+ * a conflict or schema error as the same error; false when the main thread
+ * must do it itself. Why: the merge builds, compares and encodes field sets
+ * of the configuration and the live object (100,000 keys taken by force from
+ * another manager: about a second in one block).
+ */
+export async function appliedOffThread(
+  fieldManager: FieldManagerJob,
+  live: KubeObject | null,
+  config: Record<string, unknown>,
+  manager: string,
+  force: boolean,
+  pause: Pause,
+): Promise<{ object: KubeObject; changed: boolean } | false> {
+  const liveJson = live === null ? 'null' : await stringifySliced(live, pause);
+  const configJson = await stringifySliced(config, pause);
+  const result = await bodyWorker.run({ type: 'apply', fieldManager, live: liveJson, config: configJson, manager, force });
+  await pause(true);
+  if (result === undefined) return false;
+  if ('conflicts' in result) throw new ConflictsError(result.conflicts);
+  if ('schemaError' in result) throw new ApplySchemaError(result.schemaError);
+  if (!('applied' in result)) return false;
+  const object = (await assembleSlices(result.applied, pause)) as KubeObject;
+  return { object, changed: result.changed };
+}
+
+/**
+ * A large patch's stages (patch-stages.ts: the patch applied, the typed
+ * decode of the result, its re-decode and field checks) on the worker thread:
+ * the current object goes as JSON written a slice at a time, the patched one
+ * comes back in slices with its field checks' warnings (the owner-reference
+ * dedup's are set on `res`), a request error as the same error; undefined
+ * when the main thread must run them itself (a kind the worker cannot decode).
+ * Why: each stage walks the whole object, together hundreds of milliseconds
+ * for 100,000 keys; they read only the patch, the object and the kind.
+ */
+export async function patchedOffThread(
+  current: KubeObject,
+  patch: { text: string; patchType: string; expected: ExpectedKind; fieldValidation: FieldValidation | undefined },
+  res: ServerResponse,
+  pause: Pause,
+): Promise<{ object: KubeObject; warnings: string[] } | undefined> {
+  const json = await stringifySliced(current, pause);
+  const result = await bodyWorker.run({ type: 'patch', current: json, ...patch });
+  await pause(true);
+  if (result !== undefined && 'status' in result) throw StatusError.fromStatus(result.status);
+  if (result === undefined || !('patched' in result)) return undefined;
+  const object = (await assembleSlices(result.patched, pause)) as KubeObject;
+  addWarningHeaderValues(res, result.headerWarnings);
+  return { object, warnings: result.warnings };
+}
+
+/**
+ * Whether a large patch body parses (parsePatch on the worker thread): true
+ * when it does, its error thrown when it does not, false when the main thread
+ * must parse it itself. Why: the parse of 3 MiB (JSON.parse, the depth and
+ * lone-surrogate scans) is tens of milliseconds in one block, and its error
+ * must come before the object is read (a malformed patch of a missing object
+ * is a 400); the stages on the worker parse it again (patchedOffThread).
+ */
+export async function patchParsesOffThread(text: string, patchType: string, fieldValidation: FieldValidation | undefined, pause: Pause): Promise<boolean> {
+  const result = await bodyWorker.run({ type: 'parse-patch', text, patchType, fieldValidation });
+  await pause(true);
+  if (result !== undefined && 'status' in result) throw StatusError.fromStatus(result.status);
+  return result !== undefined && 'parsed' in result;
 }

@@ -25,7 +25,7 @@ import type {
   WriteOptions,
 } from '../registry/rest.js';
 import YAML from 'yaml';
-import { decodeObject, encodeBody, typeMismatch, YAML_PARSE_OPTIONS } from './codecs.js';
+import { decodeObject, encodeBody, YAML_PARSE_OPTIONS } from './codecs.js';
 import { type JsonBody, dedupOwnerReferences, jsonBodyOf, mergeDuplicateKeys } from './body-normalization.js';
 import { checkFields, setWarningHeaders } from './field-validation.js';
 import {
@@ -55,8 +55,10 @@ import {
 
 export { listOptionsFrom, managerOrUserAgent };
 import { LARGE_BODY_BYTES, largeRequestTurns, type Pause } from './large-requests.js';
-import { createdFieldsOffThread, storedValueOffThread, decodeOffThread } from './body-worker.js';
+import { appliedOffThread, createdFieldsOffThread, decodeOffThread, managedFieldsOffThread, patchedOffThread, patchParsesOffThread, storedValueOffThread } from './body-worker.js';
 import { decodeTypedBody } from './write-body.js';
+import { patchStages, type PatchStagesInput } from './patch-stages.js';
+import { deepCopy } from '../machinery/deep-copy.js';
 import { deleteOptionsFrom } from './delete-options.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
 
@@ -188,29 +190,6 @@ function inputMediaType(scope: ResourceScope): string {
 /** The typed decode of a create/update body (write-body.ts). */
 function decodeBody(scope: ResourceScope, object: KubeObject, expected = expectedKind(scope.type)): void {
   decodeTypedBody(expected, object);
-}
-
-/**
- * The typed decode of a patch's result. Upstream reports its failure as a 422
- * on the field "patch" of no kind: a strategic merge patch shows the patch
- * (Go's %v of the map) and the unstructured converter's message, a JSON or
- * merge patch the patched document and encoding/json's message.
- */
-function decodePatchedTyped(scope: ResourceScope, object: KubeObject, patchType: string, patch: unknown, patchValue: string): void {
-  const strategic = patchType === 'application/strategic-merge-patch+json';
-  const expected = expectedKind(scope.type, scope.info.subresource);
-  const doc = object as unknown as Record<string, unknown>;
-  // A JSON or merge patch that changed the type fields: the decoder reads the kind the document names (its
-  // typed decode first, then the conversion to the endpoint's kind fails), and the patch handler reports it.
-  const mismatch = strategic ? undefined : typeMismatch(doc, expected, scope.isKnownKind);
-  const target = mismatch?.known ?? expected;
-  try {
-    decodeTyped(target.group, target.version, target.kind, doc, strategic ? 'unstructured' : 'json');
-  } catch (err) {
-    if (!(err instanceof TypedDecodeError)) throw err;
-    throw invalid('', '', '', [fieldErrors.invalid('patch', patchValue, err.message)]);
-  }
-  if (mismatch !== undefined) throw invalid('', '', '', [fieldErrors.invalid('patch', patchValue, mismatch.inner)]);
 }
 
 /**
@@ -391,6 +370,8 @@ function largeWrite(options: WriteOptions, body: Buffer, pause: Pause): void {
   options.offload = {
     createdFieldsV1: (kind, obj, walk) => createdFieldsOffThread(kind, obj, walk, pause),
     storedValue: (obj) => storedValueOffThread(obj, pause),
+    managedFieldsOfUpdate: (job, live, next, manager) => managedFieldsOffThread(job, live, next, manager, pause),
+    applied: (job, live, config, manager, force) => appliedOffThread(job, live, config, manager, force, pause),
   };
 }
 
@@ -480,7 +461,12 @@ async function handleNonApplyPatch(
 ): Promise<void> {
   const scale = scope.info.subresource === 'scale';
   const text = body.toString('utf8');
-  const patch = parsePatch(text, patchType, options.fieldValidation ?? 'Warn');
+  // A large patch of a built-in kind is parsed and run on the worker thread (patch-stages.ts says why);
+  // here it is parsed only if its stages must run here after all.
+  const offThread = body.length >= LARGE_BODY_BYTES && !scale && scope.store.unstructured !== true;
+  let parsed: { patch: unknown } | undefined;
+  const parsedPatch = (): unknown => (parsed ??= { patch: parsePatch(text, patchType, options.fieldValidation ?? 'Warn') }).patch;
+  if (!offThread || !(await patchParsesOffThread(text, patchType, options.fieldValidation, pause))) parsedPatch();
   await pause();
   const expected = target;
   const name = scope.info.name;
@@ -491,34 +477,23 @@ async function handleNonApplyPatch(
   // The patched object's stages, each a walk of the whole object; a large
   // patch's store pauses between them (large-requests.ts), a small one or a
   // /scale write (its store takes a plain function) runs them in one go.
+  const input: Omit<PatchStagesInput, 'patch'> = {
+    patchType,
+    text,
+    expected,
+    smpSchema,
+    scale,
+    unstructured: scope.store.unstructured === true && scope.info.subresource !== 'scale',
+    isKnownKind: scope.isKnownKind,
+    fieldValidation: options.fieldValidation,
+    res: scope.res,
+  };
   function* stages(current: KubeObject): Generator<undefined, KubeObject, undefined> {
-    let result: unknown;
-    if (patchType === 'application/json-patch+json') result = applyJsonPatch(current, patch);
-    else if (patchType === 'application/strategic-merge-patch+json') result = applyStrategicMergePatch(current, patch, smpSchema!);
-    else result = applyMergePatch(current, patch);
-    yield;
-    // The patched document is decoded like a request body: it must still be this kind and name.
-    // (Its name and namespace are checked by the store, after this returns.)
-    // The typed decode sees the patched document first (a wrong type anywhere, metadata included, is its 422).
-    const strategic = patchType === 'application/strategic-merge-patch+json';
-    const patchValue = strategic ? goValue(patch) : JSON.stringify(result);
-    if (!scale && result !== null && typeof result === 'object' && !Array.isArray(result)) {
-      decodePatchedTyped(scope, result as KubeObject, patchType, patch, patchValue);
-    }
-    yield;
-    const object = decodeObject(Buffer.from(JSON.stringify(result)), 'application/json', expected, scope.isKnownKind, scope.store.unstructured === true && scope.info.subresource !== 'scale');
-    yield;
+    const out = yield* patchStages(current, { ...input, patch: parsedPatch() });
     // Recomputed on every attempt: a conflict retry patches a newer object.
     storeWarnings.length = 0;
-    warnings = checkFields(object, {
-      ...expected,
-      directive: options.fieldValidation,
-      mode: 'patch',
-      patchValue,
-      ...(patchType === 'application/json-patch+json' ? {} : { rawJson: text }),
-    });
-    dedupOwnerReferences(scope.res, object, true);
-    return object;
+    warnings = out.warnings;
+    return out.object;
   }
   const inOneGo = (current: KubeObject): KubeObject => {
     const run = stages(current);
@@ -535,18 +510,30 @@ async function handleNonApplyPatch(
     }
     return step.value;
   };
+  const onWorker = async (current: KubeObject): Promise<KubeObject> => {
+    const out = await patchedOffThread(current, { text, patchType, expected, fieldValidation: options.fieldValidation }, scope.res, pause);
+    // Run here after all: on a copy (the store left the stored object uncopied for the worker's JSON).
+    if (out === undefined) return paused(deepCopy(current));
+    storeWarnings.length = 0;
+    warnings = out.warnings;
+    return out.object;
+  };
   const patched = scale
     ? await scope.store.updateScale!(scope.namespace, name, inOneGo, options)
-    : await scope.store.patch(scope.namespace, name, body.length < LARGE_BODY_BYTES ? inOneGo : paused, options);
+    : body.length < LARGE_BODY_BYTES
+      ? await scope.store.patch(scope.namespace, name, inOneGo, options)
+      : offThread
+        ? await scope.store.patch(scope.namespace, name, onWorker, { ...options, readsCurrent: true })
+        : await scope.store.patch(scope.namespace, name, paused, options);
   await pause();
   setWarningHeaders(scope.res, [...warnings, ...storeWarnings]);
   await writeAfterLarge(scope, body, 200, patched, out, pause, scale ? SCALE_KIND : undefined);
 }
 
 /** The applied configuration: a YAML (or JSON) object; kind and apiVersion must be the URL's. */
-function decodeApplyBody(scope: ResourceScope, body: Buffer, strict: boolean): { config: Record<string, unknown>; warnings: string[] } {
-  const { config, warnings } = parseApplyBody(body, strict);
-  return { config: checkApplyKind(scope, config), warnings };
+function decodeApplyBody(scope: ResourceScope, body: Buffer, strict: boolean): { config: Record<string, unknown>; warnings: string[]; json?: true } {
+  const { config, warnings, json } = parseApplyBody(body, strict);
+  return json === true ? { config: checkApplyKind(scope, config), warnings, json } : { config: checkApplyKind(scope, config), warnings };
 }
 
 function checkApplyKind(scope: ResourceScope, config: Record<string, unknown>): Record<string, unknown> {
@@ -571,11 +558,18 @@ async function handleApply(
   pause: () => Promise<void>,
 ): Promise<void> {
   const directive = options.fieldValidation;
-  const { config, warnings } = decodeApplyBody(scope, body, directive === 'Strict' || directive === 'Warn');
+  const { config, warnings, json } = decodeApplyBody(scope, body, directive === 'Strict' || directive === 'Warn');
   await pause();
   const strictFailure = warnings.length > 0 && directive === 'Strict';
+  // The merge goes to the worker as JSON: a YAML body's values (.nan, .inf) may not survive that, so its merge stays here.
+  let offload = options.offload;
+  if (offload !== undefined && json !== true) {
+    const { applied: _applied, ...rest } = offload;
+    offload = rest;
+  }
   options = {
     ...options,
+    ...(offload === undefined ? {} : { offload }),
     afterMerge: (merged) => {
       // Upstream decides conflicts first: the strict decode fails the request only after a clean merge.
       if (strictFailure) throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${warnings.join('\n  ')}`);

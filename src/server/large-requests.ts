@@ -39,15 +39,32 @@
 //                                                              among its node's keys: 100,000 keys held
 //                                                              the loop ~480 ms); the JSON goes in
 //                                                              slices, one string comes back
+//   the field manager of an update,     worker thread          pure (field-manager.ts, given both
+//   a patch, a subresource write        (store trackUpdate-    objects with their managedFields, the
+//   (decode the live object's field     Offloaded)             write's time and which entry versions
+//   sets, compare old and new, encode                          convert: FieldManagerJob); both go as
+//   the entries again)                                         JSON in slices, the entries come back
+//                                                              in slices (100,000 keys: 250 ms in one
+//                                                              block on an idle core)
+//   server-side apply's merge and       worker thread          pure as above (FieldManager.apply); the
+//   field sets (a JSON body)            (store apply)          merged object comes back in slices, a
+//                                                              conflict as the same 409 (a forced apply
+//                                                              of 100,000 keys: ~780 ms in one block);
+//                                                              a YAML body's merge stays here (its
+//                                                              values may not survive JSON)
+//   a JSON, merge or strategic merge    worker thread          pure (patch-stages.ts) for a built-in
+//   patch's stages: the patch applied,  (handlers.ts           kind; the current object goes as JSON
+//   the typed decode of the result,     patchedOffThread)      in slices, the patched one comes back in
+//   its re-decode and field checks                             slices (four walks of the object, each
+//                                                              up to a hundred ms); a custom resource's
+//                                                              (its decode needs the server's CRD
+//                                                              schemas) run here, a stage each
 //   prune, defaults, zero values,       here, a stage each,    they change the object in place, and
 //   admission, validation, the write    paused between         admission and the store (watch cache,
 //   (create, update, patch, apply)                             storage) live on this thread; each is
 //                                                              one walk (a map of scalars is not even
 //                                                              walked by prune), tens of milliseconds
 //                                                              for 100,000 keys on an idle core
-//   a patch's merge, the typed decode   here, a stage each     the handler's patch function is a
-//   of its result, its re-decode and    (handlers.ts stages)   generator paused between its stages
-//   field checks
 //   the answer's JSON                   slices (responses.ts)  JSON.stringify of a maximal object is
 //                                                              one block of a hundred milliseconds
 //
@@ -58,18 +75,18 @@
 // nesting depth (json-depth.ts), the stored object (--max-object-size-bytes).
 //
 // Not yet bounded (each one block on this thread, every cost linear):
-// - the field manager of an update, patch or apply: the walk of the old and
-//   new objects' field sets and their comparison (an update or merge patch of
-//   100,000 keys: a few hundred milliseconds on an idle core; a forced apply
-//   taking 100,000 fields from another manager: about a second). Its inputs
-//   (both objects with their managedFields, the manager's options) could go
-//   to the worker as the created field set does;
-// - a patch body's parse (JSON.parse of 3 MiB, tens of milliseconds), an
+// - a patch body's parse (JSON.parse of 3 MiB, tens of milliseconds; the
+//   worker parses it again for the stages, but the main thread's parse comes
+//   first so that a malformed patch is a 400 before the object is read), an
 //   apply body's parse, and the storage read's decode and copy of the current
-//   object at the start of an update;
+//   object at the start of an update or patch;
 // - each enumeration of a 100,000-key map (Object.keys of a dictionary-mode
 //   object sorts its keys: ~10-20 ms on an idle core): every stage above
-//   lists the map at least once.
+//   lists the map at least once (the zero-value walks' "is it empty?" no
+//   longer does: machinery/known-keys.ts);
+// - the storage read of an update's current object (its stored value decoded
+//   and copied: tens of milliseconds, storage/object-store.ts), the update's
+//   copy of the decoded body for its attempt (store/update.ts).
 
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 

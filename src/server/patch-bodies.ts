@@ -15,7 +15,7 @@ import { EXCESSIVE_ALIASING, isExcessiveAliasing, YAML_PARSE_OPTIONS, YAML_TO_JS
  * An apply body (YAML, or JSON as kubectl and client-go send it) as a map,
  * with its repeated keys as upstream's strict decoder words them when `strict`.
  */
-export function parseApplyBody(body: Buffer, strict: boolean): { config: Record<string, unknown>; warnings: string[] } {
+export function parseApplyBody(body: Buffer, strict: boolean): { config: Record<string, unknown>; warnings: string[]; json?: true } {
   const text = body.toString('utf8');
   // JSON is YAML, and what kubectl and client-go send: parse it as JSON (a hundred times faster than the YAML parser).
   if (/^\s*\{/.test(text)) {
@@ -26,7 +26,7 @@ export function parseApplyBody(body: Buffer, strict: boolean): { config: Record<
       parsed = undefined;
     }
     if (parsed !== undefined && jsonDepthError(text) !== undefined) throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${YAML_TOO_DEEP}`);
-    if (parsed !== undefined) return { config: replaceLoneSurrogates(parsed, text) as Record<string, unknown>, warnings: strict ? jsonDuplicateKeys(text) : [] };
+    if (parsed !== undefined) return { config: replaceLoneSurrogates(parsed, text) as Record<string, unknown>, warnings: strict ? jsonDuplicateKeys(text) : [], json: true };
   }
   let doc: YAML.Document.Parsed | undefined;
   let value: unknown;

@@ -30,3 +30,24 @@ test('deepCopy keeps keys whose value is undefined, and copies what is not plain
   assert.equal(deepCopy('s'), 's');
   assert.equal(deepCopy(null), null);
 });
+
+test('known keys: a large copy or an assembled map answers "empty?" without listing its keys, and stays right after deletes', async () => {
+  const { isEmptyRecord } = await import('../../src/machinery/known-keys.js');
+  const { assembleSlices, jsonSlices } = await import('../../src/machinery/json-slices.js');
+  const big = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, 'v']));
+  const copy = deepCopy(big);
+  const assembled = (await assembleSlices(jsonSlices({ data: big }, 100), () => Promise.resolve())) as { data: Record<string, unknown> };
+  for (const obj of [copy, assembled.data]) {
+    assert.equal(isEmptyRecord(obj), false);
+    for (const k of Object.keys(obj)) {
+      if (k === 'k4999') continue;
+      delete obj[k];
+    }
+    assert.equal(isEmptyRecord(obj), false);
+    delete obj['k4999'];
+    assert.equal(isEmptyRecord(obj), true);
+    obj['again'] = undefined;
+    assert.equal(isEmptyRecord(obj), false);
+  }
+  assert.equal(isEmptyRecord({}), true);
+});

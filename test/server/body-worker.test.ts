@@ -145,3 +145,162 @@ test('a large CustomResourceDefinition (a chart\'s) decodes and walks on the wor
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** A ConfigMap of `n` data keys, each set to `value`. */
+function configMap(name: string, n: number, value: string, metadata: Record<string, unknown> = {}): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: '5', ...metadata }, data: Object.fromEntries(Array.from({ length: n }, (_, i) => [`key-${i}`, value])) };
+}
+
+const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+test('an update\'s managedFields computed on the worker are the main thread\'s', { timeout: 120_000 }, async () => {
+  const { managedFieldsOffThread } = await import('../../src/server/body-worker.js');
+  const { FieldManager, fieldManagerOfJob } = await import('../../src/machinery/apply/field-manager.js');
+  const { applySchemaFor } = await import('../../src/api/schema/apply-schema.js');
+  const root = applySchemaFor('', 'v1', 'ConfigMap')!;
+  const job = { kind: CONFIGMAP, apiVersion: 'v1', subresource: '', resetFields: [], recordTimes: true, now: Date.parse('2026-11-28T08:00:00Z'), convertsFrom: ['v1'] };
+  const created = structuredClone(configMap('big', 20_000, 'v')) as never as { metadata: Record<string, unknown> };
+  new FieldManager({ root, apiVersion: 'v1', subresource: '', clock: () => new Date('2026-11-28T07:00:00Z') }).update(null, created as never, 'creator');
+  const applied = { ...created, metadata: { ...created.metadata, managedFields: [...(created.metadata['managedFields'] as unknown[]), { manager: 'applier', operation: 'Apply', apiVersion: 'v1', time: '2026-11-28T07:30:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:key-1': {} } } }, { manager: 'old', operation: 'Update', apiVersion: 'v0', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:key-2': {} } } }] } };
+  const cases: Array<[string, Record<string, unknown> | null, Record<string, unknown>, string[]]> = [
+    ['every value changed by another manager', created, configMap('big', 20_000, 'w'), ['v1']],
+    ['nothing changed', created, configMap('big', 20_000, 'v'), ['v1']],
+    ['a key removed, with an applier and an unconvertible entry', applied, configMap('big', 19_999, 'v'), ['v1']],
+    ['an entry of another version that converts', applied, configMap('big', 20_000, 'w'), ['v1', 'v0']],
+    ['entries sent by the client', created, configMap('big', 20_000, 'v', { managedFields: [{ manager: 'x', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }] }), ['v1']],
+    ['entries cleared by the client', created, configMap('big', 20_000, 'v', { managedFields: [{}] }), ['v1']],
+    ['a create', null, configMap('big', 20_000, 'v'), ['v1']],
+  ];
+  for (const [title, live, next, converts] of cases) {
+    const j = { ...job, convertsFrom: converts };
+    const mainNext = structuredClone(next) as never as { metadata: { managedFields?: unknown } };
+    fieldManagerOfJob(j, root).update(structuredClone(live) as never, mainNext as never, 'writer');
+    const worker = await managedFieldsOffThread(j, live as never, next as never, 'writer', tick);
+    assert.notEqual(worker, false, `${title}: done on the worker`);
+    assert.equal(JSON.stringify(worker), JSON.stringify(mainNext.metadata.managedFields), title);
+  }
+});
+
+test('an apply merged on the worker is the main thread\'s: the object, whether it changed, its conflicts', { timeout: 120_000 }, async () => {
+  const { appliedOffThread } = await import('../../src/server/body-worker.js');
+  const { fieldManagerOfJob, LAST_APPLIED_ANNOTATION } = await import('../../src/machinery/apply/field-manager.js');
+  const { ConflictsError } = await import('../../src/machinery/apply/updater.js');
+  const { applySchemaFor } = await import('../../src/api/schema/apply-schema.js');
+  const root = applySchemaFor('', 'v1', 'ConfigMap')!;
+  const job = { kind: CONFIGMAP, apiVersion: 'v1', subresource: '', resetFields: [], recordTimes: true, now: Date.parse('2026-11-28T08:00:00Z'), convertsFrom: ['v1'] };
+  const fm = fieldManagerOfJob(job, root);
+  const config = (value: string, n = 20_000): Record<string, unknown> => {
+    const c = configMap('big', n, value) as { metadata: Record<string, unknown> };
+    c.metadata = { name: 'big' };
+    return c;
+  };
+  const ownedByA = fm.apply(null, config('v'), 'a', false).object;
+  const lastApplied = { ...ownedByA, metadata: { ...ownedByA.metadata, annotations: { [LAST_APPLIED_ANNOTATION]: '{}' } } };
+  const cases: Array<[string, Record<string, unknown> | null, Record<string, unknown>, string, boolean]> = [
+    ['create on apply', null, config('v'), 'a', false],
+    ['the same configuration again', ownedByA, config('v'), 'a', false],
+    ['another manager forced', ownedByA, config('w'), 'b', true],
+    ['another manager not forced (conflicts)', ownedByA, config('w', 3), 'b', false],
+    ['kubectl with a last-applied annotation', lastApplied, config('w'), 'kubectl', true],
+  ];
+  const outcome = async (fn: () => Promise<{ object: unknown; changed: boolean }>): Promise<unknown> => {
+    try {
+      const { object, changed } = await fn();
+      return { object: JSON.stringify(object), changed };
+    } catch (err) {
+      assert.ok(err instanceof ConflictsError, String(err));
+      return { conflicts: err.conflicts };
+    }
+  };
+  for (const [title, live, cfg, manager, force] of cases) {
+    const main = await outcome(async () => fm.apply(structuredClone(live) as never, structuredClone(cfg), manager, force));
+    const worker = await outcome(async () => {
+      const out = await appliedOffThread(job, live as never, cfg, manager, force, tick);
+      assert.notEqual(out, false, `${title}: done on the worker`);
+      return out as { object: unknown; changed: boolean };
+    });
+    assert.deepEqual(worker, main, title);
+  }
+});
+
+test('a patch\'s stages run on the worker as on the main thread: the object, its warnings, its errors', { timeout: 120_000 }, async () => {
+  const { patchedOffThread } = await import('../../src/server/body-worker.js');
+  const { patchStages } = await import('../../src/server/patch-stages.js');
+  const { parsePatch } = await import('../../src/server/patch-bodies.js');
+  const { smpSchemaFor } = await import('../../src/api/strategic-merge-schema.js');
+  const current = configMap('big', 20_000, 'v', { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u' }] });
+  const bigData = JSON.stringify(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key-${i}`, 'w'])));
+  const owner = '{"apiVersion":"v1","kind":"Pod","name":"p","uid":"u"}';
+  const cases: Array<[string, string, string, FieldValidation | undefined]> = [
+    ['merge patch', 'application/merge-patch+json', `{"data":${bigData}}`, undefined],
+    ['merge patch, unknown fields and repeated owner references, Warn', 'application/merge-patch+json', `{"data":${bigData},"extra":1,"metadata":{"ownerReferences":[${owner},${owner}]}}`, 'Warn'],
+    ['merge patch, unknown field, Strict', 'application/merge-patch+json', `{"data":${bigData},"extra":1}`, 'Strict'],
+    ['merge patch, a number where a string goes', 'application/merge-patch+json', `{"data":${bigData.replace('"w"', '12')}}`, undefined],
+    ['strategic merge patch', 'application/strategic-merge-patch+json', `{"data":${bigData}}`, undefined],
+    ['JSON patch', 'application/json-patch+json', `[{"op":"replace","path":"/data","value":${bigData}}]`, undefined],
+    ['JSON patch of a missing path', 'application/json-patch+json', `[{"op":"replace","path":"/nothere/x","value":${bigData}}]`, undefined],
+  ];
+  const outcome = async (fn: (res: ServerResponse) => Promise<{ object: unknown; warnings: string[] }>): Promise<unknown> => {
+    const res = fakeResponse();
+    try {
+      const { object, warnings } = await fn(res);
+      return { object: JSON.stringify(object), warnings, headers: res.headers.get('Warning') };
+    } catch (err) {
+      assert.ok(err instanceof StatusError, String(err));
+      return { status: err.status };
+    }
+  };
+  for (const [title, patchType, text, fv] of cases) {
+    const main = await outcome(async (res) => {
+      const run = patchStages(structuredClone(current) as never, {
+        patchType,
+        patch: parsePatch(text, patchType, fv ?? 'Warn'),
+        text,
+        expected: CONFIGMAP,
+        smpSchema: smpSchemaFor('', 'v1', 'ConfigMap'),
+        scale: false,
+        unstructured: false,
+        isKnownKind: () => false,
+        fieldValidation: fv,
+        res,
+      });
+      let step = run.next();
+      while (step.done !== true) step = run.next();
+      return step.value;
+    });
+    const worker = await outcome(async (res) => {
+      const out = await patchedOffThread(current as never, { text, patchType, expected: CONFIGMAP, fieldValidation: fv }, res, tick);
+      assert.notEqual(out, undefined, `${title}: done on the worker`);
+      return out!;
+    });
+    assert.deepEqual(worker, main, title);
+  }
+});
+
+test('a patch body parsed on the worker fails as on the main thread', { timeout: 60_000 }, async () => {
+  const { patchParsesOffThread } = await import('../../src/server/body-worker.js');
+  const { parsePatch } = await import('../../src/server/patch-bodies.js');
+  const big = `"data":{${Array.from({ length: 20_000 }, (_, i) => `"key-${i}":"v"`).join(',')}}`;
+  const cases: Array<[string, string, FieldValidation | undefined]> = [
+    ['application/merge-patch+json', `{${big}}`, undefined],
+    ['application/merge-patch+json', `{${big}`, undefined],
+    ['application/merge-patch+json', `{${big}`, 'Ignore'],
+    ['application/json-patch+json', `{${big}}`, 'Strict'],
+    ['application/strategic-merge-patch+json', `[{${big}}]`, undefined],
+    ['application/merge-patch+json', `{${big},"deep":${'['.repeat(20_000)}${']'.repeat(20_000)}}`, undefined],
+  ];
+  for (const [patchType, text, fv] of cases) {
+    const outcome = async (fn: () => unknown): Promise<unknown> => {
+      try {
+        await fn();
+        return 'parsed';
+      } catch (err) {
+        assert.ok(err instanceof StatusError, String(err));
+        return err.status;
+      }
+    };
+    const main = await outcome(() => parsePatch(text, patchType, fv ?? 'Warn'));
+    const worker = await outcome(async () => assert.equal(await patchParsesOffThread(text, patchType, fv, tick), true));
+    assert.deepEqual(worker, main, `${patchType} ${fv}: ${text.slice(-20)}`);
+  }
+});

@@ -70,3 +70,62 @@ test('a large update is decoded the same way and stored', async () => {
   assert.equal(updated.json['data']['key-0'], 'changed');
   assert.equal(updated.json['metadata'].labels, undefined);
 });
+
+/** A large request with a content type of its own and a field manager; its status and JSON answer. */
+async function sendAs(method: string, path: string, text: string, contentType: string): Promise<{ status: number; json: Record<string, any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  assert.ok(text.length >= 256 * 1024);
+  const res = await fetch(server.url + path, { method, headers: { 'content-type': contentType }, body: text });
+  return { status: res.status, json: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** The managers of an object's entries with how many data keys each owns. */
+function owners(obj: Record<string, any>): Record<string, number> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const out: Record<string, number> = {};
+  for (const e of obj['metadata'].managedFields ?? []) out[`${e.manager}/${e.operation}`] = Object.keys(e.fieldsV1?.['f:data'] ?? {}).filter((k) => k !== '.').length;
+  return out;
+}
+
+test('a large update, merge patch and apply (their field manager, patch and merge on the worker thread) track fields and answer as small ones', async () => {
+  const values = (value: string, n = 30_000): string => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`key-${i}`, value])));
+  const created = await sendAs('POST', `${CM}?fieldManager=a`, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned"},"data":${values('v')}}`, 'application/json');
+  assert.equal(created.status, 201);
+  assert.deepEqual(owners(created.json), { 'a/Update': 30_000 });
+  // b's merge patch changes every value but one: b takes them, a keeps the one.
+  const patchData = JSON.parse(values('w')) as Record<string, string>;
+  delete patchData['key-7'];
+  const patched = await sendAs('PATCH', `${CM}/owned?fieldManager=b`, JSON.stringify({ data: patchData, metadata: { labels: { l: 'x' } } }), 'application/merge-patch+json');
+  assert.equal(patched.status, 200, JSON.stringify(patched.json).slice(0, 300));
+  assert.deepEqual(owners(patched.json), { 'a/Update': 1, 'b/Update': 29_999 });
+  assert.equal(patched.json['data']['key-0'], 'w');
+  assert.equal(patched.json['data']['key-7'], 'v');
+  assert.deepEqual(patched.json['metadata'].labels, { l: 'x' });
+  // A strict patch with an unknown field and a malformed one change nothing.
+  const strict = await sendAs('PATCH', `${CM}/owned?fieldManager=b&fieldValidation=Strict`, JSON.stringify({ data: patchData, extra: 1 }), 'application/merge-patch+json');
+  assert.equal(strict.status, 422);
+  assert.match(strict.json['message'], /^ "" is invalid: patch: Invalid value: .*strict decoding error: unknown field "extra"/s);
+  const malformed = await sendAs('PATCH', `${CM}/owned?fieldManager=b`, JSON.stringify({ data: patchData }).slice(0, -1), 'application/merge-patch+json');
+  assert.equal(malformed.status, 400);
+  assert.match(malformed.json['message'], /^error decoding patch: /);
+  const missing = await sendAs('PATCH', `${CM}/nothere?fieldManager=b`, JSON.stringify({ data: patchData }).slice(0, -1), 'application/merge-patch+json');
+  assert.equal(missing.status, 400, 'a malformed patch is refused before the object is read');
+  // c's apply of other values conflicts with b (and a); forced, c takes every key it applies (a keeps the data map
+  // itself, b its label).
+  const config = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned"},"data":${values('x')}}`;
+  const conflicted = await sendAs('PATCH', `${CM}/owned?fieldManager=c`, config, 'application/apply-patch+yaml');
+  assert.equal(conflicted.status, 409);
+  assert.equal(conflicted.json['reason'], 'Conflict');
+  assert.equal(conflicted.json['details'].causes.length, 30_000);
+  assert.deepEqual(conflicted.json['details'].causes[0], { reason: 'FieldManagerConflict', message: 'conflict with "a" using v1', field: '.data.key-7' });
+  const applied = await sendAs('PATCH', `${CM}/owned?fieldManager=c&force=true`, config, 'application/apply-patch+yaml');
+  assert.equal(applied.status, 200, JSON.stringify(applied.json).slice(0, 300));
+  assert.deepEqual(owners(applied.json), { 'a/Update': 0, 'b/Update': 0, 'c/Apply': 30_000 });
+  assert.equal(applied.json['data']['key-7'], 'x');
+  // d's update (a PUT of the stored object with one value changed) takes that one from c.
+  const next = structuredClone(applied.json);
+  next['data']['key-3'] = 'y';
+  const updated = await sendAs('PUT', `${CM}/owned?fieldManager=d`, JSON.stringify(next), 'application/json');
+  assert.equal(updated.status, 200, JSON.stringify(updated.json).slice(0, 300));
+  assert.deepEqual(owners(updated.json), { 'a/Update': 0, 'b/Update': 0, 'c/Apply': 29_999, 'd/Update': 1 });
+  const stored = await fetch(`${server.url}${CM}/owned`).then((r) => r.json());
+  assert.deepEqual(stored, updated.json);
+});

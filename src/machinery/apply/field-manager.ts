@@ -61,6 +61,52 @@ export interface FieldManagerOptions {
   unstructured?: boolean;
 }
 
+/**
+ * A field manager's options as data, for one write's field manager rebuilt on
+ * a worker thread (server/body-worker.ts): the kind names its apply schema,
+ * the write's time stands for the clock and the apiVersions the write's
+ * entries carry that convert to this kind's stand for convertsFrom.
+ */
+export interface FieldManagerJob {
+  kind: { group: string; version: string; kind: string };
+  apiVersion: string;
+  subresource: string;
+  resetFields: string[][];
+  recordTimes: boolean;
+  /** The write's time (the store's clock), in milliseconds since the epoch. */
+  now: number;
+  convertsFrom: string[];
+}
+
+/** The field manager a FieldManagerJob describes, under `root` (the kind's apply schema). */
+export function fieldManagerOfJob(job: FieldManagerJob, root: TypeNode): FieldManager {
+  const converts = new Set(job.convertsFrom);
+  return new FieldManager({
+    root,
+    apiVersion: job.apiVersion,
+    subresource: job.subresource,
+    resetFields: job.resetFields,
+    clock: () => new Date(job.now),
+    recordTimes: job.recordTimes,
+    convertsFrom: (apiVersion) => converts.has(apiVersion),
+  });
+}
+
+/** The apiVersions of the entries in objects' managedFields (what a FieldManagerJob's convertsFrom is asked about). */
+export function entryApiVersions(...objects: ReadonlyArray<{ metadata?: { managedFields?: unknown } } | null>): Set<string> {
+  const out = new Set<string>();
+  for (const o of objects) {
+    const entries = o?.metadata?.managedFields;
+    if (!Array.isArray(entries)) continue;
+    for (const e of entries as unknown[]) {
+      if (e === null || typeof e !== 'object') continue;
+      const version = (e as ManagedFieldsEntry).apiVersion;
+      out.add(typeof version === 'string' ? version : '');
+    }
+  }
+  return out;
+}
+
 /** The identity of a manager entry, as upstream's BuildManagerIdentifier. */
 export interface ManagerIdentity {
   manager: string;
