@@ -12,7 +12,7 @@
 // ENVVAR:value sets an environment variable of that server, for experiments gated by one).
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnNode } from '../test/helpers/apiary-process.js';
@@ -56,7 +56,8 @@ for (const spec of specs) {
   const saved = { ...process.env };
   Object.assign(process.env, env);
   const gc = { n: 0, ms: 0, mc: 0, alloc: 0, last: -1 };
-  const proc = spawnNode(['--trace-gc', dist, 'serve', '--insecure-serving', '--port', '0', '--data-dir', mkdtempSync(join(tmpdir(), 'apf2-')), '--storage', 'memory', '--log-level', 'warn', '--controllers', process.env.CONTROLLERS ?? 'false', `--enable-priority-and-fairness=${apf}`], {
+  const dataDir = mkdtempSync(join(tmpdir(), 'apf-probe-'));
+  const proc = spawnNode(['--trace-gc', dist, 'serve', '--insecure-serving', '--port', '0', '--data-dir', dataDir, '--storage', 'memory', '--log-level', 'warn', '--controllers', process.env.CONTROLLERS ?? 'false', `--enable-priority-and-fairness=${apf}`], {
     stderr: 'inherit',
     onLine: (l) => {
       const a = /(Scavenge|Mark-Compact|Mark-sweep)\S*\s+([\d.]+) \(([\d.]+)\) -> ([\d.]+)/.exec(l);
@@ -75,7 +76,10 @@ for (const spec of specs) {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  vs.push({ name, origin, pid: proc.child.pid!, stop: async () => { await proc.stop('SIGTERM'); }, gc, cpu: [], main: [], gcn: [], alloc: [], gcms: [], rps: [], made: 0 });
+  vs.push({ name, origin, pid: proc.child.pid!, stop: async () => {
+      await proc.stop('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    }, gc, cpu: [], main: [], gcn: [], alloc: [], gcms: [], rps: [], made: 0 });
 }
 const body = (n: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n }, data: { p: 'x'.repeat(256) } });
 const spec = (v: V) => (i: number): RequestSpec => op === 'get' ? { method: 'GET', path: '/api/v1/namespaces/default/configmaps/seed' } : { method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: body(`c${v.made + i}`) };
