@@ -10,11 +10,17 @@
 // Before the rounds, both servers sit idle together for a few seconds: what
 // an idle server spends (timers) is printed too.
 //
+// CPU per request is the servers' threads' time on a CPU from /proc/PID/task/*/schedstat
+// (nanoseconds; the clock ticks of /proc/PID/stat are 10 ms, too coarse for a ratio
+// of a few per cent on short bursts).
+//
 // Usage: node --import tsx bench/apf-overhead.ts [--storage memory|sqlite] [--rounds 8] [--requests 3000] [--concurrency 32]
+//          [--ops create,get] [--controllers false|true]
 // Target: APF costs at most 5 % of create and get throughput (ratio ≥ 0.95).
 
+import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { cpuSeconds, fmt, median, runLoad, startApiary, startCeiling, type ChildServer } from './lib.js';
+import { fmt, median, runLoad, startApiary, startCeiling, type ChildServer } from './lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -22,6 +28,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '8' },
     requests: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '32' },
+    ops: { type: 'string', default: 'create,get' },
+    controllers: { type: 'string', default: 'false' },
   },
 });
 const rounds = Number(args.rounds);
@@ -29,6 +37,20 @@ const total = Number(args.requests);
 const concurrency = Number(args.concurrency);
 const payload = 'x'.repeat(256);
 const IDLE_SECONDS = 5;
+const ops = new Set(args.ops!.split(','));
+
+/** CPU seconds of all of a process's threads so far (schedstat: nanoseconds on a CPU). */
+function cpuSeconds(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1e9;
+}
 
 interface Variant {
   name: string;
@@ -60,8 +82,9 @@ async function burst(v: Variant, op: 'create' | 'get', round: number): Promise<v
 
 async function main(): Promise<void> {
   const storage = args.storage!;
-  const on = await startApiary({ storage, extraArgs: ['--enable-priority-and-fairness=true', '--controllers', 'false'] });
-  const off = await startApiary({ storage, extraArgs: ['--enable-priority-and-fairness=false', '--controllers', 'false'] });
+  const controllers = args.controllers!;
+  const on = await startApiary({ storage, extraArgs: ['--enable-priority-and-fairness=true', '--controllers', controllers] });
+  const off = await startApiary({ storage, extraArgs: ['--enable-priority-and-fairness=false', '--controllers', controllers] });
   const ceiling = await startCeiling(300);
   const variants: Variant[] = [
     { name: 'apf on', server: on, create: [], get: [], cpuPerCreateMs: [], cpuPerGetMs: [], made: 0 },
@@ -88,10 +111,10 @@ async function main(): Promise<void> {
     idleMsPerSecond = variants.map((v, i) => ((cpuSeconds(v.server.process.pid!) - idle0[i]!) * 1000) / IDLE_SECONDS);
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? variants : [...variants].reverse();
-      for (const v of order) await burst(v, 'create', round);
-      for (const v of order) await burst(v, 'get', round);
+      if (ops.has('create')) for (const v of order) await burst(v, 'create', round);
+      if (ops.has('get')) for (const v of order) await burst(v, 'get', round);
       ceilingGet.push((await runLoad(ceiling.origin, { concurrency, total }, () => ({ method: 'GET', path: '/' }))).rps);
-      process.stdout.write(`round ${round + 1}/${rounds}: create on/off ${fmt(variants[0]!.create.at(-1)!)} / ${fmt(variants[1]!.create.at(-1)!)}, get on/off ${fmt(variants[0]!.get.at(-1)!)} / ${fmt(variants[1]!.get.at(-1)!)} req/s\n`);
+      process.stdout.write(`round ${round + 1}/${rounds}: create on/off ${fmt(variants[0]!.create.at(-1) ?? NaN)} / ${fmt(variants[1]!.create.at(-1) ?? NaN)}, get on/off ${fmt(variants[0]!.get.at(-1) ?? NaN)} / ${fmt(variants[1]!.get.at(-1) ?? NaN)} req/s\n`);
     }
   } finally {
     await on.stop();
@@ -101,7 +124,7 @@ async function main(): Promise<void> {
   const [a, b] = variants as [Variant, Variant];
   const ratios = (x: number[], y: number[]): number[] => x.map((v, i) => v / y[i]!);
   const ceil = median(ceilingGet);
-  console.log(`\nAPF overhead, ${storage} storage, concurrency ${concurrency}, ${rounds} rounds of ${total} requests per burst (medians)`);
+  console.log(`\nAPF overhead, ${storage} storage, controllers ${controllers}, concurrency ${concurrency}, ${rounds} rounds of ${total} requests per burst (medians)`);
   console.log(`ceiling (bare node:http GET): ${fmt(ceil)} req/s`);
   for (const v of variants) {
     console.log(
@@ -115,7 +138,7 @@ async function main(): Promise<void> {
   const cpuGet = median(ratios(a.cpuPerGetMs, b.cpuPerGetMs));
   console.log(`on/off throughput ratio (median of per-round ratios): create ${fmt(createRatio, 3)}, get ${fmt(getRatio, 3)}   (target ≥ 0.95)`);
   console.log(`on/off CPU per request ratio: create ${fmt(cpuCreate, 3)}, get ${fmt(cpuGet, 3)}`);
-  console.log(`idle server CPU (${IDLE_SECONDS} s, clock ticks of 10 ms): on ${fmt(idleMsPerSecond[0]!, 1)} ms/s, off ${fmt(idleMsPerSecond[1]!, 1)} ms/s`);
+  console.log(`idle server CPU (${IDLE_SECONDS} s): on ${fmt(idleMsPerSecond[0]!, 1)} ms/s, off ${fmt(idleMsPerSecond[1]!, 1)} ms/s`);
 }
 
 main().catch((err: unknown) => {

@@ -94,6 +94,8 @@ export interface Ticket {
   readonly classification: Classification;
   readonly width: number;
   readonly waitedMs: number;
+  /** Whether release() or finish() was called. */
+  readonly released: boolean;
   release(): void;
   /** release(), returning how long the request executed (seconds, by the controller's monotonic clock; 0 when already released). */
   finish(): number;
@@ -616,7 +618,7 @@ export class FlowController {
 
 /** A Ticket as a class: its methods are shared, nothing is allocated per request but the object. */
 class Grant implements Ticket {
-  private released = false;
+  released = false;
 
   constructor(
     private readonly controller: FlowController,

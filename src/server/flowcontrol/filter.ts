@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ALL_UNAUTHENTICATED, ANONYMOUS_USER, type UserInfo } from '../../machinery/user.js';
 import type { RequestInfo } from '../request-info.js';
 import { isTicket, type Classification, type FlowController, type Rejection, type Ticket } from './controller.js';
-import type { FlowControlMetrics } from './metrics.js';
+import type { ExecutionMetrics, FlowControlMetrics } from './metrics.js';
 import { DEBUG_PREFIX, dumpPriorityLevels, dumpQueues, dumpRequests } from './debug.js';
 import { RetryAfterTracker } from './retry-after.js';
 
@@ -89,38 +89,42 @@ export class FlowControlFilter {
     }
     const ticket = admitted;
     const metrics = this.options.metrics;
-    const watch = info.verb === 'watch';
     const execution = metrics?.executing(ticket.classification);
-    let released = false;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      const seconds = ticket.finish();
-      if (execution !== undefined) metrics!.executed(execution, seconds, watch);
-    };
-    if (watch) {
+    if (info.verb === 'watch') {
       // The stream's headers go out once its initial events are gathered: the seat is free from then on.
       const writeHead = res.writeHead;
+      const filter = this;
       res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
         res.writeHead = writeHead;
-        release();
+        filter.release(ticket, execution, true);
         return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
       } as typeof res.writeHead;
     }
-    let served: Promise<void>;
-    try {
-      if (!info.isResourceRequest && info.path.startsWith(DEBUG_PREFIX)) {
+    if (!info.isResourceRequest && info.path.startsWith(DEBUG_PREFIX)) {
+      try {
         this.serveDebug(res, info);
-        served = Promise.resolve();
-      } else served = serve();
-    } catch (err) {
-      release();
-      throw err;
+      } finally {
+        this.release(ticket, execution, false);
+      }
+      return Promise.resolve();
     }
-    return served.then(release, (err: unknown) => {
-      release();
-      throw err;
-    });
+    return this.execute(ticket, execution, info.verb === 'watch', serve);
+  }
+
+  /** Serves, then frees the seat (an async function rather than closures handed to then(): less to build per request). */
+  private async execute(ticket: Ticket, execution: ExecutionMetrics | undefined, watch: boolean, serve: ServeFn): Promise<void> {
+    try {
+      await serve();
+    } finally {
+      this.release(ticket, execution, watch);
+    }
+  }
+
+  /** Frees a request's seat (once: a watch's may go at its first writeHead) and records its execution. */
+  private release(ticket: Ticket, execution: ExecutionMetrics | undefined, watch: boolean): void {
+    if (ticket.released) return;
+    const seconds = ticket.finish();
+    if (execution !== undefined) this.options.metrics!.executed(execution, seconds, watch);
   }
 
   private reject(rejection: Rejection, res: ServerResponse): void {

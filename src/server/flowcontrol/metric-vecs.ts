@@ -19,6 +19,8 @@ export interface CounterChild {
 
 export class CounterVec {
   private readonly children: Array<{ labels: Labels; child: CounterChild }> = [];
+  /** Called before the values are read (counts kept elsewhere are folded in then). */
+  beforeRead: () => void = () => {};
 
   constructor(readonly name: string, private readonly help: string, registry: Registry) {
     registry.registerMetric(this as unknown as Metric);
@@ -32,6 +34,7 @@ export class CounterVec {
   }
 
   get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: string } {
+    this.beforeRead();
     return { name: this.name, help: this.help, type: 'counter', aggregator: 'sum', values: this.children.map(({ labels, child }) => ({ labels, value: child.value })) };
   }
 }
@@ -45,6 +48,8 @@ export interface HistogramChild {
 
 export class HistogramVec {
   private readonly children: Array<{ labels: Labels; child: HistogramChild }> = [];
+  /** Called before the values are read (observations kept elsewhere are folded in then). */
+  beforeRead: () => void = () => {};
 
   constructor(readonly name: string, private readonly help: string, private readonly buckets: readonly number[], registry: Registry) {
     registry.registerMetric(this as unknown as Metric);
@@ -54,6 +59,19 @@ export class HistogramVec {
     const child = { counts: new Array<number>(this.buckets.length).fill(0), sum: 0, count: 0 };
     this.children.push({ labels, child });
     return child;
+  }
+
+  /** `n` observations of `value` at once. */
+  observeMany(child: HistogramChild, value: number, n: number): void {
+    const b = this.buckets;
+    for (let i = 0; i < b.length; i++) {
+      if (value <= b[i]!) {
+        child.counts[i]! += n;
+        break;
+      }
+    }
+    child.sum += value * n;
+    child.count += n;
   }
 
   observe(child: HistogramChild, value: number): void {
@@ -69,6 +87,7 @@ export class HistogramVec {
   }
 
   get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: string } {
+    this.beforeRead();
     const values: MetricValue[] = [];
     for (const { labels, child } of this.children) {
       let cumulative = 0;

@@ -18,6 +18,12 @@ export interface ExecutionMetrics {
 }
 
 interface Children {
+  /**
+   * Requests dispatched at once (no wait) on one seat, the common case: one
+   * increment here instead of the dispatched counter and the wait and seats
+   * histograms each; folded into those three before any of them is read.
+   */
+  immediate: number;
   dispatched: CounterChild;
   waitExecuted: HistogramChild;
   seats: HistogramChild;
@@ -50,6 +56,10 @@ export class FlowControlMetrics {
     this.execution = new HistogramVec('apiserver_flowcontrol_request_execution_seconds', 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem', WAIT_BUCKETS, registry);
     this.queueLength = new HistogramVec('apiserver_flowcontrol_request_queue_length_after_enqueue', 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', QUEUE_LENGTH_BUCKETS, registry);
     this.seats = new HistogramVec('apiserver_flowcontrol_work_estimated_seats', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', SEAT_BUCKETS, registry);
+    const fold = (): void => this.foldImmediate();
+    this.dispatched.beforeRead = fold;
+    this.wait.beforeRead = fold;
+    this.seats.beforeRead = fold;
     const current = this.current;
     const perRequest = (name: string, help: string, pick: (v: { executing: number; waiting: number }) => number): void => {
       new Gauge({
@@ -120,6 +130,7 @@ export class FlowControlMetrics {
         dispatched: this.dispatched.child(labels),
         waitExecuted: this.wait.child({ ...labels, execute: 'true' }),
         seats: this.seats.child(labels),
+        immediate: 0,
         rejected: new Map(),
         executionRegular: this.execution.child({ ...labels, type: 'regular' }),
         queueLength: this.queueLength.child(labels),
@@ -138,8 +149,24 @@ export class FlowControlMetrics {
     return this.childrenFor(c).tally;
   }
 
+  /** The immediate dispatches counted so far go into the dispatched counter and the wait and seats histograms. */
+  private foldImmediate(): void {
+    for (const ch of this.children.values()) {
+      const n = ch.immediate;
+      if (n === 0) continue;
+      ch.immediate = 0;
+      ch.dispatched.value += n;
+      this.wait.observeMany(ch.waitExecuted, 0, n);
+      this.seats.observeMany(ch.seats, 1, n);
+    }
+  }
+
   onDispatched(c: Classification, waitedMs: number, width: number): void {
     const ch = this.childrenFor(c);
+    if (waitedMs === 0 && width === 1) {
+      ch.immediate++;
+      return;
+    }
     ch.dispatched.value++;
     this.wait.observe(ch.waitExecuted, waitedMs / 1000);
     this.seats.observe(ch.seats, width);
