@@ -31,13 +31,22 @@
 // the deletion, as in the full run. kube-controller-manager runs with its
 // default client QPS (20) as shipped.
 //
+// --startup: only the start time, side by side: each server is loaded with
+// --large namespaces (default 10,000), then its API server is restarted
+// --restarts times (default 3) on that store; per restart, the time until it
+// listens (apiary: prints its URL, which waits for the system namespaces), until
+// /readyz answers 200 and until a namespaced list answers; medians. With
+// --store DIR (SQLite only) the store is kept in DIR and reused by the next run
+// (loaded only when DIR holds none), to measure start-up changes quickly.
+//
 // Needs the reference binaries (`node scripts/run-tests.mjs differential` builds
 // them into test/compat/*/bin).
 //
 //   node --import tsx bench/namespaces.ts [--quick] [--servers sqlite,etcd,kube] [--large 10000] [--samples 200] [--concurrency 48]
 //   node --import tsx bench/namespaces.ts --deletion [--large 1000] [--deleted 1000] [--servers sqlite,etcd,kube]
+//   node --import tsx bench/namespaces.ts --startup [--large 10000] [--restarts 3] [--servers sqlite,etcd,kube] [--store DIR]
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -52,6 +61,11 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     /** Only the mass deletion (see the header). */
     deletion: { type: 'boolean', default: false },
+    /** Only the start time on a filled store (see the header). */
+    startup: { type: 'boolean', default: false },
+    restarts: { type: 'string', default: '3' },
+    /** --startup on SQLite: keep the store here and reuse it. */
+    store: { type: 'string' },
     servers: { type: 'string', default: 'sqlite,etcd,kube' },
     small: { type: 'string', default: '100' },
     large: { type: 'string' },
@@ -70,6 +84,7 @@ const DELETED = values.deletion
   ? Math.min(Number(values.deleted ?? LARGE), LARGE)
   : Math.min(Number(values.deleted ?? (values.quick ? 100 : 1000)), LARGE - SMALL);
 const SAMPLES = Number(values.samples);
+const RESTARTS = Number(values.restarts);
 const CONCURRENCY = Number(values.concurrency);
 const CONFIGMAPS = 10;
 /** How long the mass deletion may take before the figure is given as "more than". */
@@ -95,6 +110,10 @@ interface Server {
   controllerPids: () => number[];
   /** Stops the API server and starts it on the same store; resolves when /readyz is 200. */
   restart: () => Promise<void>;
+  /** The last restart's ms from the start of the new process until it listened (apiary: printed its URL); NaN when not known. */
+  lastListenMs: number;
+  /** The last restart's ms stopping the old process (0 when not known: counted in the start). */
+  lastStopMs: number;
   stop: () => Promise<void>;
 }
 
@@ -103,8 +122,10 @@ function userTokens(): string[] {
 }
 const userToken = (i: number): string => `token-user-${i}-0123456789`;
 
-async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
-  const dataDir = mkdtempSync(join(tmpdir(), `apiary-nsscale-${storage}-`));
+/** `store`: a data directory to use and keep (SQLite), else a fresh one removed at stop. */
+async function startApiaryServer(storage: 'etcd' | 'sqlite', store?: string): Promise<Server> {
+  const dataDir = store ?? mkdtempSync(join(tmpdir(), `apiary-nsscale-${storage}-`));
+  mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, 'tokens.csv'), userTokens().join('\n') + '\n');
   let etcd: EtcdCluster | undefined;
   const storageArgs: string[] = [];
@@ -142,10 +163,16 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
       return pid === undefined ? [] : [pid];
     },
     controllerPids: () => [],
+    lastListenMs: NaN,
+    lastStopMs: 0,
     restart: async () => {
+      const stopAt = performance.now();
       await proc.stop('SIGTERM');
+      const t0 = performance.now();
+      server.lastStopMs = t0 - stopAt;
       proc = launch();
       server.origin = await proc.url;
+      server.lastListenMs = performance.now() - t0;
       await waitReadyz(server.origin, server.agent, server.adminHeaders);
     },
     stop: async () => {
@@ -153,7 +180,7 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
       await server.userAgent.close();
       await proc.stop('SIGTERM');
       await etcd?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (store === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
   await waitReadyz(server.origin, server.agent, server.adminHeaders);
@@ -164,7 +191,7 @@ async function startUpstream(): Promise<Server> {
   const cluster: ReferenceCluster = await startReference({ extraTokens: userTokens() });
   const etcdDir = cluster.etcdDataDirs![0]!;
   const agent = new Agent({ connect: { rejectUnauthorized: false } });
-  return {
+  const server: Server = {
     name: 'kube-apiserver 1.32 (etcd 3.5)',
     origin: cluster.target.base,
     agent,
@@ -179,12 +206,29 @@ async function startUpstream(): Promise<Server> {
       const pid = pidWith(cluster.kubeconfig!);
       return pid === undefined ? [] : [pid];
     },
-    restart: () => cluster.restartApiserver!(),
+    lastListenMs: NaN,
+    lastStopMs: 0,
+    restart: async () => {
+      // The old process's stop is timed from outside: until its pid is gone.
+      const old = cluster.apiserverPid!;
+      const t0 = performance.now();
+      let stopped = NaN;
+      const poll = setInterval(() => {
+        if (Number.isNaN(stopped) && !existsSync(`/proc/${old}`)) stopped = performance.now() - t0;
+      }, 10);
+      try {
+        await cluster.restartApiserver!();
+      } finally {
+        clearInterval(poll);
+      }
+      server.lastStopMs = Number.isNaN(stopped) ? 0 : stopped;
+    },
     stop: async () => {
       await agent.close();
       await cluster.stop();
     },
   };
+  return server;
 }
 
 interface Reply {
@@ -378,14 +422,9 @@ async function atSize(s: Server, from: number, to: number): Promise<SizeResult> 
   const measures = await measure(s, to, `n${to}`);
   const t0 = performance.now();
   await s.restart();
-  const restartMs = performance.now() - t0;
-  const t1 = performance.now();
-  for (;;) {
-    const r = await send(s, 'GET', `/api/v1/namespaces/${nsName(0)}/configmaps`);
-    if (r.status === 200) break;
-    await new Promise((done) => setTimeout(done, 20));
-  }
-  const firstListMs = performance.now() - t1;
+  // From the new process's start (the old one's stop not counted) until /readyz is 200.
+  const restartMs = performance.now() - t0 - s.lastStopMs;
+  const firstListMs = await untilFirstList(s);
   await new Promise((r) => setTimeout(r, 3000));
   const rssApiserverRestarted = sumRss(s.apiserverPids());
   console.error(`  ${s.name}: measured at ${to} (restart ${fmt(restartMs)} ms)`);
@@ -446,6 +485,52 @@ async function deletionOnly(start: () => Promise<Server>): Promise<DeletionResul
   }
 }
 
+interface StartupResult {
+  name: string;
+  objects: number;
+  listenMs: number[];
+  readyMs: number[];
+  firstListMs: number[];
+}
+
+/** ms until a namespaced list answers 200 (after /readyz). */
+async function untilFirstList(s: Server): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const r = await send(s, 'GET', `/api/v1/namespaces/${nsName(0)}/configmaps`);
+    if (r.status === 200) return performance.now() - t0;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+/** --startup: load (unless the kept store is loaded), settle, restart --restarts times. */
+async function startupOnly(start: () => Promise<Server>, loadedMarker?: string): Promise<StartupResult> {
+  const s = await start();
+  try {
+    console.error(`${s.name}: started`);
+    if (loadedMarker === undefined || !existsSync(loadedMarker)) {
+      const loadRate = await load(s, 0, LARGE);
+      console.error(`  ${s.name}: ${LARGE} namespaces loaded (${fmt(loadRate)} objects/s)`);
+    }
+    const objectCount = await settled(s);
+    if (loadedMarker !== undefined) writeFileSync(loadedMarker, `${LARGE}\n`);
+    const result: StartupResult = { name: s.name, objects: objectCount, listenMs: [], readyMs: [], firstListMs: [] };
+    for (let i = 0; i < RESTARTS; i++) {
+      const t0 = performance.now();
+      await s.restart();
+      result.readyMs.push(performance.now() - t0 - s.lastStopMs);
+      result.listenMs.push(s.lastListenMs);
+      result.firstListMs.push(await untilFirstList(s));
+      console.error(`  ${s.name}: restart ${i + 1}: listening ${fmt(s.lastListenMs)} ms, /readyz ${fmt(result.readyMs.at(-1)!)} ms`);
+      // Let the controllers' start-up work finish before the next restart.
+      await new Promise((r) => setTimeout(r, 5000));
+    }
+    return result;
+  } finally {
+    await s.stop();
+  }
+}
+
 interface DeletionResult {
   name: string;
   objects: number;
@@ -473,10 +558,32 @@ const SERVERS = values.servers!.split(',').filter((x) => x !== '');
 if (SERVERS.some((x) => x !== 'kube')) buildOnce();
 
 const starter = (which: string): (() => Promise<Server>) => {
-  if (which === 'sqlite' || which === 'etcd') return () => startApiaryServer(which);
+  if (which === 'sqlite') return () => startApiaryServer(which, values.startup ? values.store : undefined);
+  if (which === 'etcd') return () => startApiaryServer(which);
   if (which === 'kube') return startUpstream;
   throw new Error(`unknown server ${which} (sqlite, etcd, kube)`);
 };
+
+if (values.startup) {
+  const starts: StartupResult[] = [];
+  for (const which of SERVERS) {
+    const marker = which === 'sqlite' && values.store !== undefined ? join(values.store, `nsscale-loaded-${LARGE}`) : undefined;
+    starts.push(await startupOnly(starter(which), marker));
+  }
+  const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 0.5);
+  const kubeStart = starts.find((r) => r.name.startsWith('kube'));
+  console.log(`\n## Restart on a store of ${LARGE} namespaces (10 ConfigMaps + 2 RoleBindings each), medians of ${RESTARTS}\n`);
+  console.log(`| figure | ${starts.map((r) => r.name).join(' | ')} |`);
+  console.log(`|---|${starts.map(() => '---:').join('|')}|`);
+  const srow = (label: string, f: (r: StartupResult) => string): void => console.log(`| ${label} | ${starts.map(f).join(' | ')} |`);
+  srow('objects held (ns, cm, rb, sa, secrets)', (r) => fmt(r.objects));
+  srow('until listening (ms; apiary: URL printed)', (r) => (r.listenMs.every(Number.isNaN) ? '–' : fmt(median(r.listenMs))));
+  srow('until /readyz 200 (ms)', (r) => fmt(median(r.readyMs)));
+  srow('  each restart (ms)', (r) => r.readyMs.map((ms) => fmt(ms)).join(', '));
+  srow('then first namespaced list (ms)', (r) => fmt(median(r.firstListMs)));
+  if (kubeStart !== undefined) srow('  /readyz × kube-apiserver', (r) => fmt(median(r.readyMs) / median(kubeStart.readyMs), 2));
+  process.exit(0);
+}
 
 if (values.deletion) {
   const deletions: DeletionResult[] = [];
@@ -547,3 +654,25 @@ row('  then first list (ms)', (r) => `${fmt(r.small.firstListMs)} → ${fmt(r.la
 const deleted = (r: ServerResult): number => (r.deleteMs === null || Number.isNaN(r.deleteMs) ? NaN : r.deleteMs);
 row(`delete ${DELETED} namespaces at once until gone (s)`, (r) => (Number.isNaN(deleted(r)) ? `> ${DELETE_TIMEOUT_MS / 1000} (not all gone)` : fmt(deleted(r) / 1000, 1)));
 if (kube !== undefined) row('  × kube-apiserver', (r) => (Number.isNaN(deleted(kube)) ? (Number.isNaN(deleted(r)) ? '–' : `< ${fmt(deleted(r) / DELETE_TIMEOUT_MS, 2)}`) : fmt(deleted(r) / deleted(kube), 2)));
+
+// One line per target of issue 30 part 3 (and part 4's memory), per server.
+console.log(`\n## Verdicts (${LARGE} ÷ ${SMALL} namespaces, median latency; CPU per request in brackets)\n`);
+const ratio = (r: ServerResult, name: string, field: 'p50' | 'cpuUs'): number => r.large.measures.get(name)![field] / r.small.measures.get(name)![field];
+const verdict = (label: string, f: (r: ServerResult) => string): void => console.log(`- ${label}: ${results.map((r) => `${r.name} ${f(r)}`).join('; ')}`);
+const within = (limit: number, names: string[]) => (r: ServerResult): string => {
+  const worst = names.reduce((w, n) => (ratio(r, n, 'p50') > ratio(r, w, 'p50') ? n : w), names[0]!);
+  const x = ratio(r, worst, 'p50');
+  return `${fmt(x, 2)}x (${fmt(ratio(r, worst, 'cpuUs'), 2)}x)${names.length > 1 ? ` at worst, ${worst}` : ''}: ${x <= limit ? 'met' : 'MISSED'}`;
+};
+verdict('namespaced list within 1.5x', within(1.5, ['list (bench-user)']));
+verdict('create within 1.2x', within(1.2, ['create (bench-user)']));
+const RBAC_FIGURES = [...results[0]!.small.measures.keys()].filter((n) => n.startsWith('SAR') || n.includes('bound in that ns'));
+// Flat: no RBAC figure more than 1.25x slower with 100 times the namespaces and bindings (the noise of one shared machine).
+verdict('RBAC decisions flat (within 1.25x)', within(1.25, RBAC_FIGURES));
+if (kube !== undefined) {
+  verdict('memory per 100,000 objects at most half of kube-apiserver+etcd', (r) => (r === kube ? `${fmt(per100k(r) / MiB)} MiB` : `${fmt(per100k(r) / per100k(kube), 2)}x: ${per100k(r) / per100k(kube) <= 0.5 ? 'met' : 'MISSED'}`));
+} else verdict('memory per 100,000 objects (no kube-apiserver in this run to compare)', (r) => `${fmt(per100k(r) / MiB)} MiB`);
+verdict(`start on the store of ${LARGE} namespaces (no target; × the start at ${SMALL}${kube !== undefined ? ', × kube-apiserver' : ''})`, (r) =>
+  `${fmt(r.large.restartMs / 1000, 1)} s (${fmt(r.large.restartMs / r.small.restartMs, 1)}x${kube !== undefined ? `, ${fmt(r.large.restartMs / kube.large.restartMs, 2)}x` : ''})`);
+verdict(`deleting ${DELETED} namespaces at once (no target${kube !== undefined ? '; × kube-apiserver' : ''})`, (r) =>
+  Number.isNaN(deleted(r)) ? 'not done in time' : `${fmt(deleted(r) / 1000, 1)} s${kube !== undefined && !Number.isNaN(deleted(kube)) ? ` (${fmt(deleted(r) / deleted(kube), 2)}x)` : ''}`);
