@@ -1,7 +1,10 @@
 // Namespace scale (issue 30, parts 3 and 4): apiary on SQLite, apiary on etcd 3.5
-// and kube-apiserver 1.32.4 on etcd 3.5, one after the other in one run, each
-// loaded first with SMALL namespaces (100) and measured, then grown to LARGE
-// namespaces (10,000; --quick 1,000) and measured again. Every namespace holds
+// and kube-apiserver 1.32.4 on etcd 3.5, one after the other in one run. Each
+// kind runs twice side by side, one loaded with SMALL namespaces (100) and one
+// with LARGE (10,000; --quick 1,000), and both are measured in alternating
+// batches (--rounds), so that the ratio compares sizes, not the shared
+// machine's load minutes apart (--sequential: one server loaded with SMALL,
+// measured, grown to LARGE, measured again, as before). Every namespace holds
 // 10 ConfigMaps and 2 RoleBindings: `bench-edit` binds the ClusterRole
 // system:aggregate-to-edit to the user `bench-user` (one user bound in every
 // namespace), `bench-view` binds system:aggregate-to-view to `bench-user` and
@@ -42,7 +45,8 @@
 // Needs the reference binaries (`node scripts/run-tests.mjs differential` builds
 // them into test/compat/*/bin).
 //
-//   node --import tsx bench/namespaces.ts [--quick] [--servers sqlite,etcd,kube] [--large 10000] [--samples 200] [--concurrency 48]
+//   node --import tsx bench/namespaces.ts [--quick] [--servers sqlite,etcd,kube] [--large 10000] [--samples 300] [--rounds 6] [--sequential] [--concurrency 48] [--json FILE]
+//   node --import tsx bench/namespaces.ts --servers '' --include a.json,b.json   (earlier runs' results side by side)
 //   node --import tsx bench/namespaces.ts --deletion [--large 1000] [--deleted 1000] [--servers sqlite,etcd,kube]
 //   node --import tsx bench/namespaces.ts --startup [--large 10000] [--restarts 3] [--servers sqlite,etcd,kube] [--store DIR]
 
@@ -64,6 +68,10 @@ const { values } = parseArgs({
     /** Only the start time on a filled store (see the header). */
     startup: { type: 'boolean', default: false },
     restarts: { type: 'string', default: '3' },
+    /** One server grown from --small to --large namespaces (the measurements minutes apart) instead of two side by side. */
+    sequential: { type: 'boolean', default: false },
+    /** Paired run: batches per probe, alternating between the two servers. */
+    rounds: { type: 'string', default: '6' },
     /** --startup on SQLite: keep the store here and reuse it. */
     store: { type: 'string' },
     servers: { type: 'string', default: 'sqlite,etcd,kube' },
@@ -85,6 +93,7 @@ const DELETED = values.deletion
   : Math.min(Number(values.deleted ?? (values.quick ? 100 : 1000)), LARGE - SMALL);
 const SAMPLES = Number(values.samples);
 const RESTARTS = Number(values.restarts);
+const ROUNDS = Number(values.rounds);
 const CONCURRENCY = Number(values.concurrency);
 const CONFIGMAPS = 10;
 /** How long the mass deletion may take before the figure is given as "more than". */
@@ -312,30 +321,31 @@ interface Probe {
   check?: (text: string) => boolean;
 }
 
-/** Sequential latencies (ms) of SAMPLES probes after SAMPLES/5 unmeasured ones. */
-async function sample(s: Server, make: (i: number) => Probe): Promise<{ p50: number; p99: number; cpuUs: number; errors: number; firstError: string }> {
-  const latencies: number[] = [];
+interface Batch {
+  latencies: number[];
+  cpuSeconds: number;
+  errors: number;
+  firstError: string;
+}
+
+/** Sequential latencies (ms) of probes [from, from + count) after `warm` unmeasured ones (numbered before `from`), and the server CPU they took. */
+async function sampleBatch(s: Server, make: (i: number) => Probe, from: number, count: number, warm: number, into: Batch): Promise<void> {
   let cpuBefore = 0;
-  let errors = 0;
-  let firstError = '';
-  const warm = Math.ceil(SAMPLES / 5);
-  for (let i = 0; i < warm + SAMPLES; i++) {
-    if (i === warm) cpuBefore = cpuOf(s);
+  for (let i = from - warm; i < from + count; i++) {
+    if (i === from) cpuBefore = cpuOf(s);
     const p = make(i);
     const headers = p.token === undefined ? undefined : { authorization: `Bearer ${p.token}` };
     const t0 = performance.now();
     const r = await send(s, p.method, p.path, p.body, headers);
     const ms = performance.now() - t0;
-    if (i < warm) continue;
-    latencies.push(ms);
+    if (i < from) continue;
+    into.latencies.push(ms);
     if (r.status !== p.expect || (p.check !== undefined && !p.check(r.text))) {
-      errors++;
-      if (firstError === '') firstError = `${p.method} ${p.path}: ${r.status} ${r.text.slice(0, 200)}`;
+      into.errors++;
+      if (into.firstError === '') into.firstError = `${p.method} ${p.path}: ${r.status} ${r.text.slice(0, 200)}`;
     }
   }
-  const cpuUs = ((cpuOf(s) - cpuBefore) / SAMPLES) * 1e6;
-  latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cpuUs, errors, firstError };
+  into.cpuSeconds += cpuOf(s) - cpuBefore;
 }
 
 function sar(user: string, ns: string, verb: string): unknown {
@@ -355,16 +365,45 @@ type Measures = Map<string, { p50: number; p99: number; cpuUs: number; errors: n
 /** CPU seconds of the API server (and TLS front) and its etcd: per request it is steadier than latency on a shared machine. */
 const cpuOf = (s: Server): number => [...s.apiserverPids(), ...s.etcdPids()].reduce((sum, pid) => sum + (Number.isFinite(cpuSeconds(pid)) ? cpuSeconds(pid) : 0), 0);
 
-async function measure(s: Server, n: number, tag: string): Promise<Measures> {
-  const m: Measures = new Map();
-  const run = async (name: string, make: (i: number) => Probe): Promise<void> => {
-    const r = await sample(s, make);
-    if (r.errors > 0) console.error(`  ${s.name} ${name} at ${n}: ${r.errors} errors, first: ${r.firstError}`);
-    m.set(name, r);
+/** One server at one size, for measure(). */
+interface Subject {
+  s: Server;
+  n: number;
+  tag: string;
+}
+
+/**
+ * Every probe on each subject: SAMPLES requests each, after SAMPLES/5
+ * unmeasured ones. With two subjects (the paired run: a server holding SMALL
+ * namespaces and one holding LARGE, both up) each probe's requests go in
+ * ROUNDS batches alternating between them (which goes first alternates too),
+ * so both sizes see the same machine: on a shared machine the load changes
+ * within seconds, and sequential runs minutes apart compared it, not the sizes.
+ */
+async function measure(subjects: Subject[]): Promise<Measures[]> {
+  const out: Measures[] = subjects.map(() => new Map());
+  const rounds = subjects.length > 1 ? ROUNDS : 1;
+  const perRound = Math.ceil(SAMPLES / rounds);
+  const run = async (name: string, make: (sub: Subject, i: number) => Probe): Promise<void> => {
+    const batches: Batch[] = subjects.map(() => ({ latencies: [], cpuSeconds: 0, errors: 0, firstError: '' }));
+    for (let round = 0; round < rounds; round++) {
+      const order = subjects.map((_, k) => k);
+      if (round % 2 === 1) order.reverse();
+      for (const k of order) {
+        const sub = subjects[k]!;
+        await sampleBatch(sub.s, (i) => make(sub, i), round * perRound + Math.ceil(SAMPLES / 5), perRound, round === 0 ? Math.ceil(SAMPLES / 5) : 0, batches[k]!);
+      }
+    }
+    subjects.forEach((sub, k) => {
+      const b = batches[k]!;
+      if (b.errors > 0) console.error(`  ${sub.s.name} ${name} at ${sub.n}: ${b.errors} errors, first: ${b.firstError}`);
+      b.latencies.sort((x, y) => x - y);
+      out[k]!.set(name, { p50: percentile(b.latencies, 0.5), p99: percentile(b.latencies, 0.99), cpuUs: (b.cpuSeconds / b.latencies.length) * 1e6, errors: b.errors });
+    });
   };
-  await run('list (bench-user)', (i) => ({ method: 'GET', path: `/api/v1/namespaces/${nsName(pick(i, n))}/configmaps`, token: TOKEN, expect: 200 }));
-  await run('get (bench-user)', (i) => ({ method: 'GET', path: `/api/v1/namespaces/${nsName(pick(i, n))}/configmaps/cm-${i % CONFIGMAPS}`, token: TOKEN, expect: 200 }));
-  await run('create (bench-user)', (i) => ({
+  await run('list (bench-user)', ({ n }, i) => ({ method: 'GET', path: `/api/v1/namespaces/${nsName(pick(i, n))}/configmaps`, token: TOKEN, expect: 200 }));
+  await run('get (bench-user)', ({ n }, i) => ({ method: 'GET', path: `/api/v1/namespaces/${nsName(pick(i, n))}/configmaps/cm-${i % CONFIGMAPS}`, token: TOKEN, expect: 200 }));
+  await run('create (bench-user)', ({ n, tag }, i) => ({
     method: 'POST',
     path: `/api/v1/namespaces/${nsName(pick(i, n))}/configmaps`,
     body: { metadata: { name: `probe-${tag}-${i}` }, data },
@@ -372,11 +411,11 @@ async function measure(s: Server, n: number, tag: string): Promise<Measures> {
     expect: 201,
   }));
   const SAR = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
-  await run('SAR allowed, user bound everywhere', (i) => ({ method: 'POST', path: SAR, body: sar(USER, nsName(pick(i, n)), 'list'), expect: 201, check: allowed(true) }));
-  await run('SAR allowed, user bound in one ns', (i) => ({ method: 'POST', path: SAR, body: sar(`user-${i % PER_NS_USERS}`, nsName(i % PER_NS_USERS), 'get'), expect: 201, check: allowed(true) }));
-  await run('SAR denied, user bound in one ns', (i) => ({ method: 'POST', path: SAR, body: sar(`user-${i % PER_NS_USERS}`, nsName((i % PER_NS_USERS + 1 + pick(i, n - 1)) % n), 'get'), expect: 201, check: allowed(false) }));
-  await run('get (user bound in that ns)', (i) => ({ method: 'GET', path: `/api/v1/namespaces/${nsName(i % PER_NS_USERS)}/configmaps/cm-0`, token: userToken(i % PER_NS_USERS), expect: 200 }));
-  return m;
+  await run('SAR allowed, user bound everywhere', ({ n }, i) => ({ method: 'POST', path: SAR, body: sar(USER, nsName(pick(i, n)), 'list'), expect: 201, check: allowed(true) }));
+  await run('SAR allowed, user bound in one ns', (_, i) => ({ method: 'POST', path: SAR, body: sar(`user-${i % PER_NS_USERS}`, nsName(i % PER_NS_USERS), 'get'), expect: 201, check: allowed(true) }));
+  await run('SAR denied, user bound in one ns', ({ n }, i) => ({ method: 'POST', path: SAR, body: sar(`user-${i % PER_NS_USERS}`, nsName((i % PER_NS_USERS + 1 + pick(i, n - 1)) % n), 'get'), expect: 201, check: allowed(false) }));
+  await run('get (user bound in that ns)', (_, i) => ({ method: 'GET', path: `/api/v1/namespaces/${nsName(i % PER_NS_USERS)}/configmaps/cm-0`, token: userToken(i % PER_NS_USERS), expect: 200 }));
+  return out;
 }
 
 const sumRss = (pids: number[]): number => pids.reduce((sum, pid) => sum + (Number.isFinite(readRss(pid)) ? readRss(pid) : 0), 0);
@@ -412,23 +451,23 @@ async function settled(s: Server): Promise<number> {
   }
 }
 
-async function atSize(s: Server, from: number, to: number): Promise<SizeResult> {
+/** Loads namespaces [from, to) and waits until the controllers have caught up; what the load left. */
+async function loadTo(s: Server, from: number, to: number): Promise<Omit<SizeResult, 'measures' | 'rssApiserverRestarted' | 'restartMs' | 'firstListMs'>> {
   const loadRate = await load(s, from, to);
   console.error(`  ${s.name}: ${to} namespaces loaded (${fmt(loadRate)} objects/s)`);
-  const objectCount = await settled(s);
-  const rssApiserver = sumRss(s.apiserverPids());
-  const rssEtcd = sumRss(s.etcdPids());
-  const rssControllers = sumRss(s.controllerPids());
-  const measures = await measure(s, to, `n${to}`);
+  const objects = await settled(s);
+  return { namespaces: to, objects, loadRate, rssApiserver: sumRss(s.apiserverPids()), rssEtcd: sumRss(s.etcdPids()), rssControllers: sumRss(s.controllerPids()) };
+}
+
+/** Restarts the API server on its store: from the new process's start (the old one's stop not counted) until /readyz is 200, then until a list answers, and the RSS 3 s later. */
+async function restartOn(s: Server): Promise<Pick<SizeResult, 'rssApiserverRestarted' | 'restartMs' | 'firstListMs'>> {
   const t0 = performance.now();
   await s.restart();
-  // From the new process's start (the old one's stop not counted) until /readyz is 200.
   const restartMs = performance.now() - t0 - s.lastStopMs;
   const firstListMs = await untilFirstList(s);
   await new Promise((r) => setTimeout(r, 3000));
-  const rssApiserverRestarted = sumRss(s.apiserverPids());
-  console.error(`  ${s.name}: measured at ${to} (restart ${fmt(restartMs)} ms)`);
-  return { namespaces: to, objects: objectCount, loadRate, measures, rssApiserver, rssEtcd, rssControllers, rssApiserverRestarted, restartMs, firstListMs };
+  console.error(`  ${s.name}: restarted (${fmt(restartMs)} ms)`);
+  return { restartMs, firstListMs, rssApiserverRestarted: sumRss(s.apiserverPids()) };
 }
 
 /**
@@ -538,17 +577,53 @@ interface DeletionResult {
   halfMs: number;
 }
 
-async function benchServer(start: () => Promise<Server>): Promise<ServerResult> {
+/** --sequential: one server, loaded with SMALL namespaces and measured, then grown to LARGE and measured again. */
+async function benchServerSequential(start: () => Promise<Server>): Promise<ServerResult> {
   const s = await start();
   try {
     console.error(`${s.name}: started`);
-    const small = await atSize(s, 0, SMALL);
-    const large = await atSize(s, SMALL, LARGE);
+    const smallLoaded = await loadTo(s, 0, SMALL);
+    const [smallMeasures] = await measure([{ s, n: SMALL, tag: `n${SMALL}` }]);
+    const small = { ...smallLoaded, measures: smallMeasures!, ...(await restartOn(s)) };
+    const largeLoaded = await loadTo(s, SMALL, LARGE);
+    const [largeMeasures] = await measure([{ s, n: LARGE, tag: `n${LARGE}` }]);
+    const large = { ...largeLoaded, measures: largeMeasures!, ...(await restartOn(s)) };
     const deleteMs = (await deleteMany(s)).ms;
     console.error(`  ${s.name}: ${DELETED} namespaces deleted in ${fmt(deleteMs)} ms`);
     return { name: s.name, small, large, deleteMs };
   } finally {
     await s.stop();
+  }
+}
+
+/** The default: two servers of the kind, one loaded with SMALL namespaces and one with LARGE, measured side by side (see measure). */
+async function benchServerPaired(start: () => Promise<Server>): Promise<ServerResult> {
+  const sSmall = await start();
+  let smallStopped: Promise<void> | undefined;
+  const stopSmall = (): Promise<void> => (smallStopped ??= sSmall.stop());
+  try {
+    const sLarge = await start();
+    try {
+      console.error(`${sSmall.name}: started twice`);
+      const smallLoaded = await loadTo(sSmall, 0, SMALL);
+      const largeLoaded = await loadTo(sLarge, 0, LARGE);
+      // The small one's controllers caught up long ago; the large one's were waited for by loadTo.
+      const [smallMeasures, largeMeasures] = await measure([
+        { s: sSmall, n: SMALL, tag: `n${SMALL}` },
+        { s: sLarge, n: LARGE, tag: `n${LARGE}` },
+      ]);
+      console.error(`  ${sSmall.name}: measured at ${SMALL} and ${LARGE}`);
+      const small = { ...smallLoaded, measures: smallMeasures!, ...(await restartOn(sSmall)) };
+      await stopSmall();
+      const large = { ...largeLoaded, measures: largeMeasures!, ...(await restartOn(sLarge)) };
+      const deleteMs = (await deleteMany(sLarge)).ms;
+      console.error(`  ${sLarge.name}: ${DELETED} namespaces deleted in ${fmt(deleteMs)} ms`);
+      return { name: sLarge.name, small, large, deleteMs };
+    } finally {
+      await sLarge.stop();
+    }
+  } finally {
+    await stopSmall();
   }
 }
 
@@ -604,7 +679,7 @@ if (values.deletion) {
 }
 
 const results: ServerResult[] = [];
-for (const which of SERVERS) results.push(await benchServer(starter(which)));
+for (const which of SERVERS) results.push(await (values.sequential ? benchServerSequential : benchServerPaired)(starter(which)));
 if (values.json !== undefined) {
   const plain = results.map((r) => ({ ...r, small: { ...r.small, measures: [...r.small.measures] }, large: { ...r.large, measures: [...r.large.measures] } }));
   writeFileSync(values.json, JSON.stringify({ at: new Date().toISOString(), small: SMALL, large: LARGE, deleted: DELETED, samples: SAMPLES, results: plain }, null, 1));
