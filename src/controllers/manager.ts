@@ -221,7 +221,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
     if (options.clients?.rootCaPublisher !== undefined) defaults.rootCaClient = options.clients.rootCaPublisher;
     if (options.rootCaData !== undefined && options.controllers.rootCaPublisher !== false) defaults.rootCaData = options.rootCaData;
     if (options.controllers.serviceAccounts === false) defaults.serviceAccounts = false;
-    new NamespaceDefaultsController(defaults);
+    loops.push(new NamespaceDefaultsController(defaults).run(abort.signal));
   }
   if (options.signLegacyToken !== undefined) {
     // Upstream runs it with kube-controller-manager's own credentials (the role that may write secrets).
