@@ -9,7 +9,7 @@
 // while is retried (it was dropped until the informers' 5-minute resync: of
 // 10,000 namespaces made at once, 7,000 never got kube-root-ca.crt).
 
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { RestClient } from '../../src/client/index.js';
 import { startControllerManager } from '../../src/controllers/manager.js';
@@ -52,16 +52,7 @@ test(`the namespace defaults controller started on ${NAMESPACES} namespaces that
   }
   const before = await posts(url);
 
-  const client = new RestClient({ server: url });
-  const controllers = startControllerManager({
-    client,
-    rootCaData: CA,
-    controllers: { namespace: false, systemNamespaces: false, resourceQuota: false, crdCleanup: false, garbageCollector: false, hncPropagation: false, namespaceDefaults: true },
-  });
-  t.after(async () => {
-    await controllers.stop();
-    await client.close();
-  });
+  startNamespaceDefaults(t, url);
   // A namespace made now gets its defaults: the controller runs.
   assert.equal((await request(url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'fresh' } } })).status, 201);
   await until('the fresh namespace gets its defaults', async () => {
@@ -102,6 +93,17 @@ test('a default the server refuses for a while is made once it is allowed', asyn
   assert.equal((await request(url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'refused' } } })).status, 201);
   const before = await posts(url);
 
+  startNamespaceDefaults(t, url);
+  await until('the default ServiceAccount', async () => (await request(url, 'GET', '/api/v1/namespaces/refused/serviceaccounts/default')).status === 200);
+  await until('the root CA ConfigMaps refused', async () => ((await posts(url)).get('configmaps 422') ?? 0) - (before.get('configmaps 422') ?? 0) >= 2);
+  assert.equal((await request(url, 'GET', '/api/v1/namespaces/refused/configmaps/kube-root-ca.crt')).status, 404);
+  assert.equal((await request(url, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/no-root-ca')).status, 200);
+  // Retried with backoff (it was dropped until the informers' resync, 5 minutes on).
+  await until('the root CA ConfigMap made on a retry', async () => (await request(url, 'GET', '/api/v1/namespaces/refused/configmaps/kube-root-ca.crt')).status === 200, 20_000);
+});
+
+/** The namespace defaults controller alone, against `url`, stopped when the test ends. */
+function startNamespaceDefaults(t: TestContext, url: string): void {
   const client = new RestClient({ server: url });
   const controllers = startControllerManager({
     client,
@@ -112,10 +114,4 @@ test('a default the server refuses for a while is made once it is allowed', asyn
     await controllers.stop();
     await client.close();
   });
-  await until('the default ServiceAccount', async () => (await request(url, 'GET', '/api/v1/namespaces/refused/serviceaccounts/default')).status === 200);
-  await until('the root CA ConfigMaps refused', async () => ((await posts(url)).get('configmaps 422') ?? 0) - (before.get('configmaps 422') ?? 0) >= 2);
-  assert.equal((await request(url, 'GET', '/api/v1/namespaces/refused/configmaps/kube-root-ca.crt')).status, 404);
-  assert.equal((await request(url, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/no-root-ca')).status, 200);
-  // Retried with backoff (it was dropped until the informers' resync, 5 minutes on).
-  await until('the root CA ConfigMap made on a retry', async () => (await request(url, 'GET', '/api/v1/namespaces/refused/configmaps/kube-root-ca.crt')).status === 200, 20_000);
-});
+}

@@ -18,6 +18,12 @@ const namespace = (name: string, extra: Record<string, unknown> = {}): Record<st
   metadata: { name, labels: { case: '{ns}' } },
   ...extra,
 });
+const REPLICATION_CONTROLLER = {
+  apiVersion: 'v1',
+  kind: 'ReplicationController',
+  metadata: { name: 'rc' },
+  spec: { replicas: 2, selector: { app: 'rc' }, template: { metadata: { labels: { app: 'rc' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+};
 const deployment = (name: string): Record<string, unknown> => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
@@ -94,16 +100,7 @@ export const cases: DiffCase[] = [
       { method: 'POST', path: '/api/v1/namespaces/{ns}/pods', body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
       { method: 'POST', path: '/api/v1/namespaces/{ns}/resourcequotas', body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { pods: '5' } } } },
       { method: 'POST', path: '/api/v1/namespaces/{ns}/services', body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } } },
-      {
-        method: 'POST',
-        path: '/api/v1/namespaces/{ns}/replicationcontrollers',
-        body: {
-          apiVersion: 'v1',
-          kind: 'ReplicationController',
-          metadata: { name: 'rc' },
-          spec: { replicas: 2, selector: { app: 'rc' }, template: { metadata: { labels: { app: 'rc' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
-        },
-      },
+      { method: 'POST', path: '/api/v1/namespaces/{ns}/replicationcontrollers', body: REPLICATION_CONTROLLER },
       { method: 'POST', path: '/api/v1/nodes', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: '{ns}-node' } } },
     ],
     steps: [
@@ -163,16 +160,7 @@ export const cases: DiffCase[] = [
         path: '/apis/apps/v1/namespaces/{ns}/statefulsets',
         body: { ...deployment('db'), kind: 'StatefulSet', spec: { ...(deployment('db')['spec'] as object), serviceName: 'db' } },
       },
-      {
-        method: 'POST',
-        path: '/api/v1/namespaces/{ns}/replicationcontrollers',
-        body: {
-          apiVersion: 'v1',
-          kind: 'ReplicationController',
-          metadata: { name: 'rc' },
-          spec: { replicas: 2, selector: { app: 'rc' }, template: { metadata: { labels: { app: 'rc' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
-        },
-      },
+      { method: 'POST', path: '/api/v1/namespaces/{ns}/replicationcontrollers', body: REPLICATION_CONTROLLER },
       { method: 'POST', path: '/api/v1/namespaces/{ns}/services', body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'lb' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } } },
     ],
     steps: [
