@@ -119,7 +119,7 @@ function countingSources(): { make: () => DelaySource; made: number; running: nu
   return state;
 }
 
-test('the loop is sampled for the dispatch limit only while a flow is active: an idle server has no timer waking it', async () => {
+test('the loop is sampled for the dispatch limit only while two flows are active; alone, a flow finds the limit back at its initial value', async () => {
   const limit = new LoopLimit({ min: 2, initial: 4, windowMs: 10 });
   let clock = 0;
   const fc = new FlowController({ loopLimit: limit, queueWaitLimitMs: 60_000, monotonic: () => clock });
@@ -130,23 +130,28 @@ test('the loop is sampled for the dispatch limit only while a flow is active: an
     const alice = fc.classify(digest({ user: 'alice' }));
     const bob = fc.classify(digest({ user: 'bob' }));
     assert.equal(sources.made, 0, 'idle: the loop is not sampled');
-    // Request after request of one client: sampled once, throughout (the flow lingers between its requests).
+    // Request after request of one client: nobody to be fair to, nothing sampled.
     for (let i = 0; i < 50; i++) (fc.admit(alice, 1) as Ticket).release();
-    assert.equal(sources.made, 1);
-    assert.equal(sources.running, 1, 'a flow active: the loop is sampled');
+    assert.equal(sources.made, 0, 'one flow: the loop is not sampled');
     const a = fc.admit(alice, 1) as Ticket;
     const b = fc.admit(bob, 1) as Ticket;
+    assert.equal(sources.running, 1, 'two flows active: the loop is sampled');
     assert.equal(sources.made, 1, 'one sampler however many flows');
-    a.release();
+    // Their load shrinks the limit; once one flow is left it goes back to the initial 4.
+    limit.observe({ delayMs: 50, utilization: 1 });
+    assert.equal(limit.limit, 2);
     b.release();
-    // Idle flows linger 250 ms in the count; once they leave it, sampling stops.
     clock += 1000;
     await new Promise((r) => setTimeout(r, 600));
-    assert.equal(sources.running, 0, 'the flows gone idle: sampling stopped');
-    const again = fc.admit(alice, 1) as Ticket;
-    assert.equal(sources.running, 1, 'active again: sampled again');
+    assert.equal(sources.running, 0, 'one flow left: sampling stopped');
+    assert.equal(limit.limit, 4, 'alone, the limit is back at its initial value');
+    a.release();
+    const again = fc.admit(bob, 1) as Ticket;
+    const other = fc.admit(alice, 1) as Ticket;
+    assert.equal(sources.running, 1, 'two active again: sampled again');
     assert.equal(sources.made, 2);
     again.release();
+    other.release();
   } finally {
     limit.stop();
   }

@@ -456,8 +456,10 @@ export class FlowController {
     if (load.idleSince !== undefined) load.idleSince = undefined;
     else if (!this.counted.has(load)) {
       this.counted.add(load);
-      // The dispatch limit follows the loop while any flow is active (an idle loop would change nothing: no delay, nobody waiting).
-      if (++this.activeFlows === 1) this.loopLimit?.sample(true);
+      // The dispatch limit follows the loop while two flows or more are active: alone, a flow is held by
+      // nothing (underShare), and a limit shrunk by its own load would cap it at half of that the moment a
+      // second flow (a controller's one request) shows up.
+      if (++this.activeFlows === 2) this.loopLimit?.sample(true);
     }
   }
 
@@ -473,7 +475,7 @@ export class FlowController {
       }
       this.counted.delete(load);
       load.idleSince = undefined;
-      if (--this.activeFlows === 0) this.loopLimit?.sample(false);
+      if (--this.activeFlows === 1) this.loopLimit?.alone();
     }
     if (lingering === 0 && this.lingerTimer !== undefined) {
       clearInterval(this.lingerTimer);

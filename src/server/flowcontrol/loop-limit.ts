@@ -155,6 +155,19 @@ export class LoopLimit {
     this.timer.unref();
   }
 
+  /**
+   * One flow is left: sampling stops, and the limit goes back up to its
+   * initial value, so that the next flow to arrive is not held to a share of a
+   * limit the one flow's own load had shrunk (it adapts again from there).
+   */
+  alone(): void {
+    this.sample(false);
+    if (this.limit < this.o.initial) {
+      this.limit = this.o.initial;
+      this.onRaise();
+    }
+  }
+
   stop(): void {
     this.newSource = undefined;
     this.stopSampling();
