@@ -26,6 +26,7 @@
 import { Base64CorruptInputError, decodeStdBase64 } from '../../machinery/base64.js';
 import { type DefinitionSchema, type ElementSchema, definitionFor, fieldOf, refOf } from './index.js';
 import { rfc3339Error } from '../../machinery/go-time.js';
+import { parseQuantity } from '../../machinery/quantity.js';
 import { scalarZero } from './zero-values.js';
 
 type JsonObject = Record<string, unknown>;
@@ -120,10 +121,7 @@ function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField 
   if (value === null) return schema.format === 'byte' && !isField ? '' : undefined;
   if (schema.format === 'byte') return decodeBytes(value, ctx);
   const ref = refOf(schema);
-  if (ref?.special !== undefined) {
-    checkSpecial(ref.special, value, ctx);
-    return undefined;
-  }
+  if (ref?.special !== undefined) return checkSpecial(ref.special, value, ctx);
   switch (schema.type) {
     case 'string':
       if (typeof value !== 'string') mismatch(value, 'string', ctx);
@@ -163,7 +161,8 @@ function walkValue(schema: ElementSchema, value: unknown, ctx: Context, isField 
       for (const key in value) {
         const item = value[key];
         // A string in a map of strings (labels, data) is the common case: nothing to do.
-        if (typeof item === 'string' && values.type === 'string' && values.format === undefined) continue;
+        // (Not a map of quantities: a Quantity is a string the decoder parses.)
+        if (typeof item === 'string' && values.type === 'string' && values.format === undefined && values.ref === undefined) continue;
         if (item === null && values.format !== 'byte') {
           // A map keeps the key with its value's zero value (a label `a: null` is stored as "").
           const zero = elementZero(values);
@@ -241,7 +240,8 @@ function checkInteger(value: unknown, bits: 32 | 64, ctx: Context): void {
   if (!Number.isInteger(value) || value < -limit || value >= limit) jsonTypeError(`number ${String(value)}`, currentGoType(ctx), ctx);
 }
 
-function checkSpecial(special: string, value: unknown, ctx: Context): void {
+/** Checks a value of a type that decodes itself; returns its replacement when the decode changes it (a quantity's canonical form). */
+function checkSpecial(special: string, value: unknown, ctx: Context): string | undefined {
   switch (special) {
     case 'time':
     case 'microTime':
@@ -257,8 +257,15 @@ function checkSpecial(special: string, value: unknown, ctx: Context): void {
       }
       return;
     case 'quantity':
+      // resource.Quantity unmarshals its JSON text itself: what does not parse fails the decode (400, not validation's 422).
+      // It is kept in canonical form ("1.5" is 1500m, "1.5Gi" 1536Mi, a JSON number its quantity), as upstream stores it.
       if (typeof value !== 'string' && typeof value !== 'number') throw new TypedDecodeError(QUANTITY_FORMAT_ERROR);
-      return;
+      try {
+        const canonical = parseQuantity(String(value).trim()).toString();
+        return canonical === value ? undefined : canonical;
+      } catch {
+        throw new TypedDecodeError(QUANTITY_FORMAT_ERROR);
+      }
     case 'intOrString':
       if (typeof value === 'string') return;
       if (typeof value === 'number' && Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31) return;

@@ -166,6 +166,24 @@ export const cases: DiffCase[] = [
         path: '/api/v1/namespaces/{ns}/resourcequotas',
         body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { pods: '-1' } } },
       },
+      {
+        title: 'a quota with a quantity that is not one',
+        method: 'POST',
+        path: '/api/v1/namespaces/{ns}/resourcequotas',
+        body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q2' }, spec: { hard: { pods: 'lots' } } },
+      },
+      {
+        title: 'a pod with a quantity that is not one',
+        method: 'POST',
+        path: '/api/v1/namespaces/{ns}/pods',
+        body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '1x' } } }] } },
+      },
+      {
+        title: 'a pod with a quantity given as a number',
+        method: 'POST',
+        path: '/api/v1/namespaces/{ns}/pods?dryRun=All',
+        body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: 0.5, memory: 1e9 } } }] } },
+      },
     ],
   },
   {
