@@ -90,26 +90,41 @@ function nodeSelectorTermWarnings(term: unknown, path: string, out: string[]): v
   });
 }
 
-/** Upstream's checkForOverlap: the first path already seen that equals, contains or lies under `path` ('' when none). */
-function overlapWith(seen: Iterable<string>, path: string): string {
-  for (const item of seen) {
-    if (item === '' || path === '') return '';
-    if (item === path || `${item}/`.startsWith(path) || `${path}/`.startsWith(item)) return item;
-  }
-  return '';
+/** Upstream's overlap test: equal paths, or one a prefix of the other followed by a separator (an empty path overlaps nothing). */
+function overlap(a: string, b: string): boolean {
+  if (a === '' || b === '') return false;
+  return a === b || `${a}/`.startsWith(b) || `${b}/`.startsWith(a);
 }
 
+/** A ConfigMap, Secret or DownwardAPI volume's paths: each against every earlier one it collides with. */
 function overlaps(paths: string[], message: string, out: string[]): void {
-  const seen = new Set<string>();
+  const seen: string[] = [];
   for (const path of paths) {
     const normalized = path.replace(/\/+$/, '');
-    const collision = overlapWith(seen, normalized);
-    if (collision !== '') out.push(`${message}: ${JSON.stringify(normalized)} with ${JSON.stringify(collision)}`);
-    seen.add(normalized);
+    for (const item of seen) if (overlap(item, normalized)) out.push(`${message}: ${JSON.stringify(normalized)} with ${JSON.stringify(item)}`);
+    seen.push(normalized);
   }
 }
 
 const itemPaths = (source: Obj | undefined): string[] | undefined => (Array.isArray(source?.['items']) ? (source['items'] as unknown[]).map((i) => str(obj(i)?.['path'])) : undefined);
+
+/** A projected source's paths and how a warning names it; undefined for a source of no known kind. */
+function projectedPaths(s: Obj): { paths: string[]; from: string } | undefined {
+  const cm = obj(s['configMap']);
+  const sec = obj(s['secret']);
+  const down = obj(s['downwardAPI']);
+  const token = obj(s['serviceAccountToken']);
+  const bundle = obj(s['clusterTrustBundle']);
+  if (itemPaths(cm) !== undefined) return { paths: itemPaths(cm)!, from: `ConfigMap ${JSON.stringify(str(cm!['name']))}` };
+  if (itemPaths(sec) !== undefined) return { paths: itemPaths(sec)!, from: `Secret ${JSON.stringify(str(sec!['name']))}` };
+  if (itemPaths(down) !== undefined) return { paths: itemPaths(down)!, from: 'DownwardAPI' };
+  if (token !== undefined) return { paths: [str(token['path'])], from: 'ServiceAccountToken' };
+  if (bundle !== undefined) {
+    const name = typeof bundle['name'] === 'string' ? bundle['name'] : str(bundle['signerName']);
+    return { paths: [str(bundle['path'])], from: `ClusterTrustBundle ${JSON.stringify(name)}` };
+  }
+  return undefined;
+}
 
 /** Upstream's warningsForOverlappingVirtualPaths: paths of one volume that collide (a file where another wants a directory). */
 function overlappingPathWarnings(volumes: Obj[]): string[] {
@@ -126,42 +141,25 @@ function overlappingPathWarnings(volumes: Obj[]): string[] {
     if (downwardPaths !== undefined) overlaps(downwardPaths, `volume ${name} (DownwardAPI): overlapping paths`, out);
     const projected = obj(v['projected']);
     if (projected === undefined) continue;
-    // As upstream, a source of no known kind leaves the previous source's paths and message in place.
-    let sourcePaths: string[] = [];
-    let message = '';
-    const all = new Set<string>();
+    // Every path against every earlier one of the volume. As upstream, a source of
+    // no known kind (a config map without items) counts the previous source's paths again.
+    let current: { paths: string[]; from: string } = { paths: [], from: '' };
+    const all: { path: string; from: string }[] = [];
     for (const s of list(projected['sources']).map((x) => obj(x) ?? {})) {
       if (Object.keys(s).length === 0) {
         out.push(`volume ${name} (Projected) has no sources provided`);
         continue;
       }
-      const cm = obj(s['configMap']);
-      const sec = obj(s['secret']);
-      const down = obj(s['downwardAPI']);
-      const token = obj(s['serviceAccountToken']);
-      const bundle = obj(s['clusterTrustBundle']);
-      if (itemPaths(cm) !== undefined) {
-        sourcePaths = itemPaths(cm)!;
-        message = `volume ${name} (Projected ConfigMap ${JSON.stringify(str(cm!['name']))}): overlapping paths`;
-      } else if (itemPaths(sec) !== undefined) {
-        sourcePaths = itemPaths(sec)!;
-        message = `volume ${name} (Projected Secret ${JSON.stringify(str(sec!['name']))}): overlapping paths`;
-      } else if (itemPaths(down) !== undefined) {
-        sourcePaths = itemPaths(down)!;
-        message = `volume ${name} (Projected DownwardAPI): overlapping paths`;
-      } else if (token !== undefined) {
-        sourcePaths = [str(token['path'])];
-        message = `volume ${name} (Projected ServiceAccountToken): overlapping paths`;
-      } else if (bundle !== undefined) {
-        sourcePaths = [str(bundle['path'])];
-        const bundleName = typeof bundle['name'] === 'string' ? bundle['name'] : str(bundle['signerName']);
-        message = `volume ${name} (Projected ClusterTrustBundle ${JSON.stringify(bundleName)}): overlapping paths`;
+      current = projectedPaths(s) ?? current;
+      for (const path of current.paths) {
+        const normalized = path.replace(/\/+$/, '');
+        for (const earlier of all) {
+          if (overlap(earlier.path, normalized)) {
+            out.push(`volume ${name} (Projected): overlapping paths: ${JSON.stringify(normalized)} (${current.from}) with ${JSON.stringify(earlier.path)} (${earlier.from})`);
+          }
+        }
+        all.push({ path: normalized, from: current.from });
       }
-      if (sourcePaths.length === 0) continue;
-      overlaps(sourcePaths, message, out);
-      const unique = [...new Set(sourcePaths)];
-      overlaps([...unique, ...all].sort(), message, out);
-      for (const p of unique) all.add(p);
     }
   }
   return out;

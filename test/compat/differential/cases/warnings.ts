@@ -139,6 +139,45 @@ export const cases: DiffCase[] = [
         },
       },
       {
+        title: 'overlapping paths within a volume (a projected source of no items keeps the previous source in view, as upstream)',
+        method: 'POST',
+        path: `${PODS}?dryRun=All`,
+        body: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'overlaps' },
+          spec: {
+            containers: [main()],
+            volumes: [
+              { name: 'sec', secret: { secretName: 's', items: [{ key: 'k', path: 'x' }, { key: 'k2', path: 'x/y' }] } },
+              { name: 'three', configMap: { name: 'c', items: [{ key: 'a', path: 'a' }, { key: 'b', path: 'a/b' }, { key: 'c', path: 'a/b/c' }] } },
+              {
+                name: 'many',
+                projected: {
+                  sources: [
+                    { downwardAPI: { items: [{ path: 'test/test', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } }] } },
+                    { secret: { name: 's', items: [{ key: 'k', path: 'test' }] } },
+                    { serviceAccountToken: { path: 'test', expirationSeconds: 3600 } },
+                  ],
+                },
+              },
+              { name: 'down', downwardAPI: { items: [{ path: 'd/e', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } }, { path: 'd', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.uid' } }] } },
+              {
+                name: 'proj',
+                projected: {
+                  sources: [
+                    { configMap: { name: 'c', items: [{ key: 'k', path: 'p' }] } },
+                    { secret: { name: 's', items: [{ key: 'k', path: 'p/q' }] } },
+                    { serviceAccountToken: { path: 'tok', expirationSeconds: 3600 } },
+                    { configMap: { name: 'c2' } },
+                  ],
+                },
+              },
+            ],
+          },
+        },
+      },
+      {
         title: 'a quiet pod warns nothing',
         method: 'POST',
         path: `${PODS}?dryRun=All`,
