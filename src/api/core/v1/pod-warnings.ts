@@ -39,13 +39,13 @@ const DEPRECATED_ANNOTATIONS: readonly [string, string][] = [
   ['security.alpha.kubernetes.io/unsafe-sysctls', 'non-functional in v1.11+; use the "sysctls" field instead'],
 ];
 
-/** Deprecated and removed volume plugins, in upstream's order. */
+/** Deprecated and removed volume plugins (v1 field names), in upstream's order. */
 const DEPRECATED_VOLUMES: readonly [string, string][] = [
   ['photonPersistentDisk', 'deprecated in v1.11, non-functional in v1.16+'],
   ['gitRepo', 'deprecated in v1.11'],
   ['scaleIO', 'deprecated in v1.16, non-functional in v1.22+'],
   ['flocker', 'deprecated in v1.22, non-functional in v1.25+'],
-  ['storageOS', 'deprecated in v1.22, non-functional in v1.25+'],
+  ['storageos', 'deprecated in v1.22, non-functional in v1.25+'],
   ['quobyte', 'deprecated in v1.22, non-functional in v1.25+'],
   ['glusterfs', 'deprecated in v1.25, non-functional in v1.26+'],
   ['ephemeral', ''],
@@ -211,7 +211,8 @@ function specAndMetaWarnings(path: string, specValue: unknown, metaValue: unknow
     const vPath = at(child(specPath, 'volumes'), i);
     for (const [source, message] of DEPRECATED_VOLUMES) {
       if (obj(v[source]) === undefined) continue;
-      if (source !== 'ephemeral') out.push(`${child(vPath, source)}: ${message}`);
+      // v1's "storageos" is the internal type's StorageOS, which the path names.
+      if (source !== 'ephemeral') out.push(`${child(vPath, source === 'storageos' ? 'storageOS' : source)}: ${message}`);
       else {
         const template = obj(obj(v[source])?.['volumeClaimTemplate']);
         if (template !== undefined) out.push(...pvcSpecWarnings(child(vPath, 'ephemeral', 'volumeClaimTemplate', 'spec'), template['spec']));

@@ -178,6 +178,27 @@ export const cases: DiffCase[] = [
         },
       },
       {
+        title: 'the other deprecated and removed volume plugins (the warnings compared; their defaults are not this case\'s)',
+        method: 'POST',
+        path: `${PODS}?dryRun=All`,
+        select: 'kind',
+        body: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'plugins' },
+          spec: {
+            containers: [main()],
+            volumes: [
+              { name: 'photon', photonPersistentDisk: { pdID: 'p' } },
+              { name: 'scaleio', scaleIO: { gateway: 'g', system: 's', volumeName: 'v', secretRef: { name: 's' } } },
+              { name: 'flocker', flocker: { datasetName: 'd' } },
+              { name: 'storageos', storageos: { volumeName: 'v' } },
+              { name: 'quobyte', quobyte: { registry: 'r:7861', volume: 'v' } },
+            ],
+          },
+        },
+      },
+      {
         title: 'a quiet pod warns nothing',
         method: 'POST',
         path: `${PODS}?dryRun=All`,
