@@ -9,6 +9,7 @@ import { validateDaemonSet, validateDaemonSetStatus, validateDaemonSetUpdate } f
 import { sameJSON } from '../../api/core/v1/validation.js';
 import type { Strategy } from '../strategy.js';
 import { keepStatusBumpGeneration, resetStatusAndGeneration, specKeepingStatusSubresource } from '../strategy-helpers.js';
+import { daemonSetWarnings } from '../../api/core/v1/pod-warnings.js';
 
 export const daemonSetStrategy: Strategy = {
   namespaced: true,
@@ -33,6 +34,7 @@ export const daemonSetStrategy: Strategy = {
   },
   validate: validateDaemonSet,
   validateUpdate: validateDaemonSetUpdate,
+  ...daemonSetWarnings(TEMPLATE_GENERATION),
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,

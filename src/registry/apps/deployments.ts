@@ -6,6 +6,7 @@ import { validateDeployment, validateDeploymentStatusUpdate, validateDeploymentU
 import { deepCopy } from '../../machinery/deep-copy.js';
 import type { Strategy } from '../strategy.js';
 import { bumpGenerationOnSpecChange, keepStatus, resetStatusAndGeneration, specSelector } from '../strategy-helpers.js';
+import { templateWarningsHooks } from '../../api/core/v1/pod-warnings.js';
 
 export const deploymentStrategy: Strategy = {
   namespaced: true,
@@ -18,6 +19,7 @@ export const deploymentStrategy: Strategy = {
   },
   validate: validateDeployment,
   validateUpdate: validateDeploymentUpdate,
+  ...templateWarningsHooks(true),
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,

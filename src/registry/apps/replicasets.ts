@@ -6,6 +6,7 @@ import { defaultReplicaSet } from '../../api/apps/v1/defaults.js';
 import { validateReplicaSet, validateReplicaSetStatus, validateReplicaSetUpdate } from '../../api/apps/v1/validation.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt, keepStatusBumpGeneration, resetStatusAndGeneration, specSelector, specKeepingStatusSubresource } from '../strategy-helpers.js';
+import { templateWarningsHooks } from '../../api/core/v1/pod-warnings.js';
 
 export const replicaSetStrategy: Strategy = {
   namespaced: true,
@@ -15,6 +16,7 @@ export const replicaSetStrategy: Strategy = {
   prepareForUpdate: keepStatusBumpGeneration,
   validate: validateReplicaSet,
   validateUpdate: validateReplicaSetUpdate,
+  ...templateWarningsHooks(true),
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,

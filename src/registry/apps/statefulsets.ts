@@ -6,6 +6,7 @@ import { defaultStatefulSet } from '../../api/apps/v1/defaults.js';
 import { validateStatefulSet, validateStatefulSetStatus, validateStatefulSetUpdate } from '../../api/apps/v1/validation.js';
 import type { Strategy } from '../strategy.js';
 import { keepStatusBumpGeneration, resetStatusAndGeneration, specSelector, specKeepingStatusSubresource } from '../strategy-helpers.js';
+import { statefulSetWarnings } from '../../api/core/v1/pod-warnings.js';
 
 export const statefulSetStrategy: Strategy = {
   namespaced: true,
@@ -15,6 +16,7 @@ export const statefulSetStrategy: Strategy = {
   prepareForUpdate: keepStatusBumpGeneration,
   validate: validateStatefulSet,
   validateUpdate: validateStatefulSetUpdate,
+  ...statefulSetWarnings,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,

@@ -5,6 +5,7 @@ import { defaultCronJob } from '../../api/batch/v1/defaults.js';
 import { validateCronJob } from '../../api/batch/v1/validation.js';
 import type { Strategy } from '../strategy.js';
 import { keepStatusBumpGeneration, resetStatusAndGeneration, specKeepingStatusSubresource } from '../strategy-helpers.js';
+import { cronJobWarnings } from '../../api/core/v1/pod-warnings.js';
 
 export const cronJobStrategy: Strategy = {
   namespaced: true,
@@ -14,6 +15,7 @@ export const cronJobStrategy: Strategy = {
   prepareForUpdate: keepStatusBumpGeneration,
   validate: validateCronJob,
   validateUpdate: (obj) => validateCronJob(obj),
+  ...cronJobWarnings,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,

@@ -9,6 +9,7 @@ import { validateJob, validateJobStatus, validateJobUpdate } from '../../api/bat
 import type { Job } from '../../api/batch/v1/types.js';
 import type { Strategy } from '../strategy.js';
 import { keepStatusBumpGeneration, specKeepingStatusSubresource } from '../strategy-helpers.js';
+import { jobWarnings } from '../../api/core/v1/pod-warnings.js';
 
 const CONTROLLER_UID = 'batch.kubernetes.io/controller-uid';
 const JOB_NAME = 'batch.kubernetes.io/job-name';
@@ -51,6 +52,7 @@ export const jobStrategy: Strategy = {
   prepareForUpdate: keepStatusBumpGeneration,
   validate: validateJob,
   validateUpdate: validateJobUpdate,
+  ...jobWarnings,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,

@@ -11,6 +11,7 @@ import { computePodQOS } from '../../api/core/v1/resource-helpers.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt, keepStatus, statusSubresource } from '../strategy-helpers.js';
 import { deepCopy } from '../../machinery/deep-copy.js';
+import { podWarnings } from '../../api/core/v1/pod-warnings.js';
 
 /** Upstream's ComputePodQOS (exact quantity comparisons). */
 export function podQOSClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
@@ -32,6 +33,7 @@ export const podStrategy: Strategy = {
   prepareForUpdate: keepStatus,
   validate: validatePod,
   validateUpdate: validatePodUpdate,
+  warningsOnCreate: podWarnings,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: true,

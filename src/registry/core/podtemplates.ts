@@ -4,6 +4,7 @@ import { defaultPodTemplate, validatePodTemplate } from '../../api/core/v1/pv-va
 import { sameJSON } from '../../api/core/v1/validation.js';
 import type { Strategy } from '../strategy.js';
 import { generationOne } from '../strategy-helpers.js';
+import { podTemplateObjectWarnings } from '../../api/core/v1/pod-warnings.js';
 
 export const podTemplateStrategy: Strategy = {
   namespaced: true,
@@ -15,6 +16,7 @@ export const podTemplateStrategy: Strategy = {
   },
   validate: validatePodTemplate,
   validateUpdate: (obj) => validatePodTemplate(obj),
+  ...podTemplateObjectWarnings,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: true,

@@ -6,6 +6,7 @@ import { validateReplicationController, validateReplicationControllerStatus } fr
 import type { Strategy } from '../strategy.js';
 import { formatLabelSelector } from '../../api/tables/labels.js';
 import { fieldAt, keepStatusBumpGeneration, resetStatusAndGeneration, statusSubresource } from '../strategy-helpers.js';
+import { replicationControllerWarnings } from '../../api/core/v1/pod-warnings.js';
 
 export const replicationControllerStrategy: Strategy = {
   namespaced: true,
@@ -15,6 +16,7 @@ export const replicationControllerStrategy: Strategy = {
   prepareForUpdate: keepStatusBumpGeneration,
   validate: validateReplicationController,
   validateUpdate: (obj) => validateReplicationController(obj),
+  ...replicationControllerWarnings,
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,

@@ -353,7 +353,8 @@ export abstract class UpdateStore extends DeleteStore {
     else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old, w) ?? []));
     else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old, w) ?? []));
     if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, meta.name ?? '', errors);
-    if (subresource === '') w?.push(...(this.strategy.warningsOnUpdate?.(obj, old) ?? []));
+    // A scale write updates the main object through its own strategy, warnings included.
+    if (subresource === '' || subresource === 'scale') w?.push(...(this.strategy.warningsOnUpdate?.(obj, old) ?? []));
     await call.pause?.();
     await this.validateAdmission('UPDATE', obj, old, subresource, call);
     this.fillZeroValues(obj, true);

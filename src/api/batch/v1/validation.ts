@@ -12,7 +12,6 @@ import { deepCopy } from '../../../machinery/deep-copy.js';
 
 const COMPLETION_MODES = ['NonIndexed', 'Indexed'];
 const MAX_PARALLELISM_FOR_INDEXED = 100000;
-const MAX_COMPLETIONS_FOR_INDEXED = 100000;
 const CRONJOB_NAME_MAX = 52;
 
 function nonNegative(value: number | undefined, path: string): FieldError[] {
@@ -38,7 +37,6 @@ export function validateJobSpec(spec: JobSpec, path: string, isJob: boolean): Fi
   }
   if (mode === 'Indexed') {
     if (spec.completions === undefined || spec.completions === null) errs.push(fieldErrors.required(`${path}.completions`, 'when completion mode is Indexed'));
-    else if (spec.completions > MAX_COMPLETIONS_FOR_INDEXED) errs.push(fieldErrors.invalid(`${path}.completions`, spec.completions, `must be less than or equal to ${MAX_COMPLETIONS_FOR_INDEXED} when completion mode is Indexed`));
     if ((spec.parallelism ?? 0) > MAX_PARALLELISM_FOR_INDEXED) errs.push(fieldErrors.invalid(`${path}.parallelism`, spec.parallelism, `must be less than or equal to ${MAX_PARALLELISM_FOR_INDEXED} when completion mode is Indexed`));
   } else if (spec.backoffLimitPerIndex !== undefined && spec.backoffLimitPerIndex !== null) {
     errs.push(fieldErrors.invalid(`${path}.backoffLimitPerIndex`, spec.backoffLimitPerIndex, 'requires indexed completion mode'));

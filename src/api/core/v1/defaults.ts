@@ -170,6 +170,8 @@ export function defaultPod(obj: KubeObject): void {
   const pod = obj as Pod;
   pod.spec ??= { containers: [] };
   if (pod.spec.enableServiceLinks === undefined || pod.spec.enableServiceLinks === null) pod.spec.enableServiceLinks = true;
+  // A negative grace period is taken as 1 on pods (templates keep it; both are warned about).
+  if (typeof pod.spec.terminationGracePeriodSeconds === 'number' && pod.spec.terminationGracePeriodSeconds < 0) pod.spec.terminationGracePeriodSeconds = 1;
   for (const c of [...(pod.spec.containers ?? []), ...(pod.spec.initContainers ?? [])]) {
     const limits = c.resources?.limits;
     if (limits !== undefined) {

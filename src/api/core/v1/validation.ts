@@ -541,9 +541,7 @@ export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldE
   const dns = s.dnsPolicy ?? '';
   if (dns === '') errs.push(fieldErrors.required(`${path}.dnsPolicy`));
   else if (!DNS_POLICIES.includes(dns)) errs.push(fieldErrors.notSupported(`${path}.dnsPolicy`, dns, DNS_POLICIES));
-  if (s.terminationGracePeriodSeconds !== undefined && s.terminationGracePeriodSeconds < 0) {
-    errs.push(fieldErrors.invalid(`${path}.terminationGracePeriodSeconds`, s.terminationGracePeriodSeconds, IS_NEGATIVE_ERROR_MSG));
-  }
+  // A negative terminationGracePeriodSeconds is accepted (with a warning, ./pod-warnings.ts), as upstream.
   if (s.activeDeadlineSeconds !== undefined && s.activeDeadlineSeconds <= 0) {
     errs.push(fieldErrors.invalid(`${path}.activeDeadlineSeconds`, s.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
   }
