@@ -51,12 +51,15 @@ test('npm pack → npm install in an empty folder → npx apiary, apiary/client 
   serve.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
   serve.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
   const exited = new Promise<string>((resolve) => serve.on('exit', (code, signal) => resolve(code !== null ? String(code) : String(signal))));
+  // npx may end before apiary (in its group) has written its last lines: the pipes close once both have.
+  const drained = Promise.all([new Promise((r) => serve.stdout.once('close', r)), new Promise((r) => serve.stderr.once('close', r))]);
   const deadline = Date.now() + 60_000;
   while (!/listening on https:\/\/127\.0\.0\.1:\d+/.test(out) && Date.now() < deadline && serve.exitCode === null) await new Promise((r) => setTimeout(r, 100));
   assert.match(out, /listening on https:\/\/127\.0\.0\.1:\d+/);
   // The whole group gets it, as a terminal's Ctrl-C would: npx ends by the signal, apiary shuts down cleanly.
   process.kill(-serve.pid!, 'SIGTERM');
   assert.ok(['0', 'SIGTERM'].includes(await exited), out);
+  await Promise.race([drained, new Promise((r) => setTimeout(r, 30_000))]);
   assert.match(out, /received SIGTERM, shutting down/);
   assert.doesNotMatch(out, /shutdown failed/);
 
