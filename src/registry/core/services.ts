@@ -13,7 +13,7 @@ import { invalid } from '../../machinery/errors.js';
 import { type FieldError, fieldErrors } from '../../machinery/field-errors.js';
 import { goStringSlice } from '../../machinery/go-syntax.js';
 import { defaultService } from '../../api/core/v1/defaults.js';
-import { validateService, validateServiceStatus, validateServiceUpdate } from '../../api/core/v1/validation.js';
+import { validateService, validateServiceStatus, validateServiceUpdate } from '../../api/core/v1/service-validation.js';
 import type { Service, ServiceSpec } from '../../api/core/v1/types.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt, keepStatus, statusSubresource } from '../strategy-helpers.js';
