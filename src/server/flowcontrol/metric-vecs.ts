@@ -75,15 +75,7 @@ export class HistogramVec {
   }
 
   observe(child: HistogramChild, value: number): void {
-    const b = this.buckets;
-    for (let i = 0; i < b.length; i++) {
-      if (value <= b[i]!) {
-        child.counts[i]!++;
-        break;
-      }
-    }
-    child.sum += value;
-    child.count++;
+    this.observeMany(child, value, 1);
   }
 
   get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: string } {
