@@ -210,7 +210,7 @@ export async function kubeApiserverCommand(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const server = await startServer(options.server);
+  const server = await startServer({ ...options.server, ...(options.controllers ? { awaitSystemNamespaces: true } : {}) });
   let controllers: { manager: RunningControllerManager; close(): Promise<void> } | undefined;
   if (options.controllers) {
     const userAgent = 'apiary-controller-manager';
@@ -231,8 +231,8 @@ export async function kubeApiserverCommand(argv: string[]): Promise<void> {
       logger: pino({ level: options.logLevel, base: { component: 'controller-manager' } }),
     });
     controllers = { manager, close: async () => (identities !== undefined ? identities.close() : client.close()) };
-    // envtest's first requests expect `default` to exist.
-    // envtest's first requests expect them too, as soon as /healthz is ok (at most 10 s).
+    // envtest's first requests expect default and kube-public to exist as
+    // soon as /healthz is ok (at most 10 s); health fails from the start until then.
     const created = waitAtMost(manager.systemNamespacesSynced, 10_000);
     server.awaitSystemNamespaces(created);
     await created;

@@ -64,6 +64,13 @@ export type { SecurityOptions };
 const MAX_HEADER_BYTES = (1 << 20) + 4096;
 
 export interface ServerOptions {
+  /**
+   * /healthz and /readyz fail their system-namespaces check from the first
+   * request until awaitSystemNamespaces' promise settles: the embedder starts
+   * its controllers only after startServer returns, and a client polling
+   * health in between must not see ok before kube-public exists.
+   */
+  awaitSystemNamespaces?: boolean;
   /** HNC's --managed-namespace-label regexes: namespace labels set only through HierarchyConfiguration spec.labels. */
   managedNamespaceLabels?: string[];
   /** HNC's --managed-namespace-annotation regexes: the same for annotations. */
@@ -532,7 +539,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.maxWatchBufferedBytes !== undefined) watchLimits.maxBufferedBytes = options.maxWatchBufferedBytes;
   const watches = new WatchTracker(watchLimits);
   let ready = false;
-  let systemNamespacesReady = true;
+  let systemNamespacesReady = options.awaitSystemNamespaces !== true;
   let address = '127.0.0.1:0';
   const loopback = security !== undefined ? new LoopbackListener() : undefined;
   const handler = createApiHandler({

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { healthEndpointOf, serveHealth, type HealthProbes } from '../../src/server/health.js';
+import { startTestServer } from '../helpers/server.js';
 
 async function serve(probes: HealthProbes, t: { after(fn: () => unknown): void }): Promise<string> {
   const server = http.createServer((req, res) => {
@@ -46,4 +47,21 @@ test('a failing check: verbose 500 with the reason withheld; the single check sa
   assert.equal(await one.text(), 'internal server error: connection refused\n');
   const shutdown = await fetch(`${base}/readyz/shutdown`);
   assert.equal(await shutdown.text(), 'internal server error: process is shutting down\n');
+});
+
+test('a server told to await its system namespaces fails /healthz from its first request until they are created', async (t) => {
+  const server = await startTestServer({ awaitSystemNamespaces: true });
+  t.after(() => server.stop());
+  // Before the embedder has started its controllers (envtest polls /healthz in this window).
+  const early = await fetch(`${server.url}/healthz/poststarthook/start-system-namespaces-controller`);
+  assert.equal(early.status, 500);
+  assert.equal(await early.text(), 'internal server error: system namespaces not created yet\n');
+  let created!: () => void;
+  server.awaitSystemNamespaces(new Promise<void>((resolve) => (created = resolve)));
+  assert.equal((await fetch(`${server.url}/healthz`)).status, 500);
+  created();
+  await new Promise((resolve) => setImmediate(resolve));
+  const after = await fetch(`${server.url}/healthz`);
+  assert.equal(after.status, 200);
+  assert.equal(await after.text(), 'ok');
 });
