@@ -17,7 +17,7 @@ export const replicationControllerStrategy: Strategy = {
   validate: validateReplicationController,
   validateUpdate: (obj) => validateReplicationController(obj),
   ...replicationControllerWarnings,
-  allowCreateOnUpdate: true,
+  allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,
   // core/v1 keeps its pre-GC default: a DELETE without a policy orphans the pods.

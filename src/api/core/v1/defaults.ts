@@ -3,6 +3,7 @@
 // place and is idempotent: running it twice changes nothing more.
 
 import type { KubeObject } from '../../../machinery/meta.js';
+import { defaultFieldRef, defaultPodVolumeSources } from './volume-defaults.js';
 import type {
   Container,
   Endpoints,
@@ -125,10 +126,7 @@ export function defaultContainer(c: Container): void {
   }
   c.resources ??= {};
   for (const p of c.ports ?? []) if (p.protocol === undefined || (p.protocol as string) === '') p.protocol = 'TCP';
-  for (const e of c.env ?? []) {
-    const fieldRef = (e.valueFrom as { fieldRef?: { apiVersion?: string } } | undefined)?.fieldRef;
-    if (fieldRef !== undefined && (fieldRef.apiVersion === undefined || fieldRef.apiVersion === '')) fieldRef.apiVersion = 'v1';
-  }
+  for (const e of c.env ?? []) defaultFieldRef(e.valueFrom);
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
   defaultProbe(c.startupProbe);
@@ -150,6 +148,8 @@ export function defaultPodSpec(spec: PodSpec): void {
   if ((spec.serviceAccountName ?? '') !== '' && (spec.serviceAccount ?? '') === '') spec.serviceAccount = spec.serviceAccountName;
   for (const c of spec.containers ?? []) defaultContainer(c);
   for (const c of spec.initContainers ?? []) defaultContainer(c);
+  // SetDefaults_EphemeralContainer and the generated walk beneath it, as for containers.
+  for (const c of (spec as { ephemeralContainers?: Container[] | null }).ephemeralContainers ?? []) defaultContainer(c);
   for (const v of spec.volumes ?? []) defaultVolume(v);
 }
 
@@ -158,8 +158,7 @@ function defaultVolume(v: Record<string, unknown>): void {
     const s = v[source] as { defaultMode?: number } | undefined;
     if (s !== undefined && s !== null && typeof s === 'object' && s.defaultMode === undefined) s.defaultMode = 420;
   }
-  const hostPath = v.hostPath as { type?: string } | undefined;
-  if (hostPath !== undefined && hostPath !== null && hostPath.type === undefined) hostPath.type = '';
+  defaultPodVolumeSources(v);
 }
 
 /**

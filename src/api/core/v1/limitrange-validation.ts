@@ -14,6 +14,7 @@ import { type Quantity, parseQuantity } from '../../../machinery/quantity.js';
 import { isQualifiedName } from '../../../machinery/validation.js';
 import type { LimitRange, LimitRangeItem, ResourceList } from './types.js';
 import { goQuantity } from './quota-validation.js';
+import { overcommitAllowed } from './container-resources.js';
 
 const LIMIT_TYPES = ['Container', 'PersistentVolumeClaim', 'Pod'];
 const STANDARD_RESOURCES = new Set([
@@ -107,12 +108,6 @@ function parsed(list: ResourceList | undefined): Map<string, { q: Quantity; text
     }
   }
   return out;
-}
-
-/** helper.IsOvercommitAllowed: native resources except hugepages. */
-function overcommitAllowed(name: string): boolean {
-  const native = !name.includes('/') || name.includes('kubernetes.io/');
-  return native && !name.startsWith('hugepages-');
 }
 
 /** Go's %f. */

@@ -12,6 +12,7 @@ import { parseQuantity } from '../../../machinery/quantity.js';
 import { FIELD_IMMUTABLE_ERROR_MSG, isDNS1123Subdomain } from '../../../machinery/validation.js';
 import type { Loose } from '../../loose.js';
 import { defaultPodSpec } from './defaults.js';
+import { defaultVolumePlugins } from './volume-defaults.js';
 import type { PodTemplateSpec } from './types.js';
 import { sameJSON, validatePodTemplateSpec } from './validation.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
@@ -36,8 +37,8 @@ export function defaultPersistentVolume(obj: KubeObject): void {
   if ((pv.status.phase ?? '') === '') pv.status.phase = 'Pending';
   if ((pv.spec.persistentVolumeReclaimPolicy ?? '') === '') pv.spec.persistentVolumeReclaimPolicy = 'Retain';
   pv.spec.volumeMode ??= 'Filesystem';
-  // SetDefaults_HostPathVolumeSource: an unset type is HostPathUnset ("").
-  if (pv.spec.hostPath != null) pv.spec.hostPath.type ??= '';
+  // The sources' defaults (a hostPath's type, rbd's pool, …), as a pod volume's.
+  defaultVolumePlugins(pv.spec);
 }
 
 function validateSource(key: string, src: Loose, path: string, spec: Loose): FieldError[] {

@@ -29,6 +29,7 @@ import type {
 } from './types.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
 import { privilegedAllowed } from './capabilities.js';
+import { validateResourceRequirements } from './container-resources.js';
 import { goJsonSyntaxError } from '../../../machinery/go-json-syntax.js';
 
 /** Total data of a ConfigMap or Secret (1 MiB). */
@@ -294,6 +295,7 @@ function validateContainers(containers: Container[] | undefined, path: string, v
       else if (!volumes.has(m.name)) errs.push(fieldErrors.notFound(`${mp}.name`, m.name));
       if ((m.mountPath ?? '') === '') errs.push(fieldErrors.required(`${mp}.mountPath`));
     });
+    errs.push(...validateResourceRequirements(c.resources, `${p}.resources`));
     if (c.securityContext?.privileged === true && !privilegedAllowed()) {
       errs.push(fieldErrors.forbidden(`${p}.securityContext.privileged`, 'disallowed by cluster policy'));
     }
