@@ -30,6 +30,7 @@ import type {
 import { deepCopy } from '../../../machinery/deep-copy.js';
 import { privilegedAllowed } from './capabilities.js';
 import { validateResourceRequirements } from './container-resources.js';
+import { validateVolumeSource } from './volume-validation.js';
 import { goJsonSyntaxError } from '../../../machinery/go-json-syntax.js';
 
 /** Total data of a ConfigMap or Secret (1 MiB). */
@@ -315,6 +316,7 @@ export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldE
       if (volumes.has(name)) errs.push(fieldErrors.duplicate(`${path}.volumes[${i}].name`, name));
       volumes.add(name);
     }
+    errs.push(...validateVolumeSource(v as Record<string, unknown>, `${path}.volumes[${i}]`));
   });
   const seen = new Set<string>();
   // A decoded template may carry null lists (Go's nil slices).

@@ -15,6 +15,14 @@ const PLUGIN_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>
   hostPath: { type: '' },
 };
 
+/** Every source field of a pod Volume (v1.VolumeSource). */
+const VOLUME_SOURCES = [
+  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
+  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile', 'configMap',
+  'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos',
+  'csi', 'ephemeral', 'image',
+];
+
 const isObject = (v: unknown): v is Source => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Fills the plugin defaults of whichever sources `holder` (a Volume or a PersistentVolumeSpec) sets. */
@@ -45,6 +53,8 @@ function defaultDownwardItems(source: unknown): void {
  * template's volumeMode (Filesystem, as a claim's).
  */
 export function defaultPodVolumeSources(volume: Source): void {
+  // SetDefaults_Volume: a volume that names no source is an emptyDir.
+  if (!VOLUME_SOURCES.some((field) => isObject(volume[field]))) volume['emptyDir'] = {};
   defaultVolumePlugins(volume);
   defaultDownwardItems(volume['downwardAPI']);
   const projected = volume['projected'];

@@ -76,3 +76,68 @@ export const cases: DiffCase[] = [
     ],
   },
 ];
+
+const vol = (volumes: Record<string, unknown>[]): Record<string, unknown> => ({ containers: [main()], volumes });
+
+cases.push({
+  name: 'pod volumes: required fields, one source each',
+  steps: [
+    { title: 'a volume naming no source becomes an emptyDir', method: 'POST', path: `${PODS}?dryRun=All`, select: 'spec.volumes', body: pod('bare', vol([{ name: 'bare' }])) },
+    {
+      title: 'every plugin without its required fields',
+      method: 'POST',
+      path: `${PODS}?dryRun=All`,
+      body: pod(
+        'required',
+        vol([
+          { name: 'a', hostPath: { path: '' } },
+          { name: 'b', gitRepo: { repository: '' } },
+          { name: 'c', gcePersistentDisk: { pdName: '' } },
+          { name: 'd', awsElasticBlockStore: { volumeID: '' } },
+          { name: 'e', secret: {} },
+          { name: 'f', nfs: { server: '', path: '' } },
+          { name: 'g', iscsi: { targetPortal: '', iqn: '', lun: 0 } },
+          { name: 'h', glusterfs: { endpoints: '', path: '' } },
+          { name: 'i', persistentVolumeClaim: { claimName: '' } },
+          { name: 'j', rbd: { monitors: [], image: '' } },
+          { name: 'k', cinder: { volumeID: '' } },
+          { name: 'l', cephfs: { monitors: [] } },
+          { name: 'm', flexVolume: { driver: '' } },
+          { name: 'n', configMap: {} },
+          { name: 'o', azureFile: { secretName: '', shareName: '' } },
+          { name: 'p', vsphereVolume: { volumePath: '' } },
+          { name: 'q', photonPersistentDisk: { pdID: '' } },
+          { name: 'r', portworxVolume: { volumeID: '' } },
+          { name: 's', azureDisk: { diskName: '', diskURI: '' } },
+          { name: 't', storageos: {} },
+          { name: 'u', scaleIO: { gateway: '', system: '', secretRef: { name: 's' } } },
+          { name: 'v', csi: { driver: '' } },
+          { name: 'w', fc: {} },
+          { name: 'x', flocker: {} },
+          { name: 'y', quobyte: { registry: '', volume: '' } },
+        ]),
+      ),
+    },
+    {
+      title: 'two sources in one volume; downward API items without a source; paths leaving the volume; unknown hostPath type and azure modes',
+      method: 'POST',
+      path: `${PODS}?dryRun=All`,
+      body: pod(
+        'shapes',
+        vol([
+          { name: 'two', emptyDir: {}, hostPath: { path: '/tmp' }, cephfs: { monitors: ['m'] }, downwardAPI: {} },
+          { name: 'down', downwardAPI: { items: [{ path: 'x' }, { path: '/abs', fieldRef: { fieldPath: 'metadata.name' } }] } },
+          { name: 'items', secret: { secretName: 's', items: [{ key: 'k', path: '../up' }, { key: '', path: '..x' }] } },
+          { name: 'cm', configMap: { name: 'c', items: [{ key: 'k', path: 'a/../b' }] } },
+          { name: 'host', hostPath: { path: '/var/../etc', type: 'Pipe' } },
+          { name: 'git', gitRepo: { repository: 'r', directory: '/abs' } },
+          { name: 'nfs', nfs: { server: 's', path: 'relative' } },
+          { name: 'iscsi', iscsi: { targetPortal: 't', iqn: 'bad', lun: 300 } },
+          { name: 'azure', azureDisk: { diskName: 'd', diskURI: 'ftp://x', cachingMode: 'Always', kind: 'Odd' } },
+          { name: 'managed', azureDisk: { diskName: 'd', diskURI: 'https://x', kind: 'Managed' } },
+          { name: 'storage', storageos: { volumeName: 'Not_A_Label' } },
+        ]),
+      ),
+    },
+  ],
+});
