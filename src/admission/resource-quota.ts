@@ -250,10 +250,20 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     await this.checkQuotas(held, waiters, this.maxRetries);
   }
 
-  /** The cached quotas, each replaced by the version this plugin wrote when that one is newer. */
+  /**
+   * The cached quotas, each replaced by the version this plugin wrote when
+   * that one is newer. When the cache holds a quota whose status does not yet
+   * list its spec's limits (just created or changed, the controller's status
+   * write not seen here yet), the namespace's quotas are read live: such a
+   * quota restricts nothing (as upstream), and a cache lagging behind the
+   * controller (another server's, on the same etcd) must not turn that into
+   * an admission the stored status would refuse. The compare-and-swap guards
+   * only the quotas a batch writes, and an unsynced quota is never written.
+   */
   private async quotas(source: Source, ns: string): Promise<ResourceQuota[]> {
     const access = this.sourceAccess(source);
-    const cached = access.peekCached?.(ns) ?? (await access.listCached(ns));
+    let cached = access.peekCached?.(ns) ?? (await access.listCached(ns));
+    if (cached.some(unsynced)) cached = await access.listLive(ns);
     return cached.map((q) => {
       const key = keyOf(source, q);
       const mine = this.written.get(key);
@@ -356,4 +366,12 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     );
     await this.checkQuotas(fresh, charged, retries - 1);
   }
+}
+
+/** A quota whose status.hard does not yet hold each of its spec.hard limits, with the same value. */
+function unsynced(q: ResourceQuota): boolean {
+  const hard = q.spec?.hard ?? {};
+  const status = q.status?.hard ?? {};
+  for (const [name, value] of Object.entries(hard)) if (status[name] !== value) return true;
+  return false;
 }
