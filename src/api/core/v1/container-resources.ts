@@ -4,7 +4,8 @@
 // needs a limit, which its request must equal. Quantities that do not parse
 // are refused earlier, by the typed decode.
 
-import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
+import { type FieldError, GoValue, fieldErrors } from '../../../machinery/field-errors.js';
+import { isQualifiedName } from '../../../machinery/validation.js';
 import { type Quantity, parseQuantity } from '../../../machinery/quantity.js';
 
 /** helper.IsOvercommitAllowed: native resources (no domain, or a kubernetes.io one) except hugepages. */
@@ -27,12 +28,42 @@ interface Requirements {
   requests?: Record<string, unknown> | null;
 }
 
-/** The request-versus-limit rules for `resources` at `path` (e.g. spec.containers[0].resources). */
+const STANDARD_RESOURCES = new Set([
+  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu', 'limits.memory',
+  'limits.ephemeral-storage', 'pods', 'resourcequotas', 'services', 'replicationcontrollers', 'secrets', 'configmaps',
+  'persistentvolumeclaims', 'storage', 'requests.storage', 'services.nodeports', 'services.loadbalancers',
+]);
+const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
+
+/** validateContainerResourceName: a qualified name; unprefixed ones standard (and for containers); prefixed ones native or extended. */
+function resourceNameErrors(name: string, path: string): FieldError[] {
+  const shown = new GoValue(name); // a core.ResourceName prints unquoted
+  const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, shown, m));
+  if (!name.includes('/')) {
+    if (!STANDARD_RESOURCES.has(name) && !name.startsWith('requests.hugepages-')) errs.push(fieldErrors.invalid(path, shown, 'must be a standard resource type or fully qualified'));
+    if (!STANDARD_CONTAINER_RESOURCES.has(name) && !name.startsWith('hugepages-')) errs.push(fieldErrors.invalid(path, shown, 'must be a standard resource for containers'));
+  } else if (!name.includes('kubernetes.io/') && (name.startsWith('requests.') || isQualifiedName(`requests.${name}`).length > 0)) {
+    errs.push(fieldErrors.invalid(path, shown, "doesn't follow extended resource name standard"));
+  }
+  return errs;
+}
+
+/** ValidateResourceQuantityValue's sign check (the integer check of extended resources is not made). */
+function quantityErrors(raw: unknown, path: string): FieldError[] {
+  const q = quantity(raw);
+  return q !== undefined && q.sign() < 0 ? [fieldErrors.invalid(path, q.toString(), 'must be greater than or equal to 0')] : [];
+}
+
+/** The resource names, quantities and request-versus-limit rules for `resources` at `path` (e.g. spec.containers[0].resources). */
 export function validateResourceRequirements(resources: Requirements | null | undefined, path: string): FieldError[] {
   if (resources === null || resources === undefined) return [];
   const errs: FieldError[] = [];
   const limits = resources.limits ?? {};
+  for (const [name, raw] of Object.entries(limits)) {
+    errs.push(...resourceNameErrors(name, `${path}.limits[${name}]`), ...quantityErrors(raw, `${path}.limits[${name}]`));
+  }
   for (const [name, raw] of Object.entries(resources.requests ?? {})) {
+    errs.push(...resourceNameErrors(name, `${path}.requests[${name}]`), ...quantityErrors(raw, `${path}.requests[${name}]`));
     const request = quantity(raw);
     if (request === undefined) continue;
     if (!Object.hasOwn(limits, name)) {

@@ -178,6 +178,12 @@ export function defaultPod(obj: KubeObject): void {
       for (const [k, v] of Object.entries(limits)) if (c.resources!.requests[k] === undefined) c.resources!.requests[k] = v;
     }
   }
+  // With host networking, a container port's unset hostPort is the port itself (pods only, as upstream).
+  if ((pod.spec as { hostNetwork?: boolean }).hostNetwork === true) {
+    for (const c of [...(pod.spec.containers ?? []), ...(pod.spec.initContainers ?? [])]) {
+      for (const p of c.ports ?? []) if ((p.hostPort ?? 0) === 0) p.hostPort = p.containerPort;
+    }
+  }
   defaultPodSpec(pod.spec);
 }
 

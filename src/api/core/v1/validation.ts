@@ -28,9 +28,7 @@ import type {
   Secret,
 } from './types.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
-import { privilegedAllowed } from './capabilities.js';
-import { validateResourceRequirements } from './container-resources.js';
-import { validateVolumeSource } from './volume-validation.js';
+import { validatePodSpecFields } from './pod-spec-validation.js';
 import { goJsonSyntaxError } from '../../../machinery/go-json-syntax.js';
 
 /** Total data of a ConfigMap or Secret (1 MiB). */
@@ -64,21 +62,8 @@ export function keyPath(path: string, key: string): string {
   return `${path}[${key}]`;
 }
 
-export function isValidPortNum(port: unknown): string[] {
-  return typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535
-    ? []
-    : ['must be between 1 and 65535, inclusive'];
-}
-
-export function isValidPortName(port: string): string[] {
-  const errs: string[] = [];
-  if (port.length > 15) errs.push(maxLenError(15));
-  if (!/^[-a-z0-9]+$/.test(port)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
-  if (!/[a-z]/.test(port)) errs.push('must contain at least one letter (a-z)');
-  if (port.includes('--')) errs.push('must not contain consecutive hyphens');
-  if (port.length > 0 && (port.startsWith('-') || port.endsWith('-'))) errs.push('must not begin or end with a hyphen');
-  return errs;
-}
+import { isValidPortName, isValidPortNum } from './container-validation.js';
+export { isValidPortName, isValidPortNum };
 
 export function dns1123Label(value: string, path: string): FieldError[] {
   return isDNS1123Label(value).map((m) => fieldErrors.invalid(path, value, m));
@@ -251,101 +236,12 @@ export function validateServiceAccount(_obj: KubeObject): FieldError[] {
 
 // ---- Pod ----------------------------------------------------------------------
 
-const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'];
-const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'];
-const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
-
-function validateContainers(containers: Container[] | undefined, path: string, volumes: Set<string>, required: boolean, seen: Set<string>): FieldError[] {
-  const errs: FieldError[] = [];
-  if (required && (containers === undefined || containers.length === 0)) {
-    errs.push(fieldErrors.required(path));
-    return errs;
-  }
-  (containers ?? []).forEach((c, i) => {
-    const p = `${path}[${i}]`;
-    const name = c.name ?? '';
-    if (name === '') errs.push(fieldErrors.required(`${p}.name`));
-    else {
-      errs.push(...dns1123Label(name, `${p}.name`));
-      if (seen.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
-      seen.add(name);
-    }
-    if ((c.image ?? '') === '') errs.push(fieldErrors.required(`${p}.image`));
-    const pull = c.imagePullPolicy ?? '';
-    if (pull === '') errs.push(fieldErrors.required(`${p}.imagePullPolicy`));
-    else if (!PULL_POLICIES.includes(pull)) errs.push(fieldErrors.notSupported(`${p}.imagePullPolicy`, pull, PULL_POLICIES));
-    (c.ports ?? []).forEach((port, j) => {
-      const pp = `${p}.ports[${j}]`;
-      for (const m of isValidPortNum(port.containerPort)) errs.push(fieldErrors.invalid(`${pp}.containerPort`, port.containerPort, m));
-      if (port.hostPort !== undefined && port.hostPort !== 0) {
-        for (const m of isValidPortNum(port.hostPort)) errs.push(fieldErrors.invalid(`${pp}.hostPort`, port.hostPort, m));
-      }
-      if (port.name !== undefined && port.name !== '') {
-        for (const m of isValidPortName(port.name)) errs.push(fieldErrors.invalid(`${pp}.name`, port.name, m));
-      }
-      const proto = port.protocol ?? '';
-      if (proto === '') errs.push(fieldErrors.required(`${pp}.protocol`));
-      else if (!PROTOCOLS.includes(proto)) errs.push(fieldErrors.notSupported(`${pp}.protocol`, proto, PROTOCOLS));
-    });
-    (c.env ?? []).forEach((e, j) => {
-      if ((e.name ?? '') === '') errs.push(fieldErrors.required(`${p}.env[${j}].name`));
-    });
-    (c.volumeMounts ?? []).forEach((m, j) => {
-      const mp = `${p}.volumeMounts[${j}]`;
-      if ((m.name ?? '') === '') errs.push(fieldErrors.required(`${mp}.name`));
-      else if (!volumes.has(m.name)) errs.push(fieldErrors.notFound(`${mp}.name`, m.name));
-      if ((m.mountPath ?? '') === '') errs.push(fieldErrors.required(`${mp}.mountPath`));
-    });
-    errs.push(...validateResourceRequirements(c.resources, `${p}.resources`));
-    if (c.securityContext?.privileged === true && !privilegedAllowed()) {
-      errs.push(fieldErrors.forbidden(`${p}.securityContext.privileged`, 'disallowed by cluster policy'));
-    }
-  });
-  return errs;
-}
-
-export function validatePodSpec(spec: PodSpec | undefined, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const s = spec ?? ({} as PodSpec);
-  const volumes = new Set<string>();
-  (s.volumes ?? []).forEach((v, i) => {
-    const name = v.name ?? '';
-    if (name === '') errs.push(fieldErrors.required(`${path}.volumes[${i}].name`));
-    else {
-      errs.push(...dns1123Label(name, `${path}.volumes[${i}].name`));
-      if (volumes.has(name)) errs.push(fieldErrors.duplicate(`${path}.volumes[${i}].name`, name));
-      volumes.add(name);
-    }
-    errs.push(...validateVolumeSource(v as Record<string, unknown>, `${path}.volumes[${i}]`));
-  });
-  const seen = new Set<string>();
-  // A decoded template may carry null lists (Go's nil slices).
-  errs.push(...validateContainers(s.initContainers ?? undefined, `${path}.initContainers`, volumes, false, seen));
-  errs.push(...validateContainers(s.containers ?? undefined, `${path}.containers`, volumes, true, seen));
-  const restart = s.restartPolicy ?? '';
-  if (restart === '') errs.push(fieldErrors.required(`${path}.restartPolicy`));
-  else if (!RESTART_POLICIES.includes(restart)) errs.push(fieldErrors.notSupported(`${path}.restartPolicy`, restart, RESTART_POLICIES));
-  const dns = s.dnsPolicy ?? '';
-  if (dns === '') errs.push(fieldErrors.required(`${path}.dnsPolicy`));
-  else if (!DNS_POLICIES.includes(dns)) errs.push(fieldErrors.notSupported(`${path}.dnsPolicy`, dns, DNS_POLICIES));
-  // A negative terminationGracePeriodSeconds is accepted (with a warning, ./pod-warnings.ts), as upstream.
-  if (s.activeDeadlineSeconds !== undefined && s.activeDeadlineSeconds <= 0) {
-    errs.push(fieldErrors.invalid(`${path}.activeDeadlineSeconds`, s.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
-  }
-  if ((s.serviceAccountName ?? '') !== '') {
-    for (const m of isDNS1123Subdomain(s.serviceAccountName!)) {
-      errs.push(fieldErrors.invalid(`${path}.serviceAccountName`, s.serviceAccountName, m));
-    }
-  }
-  if ((s.nodeName ?? '') !== '') {
-    for (const m of isDNS1123Subdomain(s.nodeName!)) errs.push(fieldErrors.invalid(`${path}.nodeName`, s.nodeName, m));
-  }
-  errs.push(...validateLabels(s.nodeSelector, `${path}.nodeSelector`));
-  return errs;
+export function validatePodSpec(spec: PodSpec | undefined, path: string, isPod = false): FieldError[] {
+  return validatePodSpecFields((spec ?? {}) as Record<string, unknown>, path, isPod);
 }
 
 export function validatePod(obj: KubeObject): FieldError[] {
-  return validatePodSpec((obj as Pod).spec, 'spec');
+  return validatePodSpec((obj as Pod).spec, 'spec', true);
 }
 
 const POD_UPDATABLE =
