@@ -9,13 +9,12 @@
 
 import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
 import { isDNS1123Label, isQualifiedName } from '../../../machinery/validation.js';
+import { isObject, list, str } from '../../loose.js';
 import { privilegedAllowed } from './capabilities.js';
+import { localDescendingPath } from './file-paths.js';
 import { validateResourceRequirements } from './container-resources.js';
 
 type Loose = Record<string, unknown>;
-const isObject = (v: unknown): v is Loose => v !== null && typeof v === 'object' && !Array.isArray(v);
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
@@ -113,12 +112,6 @@ function env(value: unknown, path: string): FieldError[] {
   return errs;
 }
 
-function localDescending(target: string, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (target.startsWith('/')) errs.push(fieldErrors.invalid(path, target, 'must be a relative path'));
-  if (target.split('/').includes('..')) errs.push(fieldErrors.invalid(path, target, "must not contain '..'"));
-  return errs;
-}
 
 function volumeMounts(value: unknown, volumes: ReadonlySet<string>, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -135,11 +128,11 @@ function volumeMounts(value: unknown, volumes: ReadonlySet<string>, path: string
     mountPoints.add(mountPath);
     // Upstream reports subPath problems under the list's path, not the item's.
     const subPath = str(m['subPath']);
-    if (subPath !== '') errs.push(...localDescending(subPath, `${path}.subPath`));
+    if (subPath !== '') errs.push(...localDescendingPath(subPath, `${path}.subPath`));
     const subPathExpr = str(m['subPathExpr']);
     if (subPathExpr !== '') {
       if (subPath !== '') errs.push(fieldErrors.invalid(`${p}.subPathExpr`, subPathExpr, 'subPathExpr and subPath are mutually exclusive'));
-      errs.push(...localDescending(subPathExpr, `${path}.subPathExpr`));
+      errs.push(...localDescendingPath(subPathExpr, `${path}.subPathExpr`));
     }
   });
   return errs;
@@ -154,7 +147,7 @@ function seccompProfile(value: unknown, path: string): FieldError[] {
   const localhost = value['localhostProfile'];
   if (type === 'Localhost') {
     if (typeof localhost !== 'string') errs.push(fieldErrors.required(`${path}.localhostProfile`, 'must be set when seccomp type is Localhost'));
-    else errs.push(...localDescending(localhost, `${path}.localhostProfile`));
+    else errs.push(...localDescendingPath(localhost, `${path}.localhostProfile`));
   }
   return errs;
 }

@@ -9,13 +9,11 @@ import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js
 import { goStringSlice } from '../../../machinery/go-syntax.js';
 import { validateIP } from '../../../machinery/selector-validation.js';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, validateLabels } from '../../../machinery/validation.js';
+import { isObject, list, str } from '../../loose.js';
 import { idErrors, validatePodContainers, validateSeccompProfileField } from './container-validation.js';
 import { validateVolumeSource } from './volume-validation.js';
 
 type Loose = Record<string, unknown>;
-const isObject = (v: unknown): v is Loose => v !== null && typeof v === 'object' && !Array.isArray(v);
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];

@@ -5,6 +5,8 @@
 // read-only flag and kind, a scaleIO volume's storage mode and filesystem,
 // a hostPath's type. Only absent fields are set; an explicit "" stays.
 
+import { isObject } from '../../loose.js';
+
 type Source = Record<string, unknown>;
 
 const PLUGIN_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
@@ -23,7 +25,6 @@ const VOLUME_SOURCES = [
   'csi', 'ephemeral', 'image',
 ];
 
-const isObject = (v: unknown): v is Source => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Fills the plugin defaults of whichever sources `holder` (a Volume or a PersistentVolumeSpec) sets. */
 export function defaultVolumePlugins(holder: Source): void {

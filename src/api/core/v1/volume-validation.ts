@@ -8,11 +8,12 @@
 
 import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../../machinery/validation.js';
+import { isObject } from '../../loose.js';
+import { localDescendingPath, localNonReservedPath, noBacksteps } from './file-paths.js';
 
 type Source = Record<string, unknown>;
 type Check = (source: Source, path: string) => FieldError[];
 
-const isObject = (v: unknown): v is Source => v !== null && typeof v === 'object' && !Array.isArray(v);
 const empty = (v: unknown): boolean => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 
 /** Required fields, in upstream's order. */
@@ -21,18 +22,7 @@ const requires =
   (source, path) =>
     fields.filter((f) => empty(source[f])).map((f) => fieldErrors.required(`${path}.${f}`));
 
-function noBacksteps(target: string, path: string): FieldError[] {
-  return target.split('/').includes('..') ? [fieldErrors.invalid(path, target, "must not contain '..'")] : [];
-}
 
-/** ValidateLocalNonReservedPath: relative, no '..' element, not starting with '..'. */
-function localPath(target: string, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (target.startsWith('/')) errs.push(fieldErrors.invalid(path, target, 'must be a relative path'));
-  errs.push(...noBacksteps(target, path));
-  if (target.startsWith('..') && !target.startsWith('../')) errs.push(fieldErrors.invalid(path, target, "must not start with '..'"));
-  return errs;
-}
 
 function keyToPaths(items: unknown, path: string): FieldError[] {
   if (!Array.isArray(items)) return [];
@@ -40,7 +30,7 @@ function keyToPaths(items: unknown, path: string): FieldError[] {
     const kp = isObject(item) ? item : {};
     const p = `${path}.items[${i}]`;
     const errs = requires('key', 'path')(kp, p);
-    return [...errs, ...localPath(typeof kp['path'] === 'string' ? kp['path'] : '', `${p}.path`)];
+    return [...errs, ...localNonReservedPath(typeof kp['path'] === 'string' ? kp['path'] : '', `${p}.path`)];
   });
 }
 
@@ -110,7 +100,7 @@ const downwardAPIItems = (items: unknown, path: string): FieldError[] => {
   return items.flatMap((item: unknown) => {
     const file = isObject(item) ? item : {};
     const errs = empty(file['path']) ? [fieldErrors.required(`${path}.path`)] : [];
-    errs.push(...localPath(typeof file['path'] === 'string' ? file['path'] : '', `${path}.path`));
+    errs.push(...localNonReservedPath(typeof file['path'] === 'string' ? file['path'] : '', `${path}.path`));
     if (file['fieldRef'] == null && file['resourceFieldRef'] == null) errs.push(fieldErrors.required(path, 'one of fieldRef and resourceFieldRef is required'));
     return errs;
   });
@@ -120,7 +110,7 @@ const downwardAPIItems = (items: unknown, path: string): FieldError[] => {
 const SOURCES: ReadonlyArray<readonly [string, string, string, Check]> = [
   ['emptyDir', 'emptyDir', 'emptyDir', () => []],
   ['hostPath', 'hostPath', 'hostPath', hostPath],
-  ['gitRepo', 'gitRepo', 'gitRepo', (s, p) => [...requires('repository')(s, p), ...(typeof s['directory'] === 'string' ? localPathDescending(s['directory'], `${p}.directory`) : [])]],
+  ['gitRepo', 'gitRepo', 'gitRepo', (s, p) => [...requires('repository')(s, p), ...(typeof s['directory'] === 'string' ? localDescendingPath(s['directory'], `${p}.directory`) : [])]],
   ['gcePersistentDisk', 'gcePersistentDisk', 'persistentDisk', requires('pdName')],
   ['awsElasticBlockStore', 'awsElasticBlockStore', 'awsElasticBlockStore', requires('volumeID')],
   ['secret', 'secret', 'secret', (s, p) => [...requires('secretName')(s, p), ...keyToPaths(s['items'], p)]],
@@ -149,11 +139,6 @@ const SOURCES: ReadonlyArray<readonly [string, string, string, Check]> = [
   ['ephemeral', 'ephemeral', 'ephemeral', (s, p) => (s['volumeClaimTemplate'] == null ? [fieldErrors.required(`${p}.volumeClaimTemplate`)] : [])],
 ];
 
-function localPathDescending(target: string, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (target.startsWith('/')) errs.push(fieldErrors.invalid(path, target, 'must be a relative path'));
-  return [...errs, ...noBacksteps(target, path)];
-}
 
 /** The checks of one pod volume (path: spec.volumes[i]); a volume with no source was given emptyDir by the defaults. */
 export function validateVolumeSource(volume: Source, path: string): FieldError[] {
