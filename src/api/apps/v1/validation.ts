@@ -67,7 +67,7 @@ export function validateDeployment(obj: KubeObject): FieldError[] {
     errs.push(...validateIntOrPercent(ru.maxUnavailable, 'spec.strategy.rollingUpdate.maxUnavailable'));
     errs.push(...validateIntOrPercent(ru.maxSurge, 'spec.strategy.rollingUpdate.maxSurge'));
     if (isZero(ru.maxUnavailable) && isZero(ru.maxSurge)) {
-      errs.push(fieldErrors.invalid('spec.strategy.rollingUpdate.maxUnavailable', ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
+      errs.push(fieldErrors.invalid('spec.strategy.rollingUpdate.maxUnavailable', goIntOrString(ru.maxUnavailable), 'may not be 0 when `maxSurge` is 0'));
     }
   }
   errs.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
@@ -285,7 +285,7 @@ export function validateDaemonSet(obj: KubeObject): FieldError[] {
       errs.push(...validateIntOrPercent(ru.maxSurge, 'spec.updateStrategy.rollingUpdate.maxSurge'));
       const zero = (v: number | string | undefined): boolean => v === undefined || v === 0 || v === '0%';
       if (zero(ru.maxUnavailable) && zero(ru.maxSurge)) {
-        errs.push(fieldErrors.invalid('spec.updateStrategy.rollingUpdate.maxUnavailable', ru.maxUnavailable ?? 0, 'may not be 0 when `maxSurge` is 0'));
+        errs.push(fieldErrors.required('spec.updateStrategy.rollingUpdate.maxUnavailable', 'cannot be 0 when maxSurge is 0'));
       }
     }
   } else if (type !== 'OnDelete') {
@@ -322,4 +322,9 @@ export function validateControllerRevisionUpdate(obj: KubeObject, old: KubeObjec
     errs.push(fieldErrors.invalid('data', new GoValue('runtime.RawExtension{}'), FIELD_IMMUTABLE_ERROR_MSG));
   }
   return errs;
+}
+
+/** An IntOrString as Go's %#v prints it in a field error. */
+function goIntOrString(v: number | string | undefined | null): GoValue {
+  return typeof v === 'string' ? new GoValue(`intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(v)}}`) : new GoValue(`intstr.IntOrString{Type:0, IntVal:${v ?? 0}, StrVal:""}`);
 }
