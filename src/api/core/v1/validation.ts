@@ -241,7 +241,16 @@ export function validatePodSpec(spec: PodSpec | undefined, path: string, isPod =
 }
 
 export function validatePod(obj: KubeObject): FieldError[] {
-  return validatePodSpec((obj as Pod).spec, 'spec', true);
+  const spec = (obj as Pod).spec;
+  const errs = validatePodSpec(spec, 'spec', true);
+  // Pods only, not templates: images without surrounding whitespace.
+  for (const field of ['containers', 'initContainers'] as const) {
+    (spec?.[field] ?? []).forEach((c, i) => {
+      const image = c.image ?? '';
+      if (image.trim() !== image) errs.push(fieldErrors.invalid(`spec.${field}[${i}].image`, image, 'must not have leading or trailing whitespace'));
+    });
+  }
+  return errs;
 }
 
 const POD_UPDATABLE =

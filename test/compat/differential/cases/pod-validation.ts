@@ -57,6 +57,7 @@ export const cases: DiffCase[] = [
       step('resources: a negative cpu limit (its request defaulted from it)', 'negative', { containers: [main({ resources: { limits: { cpu: '-1' } } })] }),
       step('resources: an unknown resource name', 'unknown', { containers: [main({ resources: { requests: { bogus: '1' } } })] }),
       step('resources: an extended resource name that does not follow the standard', 'extended', { containers: [main({ resources: { limits: { 'requests.example.com/gpu': '1' } } })] }),
+      step('an image with surrounding whitespace (pods only)', 'spaces', { containers: [main({ image: ' registry.example/app:1 ' })] }),
       step('imagePullSecrets without a name; an affinity with an empty term; priority without class', 'misc', {
         containers: [main()],
         imagePullSecrets: [{}],
