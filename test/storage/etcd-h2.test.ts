@@ -83,14 +83,19 @@ test('HPACK: a bad Huffman code or padding, an index past the table', () => {
 });
 
 /** A method whose messages are the raw bytes. */
-const raw: Method = { path: '/test.Echo/Call', serialize: (v) => (v as { bytes: Buffer }).bytes, deserialize: (b) => Buffer.from(b) };
-
 function grpcFrame(message: Buffer): Buffer {
   const frame = Buffer.alloc(5 + message.length);
   frame.writeUInt32BE(message.length, 1);
   message.copy(frame, 5);
   return frame;
 }
+
+const raw: Method = {
+  path: '/test.Echo/Call',
+  serialize: (v) => (v as { bytes: Buffer }).bytes,
+  deserialize: (b) => Buffer.from(b),
+  frame: (v) => grpcFrame((v as { bytes: Buffer }).bytes),
+};
 
 type Handler = (stream: http2.ServerHttp2Stream, body: Buffer, headers: http2.IncomingHttpHeaders) => void;
 

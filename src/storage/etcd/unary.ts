@@ -54,6 +54,8 @@ const CODE_UNAUTHENTICATED = 16;
 const CODE_PERMISSION_DENIED = 7;
 
 const KEEPALIVE_MS = 30_000;
+/** How long a bidirectional call waits for its connection. */
+const STREAM_CONNECT_MS = 5_000;
 const KEEPALIVE_TIMEOUT_MS = 10_000;
 /** Large range answers (lists) should not stall on the default 64 KiB windows. */
 const WINDOW = 16 * 1024 * 1024;
@@ -110,6 +112,117 @@ function grpcTimeout(ms: number): string {
   return whole < 100_000_000 ? `${whole}m` : `${Math.min(Math.ceil(whole / 1000), 99_999_999)}S`;
 }
 
+/** A call's failure as its answer's status tells it, or undefined for OK. */
+function statusError(headers: HeaderList, trailers: HeaderList | undefined): UnaryCallError | undefined {
+  const httpStatus = Number(field(headers, ':status') ?? 0);
+  // A trailers-only answer carries the status in its one header block.
+  const status = trailers ?? headers;
+  const grpcStatusText = field(status, 'grpc-status');
+  if (httpStatus !== 200 && httpStatus !== 0 && grpcStatusText === undefined) {
+    return new UnaryCallError(codeForHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`);
+  }
+  if (grpcStatusText === undefined) return new UnaryCallError(CODE_UNAVAILABLE, 'Connection dropped');
+  const grpcStatus = Number(grpcStatusText);
+  if (grpcStatus !== 0) return new UnaryCallError(grpcStatus, percentDecoded(field(status, 'grpc-message') ?? ''));
+  return undefined;
+}
+
+/** What a bidirectional call tells its user: each answer, then its end or failure (one of the two, once). */
+export interface StreamHandlers {
+  onMessage(value: unknown): void;
+  /** The server ended the call with OK. */
+  onEnd(): void;
+  onError(err: UnaryCallError): void;
+}
+
+/** A bidirectional call (etcd's Watch) on a channel's connection. */
+export class ClientStream implements H2StreamHandler {
+  private session: H2Session | undefined;
+  private id = 0;
+  /** Messages written before the stream was open. */
+  private queued: Buffer[] = [];
+  private done = false;
+  /** Bytes of a message not yet complete. */
+  private partial: Buffer | undefined;
+
+  constructor(
+    private readonly method: Method,
+    private readonly handlers: StreamHandlers,
+  ) {}
+
+  /** Sends a request message (method.frame encodes it). */
+  write(value: object): void {
+    if (this.done) return;
+    const frame = this.method.frame(value);
+    if (this.session === undefined) this.queued.push(frame);
+    else this.session.write(this.id, frame);
+  }
+
+  /** Ends the call from this side; its handlers hear nothing more. */
+  cancel(): void {
+    if (this.done) return;
+    this.done = true;
+    this.session?.cancel(this.id);
+  }
+
+  /** @internal The stream is open on `session` as `id`. */
+  attach(session: H2Session, id: number): void {
+    this.session = session;
+    this.id = id;
+    for (const frame of this.queued.splice(0)) session.write(id, frame);
+  }
+
+  /** @internal */
+  get cancelled(): boolean {
+    return this.done;
+  }
+
+  fail(err: UnaryCallError): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.session !== undefined) this.session.cancel(this.id);
+    this.handlers.onError(err);
+  }
+
+  onData(chunk: Buffer): void {
+    let data = this.partial === undefined ? chunk : Buffer.concat([this.partial, chunk]);
+    this.partial = undefined;
+    while (!this.done && data.length >= 5) {
+      if (data[0] !== 0) {
+        this.fail(new UnaryCallError(CODE_INTERNAL, 'Compressed messages are not accepted'));
+        return;
+      }
+      const length = data.readUInt32BE(1);
+      if (data.length < 5 + length) break;
+      let value: unknown;
+      try {
+        value = this.method.deserialize(data.subarray(5, 5 + length));
+      } catch (err) {
+        this.fail(new UnaryCallError(CODE_INTERNAL, `Response message parsing error: ${(err as Error).message}`));
+        return;
+      }
+      data = data.subarray(5 + length);
+      this.handlers.onMessage(value);
+    }
+    // What is left is a view of the socket's read: keep a copy.
+    if (!this.done && data.length > 0) this.partial = Buffer.from(data);
+  }
+
+  onEnd(headers: HeaderList, trailers: HeaderList | undefined): void {
+    if (this.done) return;
+    const failed = statusError(headers, trailers) ?? (this.partial === undefined ? undefined : new UnaryCallError(CODE_INTERNAL, 'the stream ended inside a message'));
+    this.done = true;
+    if (failed !== undefined) this.handlers.onError(failed);
+    else this.handlers.onEnd();
+  }
+
+  onError(refused: boolean, message: string): void {
+    if (this.done) return;
+    this.done = true;
+    this.handlers.onError(new UnaryCallError(CODE_UNAVAILABLE, refused ? `No connection established: ${message}` : `Connection dropped: ${message}`));
+  }
+}
+
 /** One call's answer or failure, settled once (by the stream, or by its deadline). */
 class UnaryCall implements H2StreamHandler {
   private settled = false;
@@ -134,21 +247,9 @@ class UnaryCall implements H2StreamHandler {
 
   onEnd(headers: HeaderList, trailers: HeaderList | undefined, body: Buffer[]): void {
     if (this.settled) return;
-    const httpStatus = Number(field(headers, ':status') ?? 0);
-    // A trailers-only answer carries the status in its one header block.
-    const status = trailers ?? headers;
-    const grpcStatusText = field(status, 'grpc-status');
-    if (httpStatus !== 200 && httpStatus !== 0 && grpcStatusText === undefined) {
-      this.fail(new UnaryCallError(codeForHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`));
-      return;
-    }
-    if (grpcStatusText === undefined) {
-      this.fail(new UnaryCallError(CODE_UNAVAILABLE, 'Connection dropped'));
-      return;
-    }
-    const grpcStatus = Number(grpcStatusText);
-    if (grpcStatus !== 0) {
-      this.fail(new UnaryCallError(grpcStatus, percentDecoded(field(status, 'grpc-message') ?? '')));
+    const failed = statusError(headers, trailers);
+    if (failed !== undefined) {
+      this.fail(failed);
       return;
     }
     const data = body.length === 1 ? body[0]! : Buffer.concat(body);
@@ -190,6 +291,31 @@ export class UnaryChannel {
     this.fixedHeaders = fixed;
   }
 
+  /**
+   * Opens a bidirectional call; `metadata` are extra header fields. A call
+   * made while the connection is being set up waits for it (at most
+   * STREAM_CONNECT_MS) and fails as Unavailable if it cannot be made.
+   */
+  stream(method: Method, metadata: Array<[string, string]>, handlers: StreamHandlers): ClientStream {
+    const call = new ClientStream(method, handlers);
+    const open = (session: H2Session): void => {
+      if (call.cancelled) return;
+      const block: number[] = [...this.fixedHeaders];
+      encodeIndexedName(block, STATIC_PATH, method.path);
+      encodeIndexedName(block, STATIC_CONTENT_TYPE, 'application/grpc');
+      encodeLiteral(block, 'te', 'trailers');
+      for (const [name, value] of metadata) encodeLiteral(block, name, value);
+      const id = session.openStream(Buffer.from(block), call);
+      // Its user hears of a failure after stream() has returned, as of any other.
+      if (id === undefined) queueMicrotask(() => call.fail(new UnaryCallError(CODE_UNAVAILABLE, 'No connection established: session closed')));
+      else call.attach(session, id);
+    };
+    const session = this.session;
+    if (session !== undefined && !session.closed) open(session);
+    else this.connect(Date.now() + STREAM_CONNECT_MS).then(open, (err: UnaryCallError) => call.fail(err));
+    return call;
+  }
+
   private headerBlock(path: string, timeoutMs: number): Buffer {
     let pathField = this.paths.get(path);
     if (pathField === undefined) {
@@ -208,11 +334,7 @@ export class UnaryChannel {
   }
 
   call(method: Method, request: object, deadline: number): Promise<unknown> {
-    const message = method.serialize(request);
-    const frame = Buffer.allocUnsafe(5 + message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, 5);
+    const frame = method.frame(request);
     const session = this.session;
     if (session !== undefined && !session.closed) return this.send(session, method, frame, deadline);
     return this.connect(deadline).then((s) => this.send(s, method, frame, deadline));
