@@ -282,3 +282,99 @@ test('unary calls: no server to connect to', async () => {
   assert.equal(err.code, 14);
   assert.equal(neverSent(err), true, err.details);
 });
+
+test('bidirectional calls (the watch) over h2.ts', async (t) => {
+  const closed: number[] = [];
+  const srv = http2.createServer();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  srv.on('session', (s) => {
+    sessions.add(s);
+    s.on('close', () => sessions.delete(s));
+  });
+  srv.on('stream', (stream, headers) => {
+    stream.on('close', () => closed.push(stream.rstCode));
+    stream.on('error', () => {});
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    let buffered = Buffer.alloc(0);
+    stream.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      while (buffered.length >= 5 && buffered.length >= 5 + buffered.readUInt32BE(1)) {
+        const message = buffered.subarray(5, 5 + buffered.readUInt32BE(1));
+        buffered = buffered.subarray(5 + message.length);
+        const text = message.length < 100 ? message.toString('latin1') : '';
+        if (text === 'end ok' || text === 'end 14') {
+          stream.on('wantTrailers', () => stream.sendTrailers(text === 'end ok' ? { 'grpc-status': '0' } : { 'grpc-status': '14', 'grpc-message': 'etcdserver: no leader' }));
+          stream.end();
+          return;
+        }
+        // Echo, with the metadata it was opened with for the first message.
+        stream.write(grpcFrame(text === 'meta' ? Buffer.from(String(headers['hasleader'])) : message));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const channel = new UnaryChannel(`http://127.0.0.1:${(srv.address() as AddressInfo).port}`);
+  t.after(async () => {
+    channel.close();
+    await stop(srv, sessions);
+  });
+  const open = (): { stream: ReturnType<UnaryChannel['stream']>; messages: Buffer[]; ended: Promise<UnaryCallError | 'ok'> } => {
+    const messages: Buffer[] = [];
+    let settle: (v: UnaryCallError | 'ok') => void = () => {};
+    const ended = new Promise<UnaryCallError | 'ok'>((resolve) => (settle = resolve));
+    const stream = channel.stream(raw, [['hasleader', 'true']], {
+      onMessage: (m) => messages.push(m as Buffer),
+      onEnd: () => settle('ok'),
+      onError: (err) => settle(err),
+    });
+    return { stream, messages, ended };
+  };
+  const until = async (check: () => boolean): Promise<void> => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(check());
+  };
+
+  await t.test('messages both ways, the metadata, an OK end', async () => {
+    const { stream, messages, ended } = open();
+    stream.write({ bytes: Buffer.from('meta') });
+    stream.write({ bytes: Buffer.from('one') });
+    const big = Buffer.alloc(200_000, 'w');
+    stream.write({ bytes: big });
+    await until(() => messages.length === 3);
+    assert.deepEqual(messages.slice(0, 2), [Buffer.from('true'), Buffer.from('one')]);
+    assert.ok(messages[2]!.equals(big));
+    stream.write({ bytes: Buffer.from('end ok') });
+    assert.equal(await ended, 'ok');
+  });
+
+  await t.test('an error status ends it with that status', async () => {
+    const { stream, ended } = open();
+    stream.write({ bytes: Buffer.from('end 14') });
+    const err = await ended;
+    assert.ok(err instanceof UnaryCallError);
+    assert.equal(err.code, 14);
+    assert.equal(err.details, 'etcdserver: no leader');
+  });
+
+  await t.test('cancel resets the stream and silences its handlers', async () => {
+    const { stream, messages, ended } = open();
+    stream.write({ bytes: Buffer.from('x') });
+    await until(() => messages.length === 1);
+    const before = closed.length;
+    stream.cancel();
+    await until(() => closed.length === before + 1);
+    assert.equal(closed.at(-1), http2.constants.NGHTTP2_CANCEL);
+    const outcome = await Promise.race([ended, new Promise((resolve) => setTimeout(() => resolve('silent'), 100))]);
+    assert.equal(outcome, 'silent');
+  });
+
+  await t.test('a dropped connection ends it as Unavailable', async () => {
+    const { stream, messages, ended } = open();
+    stream.write({ bytes: Buffer.from('y') });
+    await until(() => messages.length === 1);
+    for (const s of sessions) s.destroy();
+    const err = await ended;
+    assert.ok(err instanceof UnaryCallError);
+    assert.equal(err.code, 14);
+  });
+});

@@ -1,6 +1,6 @@
 // The worker thread of the threaded etcd backend (thread.ts): it runs the
-// EtcdBackend itself (grpc-js, HTTP/2, protobuf, watch streams and their
-// reconnection) and answers the main thread's calls; see thread-messages.ts
+// EtcdBackend itself (its HTTP/2 connections, protobuf, watch streams and
+// their reconnection) and answers the main thread's calls; see thread-messages.ts
 // for what crosses between them.
 
 import { parentPort, workerData } from 'node:worker_threads';

@@ -1,9 +1,10 @@
 // The etcd backend on a worker thread: the Backend contract of EtcdBackend
 // (./backend.ts), with the etcd client itself running in thread-worker.ts.
 //
-// Why a thread: on etcd, about a third of a create's CPU in apiary is the etcd
-// client (grpc-js calls, Node's HTTP/2, protobuf, the watch stream that feeds
-// the watch cache). On one event loop that work queues behind HTTP and JSON;
+// Why a thread: on etcd, about a third of a create's CPU in apiary was the
+// etcd client when it ran on grpc-js (calls, Node's HTTP/2, protobuf, the
+// watch stream that feeds the watch cache); its own HTTP/2 client (h2.ts)
+// has since cut that to about a sixth. On one event loop that work queues behind HTTP and JSON;
 // on its own thread it runs beside them, as kube-apiserver's etcd client runs
 // on goroutines of its own. Calls and events cross in batches (thread-messages.ts).
 //

@@ -1,6 +1,7 @@
-// Unary gRPC calls to one etcd member over HTTP/2: the KV, Lease and
+// gRPC calls to one etcd member over HTTP/2: the unary KV, Lease and
 // Maintenance calls of the backend (Range, Txn, DeleteRange, Compact,
-// LeaseGrant, Status). Watch streams stay on @grpc/grpc-js (watch.ts).
+// LeaseGrant, Status), and bidirectional ones (ClientStream: the Watch
+// streams of watch.ts, on a connection of their own).
 //
 // Why not @grpc/grpc-js for these: a unary call there goes through a resolving
 // call, a load-balancing call, a subchannel call, filters, a metadata copy,
