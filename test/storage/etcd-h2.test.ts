@@ -152,6 +152,13 @@ test('unary calls over h2.ts against a real HTTP/2 server', async (t) => {
       return;
     }
     if (text === 'silent') return; // never answers
+    if (text === 'big-answer') {
+      // Past this client's 16 MiB stream and connection windows: it must send WINDOW_UPDATEs.
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.end(grpcFrame(Buffer.alloc(20 * 1024 * 1024 + 3, 'a')));
+      return;
+    }
     if (text === 'refuse') {
       stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
       return;
@@ -211,6 +218,9 @@ test('unary calls over h2.ts against a real HTTP/2 server', async (t) => {
     assert.ok((answers[0] as Buffer).equals(big));
     assert.ok((answers[1] as Buffer).equals(big));
     assert.deepEqual(answers[2], Buffer.from('small'));
+    const [first, second] = await Promise.all([call('big-answer', 20_000), call('big-answer', 20_000)]);
+    assert.equal((first as Buffer).length, 20 * 1024 * 1024 + 3);
+    assert.ok((second as Buffer).equals(first as Buffer));
   });
 
   await t.test('grpc-status and its percent-encoded, Huffman-coded message', async () => {
