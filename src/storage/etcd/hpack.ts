@@ -146,6 +146,8 @@ function buildTree(): Int32Array {
 
 export class HpackError extends Error {}
 
+const EMPTY = Buffer.alloc(0);
+
 function huffmanDecode(data: Buffer, start: number, end: number): string {
   const bytes = Buffer.allocUnsafe(Math.ceil(((end - start) * 8) / 5));
   let n = 0;
@@ -191,56 +193,66 @@ export class HpackDecoder {
     this.maxSize = limit;
   }
 
+  /** The block being decoded and the position in it (fields, not closures: this runs for every answer). */
+  private block: Buffer = Buffer.alloc(0);
+  private pos = 0;
+
   decode(block: Buffer): HeaderList {
     const out: HeaderList = [];
-    let pos = 0;
-    const int = (prefixBits: number): number => {
-      const mask = (1 << prefixBits) - 1;
-      let value = block[pos++]! & mask;
-      if (value < mask) return value;
-      let shift = 0;
-      for (;;) {
-        if (pos >= block.length) throw new HpackError('truncated integer');
-        const b = block[pos++]!;
-        value += (b & 0x7f) * 2 ** shift;
-        shift += 7;
-        if ((b & 0x80) === 0) return value;
-        if (shift > 28) throw new HpackError('integer too large');
-      }
-    };
-    const str = (): string => {
-      if (pos >= block.length) throw new HpackError('truncated string');
-      const huffman = (block[pos]! & 0x80) !== 0;
-      const length = int(7);
-      const end = pos + length;
-      if (end > block.length) throw new HpackError('truncated string');
-      const value = huffman ? huffmanDecode(block, pos, end) : block.toString('latin1', pos, end);
-      pos = end;
-      return value;
-    };
-    while (pos < block.length) {
-      const b = block[pos]!;
+    this.block = block;
+    this.pos = 0;
+    while (this.pos < block.length) {
+      const b = block[this.pos]!;
       if (b & 0x80) {
-        out.push(this.entry(int(7)));
+        out.push(this.entry(this.int(7)));
       } else if (b & 0x40) {
-        const index = int(6);
-        const name = index === 0 ? str() : this.entry(index)[0];
-        const field = [name, str()] as const;
+        const index = this.int(6);
+        const name = index === 0 ? this.str() : this.entry(index)[0];
+        const field = [name, this.str()] as const;
         this.add(field);
         out.push(field);
       } else if (b & 0x20) {
-        const size = int(5);
+        const size = this.int(5);
         if (size > this.limit) throw new HpackError('dynamic table size update above the limit');
         this.maxSize = size;
         this.evict(0);
       } else {
         // Literal without indexing (0000) or never indexed (0001): a 4-bit prefix.
-        const index = int(4);
-        const name = index === 0 ? str() : this.entry(index)[0];
-        out.push([name, str()]);
+        const index = this.int(4);
+        const name = index === 0 ? this.str() : this.entry(index)[0];
+        out.push([name, this.str()]);
       }
     }
+    this.block = EMPTY;
     return out;
+  }
+
+  private int(prefixBits: number): number {
+    const block = this.block;
+    const mask = (1 << prefixBits) - 1;
+    let value = block[this.pos++]! & mask;
+    if (value < mask) return value;
+    let shift = 0;
+    for (;;) {
+      if (this.pos >= block.length) throw new HpackError('truncated integer');
+      const b = block[this.pos++]!;
+      value += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+      if ((b & 0x80) === 0) return value;
+      if (shift > 28) throw new HpackError('integer too large');
+    }
+  }
+
+  private str(): string {
+    const block = this.block;
+    if (this.pos >= block.length) throw new HpackError('truncated string');
+    const huffman = (block[this.pos]! & 0x80) !== 0;
+    const length = this.int(7);
+    const end = this.pos + length;
+    if (end > block.length) throw new HpackError('truncated string');
+    const value = huffman ? huffmanDecode(block, this.pos, end) : block.toString('latin1', this.pos, end);
+    this.pos = end;
+    return value;
   }
 
   private entry(index: number): readonly [string, string] {
