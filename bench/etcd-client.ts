@@ -1,7 +1,8 @@
-// What the etcd client costs per call: the backend's unary path over
-// node:http2 (src/storage/etcd/unary.ts) beside @grpc/grpc-js's
-// makeUnaryRequest on the channel options apiary used before, with the same
-// protobufjs messages: a create (a txn on create_revision = 0, 1 KiB value)
+// What the etcd client costs per call: the backend's unary path
+// (src/storage/etcd/unary.ts on its own HTTP/2 connection, h2.ts) beside a
+// bare gRPC loop over node:http2 (bench/bare-grpc.ts, what unary.ts ran on
+// before) and @grpc/grpc-js's makeUnaryRequest on the channel options apiary
+// used before that, with the same protobufjs messages: a create (a txn on create_revision = 0, 1 KiB value)
 // and a get (a range of one key), at a fixed concurrency in one process.
 // Rounds alternate the two clients; prints median ops/s and the process's
 // CPU µs per call (client plus encoding; etcd runs in its own process).
@@ -9,12 +10,14 @@
 //   ETCD_BIN=test/compat/etcd-3.5/bin/etcd node --import tsx bench/etcd-client.ts [--ops 4000] [--concurrency 32] [--rounds 5]
 
 import * as grpc from '@grpc/grpc-js';
+import * as http2 from 'node:http2';
 import { parseArgs } from 'node:util';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { ETCD_CHANNEL_OPTIONS } from '../src/storage/etcd/backend.js';
 import { loadProtocol, type Method } from '../src/storage/etcd/protocol.js';
 import { UnaryChannel } from '../src/storage/etcd/unary.js';
 import { fmt, median } from './lib.js';
+import { bareUnary } from './bare-grpc.js';
 
 const { values } = parseArgs({ options: { ops: { type: 'string', default: '4000' }, concurrency: { type: 'string', default: '32' }, rounds: { type: 'string', default: '5' } } });
 const ops = Number(values.ops);
@@ -51,8 +54,11 @@ try {
       grpcClient.makeUnaryRequest(method.path, method.serialize, method.deserialize, request, metadata, { deadline: Date.now() + 10_000 }, (err, res) => (err ? reject(err) : resolve(res))),
     );
   const channel = new UnaryChannel(endpoint);
-  const viaHttp2: Call = (method, request) => channel.call(method, request, Date.now() + 10_000);
-  const clients: Array<[string, Call]> = [['@grpc/grpc-js', viaGrpc], ['node:http2 (unary.ts)', viaHttp2]];
+  const viaUnary: Call = (method, request) => channel.call(method, request, Date.now() + 10_000);
+  const session = http2.connect(endpoint);
+  await new Promise((resolve, reject) => session.once('connect', resolve).once('error', reject));
+  const viaNodeHttp2: Call = (method, request) => bareUnary(session, method, request);
+  const clients: Array<[string, Call]> = [['@grpc/grpc-js', viaGrpc], ['bare node:http2', viaNodeHttp2], ['unary.ts (h2.ts)', viaUnary]];
   const results = new Map<string, { rate: number[]; cpuUs: number[] }>();
   for (let r = -1; r < rounds; r++) {
     for (const [name, call] of r % 2 === 0 ? clients : [...clients].reverse()) {
@@ -67,6 +73,7 @@ try {
     }
   }
   grpcClient.close();
+  session.close();
   channel.close();
   console.log(`${ops} calls per round at concurrency ${concurrency}, ${rounds} rounds, etcd single member on 127.0.0.1; medians`);
   console.log('| call | client | calls/s | client CPU µs/call |\n|---|---|---:|---:|');

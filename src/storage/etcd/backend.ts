@@ -27,17 +27,18 @@
 //   ends with Compacted. After watchRetryWindowMs of failing to reconnect it
 //   ends with Unavailable.
 //
-// Why @grpc/grpc-js directly rather than the etcd3 package's client: etcd3's
+// Why our own gRPC calls rather than the etcd3 package's client: etcd3's
 // watcher multiplexes all watches on one stream, resumes from the response
 // header revision rather than the last event delivered, drops the compact
 // revision of a cancelled watch, and has no way to send progress requests or
 // per-stream metadata; its unary path adds retry and circuit-breaker policies
 // whose timing we could not bound. We still use the .proto files etcd3 ships
-// (etcd's own API definitions), compiled at start-up with protobufjs. Unary
-// calls go over node:http2 directly (unary.ts, with the figures); watch
-// streams over grpc-js.
+// (etcd's own API definitions), compiled at start-up with protobufjs, and
+// encode and decode the hot messages by hand (wire.ts). Unary calls and watch
+// streams go over a small HTTP/2 client of our own (unary.ts, h2.ts, with the
+// figures); @grpc/grpc-js, which they used before, is left to the benchmarks.
 
-import * as grpc from '@grpc/grpc-js';
+import type { ChannelOptions } from '@grpc/grpc-js';
 import {
   StorageError,
   type Backend,
@@ -97,8 +98,8 @@ export const COMPACT_REV_KEY = 'compact_rev_key';
 /** How long a request keeps retrying unreachable endpoints (within its deadline). */
 const RETRY_WINDOW_MS = 3000;
 
-/** How apiary's etcd connections are set up (exported so that bench/etcd.ts measures the same client). */
-export const ETCD_CHANNEL_OPTIONS: grpc.ChannelOptions = {
+/** How apiary's etcd connections were set up on @grpc/grpc-js (bench/etcd.ts and bench/etcd-client.ts compare against it). */
+export const ETCD_CHANNEL_OPTIONS: ChannelOptions = {
   // Come back quickly after an etcd restart instead of grpc's default backoff of up to 2 minutes.
   'grpc.initial_reconnect_backoff_ms': 100,
   'grpc.max_reconnect_backoff_ms': 1000,
@@ -114,13 +115,11 @@ export const ETCD_CHANNEL_OPTIONS: grpc.ChannelOptions = {
 // ---------------------------------------------------------------------------
 // The backend.
 
-type Client = grpc.Client;
-
 export class EtcdBackend implements Backend {
   /** Unary calls' connections, one per endpoint (unary.ts says why not grpc-js). */
   private readonly clients: UnaryChannel[];
   /** Watch streams' own connections (see the constructor). */
-  private readonly watchClients: Client[];
+  private readonly watchClients: UnaryChannel[];
   /** Index of the endpoint requests go to first; moves on when it fails. */
   private active = 0;
   private closed = false;
@@ -139,17 +138,11 @@ export class EtcdBackend implements Backend {
     this.proto = loadProtocol();
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.watchRetryWindowMs = options.watchRetryWindowMs ?? 30_000;
-    const connect = (endpoint: string, options: grpc.ChannelOptions): Client => {
-      const url = new URL(endpoint.includes('://') ? endpoint : `http://${endpoint}`);
-      const credentials =
-        url.protocol === 'https:' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
-      return new grpc.Client(url.host, credentials, options);
-    };
     this.clients = endpoints.map((endpoint) => new UnaryChannel(endpoint));
     // Watch streams get a connection of their own: etcd writes each
     // connection's frames from one goroutine, so events and write replies
     // on one connection would queue behind each other.
-    this.watchClients = endpoints.map((endpoint) => connect(endpoint, ETCD_CHANNEL_OPTIONS));
+    this.watchClients = endpoints.map((endpoint) => new UnaryChannel(endpoint));
     this.leases = new LeaseManager((ttl) => this.grantLease(ttl), options.now ?? Date.now);
   }
 
@@ -559,8 +552,8 @@ export class EtcdBackend implements Backend {
     return watch;
   }
 
-  /** @internal The client a new watch stream should use. */
-  watchClient(rotate: boolean): Client {
+  /** @internal The connection a new watch stream should use. */
+  watchChannel(rotate: boolean): UnaryChannel {
     if (rotate) this.active = (this.active + 1) % this.clients.length;
     return this.watchClients[this.active];
   }

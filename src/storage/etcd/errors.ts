@@ -1,28 +1,38 @@
 // gRPC failures as storage errors, and which of them allow a retry.
 
-import * as grpc from '@grpc/grpc-js';
 import { StorageError } from '../interface.js';
+
+/** A failed gRPC call as the client reports it (unary.ts's UnaryCallError). */
+export interface GrpcFailure {
+  code: number;
+  details?: string;
+}
+
+// gRPC status codes (google.rpc.Code).
+const DEADLINE_EXCEEDED = 4;
+const RESOURCE_EXHAUSTED = 8;
+const UNAVAILABLE = 14;
 
 // ---------------------------------------------------------------------------
 // Errors.
 
-export function grpcError(err: unknown): grpc.ServiceError | undefined {
+export function grpcError(err: unknown): GrpcFailure | undefined {
   return err && typeof err === 'object' && 'code' in err && typeof err.code === 'number'
-    ? (err as grpc.ServiceError)
+    ? (err as GrpcFailure)
     : undefined;
 }
 
 /** True when the call failed before anything was sent to etcd, so retrying a write is safe. */
 export function neverSent(err: unknown): boolean {
   const e = grpcError(err);
-  return e?.code === grpc.status.UNAVAILABLE && /No connection established|failed to connect/i.test(e.details ?? '');
+  return e?.code === UNAVAILABLE && /No connection established|failed to connect/i.test(e.details ?? '');
 }
 
 /** True when another endpoint (or a later attempt) might succeed. */
 export function endpointFailure(err: unknown): boolean {
   const e = grpcError(err);
   if (!e) return false;
-  if (e.code === grpc.status.UNAVAILABLE) return true;
+  if (e.code === UNAVAILABLE) return true;
   return /no leader|leader changed|not capable/i.test(e.details ?? '');
 }
 
@@ -38,10 +48,10 @@ export function toStorageError(err: unknown, key?: string): StorageError {
   }
   if (e) {
     switch (e.code) {
-      case grpc.status.UNAVAILABLE:
-      case grpc.status.DEADLINE_EXCEEDED:
+      case UNAVAILABLE:
+      case DEADLINE_EXCEEDED:
         return new StorageError('Unavailable', `etcd unavailable: ${details}`, key);
-      case grpc.status.RESOURCE_EXHAUSTED:
+      case RESOURCE_EXHAUSTED:
         if (/too many requests/.test(details)) return new StorageError('Unavailable', `etcd: ${details}`, key);
         if (/database space exceeded/.test(details)) return new StorageError('NoSpace', details, key);
         break;

@@ -6,6 +6,19 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import type { KeyValue } from '../interface.js';
+import {
+  decodeDeleteRangeResponse,
+  decodeRangeResponse,
+  decodeTxnResponse,
+  decodeWatchResponse,
+  frameDeleteRangeRequest,
+  frameRangeRequest,
+  frameTxnRequest,
+  type CompareSpec,
+  type Int64Value,
+  type OpSpec,
+  type TxnSpec,
+} from './wire.js';
 
 // ---------------------------------------------------------------------------
 // Protocol: etcd's protos, compiled with protobufjs.
@@ -81,6 +94,8 @@ export interface Method {
   path: string;
   serialize(value: object): Buffer;
   deserialize(bytes: Buffer): unknown;
+  /** The request as a gRPC frame (flag byte, length, message) in one buffer. */
+  frame(value: object): Buffer;
 }
 
 export interface Protocol {
@@ -103,29 +118,129 @@ export function loadProtocol(): Protocol {
   const root = new protobuf.Root();
   root.loadSync(join(protoDir, 'rpc.proto'), { keepCase: true });
   root.resolveAll();
-  const method = (service: string, name: string, request: string, response: string): Method => {
+  /**
+   * A method of the .proto files; `fast` replaces protobufjs where wire.ts
+   * has the messages: its encoder (undefined for a request shape it does not
+   * cover, which protobufjs then encodes) and its decoder.
+   */
+  const method = (
+    service: string,
+    name: string,
+    request: string,
+    response: string,
+    fast?: { frame?: (value: object) => Buffer | undefined; deserialize?: (bytes: Buffer) => unknown },
+  ): Method => {
     const req = root.lookupType(`etcdserverpb.${request}`);
     const res = root.lookupType(`etcdserverpb.${response}`);
+    const serialize = (value: object): Buffer => {
+      const bytes = req.encode(value).finish();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    };
     return {
       path: `/etcdserverpb.${service}/${name}`,
-      serialize: (value) => {
-        const bytes = req.encode(value).finish();
-        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      },
-      deserialize: (bytes) => res.decode(bytes),
+      serialize,
+      deserialize: fast?.deserialize ?? ((bytes) => res.decode(bytes)),
+      frame: (value) => fast?.frame?.(value) ?? grpcFrame(serialize(value)),
     };
   };
   protocol = {
-    range: method('KV', 'Range', 'RangeRequest', 'RangeResponse'),
+    range: method('KV', 'Range', 'RangeRequest', 'RangeResponse', { frame: rangeFrame, deserialize: (b) => decodeRangeResponse(b) }),
     put: method('KV', 'Put', 'PutRequest', 'PutResponse'),
-    deleteRange: method('KV', 'DeleteRange', 'DeleteRangeRequest', 'DeleteRangeResponse'),
-    txn: method('KV', 'Txn', 'TxnRequest', 'TxnResponse'),
+    deleteRange: method('KV', 'DeleteRange', 'DeleteRangeRequest', 'DeleteRangeResponse', {
+      frame: deleteRangeFrame,
+      deserialize: (b) => decodeDeleteRangeResponse(b),
+    }),
+    txn: method('KV', 'Txn', 'TxnRequest', 'TxnResponse', { frame: txnFrame, deserialize: (b) => decodeTxnResponse(b) }),
     compact: method('KV', 'Compact', 'CompactionRequest', 'CompactionResponse'),
     leaseGrant: method('Lease', 'LeaseGrant', 'LeaseGrantRequest', 'LeaseGrantResponse'),
-    watch: method('Watch', 'Watch', 'WatchRequest', 'WatchResponse'),
+    watch: method('Watch', 'Watch', 'WatchRequest', 'WatchResponse', { deserialize: (b) => decodeWatchResponse(b) }),
     status: method('Maintenance', 'Status', 'StatusRequest', 'StatusResponse'),
   };
   return protocol;
+}
+
+function grpcFrame(message: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(5 + message.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  return frame;
+}
+
+// The request shapes the backend builds (protobufjs's field names), mapped
+// onto wire.ts's encoders; anything else is left to protobufjs.
+
+type Bytes = Buffer | string;
+interface PbCompare {
+  key: Bytes;
+  target: number;
+  result?: number;
+  version?: number;
+  create_revision?: number;
+  mod_revision?: number;
+}
+interface PbRequestOp {
+  request_put?: { key: Bytes; value: Bytes; lease?: Int64Value; prev_kv?: boolean };
+  request_range?: { key: Bytes };
+  request_delete_range?: { key: Bytes; prev_kv?: boolean };
+}
+
+const TARGET_OPERAND = ['version', 'create_revision', 'mod_revision'] as const;
+
+function compareSpec(c: PbCompare): CompareSpec | undefined {
+  const field = TARGET_OPERAND[c.target];
+  if (field === undefined) return undefined;
+  const operand = c[field];
+  const keys = Object.keys(c).length;
+  // Exactly key, target, result (optional) and the target's operand.
+  if (typeof operand !== 'number' || keys !== (c.result === undefined ? 3 : 4)) return undefined;
+  return { result: c.result ?? 0, target: c.target, key: c.key, operand };
+}
+
+function opSpec(op: PbRequestOp): OpSpec | undefined {
+  if (Object.keys(op).length !== 1) return undefined;
+  const put = op.request_put;
+  if (put !== undefined) return { put: { key: put.key, value: put.value, lease: put.lease ?? 0, prevKv: put.prev_kv === true } };
+  const range = op.request_range;
+  if (range !== undefined) return Object.keys(range).length === 1 ? { range: { key: range.key } } : undefined;
+  const del = op.request_delete_range;
+  if (del !== undefined) return { deleteRange: { key: del.key, prevKv: del.prev_kv === true } };
+  return undefined;
+}
+
+function txnFrame(value: object): Buffer | undefined {
+  const req = value as { compare?: PbCompare[]; success?: PbRequestOp[]; failure?: PbRequestOp[] };
+  const spec: TxnSpec = { compare: [], success: [], failure: [] };
+  for (const c of req.compare ?? []) {
+    const s = compareSpec(c);
+    if (s === undefined) return undefined;
+    spec.compare.push(s);
+  }
+  for (const [from, to] of [
+    [req.success ?? [], spec.success],
+    [req.failure ?? [], spec.failure],
+  ] as const) {
+    for (const op of from) {
+      const s = opSpec(op);
+      if (s === undefined) return undefined;
+      to.push(s);
+    }
+  }
+  return frameTxnRequest(spec);
+}
+
+const RANGE_FIELDS = new Set(['key', 'range_end', 'revision', 'limit', 'count_only']);
+
+function rangeFrame(value: object): Buffer | undefined {
+  const req = value as { key: Bytes; range_end?: Bytes; revision?: number; limit?: number; count_only?: boolean };
+  for (const k of Object.keys(req)) if (!RANGE_FIELDS.has(k)) return undefined;
+  return frameRangeRequest({ key: req.key, rangeEnd: req.range_end, revision: req.revision, limit: req.limit, countOnly: req.count_only });
+}
+
+function deleteRangeFrame(value: object): Buffer | undefined {
+  const req = value as { key: Bytes; range_end?: Bytes; prev_kv?: boolean };
+  if (req.range_end !== undefined) return undefined;
+  return frameDeleteRangeRequest(req.key, req.prev_kv === true);
 }
 
 /** True for etcd versions whose progress notifications never run ahead of undelivered events. */

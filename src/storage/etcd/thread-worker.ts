@@ -1,12 +1,22 @@
 // The worker thread of the threaded etcd backend (thread.ts): it runs the
-// EtcdBackend itself (grpc-js, HTTP/2, protobuf, watch streams and their
-// reconnection) and answers the main thread's calls; see thread-messages.ts
+// EtcdBackend itself (its HTTP/2 connections, protobuf, watch streams and
+// their reconnection) and answers the main thread's calls; see thread-messages.ts
 // for what crosses between them.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { EtcdBackend, type EtcdWatchHandle } from './backend.js';
+import type { KeyValue } from '../interface.js';
 import { collectWhenSettled } from '../startup-gc.js';
 import { Outbox, serializeError, type CallMethod, type FromWorker, type ToWorker, type WorkerOptions } from './thread-messages.js';
+
+/**
+ * A write's answer without the value the main thread sent (it puts it back:
+ * thread.ts), so that a create or update copies its value across once.
+ */
+function withoutValue(kv: KeyValue): Omit<KeyValue, 'value'> {
+  const { value: _value, ...rest } = kv;
+  return rest;
+}
 
 const port = parentPort;
 if (port === null) throw new Error('thread-worker.ts runs as a worker thread');
@@ -36,7 +46,7 @@ async function main(): Promise<void> {
       switch (m.t) {
         case 'call':
           call(m.method, m.args).then(
-            (value) => outbox.push({ t: 'done', id: m.id, value }),
+            (value) => outbox.push({ t: 'done', id: m.id, value: m.method === 'create' || m.method === 'update' ? withoutValue(value as KeyValue) : value }),
             (err: unknown) => outbox.push({ t: 'fail', id: m.id, error: serializeError(err) }),
           );
           break;

@@ -1,9 +1,10 @@
 // The etcd backend on a worker thread: the Backend contract of EtcdBackend
 // (./backend.ts), with the etcd client itself running in thread-worker.ts.
 //
-// Why a thread: on etcd, about a third of a create's CPU in apiary is the etcd
-// client (grpc-js calls, Node's HTTP/2, protobuf, the watch stream that feeds
-// the watch cache). On one event loop that work queues behind HTTP and JSON;
+// Why a thread: on etcd, about a third of a create's CPU in apiary was the
+// etcd client when it ran on grpc-js (calls, Node's HTTP/2, protobuf, the
+// watch stream that feeds the watch cache); its own HTTP/2 client (h2.ts)
+// has since cut that to about a sixth. On one event loop that work queues behind HTTP and JSON;
 // on its own thread it runs beside them, as kube-apiserver's etcd client runs
 // on goroutines of its own. Calls and events cross in batches (thread-messages.ts).
 //
@@ -51,6 +52,8 @@ function startWorker(options: WorkerOptions): Worker {
 interface Pending {
   resolve(value: unknown): void;
   reject(err: unknown): void;
+  /** A write's value, which its answer comes back without (thread-worker.ts). */
+  value?: string;
 }
 
 export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
@@ -97,9 +100,12 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
   private receive(batch: FromWorker[]): void {
     for (const m of batch) {
       switch (m.t) {
-        case 'done':
-          this.settle(m.id)?.resolve(m.value);
+        case 'done': {
+          const p = this.settle(m.id);
+          if (p?.value !== undefined) (m.value as KeyValue).value = p.value;
+          p?.resolve(m.value);
           break;
+        }
         case 'fail':
           this.settle(m.id)?.reject(deserializeError(m.error));
           break;
@@ -138,11 +144,11 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
     for (const handlers of watches) handlers.onError(err);
   }
 
-  private call<T>(method: CallMethod, args: unknown[]): Promise<T> {
+  private call<T>(method: CallMethod, args: unknown[], value?: string): Promise<T> {
     if (this.down !== undefined) return Promise.reject(this.down);
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, value });
       this.outbox.push({ t: 'call', id, method, args });
     });
   }
@@ -164,11 +170,11 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
   }
 
   create(key: string, value: string, options?: WriteOptions): Promise<KeyValue> {
-    return this.call('create', [key, value, options]);
+    return this.call('create', [key, value, options], value);
   }
 
   update(key: string, value: string, expectedModRevision?: number, options?: WriteOptions): Promise<KeyValue> {
-    return this.call('update', [key, value, expectedModRevision, options]);
+    return this.call('update', [key, value, expectedModRevision, options], value);
   }
 
   delete(key: string, expectedModRevision?: number): Promise<{ prevKv: KeyValue; revision: number }> {

@@ -1,13 +1,15 @@
 // One etcd watch stream, reconnecting from the last revision it delivered.
+// The stream is a bidirectional gRPC call on the backend's watch connection
+// (unary.ts's ClientStream over h2.ts).
 
-import * as grpc from '@grpc/grpc-js';
 import { StorageError, prefixEnd, type WatchEvent, type WatchHandlers } from '../interface.js';
 import { bytes, num, text, toKeyValue, type PbWatchResponse } from './protocol.js';
 import { toStorageError } from './errors.js';
 import type { EtcdBackend, EtcdWatchHandle } from './backend.js';
+import type { ClientStream } from './unary.js';
 
 export class EtcdWatch implements EtcdWatchHandle {
-  private stream: grpc.ClientDuplexStream<object, PbWatchResponse> | null = null;
+  private stream: ClientStream | null = null;
   /**
    * Every event up to this revision has been delivered: the resume point after a
    * reconnect. Only delivered events move it, never a progress notification
@@ -31,26 +33,19 @@ export class EtcdWatch implements EtcdWatchHandle {
 
   start(rotate = false): void {
     if (this.cancelled) return;
-    const metadata = new grpc.Metadata();
-    // Have etcd cancel the watch if this member loses its leader, rather than go quiet.
-    metadata.set('hasleader', 'true');
-    const method = this.backend.proto.watch;
-    const stream = this.backend
-      .watchClient(rotate)
-      .makeBidiStreamRequest(method.path, method.serialize, method.deserialize, metadata, {}) as grpc.ClientDuplexStream<
-      object,
-      PbWatchResponse
-    >;
+    // hasleader: have etcd cancel the watch if this member loses its leader, rather than go quiet.
+    const stream: ClientStream = this.backend.watchChannel(rotate).stream(this.backend.proto.watch, [['hasleader', 'true']], {
+      onMessage: (res) => {
+        if (this.stream === stream) this.onResponse(res as PbWatchResponse);
+      },
+      onError: (err) => {
+        if (this.stream === stream) this.reconnect(err);
+      },
+      onEnd: () => {
+        if (this.stream === stream) this.reconnect(new Error('watch stream ended'));
+      },
+    });
     this.stream = stream;
-    stream.on('data', (res: PbWatchResponse) => {
-      if (this.stream === stream) this.onResponse(res);
-    });
-    stream.on('error', (err: Error) => {
-      if (this.stream === stream) this.reconnect(err);
-    });
-    stream.on('end', () => {
-      if (this.stream === stream) this.reconnect(new Error('watch stream ended'));
-    });
     stream.write({
       create_request: {
         key: bytes(this.prefix),
@@ -150,11 +145,8 @@ export class EtcdWatch implements EtcdWatchHandle {
   private dropStream(): void {
     const stream = this.stream;
     this.stream = null;
-    if (stream) {
-      stream.removeAllListeners('data');
-      stream.on('error', () => {}); // the cancellation itself reports an error
-      stream.cancel();
-    }
+    // Cancelled, it calls none of its handlers again.
+    stream?.cancel();
   }
 
   /** Ends the watch with err: the last handler call. */
