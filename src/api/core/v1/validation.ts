@@ -28,6 +28,7 @@ import type {
   Secret,
 } from './types.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
+import { goStringMap } from '../../../machinery/go-syntax.js';
 import { validatePodSpecFields } from './pod-spec-validation.js';
 import { goJsonSyntaxError } from '../../../machinery/go-json-syntax.js';
 
@@ -312,7 +313,7 @@ export function validateReplicationController(obj: KubeObject): FieldError[] {
     const labels = spec.template.metadata?.labels ?? {};
     const matches = Object.entries(selector).every(([k, v]) => labels[k] === v);
     if (Object.keys(selector).length > 0 && !matches) {
-      errs.push(fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+      errs.push(fieldErrors.invalid('spec.template.metadata.labels', goStringMap(labels), '`selector` does not match template `labels`'));
     }
     errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
     errs.push(...validateRestartAlways(spec.template, 'spec.template'));
