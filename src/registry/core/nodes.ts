@@ -3,6 +3,7 @@
 import type { KubeObject } from '../../machinery/meta.js';
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultNode } from '../../api/core/v1/defaults.js';
+import { validateNode, validateNodeUpdate } from '../../api/core/v1/node-validation.js';
 import type { Strategy } from '../strategy.js';
 import { keepStatus, statusSubresource } from '../strategy-helpers.js';
 
@@ -10,6 +11,8 @@ export const nodeStrategy: Strategy = {
   namespaced: false,
   nameValidator: nameIsDNSSubdomain,
   defaults: defaultNode,
+  validate: validateNode,
+  validateUpdate: validateNodeUpdate,
   prepareForUpdate: keepStatus,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,

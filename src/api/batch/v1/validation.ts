@@ -73,20 +73,45 @@ export function validateJobSpec(spec: JobSpec, path: string, isJob: boolean): Fi
 }
 
 export function validateJob(obj: KubeObject): FieldError[] {
-  return validateJobSpec((obj as Job).spec ?? {}, 'spec', true);
+  return [...generatedSelectorErrors(obj as Job), ...validateJobSpec((obj as Job).spec ?? {}, 'spec', true)];
 }
 
-/** The fields a Job update may not change; the template only while the job is suspended. */
+/**
+ * validateGeneratedSelector: unless the selector is manual, the template
+ * carries the job's uid and name labels (the batch.kubernetes.io ones too
+ * when it has them, as jobs made since 1.27 do) and the selector matches them.
+ */
+function generatedSelectorErrors(job: Job): FieldError[] {
+  const spec = job.spec ?? {};
+  if ((spec as { manualSelector?: boolean }).manualSelector === true || spec.selector === undefined || spec.selector === null) return [];
+  const errs: FieldError[] = [];
+  const uid = job.metadata.uid ?? '';
+  if (uid === '') errs.push(fieldErrors.required('metadata.uid'));
+  const labels = spec.template?.metadata?.labels ?? {};
+  const expected: Record<string, string> = { 'controller-uid': uid, 'job-name': job.metadata.name ?? '' };
+  const prefixed = 'batch.kubernetes.io/controller-uid' in labels || 'batch.kubernetes.io/job-name' in labels;
+  const required = prefixed ? { ...expected, 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': job.metadata.name ?? '' } : expected;
+  for (const [key, value] of Object.entries(required)) {
+    const path = `spec.template.metadata.labels[${key}]`;
+    if (!(key in labels)) errs.push(fieldErrors.required(path, value));
+    else if (labels[key] !== value) errs.push(fieldErrors.invalid(path, goStringMap(labels), `must be '${value}'`));
+  }
+  if (!labelSelectorFromMeta(spec.selector).matches(required)) errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(spec.selector), '`selector` not auto-generated'));
+  return errs;
+}
+
+/**
+ * The fields a Job update may not change; the template only while the job is
+ * suspended. As upstream, the new spec is validated twice (ValidateJob, then
+ * ValidateJobSpecUpdate), so its errors are listed twice.
+ */
 export function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateJob(obj);
   const spec = (obj as Job).spec ?? {};
   const oldSpec = (old as Job).spec ?? {};
-  if (!sameJSON(spec.selector ?? null, oldSpec.selector ?? null)) errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(spec.selector), FIELD_IMMUTABLE_ERROR_MSG));
-  if ((spec.completionMode ?? '') !== (oldSpec.completionMode ?? '')) errs.push(fieldErrors.invalid('spec.completionMode', spec.completionMode ?? '', FIELD_IMMUTABLE_ERROR_MSG));
+  const errs = [...validateJob(obj), ...validateJobSpec(spec, 'spec', true)];
   const elastic = spec.completionMode === 'Indexed' && spec.completions === spec.parallelism && oldSpec.completions === oldSpec.parallelism;
   if (!elastic && (spec.completions ?? null) !== (oldSpec.completions ?? null)) errs.push(fieldErrors.invalid('spec.completions', spec.completions ?? new GoValue('nil'), FIELD_IMMUTABLE_ERROR_MSG));
-  if ((spec.managedBy ?? null) !== (oldSpec.managedBy ?? null)) errs.push(fieldErrors.invalid('spec.managedBy', spec.managedBy ?? new GoValue('nil'), FIELD_IMMUTABLE_ERROR_MSG));
-  if (!sameJSON(spec.podFailurePolicy ?? null, oldSpec.podFailurePolicy ?? null)) errs.push(fieldErrors.invalid('spec.podFailurePolicy', new GoValue('batch.PodFailurePolicy{}'), FIELD_IMMUTABLE_ERROR_MSG));
+  if (!sameJSON(spec.selector ?? null, oldSpec.selector ?? null)) errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(spec.selector), FIELD_IMMUTABLE_ERROR_MSG));
   // A suspended job that never started may change its pod template's scheduling directives.
   const suspendedNeverStarted = oldSpec.suspend === true && ((old as Job).status?.['startTime'] ?? null) === null;
   const strip = (t: JobSpec['template']): unknown => {
@@ -99,6 +124,9 @@ export function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[
   if (!sameJSON(strip(spec.template), strip(oldSpec.template))) {
     errs.push(fieldErrors.invalid('spec.template', new GoValue('core.PodTemplateSpec{}'), FIELD_IMMUTABLE_ERROR_MSG));
   }
+  if ((spec.completionMode ?? '') !== (oldSpec.completionMode ?? '')) errs.push(fieldErrors.invalid('spec.completionMode', spec.completionMode ?? '', FIELD_IMMUTABLE_ERROR_MSG));
+  if (!sameJSON(spec.podFailurePolicy ?? null, oldSpec.podFailurePolicy ?? null)) errs.push(fieldErrors.invalid('spec.podFailurePolicy', new GoValue('batch.PodFailurePolicy{}'), FIELD_IMMUTABLE_ERROR_MSG));
+  if ((spec.managedBy ?? null) !== (oldSpec.managedBy ?? null)) errs.push(fieldErrors.invalid('spec.managedBy', spec.managedBy ?? new GoValue('nil'), FIELD_IMMUTABLE_ERROR_MSG));
   return errs;
 }
 

@@ -9,7 +9,15 @@ import { privilegedAllowed } from './capabilities.js';
 
 type Ephemeral = Container & Record<string, unknown>;
 
-const FORBIDDEN_FIELDS = ['ports', 'lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe', 'resizePolicy'];
+/** The fields an ephemeral container may not set, in the Go struct's order (the order of upstream's errors). */
+const FORBIDDEN_FIELDS = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+
+/** Set as Go sees it: a non-zero value (empty resources are the zero struct). */
+function isSet(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v === 'object' && !Array.isArray(v)) return Object.values(v as Record<string, unknown>).some(isSet);
+  return !(Array.isArray(v) && v.length === 0);
+}
 
 function ephemeralOf(pod: Pod): Ephemeral[] {
   return ((pod.spec as { ephemeralContainers?: Ephemeral[] } | undefined)?.ephemeralContainers ?? []) as Ephemeral[];
@@ -33,7 +41,12 @@ export function validateEphemeralContainersUpdate(pod: Pod, old: Pod): FieldErro
     else if (seen.has(c.name)) errs.push(fieldErrors.duplicate(`${path}.name`, c.name));
     seen.add(c.name);
     if ((c.image ?? '') === '') errs.push(fieldErrors.required(`${path}.image`));
-    for (const f of FORBIDDEN_FIELDS) if (c[f] !== undefined && c[f] !== null) errs.push(fieldErrors.forbidden(`${path}.${f}`, 'cannot be set for an Ephemeral Container'));
+    for (const f of FORBIDDEN_FIELDS) if (isSet(c[f])) errs.push(fieldErrors.forbidden(`${path}.${f}`, 'cannot be set for an Ephemeral Container'));
+    // Subpaths are bind mounts that outlive the container until the pod exits.
+    ((c['volumeMounts'] as { subPath?: string; subPathExpr?: string }[] | undefined) ?? []).forEach((m, i) => {
+      if ((m.subPath ?? '') !== '') errs.push(fieldErrors.forbidden(`${path}.volumeMounts[${i}].subPath`, 'cannot be set for an Ephemeral Container'));
+      if ((m.subPathExpr ?? '') !== '') errs.push(fieldErrors.forbidden(`${path}.volumeMounts[${i}].subPathExpr`, 'cannot be set for an Ephemeral Container'));
+    });
     if (c.securityContext?.privileged === true && !privilegedAllowed()) errs.push(fieldErrors.forbidden(`${path}.securityContext.privileged`, 'disallowed by cluster policy'));
   });
   const names = new Set(next.map((c) => c.name));

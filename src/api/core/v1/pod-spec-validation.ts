@@ -98,7 +98,7 @@ function dnsConfig(value: unknown, policy: string, path: string): FieldError[] {
   return errs;
 }
 
-function tolerations(value: unknown, path: string): FieldError[] {
+export function validateTolerations(value: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   list(value).forEach((raw, i) => {
     const t = isObject(raw) ? raw : {};
@@ -151,6 +151,6 @@ export function validatePodSpecFields(spec: Loose, path: string, isPod: boolean)
     const v = str(spec[f]);
     if (v !== '') for (const m of isDNS1123Label(v)) errs.push(fieldErrors.invalid(`${path}.${f}`, v, m));
   }
-  errs.push(...tolerations(spec['tolerations'], `${path}.tolerations`));
+  errs.push(...validateTolerations(spec['tolerations'], `${path}.tolerations`));
   return errs;
 }

@@ -135,7 +135,7 @@ function validateScopeSelector(rq: ResourceQuota): FieldError[] {
     const op = req.operator ?? '';
     if (!STANDARD_SCOPES.has(scope)) errs.push(fieldErrors.invalid(`${path}.scopeName`, scope, 'unsupported scope'));
     for (const k of hard) {
-      if (isStandardQuotaName(k) && !scopeFits(scope, k)) errs.push(fieldErrors.invalid(path, selector, 'unsupported scope applied to resource'));
+      if (isStandardQuotaName(k) && !scopeFits(scope, k)) errs.push(fieldErrors.invalid(path, goScopeSelector(selector), 'unsupported scope applied to resource'));
     }
     if (EXISTS_ONLY.has(scope) && op !== 'Exists') {
       errs.push(
@@ -186,4 +186,14 @@ export function validateResourceQuotaStatusUpdate(obj: KubeObject): FieldError[]
   if ((rq.metadata.resourceVersion ?? '') === '') errs.push(fieldErrors.required('resourceVersion'));
   errs.push(...validateList(rq.status?.hard, 'status.hard'), ...validateList(rq.status?.used, 'status.used'));
   return errs;
+}
+
+/** A scope selector as Go's %#v prints the internal type in a field error. */
+function goScopeSelector(selector: { matchExpressions?: Requirement[] }): GoValue {
+  const reqs = (selector.matchExpressions ?? []).map((r) => {
+    const values = r.values === undefined || r.values === null ? '[]string(nil)' : `[]string{${r.values.map(goQuote).join(', ')}}`;
+    return `core.ScopedResourceSelectorRequirement{ScopeName:${goQuote(r.scopeName ?? '')}, Operator:${goQuote(r.operator ?? '')}, Values:${values}}`;
+  });
+  const list = selector.matchExpressions === undefined || selector.matchExpressions === null ? '[]core.ScopedResourceSelectorRequirement(nil)' : `[]core.ScopedResourceSelectorRequirement{${reqs.join(', ')}}`;
+  return new GoValue(`core.ScopeSelector{MatchExpressions:${list}}`);
 }

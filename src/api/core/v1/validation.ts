@@ -3,7 +3,7 @@
 // messages; ObjectMeta is validated by the registry, not here.
 
 import type { KubeObject } from '../../../machinery/meta.js';
-import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
+import { type FieldError, GoValue, fieldErrors } from '../../../machinery/field-errors.js';
 import {
   FIELD_IMMUTABLE_ERROR_MSG,
   IS_NEGATIVE_ERROR_MSG,
@@ -28,7 +28,8 @@ import type {
   Secret,
 } from './types.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
-import { validatePodSpecFields } from './pod-spec-validation.js';
+import { goStringMap } from '../../../machinery/go-syntax.js';
+import { validatePodSpecFields, validateTolerations } from './pod-spec-validation.js';
 import { goJsonSyntaxError } from '../../../machinery/go-json-syntax.js';
 
 /** Total data of a ConfigMap or Secret (1 MiB). */
@@ -261,20 +262,70 @@ export function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[
   const errs = validatePod(obj);
   const a = deepCopy((obj as Pod).spec ?? ({} as PodSpec));
   const b = (old as Pod).spec ?? ({} as PodSpec);
-  // Copy the mutable fields from new to old's shape, then compare.
-  const masked = deepCopy(b);
-  (masked.containers ?? []).forEach((c, i) => {
-    if (a.containers?.[i] !== undefined) c.image = a.containers[i]!.image;
-  });
-  (masked.initContainers ?? []).forEach((c, i) => {
-    if (a.initContainers?.[i] !== undefined) c.image = a.initContainers[i]!.image;
-  });
-  if (a.activeDeadlineSeconds !== undefined) masked.activeDeadlineSeconds = a.activeDeadlineSeconds;
-  if (a.tolerations !== undefined) masked.tolerations = a.tolerations;
-  if (!sameJSON(a, masked)) {
-    errs.push(fieldErrors.forbidden('spec', `pod updates may not change fields other than ${POD_UPDATABLE}`));
+  // ValidateContainerUpdates: the same containers; images checked again (upstream lists them twice).
+  for (const field of ['containers', 'initContainers'] as const) {
+    const now = a[field] ?? [];
+    if (now.length !== (b[field] ?? []).length) return [...errs, fieldErrors.forbidden(`spec.${field}`, 'pod updates may not add or remove containers')];
+    now.forEach((c, i) => {
+      const image = c.image ?? '';
+      if (image === '') errs.push(fieldErrors.required(`spec.${field}[${i}].image`));
+      if (image.trim() !== image) errs.push(fieldErrors.invalid(`spec.${field}[${i}].image`, image, 'must not have leading or trailing whitespace'));
+    });
   }
+  const deadline = a.activeDeadlineSeconds;
+  if (deadline !== undefined && deadline !== null) {
+    if (deadline < 0 || deadline > 2147483647) return [...errs, fieldErrors.invalid('spec.activeDeadlineSeconds', deadline, 'must be between 0 and 2147483647, inclusive')];
+    if (b.activeDeadlineSeconds !== undefined && b.activeDeadlineSeconds !== null && b.activeDeadlineSeconds < deadline) {
+      return [...errs, fieldErrors.invalid('spec.activeDeadlineSeconds', deadline, 'must be less than or equal to previous value')];
+    }
+  } else if (b.activeDeadlineSeconds !== undefined && b.activeDeadlineSeconds !== null) {
+    errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', new GoValue('(*int64)(nil)'), 'must not update from a positive integer to nil value'));
+  }
+  errs.push(...onlyAddedTolerations(a.tolerations ?? [], b.tolerations ?? []));
+  errs.push(...onlyDeletedSchedulingGates(a, b));
+  // What may change is set back to the old values; anything else left differing is forbidden.
+  const munged = deepCopy(a);
+  (munged.containers ?? []).forEach((c, i) => (c.image = b.containers?.[i]?.image as string));
+  (munged.initContainers ?? []).forEach((c, i) => (c.image = b.initContainers?.[i]?.image as string));
+  setOrDelete(munged, 'activeDeadlineSeconds', b.activeDeadlineSeconds);
+  setOrDelete(munged, 'tolerations', b.tolerations);
+  setOrDelete(munged, 'schedulingGates', (b as Record<string, unknown>)['schedulingGates']);
+  if (typeof b.terminationGracePeriodSeconds === 'number' && b.terminationGracePeriodSeconds < 0 && munged.terminationGracePeriodSeconds === 1) {
+    munged.terminationGracePeriodSeconds = b.terminationGracePeriodSeconds;
+  }
+  // A pod still gated may gain node selector terms and node affinity (not checked further here).
+  if (((b as Record<string, unknown[] | undefined>)['schedulingGates'] ?? []).length > 0) {
+    setOrDelete(munged, 'nodeSelector', b.nodeSelector);
+    const affinity = (munged as Record<string, Record<string, unknown> | undefined>)['affinity'];
+    const oldNode = (b as Record<string, Record<string, unknown> | undefined>)['affinity']?.['nodeAffinity'];
+    if (affinity !== undefined) setOrDelete(affinity, 'nodeAffinity', oldNode);
+    if (affinity !== undefined && Object.keys(affinity).length === 0 && (b as Record<string, unknown>)['affinity'] === undefined) delete (munged as Record<string, unknown>)['affinity'];
+  }
+  if (!sameJSON(munged, b)) errs.push(fieldErrors.forbidden('spec', `pod updates may not change fields other than ${POD_UPDATABLE}`));
   return errs;
+}
+
+function setOrDelete(target: object, key: string, value: unknown): void {
+  const t = target as Record<string, unknown>;
+  if (value === undefined) delete t[key];
+  else t[key] = deepCopy(value);
+}
+
+/** validateOnlyAddedTolerations: every old toleration still there (its tolerationSeconds may change); then the new list's own checks. */
+function onlyAddedTolerations(now: readonly Record<string, unknown>[], before: readonly Record<string, unknown>[]): FieldError[] {
+  const shape = (t: Record<string, unknown>): string => JSON.stringify([t['key'] ?? '', t['operator'] ?? '', t['value'] ?? '', t['effect'] ?? '']);
+  const kept = new Set(now.map(shape));
+  if (before.some((t) => !kept.has(shape(t)))) return [fieldErrors.forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds')];
+  return validateTolerations(now, 'spec.tolerations');
+}
+
+/** validateOnlyDeletedSchedulingGates: no gate may be added. */
+function onlyDeletedSchedulingGates(a: PodSpec, b: PodSpec): FieldError[] {
+  const gates = (spec: PodSpec): { name?: string }[] => ((spec as Record<string, unknown>)['schedulingGates'] as { name?: string }[] | undefined) ?? [];
+  const old = new Set(gates(b).map((g) => g.name ?? ''));
+  const added = new Map<string, number>();
+  gates(a).forEach((g, i) => added.set(g.name ?? '', i));
+  return [...added].filter(([name]) => !old.has(name)).map(([name, i]) => fieldErrors.forbidden(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${name}'`));
 }
 
 // ---- PodTemplate holders ----------------------------------------------------------
@@ -312,7 +363,7 @@ export function validateReplicationController(obj: KubeObject): FieldError[] {
     const labels = spec.template.metadata?.labels ?? {};
     const matches = Object.entries(selector).every(([k, v]) => labels[k] === v);
     if (Object.keys(selector).length > 0 && !matches) {
-      errs.push(fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+      errs.push(fieldErrors.invalid('spec.template.metadata.labels', goStringMap(labels), '`selector` does not match template `labels`'));
     }
     errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
     errs.push(...validateRestartAlways(spec.template, 'spec.template'));

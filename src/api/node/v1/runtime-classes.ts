@@ -43,7 +43,8 @@ export function validateRuntimeClass(obj: KubeObject): FieldError[] {
   const handler: string = rc.handler ?? '';
   const errs = isDNS1123Label(handler).map((m) => fieldErrors.invalid('handler', handler, m));
   for (const [name, q] of Object.entries((rc.overhead?.podFixed ?? {}) as Record<string, unknown>)) {
-    const p = `overhead.podFixed[${name}]`;
+    // Upstream reports podFixed under the name of the requirements it checks them as.
+    const p = `overhead.limits[${name}]`;
     try {
       const quantity = parseQuantity(String(q));
       if (quantity.sign() < 0) errs.push(fieldErrors.invalid(p, quantity.toString(), 'must be greater than or equal to 0'));

@@ -1,5 +1,6 @@
 // rbac.authorization.k8s.io/v1 validation (upstream pkg/apis/rbac/validation).
 import type { KubeObject } from '../../../machinery/meta.js';
+import { validateLabelSelector } from '../../../machinery/selector-validation.js';
 import { type FieldError, GoValue, fieldErrors } from '../../../machinery/field-errors.js';
 import { goQuote, goStringSlice } from '../../../machinery/go-syntax.js';
 import { isDNS1123Subdomain, pathSegmentName } from '../../../machinery/validation.js';
@@ -36,6 +37,13 @@ export function validateClusterRole(obj: KubeObject): FieldError[] {
   if (role.aggregationRule !== undefined && role.aggregationRule !== null && len(role.aggregationRule.clusterRoleSelectors) === 0) {
     errs.push(fieldErrors.required('aggregationRule.clusterRoleSelectors', 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
   }
+  (role.aggregationRule?.clusterRoleSelectors ?? []).forEach((selector, i) => {
+    const path = `aggregationRule.clusterRoleSelectors[${i}]`;
+    const selectorErrs = validateLabelSelector(selector, path);
+    errs.push(...selectorErrs);
+    // A selector that does not convert is also reported whole (upstream prints the nil result as "null").
+    if (selectorErrs.length > 0) errs.push(fieldErrors.invalid(path, 'null', 'invalid label selector.'));
+  });
   return errs;
 }
 
