@@ -164,9 +164,10 @@ export class CachedObjectStore implements ObjectStore {
     const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
     this.root = `${prefix}/${options.keyResource ?? options.resource.resource}/`;
     this.watchers = new CacheWatchers(this.root, this.namespaced);
-    // Values are parsed by the direct store's decoder: a corrupt one fails as a storage read would.
+    // Values are parsed by the direct store's decoder: a corrupt one fails as a storage read would
+    // (and a value the direct store just wrote is the object it wrote: decodeEvent).
     this.cache = new WatchCache(options.cache?.historySize ?? DEFAULT_HISTORY_SIZE, (key, value, revision) =>
-      this.direct.decodeKv(key, value, revision),
+      this.direct.decodeEvent(key, value, revision),
     );
     this.waitTimeoutMs = options.cache?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
     this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
