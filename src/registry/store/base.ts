@@ -222,7 +222,7 @@ export abstract class StoreBase {
       // As trackUpdate: the fields of the typed object.
       const typed = this.zeroValuesWouldChange(next, true) ? deepCopy(next) : next;
       if (typed !== next) this.fillZeroValues(typed, true);
-      await options.pause?.();
+      if (options.pause !== undefined) await options.pause();
       const fieldsV1 = await offload!.createdFieldsV1(this.type, typed, walk);
       if (fieldsV1 === false) fm.update(null, typed, manager ?? '');
       else fm.recordCreated(typed, manager ?? '', fieldsV1);
@@ -257,7 +257,7 @@ export abstract class StoreBase {
       // As trackUpdate: the fields of the typed object.
       const typed = this.zeroValuesWouldChange(next, true) ? deepCopy(next) : next;
       if (typed !== next) this.fillZeroValues(typed, true);
-      await options.pause?.();
+      if (options.pause !== undefined) await options.pause();
       const entries = await offload.managedFieldsOfUpdate(job, live, typed, manager ?? '');
       if (entries === false) fm.update(live, typed, manager ?? '');
       else if (entries === undefined) delete typed.metadata.managedFields;

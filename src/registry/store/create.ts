@@ -27,10 +27,10 @@ export abstract class CreateStore extends ReadStore {
     delete obj.metadata.resourceVersion;
     this.pruneBody(obj, options, 'decode');
     // Each walk of a large object is a stage of its own (server/large-requests.ts).
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
     this.strategy.defaults?.(obj);
     this.fillZeroValues(obj);
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
     const meta = obj.metadata;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -43,16 +43,16 @@ export abstract class CreateStore extends ReadStore {
     else await this.trackCreate(obj, options);
     this.strategy.prepareForCreate?.(obj, options.user);
     managedFieldsLast(obj);
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
 
     await this.admit('CREATE', obj, undefined, '', options);
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
     this.validateCreate(obj);
     options.warnings?.push(...(this.strategy.warningsOnCreate?.(obj) ?? []));
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
     await this.validateAdmission('CREATE', obj, undefined, '', options);
     this.fillZeroValues(obj, true);
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
 
     const ns = this.ns(meta.namespace ?? '');
     for (let attempt = 1; ; attempt++) {
