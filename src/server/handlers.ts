@@ -59,6 +59,7 @@ import { appliedOffThread, createdFieldsOffThread, decodeOffThread, managedField
 import { decodeTypedBody } from './write-body.js';
 import { patchStages, type PatchStagesInput } from './patch-stages.js';
 import { deepCopy } from '../machinery/deep-copy.js';
+import { createdJSON } from '../storage/object-store.js';
 import { deleteOptionsFrom } from './delete-options.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
 
@@ -161,7 +162,9 @@ function transformContext(scope: ResourceScope): TransformContext {
   return ctx;
 }
 
-function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput, kind?: ExpectedKind): void {
+/** Writes `value` in the negotiated form; `json`, when given, is JSON.stringify(value), for plain JSON. */
+function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput, kind?: ExpectedKind, json?: string): void {
+  if (out.convert === undefined) return writeNegotiated(scope.req, scope.res, code, value, out, undefined, json);
   const ctx = transformContext(scope);
   writeNegotiated(scope.req, scope.res, code, transformResponse(value, out, kind === undefined ? ctx : { ...ctx, ...kind }), out);
 }
@@ -392,8 +395,10 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
     const created = await scope.store.create(scope.namespace, object, options);
     if (pause !== noPause) await pause();
     setWarningHeaders(scope.res, options.warnings);
-    if (body.length < LARGE_BODY_BYTES) write(scope, 201, created, out);
-    else await writeAfterLarge(scope, body, 201, created, out, pause);
+    if (body.length >= LARGE_BODY_BYTES) return writeAfterLarge(scope, body, 201, created, out, pause);
+    // Plain JSON: most of the answer is the JSON just stored (spliced, not stringified again).
+    const json = out.mediaType === 'application/json' && out.convert === undefined ? createdJSON(created) : undefined;
+    write(scope, 201, created, out, undefined, json);
   });
 }
 

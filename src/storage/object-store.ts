@@ -42,7 +42,7 @@ import {
   unknownError,
 } from '../machinery/errors.js';
 import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
-import { decodeStoredValue, encodeStoredValue } from './managed-fields-codec.js';
+import { decodeStoredValue, encodeStoredValue, servedJSON } from './managed-fields-codec.js';
 import { parseResourceVersion } from '../machinery/resource-version.js';
 import { deepCopy } from '../machinery/deep-copy.js';
 import { type CorruptObjectError, type CorruptValues, corruptValuesOf, decodeStored, isCorruptObjectError, storeReadError, type StoredDecoders } from './corrupt-values.js';
@@ -270,7 +270,9 @@ export class BackendObjectStore implements ObjectStore {
     }
     // The stored value is `obj` as JSON: hand `obj` back (new top level and
     // metadata, nested values shared) instead of parsing that JSON again.
-    return atRevision(obj, kv.modRevision);
+    const created = atRevision(obj, kv.modRevision);
+    if (offThread === undefined) storedValues.set(created, value);
+    return created;
   }
 
   async guaranteedUpdate(
@@ -586,6 +588,20 @@ function withoutManagedFields(obj: KubeObject): KubeObject {
 
 export function encode(obj: KubeObject): string {
   return encodeStoredValue(obj);
+}
+
+/** The stored value of an object create() handed back (while its caller holds it). */
+const storedValues = new WeakMap<KubeObject, string>();
+
+/**
+ * JSON.stringify of an object create() just handed back, spliced from the
+ * value it stored (most of it is that value: managed-fields-codec.ts
+ * servedJSON); undefined for any other object. Exact only while the object
+ * is as create() returned it: the caller answering with it asks at once.
+ */
+export function createdJSON(obj: KubeObject): string | undefined {
+  const value = storedValues.get(obj);
+  return value === undefined ? undefined : servedJSON(obj, value);
 }
 
 /** `obj` as decode(encode(obj), revision) gives it: a new top level and metadata, resourceVersion last. */

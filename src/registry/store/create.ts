@@ -69,7 +69,7 @@ export abstract class CreateStore extends ReadStore {
       }
       try {
         const created = await this.storage.create(ns, meta.name!, obj, this.storageWrite(options));
-        return this.withTypeMeta(created);
+        return this.typedCreated(created);
       } catch (err) {
         if (generated && isAlreadyExists(err) && attempt < GENERATE_NAME_ATTEMPTS) {
           meta.name = generateName(meta.generateName!);
@@ -80,5 +80,19 @@ export abstract class CreateStore extends ReadStore {
         throw err;
       }
     }
+  }
+
+  /**
+   * withTypeMeta of the object storage created (this request's alone): the
+   * object itself when its type fields already come first with these values,
+   * so that the answer is the JSON storage kept of it (object-store.ts createdJSON).
+   */
+  private typedCreated(obj: KubeObject): KubeObject {
+    let i = 0;
+    for (const key in obj) {
+      if (key !== (i === 0 ? 'apiVersion' : 'kind')) break;
+      if (++i === 2) break;
+    }
+    return i === 2 && obj.apiVersion === this.apiVersion && obj.kind === this.type.kind ? obj : this.withTypeMeta(obj);
   }
 }
