@@ -472,14 +472,16 @@ export abstract class StoreBase {
     return a;
   }
 
-  protected async admit(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> {
-    if (this.admission.length === 0) return;
-    await runMutatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
+  /** The mutating plugins; undefined when none had anything to wait for (a plugin's refusal is then thrown). */
+  protected admit(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> | undefined {
+    if (this.admission.length === 0) return undefined;
+    return runMutatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
   }
 
-  protected async validateAdmission(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> {
-    if (this.admission.length === 0) return;
-    await runValidatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
+  /** The validating plugins; undefined as admit(). */
+  protected validateAdmission(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> | undefined {
+    if (this.admission.length === 0) return undefined;
+    return runValidatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
   }
 
   /**

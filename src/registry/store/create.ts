@@ -45,12 +45,14 @@ export abstract class CreateStore extends ReadStore {
     managedFieldsLast(obj);
     if (options.pause !== undefined) await options.pause();
 
-    await this.admit('CREATE', obj, undefined, '', options);
+    const admitted = this.admit('CREATE', obj, undefined, '', options);
+    if (admitted !== undefined) await admitted;
     if (options.pause !== undefined) await options.pause();
     this.validateCreate(obj);
     options.warnings?.push(...(this.strategy.warningsOnCreate?.(obj) ?? []));
     if (options.pause !== undefined) await options.pause();
-    await this.validateAdmission('CREATE', obj, undefined, '', options);
+    const validated = this.validateAdmission('CREATE', obj, undefined, '', options);
+    if (validated !== undefined) await validated;
     this.fillZeroValues(obj, true);
     if (options.pause !== undefined) await options.pause();
 

@@ -267,11 +267,13 @@ export abstract class UpdateStore extends DeleteStore {
     this.strategy.prepareForCreate?.(obj);
     managedFieldsLast(obj);
     await call.pause?.();
-    await this.admit('CREATE', obj, undefined, '', call);
+    const admitted = this.admit('CREATE', obj, undefined, '', call);
+    if (admitted !== undefined) await admitted;
     await call.pause?.();
     this.validateCreate(obj);
     await call.pause?.();
-    await this.validateAdmission('CREATE', obj, undefined, '', call);
+    const validated = this.validateAdmission('CREATE', obj, undefined, '', call);
+    if (validated !== undefined) await validated;
     this.fillZeroValues(obj, true);
     await call.pause?.();
     return obj;
@@ -338,7 +340,8 @@ export abstract class UpdateStore extends DeleteStore {
     managedFieldsLast(obj);
     await call.pause?.();
 
-    await this.admit('UPDATE', obj, old, subresource, call);
+    const admitted = this.admit('UPDATE', obj, old, subresource, call);
+    if (admitted !== undefined) await admitted;
     await call.pause?.();
     const errors: FieldError[] = validateObjectMetaUpdate(meta, oldMeta, 'metadata');
     if (oldMeta.deletionTimestamp !== undefined) {
@@ -356,7 +359,8 @@ export abstract class UpdateStore extends DeleteStore {
     // A scale write updates the main object through its own strategy, warnings included.
     if (subresource === '' || subresource === 'scale') w?.push(...(this.strategy.warningsOnUpdate?.(obj, old) ?? []));
     await call.pause?.();
-    await this.validateAdmission('UPDATE', obj, old, subresource, call);
+    const validated = this.validateAdmission('UPDATE', obj, old, subresource, call);
+    if (validated !== undefined) await validated;
     this.fillZeroValues(obj, true);
     await call.pause?.();
     return obj;
