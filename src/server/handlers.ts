@@ -351,8 +351,9 @@ async function decodeWriteBody(scope: ResourceScope, body: Buffer, mediaType: st
       return object;
     }
   }
-  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
+  // The body's text is read once, for the parse and for the duplicate keys.
   const json = jsonBodyOf(body, mediaType);
+  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true, json?.text);
   mergeDuplicateKeys(scope.store.unstructured === true, object, json);
   if (pause !== noPause) await pause();
   decodeBody(scope, object);
