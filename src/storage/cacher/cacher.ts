@@ -423,6 +423,8 @@ export class CachedObjectStore implements ObjectStore {
   listCached(namespace: string): Readonly<KubeObject>[] | undefined {
     if (!this.ready) return undefined;
     const prefix = this.prefixFor(namespace);
+    // Nothing there (a namespace without quotas, asked on every create): no scan.
+    if (!this.cache.hasRange(prefix, prefixEnd(prefix))) return [];
     const out: Readonly<KubeObject>[] = [];
     for (const entry of this.cache.range(prefix, prefixEnd(prefix))) {
       const obj = this.parsedEntry(entry);
