@@ -41,7 +41,7 @@ export interface CreatedFieldsOptions {
 /** fieldsV1 of a created object, or undefined when it owns nothing. */
 export function createdFieldsV1(obj: Obj, root: TypeNode, options: CreatedFieldsOptions): Record<string, unknown> | undefined {
   const top: Node = { member: false, children: undefined };
-  const implicit = new Map(root.implicit?.() ?? []);
+  const implicit = implicitOf(root);
   const stripped = strippedLeavesOf(options);
   for (const key of Object.keys(obj)) {
     if (options.skipTopLevel.has(key)) continue;
@@ -90,6 +90,15 @@ function strippedLeavesOf(options: CreatedFieldsOptions): StrippedLeaves {
   return leaves;
 }
 
+const implicitMaps = new WeakMap<TypeNode, ReadonlyMap<string, unknown>>();
+
+/** A type's implicit fields by name (a schema node's never change: made once per node, not per walk). */
+function implicitOf(t: TypeNode): ReadonlyMap<string, unknown> {
+  let map = implicitMaps.get(t);
+  if (map === undefined) implicitMaps.set(t, (map = new Map(t.implicit?.() ?? [])));
+  return map;
+}
+
 /** A JSON value the walk records as a leaf whatever its type says (no children). */
 function isScalar(v: unknown): boolean {
   return typeof v !== 'object' || v === null;
@@ -129,7 +138,7 @@ function child(parent: Node, element: string, l: unknown, implicit: boolean, r: 
   if (!isObject(r)) return;
   if (implicit && isObject(l)) {
     // Both sides present: children compare against the zero struct's own implicit fields.
-    const zeros = new Map(t.implicit?.() ?? []);
+    const zeros = implicitOf(t);
     for (const key of Object.keys(r)) {
       const value = r[key];
       if (skip !== undefined && isScalar(value) && skip.has(key)) continue;
