@@ -80,6 +80,8 @@ export class BackendObjectStore implements ObjectStore {
    * ones push it out (a resource nobody watches never decodes its events).
    */
   private readonly written = new Map<string, Written>();
+  /** Set by the watch cache that decodes this store's events (only then is anything kept in `written`). */
+  keepWritten = false;
 
   constructor(options: ObjectStoreOptions) {
     this.decoders = options.decoders ?? {};
@@ -125,6 +127,7 @@ export class BackendObjectStore implements ObjectStore {
   }
 
   private remember(key: string, value: string, obj: KubeObject): void {
+    if (!this.keepWritten) return;
     const { resourceVersion: _rv, ...meta } = obj.metadata ?? {};
     this.written.delete(key);
     this.written.set(key, { value, object: { ...obj, metadata: meta } });

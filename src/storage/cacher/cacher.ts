@@ -158,6 +158,7 @@ export class CachedObjectStore implements ObjectStore {
 
   constructor(options: ObjectStoreOptions & { cache?: WatchCacheOptions }) {
     this.direct = new BackendObjectStore(options);
+    this.direct.keepWritten = true;
     this.backend = options.backend;
     this.resource = options.resource;
     this.namespaced = options.namespaced;
