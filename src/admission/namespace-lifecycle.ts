@@ -104,23 +104,31 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  async admit(a: AdmissionAttributes): Promise<void> {
+  /** Answered at once (undefined, or thrown) from the cache; a live read otherwise. */
+  admit(a: AdmissionAttributes): Promise<void> | undefined {
     if (isNamespaceKind(a)) {
       if (a.operation === 'DELETE' && a.subresource === '') {
         if (this.immortal.has(a.name)) throw forbidden(NAMESPACES, a.name, 'this namespace may not be deleted');
         this.remember(a.name, a.oldObject?.metadata.uid);
       }
-      return;
+      return undefined;
     }
-    if (a.namespace === '') return;
-    if (a.operation === 'DELETE' || a.operation === 'CONNECT') return;
+    if (a.namespace === '') return undefined;
+    if (a.operation === 'DELETE' || a.operation === 'CONNECT') return undefined;
 
     const cached = this.getCachedNamespace?.(a.namespace);
     if (cached !== undefined) {
-      if (a.operation !== 'CREATE' || terminating(cached)) return this.refuseIfTerminating(a, cached);
-      if (!this.deletionInFlight(a.namespace, cached.metadata.uid)) return;
+      if (a.operation !== 'CREATE' || terminating(cached)) {
+        this.refuseIfTerminating(a, cached);
+        return undefined;
+      }
+      if (!this.deletionInFlight(a.namespace, cached.metadata.uid)) return undefined;
     }
-    // Not in the cache, or a deletion this plugin admitted is not visible there yet: ask storage.
+    return this.admitLive(a);
+  }
+
+  /** Not in the cache, or a deletion this plugin admitted is not visible there yet: ask storage. */
+  private async admitLive(a: AdmissionAttributes): Promise<void> {
     let ns = await this.read(this.getNamespace, a.namespace);
     if (ns === undefined) throw notFound(NAMESPACES, a.namespace);
     if (a.operation !== 'CREATE') return;

@@ -139,16 +139,21 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     this.evaluators = new EvaluatorRegistry(options.now !== undefined ? { now: options.now } : {});
   }
 
-  async validate(a: AdmissionAttributes): Promise<void> {
-    if (a.subresource !== '' || a.namespace === '') return;
-    if (a.kind.group === '' && a.kind.kind === 'Namespace') return;
+  validate(a: AdmissionAttributes): Promise<void> | undefined {
+    if (a.subresource !== '' || a.namespace === '') return undefined;
+    if (a.kind.group === '' && a.kind.kind === 'Namespace') return undefined;
     const evaluator = this.evaluators.get(a.resource);
-    if (evaluator === undefined || !evaluator.handles(a.operation, a.subresource)) return;
+    if (evaluator === undefined || !evaluator.handles(a.operation, a.subresource)) return undefined;
     // A namespace without quotas (most of them) admits at once, without joining a batch;
     // the batch would read the same cache and find the same nothing.
     const top = this.topHolder(a.namespace);
-    if (this.limited.length === 0 && top === undefined && this.access.peekCached?.(a.namespace)?.length === 0) return;
-    await new Promise<void>((resolve, reject) => {
+    if (this.limited.length === 0 && top === undefined && this.access.peekCached?.(a.namespace)?.length === 0) return undefined;
+    return this.charge(a, top);
+  }
+
+  /** Joins the batch of `top` (or of the namespace) and waits for its verdict. */
+  private charge(a: AdmissionAttributes, top: string | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiter.done = true;
         reject(internalError(new Error('resource quota evaluation timed out')));

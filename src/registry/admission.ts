@@ -73,16 +73,29 @@ export interface AdmissionPlugin {
   /** Starts the plugin's background work (informers), once the registry serves; stop() ends it. */
   start?(): void;
   stop?(): void;
-  admit?(a: AdmissionAttributes): Promise<void>;
-  validate?(a: AdmissionAttributes): Promise<void>;
+  /** May answer at once (undefined) when it has nothing to do: the chain awaits only what is pending. */
+  admit?(a: AdmissionAttributes): Promise<void> | void;
+  validate?(a: AdmissionAttributes): Promise<void> | void;
 }
 
-/** Runs every plugin's admit(), in order. */
-export async function runMutatingAdmission(plugins: readonly AdmissionPlugin[], a: AdmissionAttributes): Promise<void> {
-  for (const p of plugins) if (p.admit) await p.admit(a);
+/**
+ * Runs every plugin's admit(), in order. Undefined when every plugin answered
+ * at once (most writes: no webhook, no policy, nothing to wait for), so that
+ * the caller awaits nothing; a plugin's error is then thrown, not returned.
+ */
+export function runMutatingAdmission(plugins: readonly AdmissionPlugin[], a: AdmissionAttributes): Promise<void> | undefined {
+  return runFrom(plugins, 0, a, 'admit');
 }
 
-/** Runs every plugin's validate(), in order. */
-export async function runValidatingAdmission(plugins: readonly AdmissionPlugin[], a: AdmissionAttributes): Promise<void> {
-  for (const p of plugins) if (p.validate) await p.validate(a);
+/** Runs every plugin's validate(), in order (undefined as runMutatingAdmission). */
+export function runValidatingAdmission(plugins: readonly AdmissionPlugin[], a: AdmissionAttributes): Promise<void> | undefined {
+  return runFrom(plugins, 0, a, 'validate');
+}
+
+function runFrom(plugins: readonly AdmissionPlugin[], from: number, a: AdmissionAttributes, stage: 'admit' | 'validate'): Promise<void> | undefined {
+  for (let i = from; i < plugins.length; i++) {
+    const pending = plugins[i]![stage]?.(a);
+    if (pending !== undefined) return pending.then(() => runFrom(plugins, i + 1, a, stage));
+  }
+  return undefined;
 }

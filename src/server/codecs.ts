@@ -81,8 +81,10 @@ export function decodeObject(
   isKnownKind: (apiVersion: string, kind: string) => boolean,
   /** Unstructured (custom resources): any kind decodes; the store checks it. */
   anyKind = false,
+  /** The body as UTF-8 text, when the caller has it already (JSON and YAML bodies). */
+  text?: string,
 ): KubeObject {
-  const parsed = parseDocument(body, mediaType, expected.kind);
+  const parsed = parseDocument(body, mediaType, expected.kind, text);
   if (parsed === null) return fillTypeMeta({ metadata: {} }, expected);
   const wrongType = typeFieldsError(parsed);
   if (wrongType !== undefined) throw unrecognized(expected.kind, wrongType, body);
@@ -143,10 +145,10 @@ export function decodeDocument(body: Buffer, mediaType: string, kindForErrors: s
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
-function parseDocument(body: Buffer, mediaType: string, kindForErrors: string): unknown {
+function parseDocument(body: Buffer, mediaType: string, kindForErrors: string, bodyText?: string): unknown {
   // A body that is not a Kubernetes protobuf envelope of a known kind is a 400.
   if (mediaType === PROTOBUF) return decodeProtobuf(body);
-  const text = body.toString('utf8');
+  const text = bodyText ?? body.toString('utf8');
   if (mediaType === 'application/yaml') {
     try {
       const docs = YAML.parseAllDocuments(text, YAML_PARSE_OPTIONS);

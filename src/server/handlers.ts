@@ -54,11 +54,12 @@ import {
 } from './request-options.js';
 
 export { listOptionsFrom, managerOrUserAgent };
-import { LARGE_BODY_BYTES, largeRequestTurns, type Pause } from './large-requests.js';
+import { LARGE_BODY_BYTES, largeRequestTurns, noPause, type Pause } from './large-requests.js';
 import { appliedOffThread, createdFieldsOffThread, decodeOffThread, managedFieldsOffThread, patchedOffThread, patchParsesOffThread, storedValueOffThread } from './body-worker.js';
 import { decodeTypedBody } from './write-body.js';
 import { patchStages, type PatchStagesInput } from './patch-stages.js';
 import { deepCopy } from '../machinery/deep-copy.js';
+import { createdJSON } from '../storage/object-store.js';
 import { deleteOptionsFrom } from './delete-options.js';
 import { serveWatch, watchStreamFormat, type WatchStreamFormat, type WatchTracker } from './watch.js';
 
@@ -161,7 +162,9 @@ function transformContext(scope: ResourceScope): TransformContext {
   return ctx;
 }
 
-function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput, kind?: ExpectedKind): void {
+/** Writes `value` in the negotiated form; `json`, when given, is JSON.stringify(value), for plain JSON. */
+function write(scope: ResourceScope, code: number, value: unknown, out: NegotiatedOutput, kind?: ExpectedKind, json?: string): void {
+  if (out.convert === undefined) return writeNegotiated(scope.req, scope.res, code, value, out, undefined, json);
   const ctx = transformContext(scope);
   writeNegotiated(scope.req, scope.res, code, transformResponse(value, out, kind === undefined ? ctx : { ...ctx, ...kind }), out);
 }
@@ -339,23 +342,24 @@ async function handleCreateSubresource(scope: ResourceScope): Promise<void> {
  * deduplicated), yielding between stages for a large body.
  */
 async function decodeWriteBody(scope: ResourceScope, body: Buffer, mediaType: string, options: WriteOptions, pause: Pause): Promise<KubeObject> {
-  await pause();
+  if (pause !== noPause) await pause();
   // A large JSON body of a built-in kind is decoded on a worker thread (body-worker.ts says why and what stays here).
   if (body.length >= LARGE_BODY_BYTES && mediaType === 'application/json' && scope.store.unstructured !== true) {
     const object = await decodeOffThread(body, expectedKind(scope.type), options.fieldValidation, scope.res, pause);
     if (object !== undefined) {
-      await pause();
+      if (pause !== noPause) await pause();
       return object;
     }
   }
-  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true);
+  // The body's text is read once, for the parse and for the duplicate keys.
   const json = jsonBodyOf(body, mediaType);
+  const object = decodeObject(body, mediaType, expectedKind(scope.type), scope.isKnownKind, scope.store.unstructured === true, json?.text);
   mergeDuplicateKeys(scope.store.unstructured === true, object, json);
-  await pause();
+  if (pause !== noPause) await pause();
   decodeBody(scope, object);
   checkBodyFields(scope, object, options, body, mediaType, undefined, json);
   dedupOwnerReferences(scope.res, object, false);
-  await pause();
+  if (pause !== noPause) await pause();
   return object;
 }
 
@@ -390,10 +394,12 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
     options.warnings = [];
     largeWrite(options, body, pause);
     const created = await scope.store.create(scope.namespace, object, options);
-    await pause();
+    if (pause !== noPause) await pause();
     setWarningHeaders(scope.res, options.warnings);
-    if (body.length < LARGE_BODY_BYTES) write(scope, 201, created, out);
-    else await writeAfterLarge(scope, body, 201, created, out, pause);
+    if (body.length >= LARGE_BODY_BYTES) return writeAfterLarge(scope, body, 201, created, out, pause);
+    // Plain JSON: most of the answer is the JSON just stored (spliced, not stringified again).
+    const json = out.mediaType === 'application/json' && out.convert === undefined ? createdJSON(created) : undefined;
+    write(scope, 201, created, out, undefined, json);
   });
 }
 
@@ -416,7 +422,7 @@ export async function handleUpdate(scope: ResourceScope): Promise<void> {
     options.warnings = [];
     largeWrite(options, body, pause);
     const { object: updated, created } = await scope.store.update(scope.namespace, scope.info.name, object, options);
-    await pause();
+    if (pause !== noPause) await pause();
     setWarningHeaders(scope.res, options.warnings);
     await writeAfterLarge(scope, body, created ? 201 : 200, updated, out, pause);
   });
@@ -442,7 +448,7 @@ export async function handlePatch(scope: ResourceScope): Promise<void> {
   fromRequest(scope, options);
   if (scope.info.subresource !== '') options.subresource = scope.info.subresource;
   await largeRequestTurns.run(body.length, async (pause) => {
-    await pause();
+    if (pause !== noPause) await pause();
     largeWrite(options, body, pause);
     if (patchType === APPLY_PATCH_TYPE) await handleApply(scope, body, options, out, pause);
     else await handleNonApplyPatch(scope, body, options, out, patchType, target, smpSchema, pause);
@@ -467,7 +473,7 @@ async function handleNonApplyPatch(
   let parsed: { patch: unknown } | undefined;
   const parsedPatch = (): unknown => (parsed ??= { patch: parsePatch(text, patchType, options.fieldValidation ?? 'Warn') }).patch;
   if (!offThread || !(await patchParsesOffThread(text, patchType, options.fieldValidation, pause))) parsedPatch();
-  await pause();
+  if (pause !== noPause) await pause();
   const expected = target;
   const name = scope.info.name;
   let warnings: string[] = [];
@@ -505,7 +511,7 @@ async function handleNonApplyPatch(
     const run = stages(current);
     let step = run.next();
     while (step.done !== true) {
-      await pause();
+      if (pause !== noPause) await pause();
       step = run.next();
     }
     return step.value;
@@ -525,7 +531,7 @@ async function handleNonApplyPatch(
       : offThread
         ? await scope.store.patch(scope.namespace, name, onWorker, { ...options, readsCurrent: true })
         : await scope.store.patch(scope.namespace, name, paused, options);
-  await pause();
+  if (pause !== noPause) await pause();
   setWarningHeaders(scope.res, [...warnings, ...storeWarnings]);
   await writeAfterLarge(scope, body, 200, patched, out, pause, scale ? SCALE_KIND : undefined);
 }
@@ -559,7 +565,7 @@ async function handleApply(
 ): Promise<void> {
   const directive = options.fieldValidation;
   const { config, warnings, json } = decodeApplyBody(scope, body, directive === 'Strict' || directive === 'Warn');
-  await pause();
+  if (pause !== noPause) await pause();
   const strictFailure = warnings.length > 0 && directive === 'Strict';
   // The merge goes to the worker as JSON: a YAML body's values (.nan, .inf) may not survive that, so its merge stays here.
   let offload = options.offload;
@@ -583,7 +589,7 @@ async function handleApply(
     return;
   }
   const { object, created } = await scope.store.apply!(scope.namespace, scope.info.name, config, options);
-  await pause();
+  if (pause !== noPause) await pause();
   setWarningHeaders(scope.res, warnings);
   await writeAfterLarge(scope, body, created ? 201 : 200, object, out, pause);
 }

@@ -121,7 +121,8 @@ export class LargeRequestTurns {
   }
 }
 
-const noPause: Pause = () => Promise.resolve();
+/** The pause of a small request: nothing to wait for (callers skip awaiting it: each await is a turn of the microtask queue). */
+export const noPause: Pause = () => Promise.resolve();
 
 /**
  * Pauses for one large request: two turns of the loop (a request on a

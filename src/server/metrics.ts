@@ -9,38 +9,40 @@
 //   apiserver_storage_decode_errors_total{resource}         counter, stored values that failed to decode
 //   apiary_unhandled_errors_total{type}                     counter, survived by the process guard
 
-import { Counter, Gauge, Histogram, Registry as PromRegistry } from 'prom-client';
+import { Counter, Gauge, Registry as PromRegistry } from 'prom-client';
+import { CounterVec, HistogramVec, type CounterChild, type HistogramChild } from './flowcontrol/metric-vecs.js';
 import type { Backend } from '../storage/interface.js';
 import { unhandledErrorCounts } from './process-guard.js';
 import { prefixEnd } from '../storage/interface.js';
 
 export class ServerMetrics {
   readonly registry = new PromRegistry();
-  private readonly requests: Counter<'verb' | 'resource' | 'code'>;
-  private readonly duration: Histogram<'verb' | 'resource'>;
-  readonly storageDuration: Histogram<'operation' | 'type'>;
+  // The per-request series are plain numbers behind label-value maps, rendered
+  // on scrape (flowcontrol/metric-vecs.ts): prom-client's children hash their
+  // label set on every inc and observe, several times per request.
+  private readonly requests: CounterVec;
+  private readonly duration: HistogramVec;
+  private readonly storageDuration: HistogramVec;
+  private readonly requestCounts = new Map<string, Map<string, Map<number, CounterChild>>>();
+  private readonly requestTimes = new Map<string, Map<string, HistogramChild>>();
+  private readonly storageTimes = new Map<string, Map<string, HistogramChild>>();
 
   constructor(countObjects?: () => Promise<Array<{ resource: string; count: number }>>) {
-    this.requests = new Counter({
-      name: 'apiserver_request_total',
-      help: 'Counter of apiserver requests broken out for each verb, resource and HTTP response code.',
-      labelNames: ['verb', 'resource', 'code'],
-      registers: [this.registry],
-    });
-    this.duration = new Histogram({
-      name: 'apiserver_request_duration_seconds',
-      help: 'Response latency distribution in seconds for each verb and resource.',
-      labelNames: ['verb', 'resource'],
-      buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
-      registers: [this.registry],
-    });
-    this.storageDuration = new Histogram({
-      name: 'etcd_request_duration_seconds',
-      help: 'Storage backend request latency in seconds for each operation and object type.',
-      labelNames: ['operation', 'type'],
-      buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [this.registry],
-    });
+    this.requests = new CounterVec('apiserver_request_total', 'Counter of apiserver requests broken out for each verb, resource and HTTP response code.', this.registry);
+    this.duration = new HistogramVec(
+      'apiserver_request_duration_seconds',
+      'Response latency distribution in seconds for each verb and resource.',
+      [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
+      this.registry,
+      true,
+    );
+    this.storageDuration = new HistogramVec(
+      'etcd_request_duration_seconds',
+      'Storage backend request latency in seconds for each operation and object type.',
+      [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      this.registry,
+      true,
+    );
     this.countUnhandled();
     if (countObjects !== undefined) {
       new Gauge({
@@ -94,8 +96,28 @@ export class ServerMetrics {
    * WATCH, POST, PUT, PATCH, DELETE). Watches are counted but not timed, as upstream.
    */
   observeRequest(verb: string, resource: string, code: number, seconds: number): void {
-    this.requests.inc({ verb, resource, code: String(code) });
-    if (verb !== 'WATCH') this.duration.observe({ verb, resource }, seconds);
+    let byResource = this.requestCounts.get(verb);
+    if (byResource === undefined) this.requestCounts.set(verb, (byResource = new Map()));
+    let byCode = byResource.get(resource);
+    if (byCode === undefined) byResource.set(resource, (byCode = new Map()));
+    let count = byCode.get(code);
+    if (count === undefined) byCode.set(code, (count = this.requests.child({ verb, resource, code: String(code) })));
+    count.value++;
+    if (verb === 'WATCH') return;
+    this.duration.observe(this.timeSeries(this.requestTimes, this.duration, verb, resource, 'verb', 'resource'), seconds);
+  }
+
+  /** One backend call's latency, under etcd_request_duration_seconds{operation,type}. */
+  observeStorage(operation: string, type: string, seconds: number): void {
+    this.storageDuration.observe(this.timeSeries(this.storageTimes, this.storageDuration, operation, type, 'operation', 'type'), seconds);
+  }
+
+  private timeSeries(series: Map<string, Map<string, HistogramChild>>, vec: HistogramVec, a: string, b: string, aName: string, bName: string): HistogramChild {
+    let byB = series.get(a);
+    if (byB === undefined) series.set(a, (byB = new Map()));
+    let child = byB.get(b);
+    if (child === undefined) byB.set(b, (child = vec.child({ [aName]: a, [bName]: b })));
+    return child;
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
@@ -128,13 +150,13 @@ function keyType(prefix: string, key: string): string {
 }
 
 /** Wraps a backend so every call is timed into etcd_request_duration_seconds. */
-export function instrumentBackend(backend: Backend, histogram: Histogram<'operation' | 'type'>, prefix: string): Backend {
+export function instrumentBackend(backend: Backend, metrics: Pick<ServerMetrics, 'observeStorage'>, prefix: string): Backend {
   const timed = async <T>(operation: string, key: string, run: () => Promise<T>): Promise<T> => {
-    const end = histogram.startTimer({ operation, type: keyType(prefix, key) });
+    const started = performance.now();
     try {
       return await run();
     } finally {
-      end();
+      metrics.observeStorage(operation, keyType(prefix, key), (performance.now() - started) / 1000);
     }
   };
   const wrapped: Backend = {

@@ -336,7 +336,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     compactionIntervalMs > 0
       ? startCompactor(rawBackend, { intervalMs: compactionIntervalMs, onError: (err) => logger.warn({ err }, 'compaction failed') })
       : undefined;
-  const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics.storageDuration, prefix);
+  const backend = instrumentBackend(withEventTtl(rawBackend, options.eventTtlSeconds ?? 3600), metrics, prefix);
   // Stored values that cannot be decoded: counted per resource, logged once per key and revision.
   const corruptValues = corruptValuesOf(backend);
   corruptValues.unsafeDeletion = featureEnabled(options.featureGates, 'AllowUnsafeMalformedObjectDeletion');

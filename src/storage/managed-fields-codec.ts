@@ -80,6 +80,62 @@ export function decodeStoredValue(value: string): KubeObject {
   return obj;
 }
 
+/**
+ * JSON.stringify(obj), spliced out of `value` instead of stringifying `obj`
+ * again, where `value` is encodeStoredValue of `obj` without its
+ * resourceVersion and `obj` is that object as decode would give it back
+ * (metadata.resourceVersion its last key, a string): the stored JSON with
+ * metadata's missing tail (the entries when they were stored compact, then
+ * the resourceVersion) put in before metadata's closing brace. Undefined when
+ * that place is not cheap to find: a key before metadata whose value is not a
+ * scalar, or no metadata at all.
+ */
+export function servedJSON(obj: KubeObject, value: string): string | undefined {
+  const meta = obj.metadata;
+  if (meta === undefined || typeof meta.resourceVersion !== 'string') return undefined;
+  const compact = value.startsWith(MANAGED_FIELDS_PREFIX);
+  const start = compact ? MANAGED_FIELDS_PREFIX.length : 0;
+  // JSON.stringify writes no raw newline: the object's JSON ends at the first one.
+  const end = compact ? value.indexOf('\n', start) : value.length;
+  if (end < 0) return undefined;
+  // metadata's value starts after `{` and the keys before it, measured by their JSON.
+  let at = start + 1;
+  for (const key of Object.keys(obj)) {
+    if (key === 'metadata') break;
+    const v = (obj as Record<string, unknown>)[key];
+    if (typeof v === 'object' && v !== null) return undefined;
+    const json = JSON.stringify(v);
+    if (json !== undefined) at += JSON.stringify(key).length + json.length + 2;
+  }
+  if (!value.startsWith(METADATA_KEY, at)) return undefined;
+  const close = closingBrace(value, at + METADATA_KEY.length, end);
+  if (close < 0) return undefined;
+  const empty = value.charCodeAt(close - 1) === OPEN_BRACE;
+  const tail = `${compact ? `"managedFields":${JSON.stringify(meta.managedFields)},` : ''}"resourceVersion":${JSON.stringify(meta.resourceVersion)}`;
+  return `${value.slice(start, close)}${empty ? '' : ','}${tail}${value.slice(close, end)}`;
+}
+
+const METADATA_KEY = '"metadata":';
+const OPEN_BRACE = 0x7b;
+
+/** The index of the `}` closing the JSON object that starts at `from` (-1 when there is none before `end`); strings are skipped. */
+function closingBrace(text: string, from: number, end: number): number {
+  if (text.charCodeAt(from) !== OPEN_BRACE) return -1;
+  let depth = 0;
+  for (let i = from; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: up to its closing quote, escapes skipped.
+      for (i++; i < end && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === OPEN_BRACE || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return c === 0x7d ? i : -1;
+    }
+  }
+  return -1;
+}
+
 function plain(obj: KubeObject): string {
   if (obj.metadata?.resourceVersion === undefined) return JSON.stringify(obj);
   const { resourceVersion: _dropped, ...meta } = obj.metadata;

@@ -42,7 +42,7 @@ import {
   unknownError,
 } from '../machinery/errors.js';
 import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
-import { decodeStoredValue, encodeStoredValue } from './managed-fields-codec.js';
+import { decodeStoredValue, encodeStoredValue, servedJSON } from './managed-fields-codec.js';
 import { parseResourceVersion } from '../machinery/resource-version.js';
 import { deepCopy } from '../machinery/deep-copy.js';
 import { type CorruptObjectError, type CorruptValues, corruptValuesOf, decodeStored, isCorruptObjectError, storeReadError, type StoredDecoders } from './corrupt-values.js';
@@ -51,6 +51,15 @@ export type { CachedState, Predicate, StoreListOptions, StoreListResult, StoreWa
 import type { CachedState, Predicate, StoreListOptions, StoreListResult, StoreWatchEventType, StoreWatchEvent, StoreWatchHandlers, StoreWatchOptions, StoreWatchHandle, UpdateFunc, StoredValueEncoder, ObjectStore, ObjectStoreOptions } from './object-store-api.js';
 
 const MAX_CONFLICT_RETRIES = 64;
+
+/** How many written values keep the object they were encoded from until their watch event is decoded. */
+const WRITTEN_MAX = 256;
+
+/** A value this store wrote, and the object it is the JSON of (top level and metadata as at the write, no resourceVersion). */
+interface Written {
+  value: string;
+  object: KubeObject;
+}
 
 export class BackendObjectStore implements ObjectStore {
   readonly resource: GroupResource;
@@ -63,6 +72,16 @@ export class BackendObjectStore implements ObjectStore {
   /** The storage prefix's length: upstream's GET error names the key without it. */
   private readonly prefixLength: number;
   private readonly decoders: StoredDecoders;
+  /**
+   * Values written lately, by key, with the object each was encoded from: the
+   * watch cache decodes a write's own event through decodeEvent, which hands
+   * that object back at the event's revision instead of parsing the JSON just
+   * made from it. An entry goes at its first use, or when WRITTEN_MAX newer
+   * ones push it out (a resource nobody watches never decodes its events).
+   */
+  private readonly written = new Map<string, Written>();
+  /** Set by the watch cache that decodes this store's events (only then is anything kept in `written`). */
+  keepWritten = false;
 
   constructor(options: ObjectStoreOptions) {
     this.decoders = options.decoders ?? {};
@@ -93,6 +112,30 @@ export class BackendObjectStore implements ObjectStore {
     if (minimum > res.revision) throw tooLargeResourceVersion(minimum, res.revision);
     if (res.kv === null) throw notFound(this.resource, name);
     return this.decodeKv(res.kv.key, res.kv.value, res.kv.modRevision);
+  }
+
+  /**
+   * decodeKv for a watch event: the object this store wrote as `value` (its
+   * JSON is exactly `value`, so the two are the same object key for key), or
+   * the parse of `value` when this store did not just write it.
+   */
+  decodeEvent(key: string, value: string, revision: number): KubeObject {
+    const written = this.written.get(key);
+    if (written === undefined || written.value !== value) return this.decodeKv(key, value, revision);
+    this.written.delete(key);
+    return atRevision(written.object, revision);
+  }
+
+  private remember(key: string, value: string, obj: KubeObject): void {
+    if (!this.keepWritten) return;
+    const { resourceVersion: _rv, ...meta } = obj.metadata ?? {};
+    this.written.delete(key);
+    this.written.set(key, { value, object: { ...obj, metadata: meta } });
+    if (this.written.size > WRITTEN_MAX) this.written.delete(this.written.keys().next().value!);
+  }
+
+  private forget(key: string, value: string): void {
+    if (this.written.get(key)?.value === value) this.written.delete(key);
   }
 
   /** A stored value as an object; a CorruptObjectError (500, counted, logged once) when it is none. */
@@ -214,20 +257,25 @@ export class BackendObjectStore implements ObjectStore {
 
   async create(namespace: string, name: string, obj: KubeObject, options: { ttlSeconds?: number; encode?: StoredValueEncoder } = {}): Promise<KubeObject> {
     const offThread = options.encode;
+    const key = this.keyFor(namespace, name);
     let value = offThread === undefined ? encode(obj) : await offThread(obj);
-    if (this.tooLarge(this.keyFor(namespace, name), value)) {
+    if (this.tooLarge(key, value)) {
       obj = withoutManagedFields(obj);
-      value = this.sized(this.keyFor(namespace, name), offThread === undefined ? encode(obj) : await offThread(obj));
+      value = this.sized(key, offThread === undefined ? encode(obj) : await offThread(obj));
     }
     let kv: KeyValue;
+    this.remember(key, value, obj);
     try {
-      kv = await this.backend.create(this.keyFor(namespace, name), value, ttlOptions(options.ttlSeconds));
+      kv = await this.backend.create(key, value, ttlOptions(options.ttlSeconds));
     } catch (err) {
+      this.forget(key, value);
       throw this.translate(err, name, true);
     }
     // The stored value is `obj` as JSON: hand `obj` back (new top level and
     // metadata, nested values shared) instead of parsing that JSON again.
-    return atRevision(obj, kv.modRevision);
+    const created = atRevision(obj, kv.modRevision);
+    if (offThread === undefined) storedValues.set(created, value);
+    return created;
   }
 
   async guaranteedUpdate(
@@ -276,6 +324,7 @@ export class BackendObjectStore implements ObjectStore {
         else delete out.metadata.resourceVersion;
         return { object: out, created: current === null };
       }
+      this.remember(key, value, next);
       try {
         // The stored value is `next` as JSON: hand `next` back at its new
         // revision (as decode would place it) instead of parsing that JSON again.
@@ -286,6 +335,7 @@ export class BackendObjectStore implements ObjectStore {
         const kv = await this.backend.update(key, value, current.modRevision, ttlOptions(options.ttlSeconds));
         return { object: atRevision(next, kv.modRevision), created: false };
       } catch (err) {
+        this.forget(key, value);
         if (!isStorageError(err) || attempt >= MAX_CONFLICT_RETRIES) throw this.translate(err, name, true);
         if (err.code === 'Conflict') current = err.current ?? null;
         else if (err.code === 'KeyExists' || err.code === 'KeyNotFound') current = await read();
@@ -541,6 +591,20 @@ function withoutManagedFields(obj: KubeObject): KubeObject {
 
 export function encode(obj: KubeObject): string {
   return encodeStoredValue(obj);
+}
+
+/** The stored value of an object create() handed back (while its caller holds it). */
+const storedValues = new WeakMap<KubeObject, string>();
+
+/**
+ * JSON.stringify of an object create() just handed back, spliced from the
+ * value it stored (most of it is that value: managed-fields-codec.ts
+ * servedJSON); undefined for any other object. Exact only while the object
+ * is as create() returned it: the caller answering with it asks at once.
+ */
+export function createdJSON(obj: KubeObject): string | undefined {
+  const value = storedValues.get(obj);
+  return value === undefined ? undefined : servedJSON(obj, value);
 }
 
 /** `obj` as decode(encode(obj), revision) gives it: a new top level and metadata, resourceVersion last. */

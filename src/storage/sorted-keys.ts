@@ -19,6 +19,8 @@ function compareKeys(a: string, b: string): number {
 
 export class SortedKeys {
   private readonly tree = new BTree<string, undefined>(undefined, compareKeys);
+  /** Reused by firstFrom: the tree writes its answer here instead of allocating a pair. */
+  private readonly pair: [string, undefined] = ['', undefined];
 
   get length(): number {
     return this.tree.size;
@@ -41,6 +43,11 @@ export class SortedKeys {
       if (end !== '' && key >= end) return;
       yield key;
     }
+  }
+
+  /** The first key at or after `start` (undefined: none), without an iterator: for emptiness checks on hot paths. */
+  firstFrom(start: string): string | undefined {
+    return this.tree.getPairOrNextHigher(start, this.pair)?.[0];
   }
 
   /** Keeps only the keys the predicate accepts. */

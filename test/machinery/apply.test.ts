@@ -380,6 +380,9 @@ test('field manager on a Deployment: create entry, apply by containers and ports
 test('the create fast path gives the same entry as the general comparison', () => {
   const objects: Array<[string, string, string, string[][], Record<string, unknown>]> = [
     ['', 'v1', 'ConfigMap', [], { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'n', labels: { x: 'y' }, annotations: { a: 'b' }, finalizers: ['f/one'] }, data: { k: 'v', e: '' }, binaryData: {} }],
+    // Nothing but stripped metadata (the walk leaves those scalars out), some null, the type fields last.
+    ['', 'v1', 'ConfigMap', [], { metadata: { name: 'only', uid: 'u', selfLink: '/x', generation: null, resourceVersion: '5', creationTimestamp: null }, data: { k: 'v' }, kind: 'ConfigMap', apiVersion: 'v1' }],
+    ['', 'v1', 'ConfigMap', [], { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n', generateName: 'g-', namespace: 'n', creationTimestamp: '2026-01-01T00:00:00Z' }, immutable: false }],
     ['apps', 'v1', 'Deployment', [['status']], {
       apiVersion: 'apps/v1', kind: 'Deployment',
       metadata: { name: 'web', namespace: 'n', uid: 'u', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z', ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'o', uid: 'ou' }] },

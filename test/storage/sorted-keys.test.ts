@@ -22,3 +22,17 @@ test('remove and retain drop keys; removing a missing key is a no-op', () => {
   assert.equal(keys.length, 499);
   assert.deepEqual([...keys.between('/k/0496', '/k/0504')], ['/k/0496', '/k/0498', '/k/0502']);
 });
+
+test('firstFrom is the first key at or after a start, as between() begins', () => {
+  const keys = new SortedKeys();
+  assert.equal(keys.firstFrom(''), undefined);
+  for (const key of ['/r/b/2', '/r/a/1', '/r/c/1']) keys.insert(key);
+  assert.equal(keys.firstFrom('/r/b/'), '/r/b/2');
+  assert.equal(keys.firstFrom('/r/b/2'), '/r/b/2', 'inclusive');
+  assert.equal(keys.firstFrom('/r/b/3'), '/r/c/1');
+  assert.equal(keys.firstFrom('/r/d'), undefined);
+  // Asked twice (the answer's array is reused): each answer stands.
+  const a = keys.firstFrom('/r/a');
+  const c = keys.firstFrom('/r/c');
+  assert.deepEqual([a, c], ['/r/a/1', '/r/c/1']);
+});

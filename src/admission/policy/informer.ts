@@ -34,6 +34,11 @@ export class StoreInformer<T extends KubeObject = KubeObject> {
     this.watcher = undefined;
   }
 
+  /** Whether the first list is in (list() then holds the store's objects). */
+  synced(): boolean {
+    return this.version > 0;
+  }
+
   /** Changes whenever the set of objects does. */
   generation(): number {
     return this.version;

@@ -125,8 +125,14 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
     return hooks;
   }
 
-  async validate(a: AdmissionAttributes): Promise<void> {
-    if (isExempt(a)) return;
+  validate(a: AdmissionAttributes): Promise<void> | undefined {
+    if (isExempt(a)) return undefined;
+    // Policies and bindings in, and no policy bound: nothing to evaluate, nothing to wait for.
+    if (this.policies.synced() && this.bindings.synced() && this.currentHooks().length === 0) return undefined;
+    return this.validateBound(a);
+  }
+
+  private async validateBound(a: AdmissionAttributes): Promise<void> {
     await Promise.all([this.policies.start(), this.bindings.start()]);
     const hooks = this.currentHooks();
     if (hooks.length === 0) return;

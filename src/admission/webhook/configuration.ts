@@ -55,6 +55,8 @@ export class WebhookConfigurationSource {
   private snapshot: readonly ConfiguredWebhook[] = [];
   private readonly configs = new Map<string, KubeObject>();
   private started: Promise<void> | undefined;
+  /** Set once the first list is in: snapshot is then what the configurations say. */
+  private synced = false;
   private watcher: Watcher | undefined;
   private stopped = false;
   private restartTimer: NodeJS.Timeout | undefined;
@@ -73,6 +75,11 @@ export class WebhookConfigurationSource {
     return this.snapshot;
   }
 
+  /** The webhooks now, without waiting: undefined until the first list is in. */
+  current(): readonly ConfiguredWebhook[] | undefined {
+    return this.synced ? this.snapshot : undefined;
+  }
+
   stop(): void {
     this.stopped = true;
     clearTimeout(this.restartTimer);
@@ -86,6 +93,7 @@ export class WebhookConfigurationSource {
     this.configs.clear();
     for (const item of list.items) this.configs.set(item.metadata.name ?? '', item);
     this.snapshot = webhooksOf(this.configs);
+    this.synced = true;
     if (this.stopped) return;
     this.watcher = await store.watch('', { resourceVersion: list.metadata.resourceVersion ?? '' }, {
       event: (e) => {

@@ -205,6 +205,11 @@ abstract class WebhookDispatcher {
     this.source.stop();
   }
 
+  /** Nothing to call for `a`, known without waiting (the configurations are in and name no webhook, or `a` is exempt). */
+  protected idle(a: AdmissionAttributes): boolean {
+    return isExemptResource(a) || this.source.current()?.length === 0;
+  }
+
   /** The webhooks to call for `a`, in order. */
   protected async matching(a: AdmissionAttributes): Promise<ConfiguredWebhook[]> {
     if (isExemptResource(a)) return [];
@@ -267,7 +272,11 @@ abstract class WebhookDispatcher {
 export class MutatingWebhookAdmission extends WebhookDispatcher implements AdmissionPlugin {
   readonly name = 'MutatingAdmissionWebhook';
 
-  async admit(a: AdmissionAttributes): Promise<void> {
+  admit(a: AdmissionAttributes): Promise<void> | undefined {
+    return this.idle(a) ? undefined : this.admitCalling(a);
+  }
+
+  private async admitCalling(a: AdmissionAttributes): Promise<void> {
     const hooks = await this.matching(a);
     if (hooks.length === 0) return;
     // Reinvocation bookkeeping (upstream's webhookReinvokeContext).
@@ -346,7 +355,11 @@ export class MutatingWebhookAdmission extends WebhookDispatcher implements Admis
 export class ValidatingWebhookAdmission extends WebhookDispatcher implements AdmissionPlugin {
   readonly name = 'ValidatingAdmissionWebhook';
 
-  async validate(a: AdmissionAttributes): Promise<void> {
+  validate(a: AdmissionAttributes): Promise<void> | undefined {
+    return this.idle(a) ? undefined : this.validateCalling(a);
+  }
+
+  private async validateCalling(a: AdmissionAttributes): Promise<void> {
     const hooks = await this.matching(a);
     if (hooks.length === 0) return;
     const results = await Promise.all(

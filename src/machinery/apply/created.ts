@@ -41,18 +41,75 @@ export interface CreatedFieldsOptions {
 /** fieldsV1 of a created object, or undefined when it owns nothing. */
 export function createdFieldsV1(obj: Obj, root: TypeNode, options: CreatedFieldsOptions): Record<string, unknown> | undefined {
   const top: Node = { member: false, children: undefined };
-  const implicit = new Map(root.implicit?.() ?? []);
+  const implicit = implicitOf(root);
+  const stripped = strippedLeavesOf(options);
   for (const key of Object.keys(obj)) {
     if (options.skipTopLevel.has(key)) continue;
+    const value = obj[key];
+    if (isScalar(value) && stripped.top.has(key)) continue;
     const t = root.field(key) ?? root.elements();
-    child(top, fieldElement(key), implicit.has(key) ? implicit.get(key) : undefined, implicit.has(key), obj[key], t);
+    child(top, fieldElement(key), implicit.has(key) ? implicit.get(key) : undefined, implicit.has(key), value, t, stripped.below.get(fieldElement(key)));
   }
   for (const path of options.stripped) unset(top, path);
   return emit(top);
 }
 
-/** Compares one child (zero `l`, present only when `implicit`) with `r` and records it under `parent`. */
-function child(parent: Node, element: string, l: unknown, implicit: boolean, r: unknown, t0: TypeNode): void {
+/**
+ * The stripped paths of one or two elements, as the walk meets them: a
+ * scalar there would be recorded as a leaf and then unset (a leaf has no
+ * children to keep its node), so the walk leaves it out from the start
+ * (metadata's name, uid, creationTimestamp, … on every create).
+ */
+interface StrippedLeaves {
+  /** Top-level field names. */
+  top: ReadonlySet<string>;
+  /** Under a top-level element (`f:metadata`): the field names. */
+  below: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+const strippedLeaves = new WeakMap<CreatedFieldsOptions, StrippedLeaves>();
+
+function strippedLeavesOf(options: CreatedFieldsOptions): StrippedLeaves {
+  let leaves = strippedLeaves.get(options);
+  if (leaves !== undefined) return leaves;
+  const top = new Set<string>();
+  const below = new Map<string, Set<string>>();
+  const nameOf = (element: string): string | undefined => (element.startsWith('f:') ? element.slice(2) : undefined);
+  for (const path of options.stripped) {
+    const first = nameOf(path[0] ?? '');
+    if (first === undefined) continue;
+    if (path.length === 1) top.add(first);
+    const second = path.length === 2 ? nameOf(path[1]!) : undefined;
+    if (second === undefined) continue;
+    let names = below.get(path[0]!);
+    if (names === undefined) below.set(path[0]!, (names = new Set()));
+    names.add(second);
+  }
+  leaves = { top, below };
+  strippedLeaves.set(options, leaves);
+  return leaves;
+}
+
+const implicitMaps = new WeakMap<TypeNode, ReadonlyMap<string, unknown>>();
+
+/** A type's implicit fields by name (a schema node's never change: made once per node, not per walk). */
+function implicitOf(t: TypeNode): ReadonlyMap<string, unknown> {
+  let map = implicitMaps.get(t);
+  if (map === undefined) implicitMaps.set(t, (map = new Map(t.implicit?.() ?? [])));
+  return map;
+}
+
+/** A JSON value the walk records as a leaf whatever its type says (no children). */
+function isScalar(v: unknown): boolean {
+  return typeof v !== 'object' || v === null;
+}
+
+/**
+ * Compares one child (zero `l`, present only when `implicit`) with `r` and
+ * records it under `parent`; `skip` names fields of `r` left out when they
+ * hold scalars (stripped leaves, see StrippedLeaves).
+ */
+function child(parent: Node, element: string, l: unknown, implicit: boolean, r: unknown, t0: TypeNode, skip?: ReadonlySet<string>): void {
   const t = t0.kind === 'untyped' ? resolveUntyped(r) : t0;
   const leaf =
     t.kind === 'scalar' ||
@@ -81,17 +138,26 @@ function child(parent: Node, element: string, l: unknown, implicit: boolean, r: 
   if (!isObject(r)) return;
   if (implicit && isObject(l)) {
     // Both sides present: children compare against the zero struct's own implicit fields.
-    const zeros = new Map(t.implicit?.() ?? []);
+    const zeros = implicitOf(t);
     for (const key of Object.keys(r)) {
+      const value = r[key];
+      if (skip !== undefined && isScalar(value) && skip.has(key)) continue;
       const ct = t.field(key) ?? t.elements();
       const has = zeros.has(key);
-      child(n, fieldElement(key), has ? zeros.get(key) : undefined, has, r[key], ct);
+      child(n, fieldElement(key), has ? zeros.get(key) : undefined, has, value, ct);
     }
     return;
   }
   // An added subtree: everything in it is added, implicit fields included.
-  for (const key of Object.keys(r)) addedChild(n, key, r[key], t);
-  for (const [key, zero] of t.implicit?.() ?? []) if (!(key in r)) addedChild(n, key, zero, t);
+  for (const key of Object.keys(r)) {
+    const value = r[key];
+    if (skip !== undefined && isScalar(value) && skip.has(key)) continue;
+    addedChild(n, key, value, t);
+  }
+  for (const [key, zero] of t.implicit?.() ?? []) {
+    if (key in r || (skip !== undefined && isScalar(zero) && skip.has(key))) continue;
+    addedChild(n, key, zero, t);
+  }
 }
 
 function addedChild(n: Node, key: string, value: unknown, t: TypeNode): void {

@@ -222,7 +222,7 @@ export abstract class StoreBase {
       // As trackUpdate: the fields of the typed object.
       const typed = this.zeroValuesWouldChange(next, true) ? deepCopy(next) : next;
       if (typed !== next) this.fillZeroValues(typed, true);
-      await options.pause?.();
+      if (options.pause !== undefined) await options.pause();
       const fieldsV1 = await offload!.createdFieldsV1(this.type, typed, walk);
       if (fieldsV1 === false) fm.update(null, typed, manager ?? '');
       else fm.recordCreated(typed, manager ?? '', fieldsV1);
@@ -257,7 +257,7 @@ export abstract class StoreBase {
       // As trackUpdate: the fields of the typed object.
       const typed = this.zeroValuesWouldChange(next, true) ? deepCopy(next) : next;
       if (typed !== next) this.fillZeroValues(typed, true);
-      await options.pause?.();
+      if (options.pause !== undefined) await options.pause();
       const entries = await offload.managedFieldsOfUpdate(job, live, typed, manager ?? '');
       if (entries === false) fm.update(live, typed, manager ?? '');
       else if (entries === undefined) delete typed.metadata.managedFields;
@@ -472,14 +472,16 @@ export abstract class StoreBase {
     return a;
   }
 
-  protected async admit(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> {
-    if (this.admission.length === 0) return;
-    await runMutatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
+  /** The mutating plugins; undefined when none had anything to wait for (a plugin's refusal is then thrown). */
+  protected admit(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> | undefined {
+    if (this.admission.length === 0) return undefined;
+    return runMutatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
   }
 
-  protected async validateAdmission(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> {
-    if (this.admission.length === 0) return;
-    await runValidatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
+  /** The validating plugins; undefined as admit(). */
+  protected validateAdmission(op: AdmissionOperation, obj: KubeObject | undefined, old: KubeObject | undefined, sub: string, call: AdmissionCall): Promise<void> | undefined {
+    if (this.admission.length === 0) return undefined;
+    return runValidatingAdmission(this.admission, this.attributes(op, obj, old, sub, call));
   }
 
   /**

@@ -27,10 +27,10 @@ export abstract class CreateStore extends ReadStore {
     delete obj.metadata.resourceVersion;
     this.pruneBody(obj, options, 'decode');
     // Each walk of a large object is a stage of its own (server/large-requests.ts).
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
     this.strategy.defaults?.(obj);
     this.fillZeroValues(obj);
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
     const meta = obj.metadata;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -43,16 +43,18 @@ export abstract class CreateStore extends ReadStore {
     else await this.trackCreate(obj, options);
     this.strategy.prepareForCreate?.(obj, options.user);
     managedFieldsLast(obj);
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
 
-    await this.admit('CREATE', obj, undefined, '', options);
-    await options.pause?.();
+    const admitted = this.admit('CREATE', obj, undefined, '', options);
+    if (admitted !== undefined) await admitted;
+    if (options.pause !== undefined) await options.pause();
     this.validateCreate(obj);
     options.warnings?.push(...(this.strategy.warningsOnCreate?.(obj) ?? []));
-    await options.pause?.();
-    await this.validateAdmission('CREATE', obj, undefined, '', options);
+    if (options.pause !== undefined) await options.pause();
+    const validated = this.validateAdmission('CREATE', obj, undefined, '', options);
+    if (validated !== undefined) await validated;
     this.fillZeroValues(obj, true);
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
 
     const ns = this.ns(meta.namespace ?? '');
     for (let attempt = 1; ; attempt++) {
@@ -69,7 +71,7 @@ export abstract class CreateStore extends ReadStore {
       }
       try {
         const created = await this.storage.create(ns, meta.name!, obj, this.storageWrite(options));
-        return this.withTypeMeta(created);
+        return this.typedCreated(created);
       } catch (err) {
         if (generated && isAlreadyExists(err) && attempt < GENERATE_NAME_ATTEMPTS) {
           meta.name = generateName(meta.generateName!);
@@ -80,5 +82,19 @@ export abstract class CreateStore extends ReadStore {
         throw err;
       }
     }
+  }
+
+  /**
+   * withTypeMeta of the object storage created (this request's alone): the
+   * object itself when its type fields already come first with these values,
+   * so that the answer is the JSON storage kept of it (object-store.ts createdJSON).
+   */
+  private typedCreated(obj: KubeObject): KubeObject {
+    let i = 0;
+    for (const key in obj) {
+      if (key !== (i === 0 ? 'apiVersion' : 'kind')) break;
+      if (++i === 2) break;
+    }
+    return i === 2 && obj.apiVersion === this.apiVersion && obj.kind === this.type.kind ? obj : this.withTypeMeta(obj);
   }
 }

@@ -31,8 +31,10 @@ export abstract class DeleteStore extends CreateStore {
       // named so that the attributes name the object as the request does.
       const unread = { apiVersion: this.apiVersion, kind: this.type.kind, metadata: ns === '' ? { name } : { name, namespace: ns } } as KubeObject;
       const admit = async (): Promise<void> => {
-        await this.admit('DELETE', undefined, unread, '', options);
-        await this.validateAdmission('DELETE', undefined, unread, '', options);
+        const admitted = this.admit('DELETE', undefined, unread, '', options);
+        if (admitted !== undefined) await admitted;
+        const validated = this.validateAdmission('DELETE', undefined, unread, '', options);
+        if (validated !== undefined) await validated;
       };
       return { result: await deleteCorruptObject(this.storage, this.gr, this.type.kind, ns, name, admit), gone: true };
     }
@@ -61,8 +63,10 @@ export abstract class DeleteStore extends CreateStore {
       if (mustWait || twoPhase) {
         const marked = this.markDeleting(deepCopy(current), grace);
         if (gcFinalizers !== null) setFinalizers(marked, gcFinalizers);
-        await this.admit('DELETE', undefined, current, '', options);
-        await this.validateAdmission('DELETE', undefined, current, '', options);
+        const admitted = this.admit('DELETE', undefined, current, '', options);
+        if (admitted !== undefined) await admitted;
+        const validated = this.validateAdmission('DELETE', undefined, current, '', options);
+        if (validated !== undefined) await validated;
         if (dryRun) return twoPhase ? { result: this.deleteResult(marked), gone: true } : { result: this.withTypeMeta(marked), gone: false };
         try {
           const res = await this.storage.guaranteedUpdate(ns, name, async (latest) => {
@@ -82,8 +86,10 @@ export abstract class DeleteStore extends CreateStore {
         }
       }
 
-      await this.admit('DELETE', undefined, current, '', options);
-      await this.validateAdmission('DELETE', undefined, current, '', options);
+      const admitted = this.admit('DELETE', undefined, current, '', options);
+      if (admitted !== undefined) await admitted;
+      const validated = this.validateAdmission('DELETE', undefined, current, '', options);
+      if (validated !== undefined) await validated;
       if (dryRun) return { result: this.deleteResult(current), gone: true };
       try {
         const deleted = await this.storage.delete(ns, name, (latest) => {

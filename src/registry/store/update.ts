@@ -37,7 +37,7 @@ export abstract class UpdateStore extends DeleteStore {
     this.checkTypeMeta(body);
     this.checkNameAndNamespace(body, namespace, name);
     this.pruneBody(body, options, 'decode');
-    await options.pause?.();
+    if (options.pause !== undefined) await options.pause();
     const ns = this.ns(namespace);
     const wantedRV = body.metadata.resourceVersion ?? '';
     const dryRun = options.dryRun === true;
@@ -49,9 +49,9 @@ export abstract class UpdateStore extends DeleteStore {
       async (current) => {
         old = current;
         // A large write's stages are paused between (server/large-requests.ts): the storage read and copy of `current` came first.
-        await options.pause?.();
+        if (options.pause !== undefined) await options.pause();
         const next = deepCopy(body);
-        await options.pause?.();
+        if (options.pause !== undefined) await options.pause();
         if (current === null) {
           if (subresource !== '' || !this.strategy.allowCreateOnUpdate || wantedRV !== '') throw this.notFound(name);
           return this.prepareCreateOnUpdate(next, options, options.fieldManager);
@@ -109,9 +109,9 @@ export abstract class UpdateStore extends DeleteStore {
       async (current) => {
         if (current === null) throw this.notFound(name);
         old = current;
-        await options.pause?.();
+        if (options.pause !== undefined) await options.pause();
         const next = await patch(this.withTypeMeta(options.readsCurrent === true ? current : deepCopy(current)));
-        await options.pause?.();
+        if (options.pause !== undefined) await options.pause();
         next.metadata ??= {};
         this.checkTypeMeta(next);
         this.checkNameAndNamespace(next, namespace, name);
@@ -174,7 +174,7 @@ export abstract class UpdateStore extends DeleteStore {
     const offloaded = options.offload?.applied === undefined || this.unstructured ? undefined : options.offload;
     const merge = async (live: KubeObject | null): Promise<{ object: KubeObject; changed: boolean }> => {
       if (offloaded !== undefined) {
-        await options.pause?.();
+        if (options.pause !== undefined) await options.pause();
         const out = await offloaded.applied!(this.fieldManagerJob(subresource, live), live, config, manager, force);
         if (out !== false) return out;
         // Done here after all: on a copy, as below (the merge may share the live object's parts).
@@ -214,7 +214,7 @@ export abstract class UpdateStore extends DeleteStore {
           if (subresource !== '') throw this.notFound(name);
           if (wantedRV !== '') throw staleResourceVersion(this.gr, name);
           const { object } = await run(null);
-          await options.pause?.();
+          if (options.pause !== undefined) await options.pause();
           object.metadata ??= {};
           this.checkTypeMeta(object);
           this.ensureNamespace(object, namespace);
@@ -223,12 +223,12 @@ export abstract class UpdateStore extends DeleteStore {
           return this.prepareCreateOnUpdate(object, options, manager, true, true);
         }
         if (wantedRV !== '' && wantedRV !== current.metadata.resourceVersion) throw staleResourceVersion(this.gr, name);
-        await options.pause?.();
+        if (options.pause !== undefined) await options.pause();
         // Sent to the worker as JSON, the live object needs no copy here (its answer is a new object).
         const live = this.withTypeMeta(offloaded === undefined ? deepCopy(current) : current);
-        await options.pause?.();
+        if (options.pause !== undefined) await options.pause();
         const { object } = await run(live);
-        await options.pause?.();
+        if (options.pause !== undefined) await options.pause();
         object.metadata ??= {};
         this.checkTypeMeta(object);
         this.checkNameAndNamespace(object, namespace, name);
@@ -267,11 +267,13 @@ export abstract class UpdateStore extends DeleteStore {
     this.strategy.prepareForCreate?.(obj);
     managedFieldsLast(obj);
     await call.pause?.();
-    await this.admit('CREATE', obj, undefined, '', call);
+    const admitted = this.admit('CREATE', obj, undefined, '', call);
+    if (admitted !== undefined) await admitted;
     await call.pause?.();
     this.validateCreate(obj);
     await call.pause?.();
-    await this.validateAdmission('CREATE', obj, undefined, '', call);
+    const validated = this.validateAdmission('CREATE', obj, undefined, '', call);
+    if (validated !== undefined) await validated;
     this.fillZeroValues(obj, true);
     await call.pause?.();
     return obj;
@@ -338,7 +340,8 @@ export abstract class UpdateStore extends DeleteStore {
     managedFieldsLast(obj);
     await call.pause?.();
 
-    await this.admit('UPDATE', obj, old, subresource, call);
+    const admitted = this.admit('UPDATE', obj, old, subresource, call);
+    if (admitted !== undefined) await admitted;
     await call.pause?.();
     const errors: FieldError[] = validateObjectMetaUpdate(meta, oldMeta, 'metadata');
     if (oldMeta.deletionTimestamp !== undefined) {
@@ -356,7 +359,8 @@ export abstract class UpdateStore extends DeleteStore {
     // A scale write updates the main object through its own strategy, warnings included.
     if (subresource === '' || subresource === 'scale') w?.push(...(this.strategy.warningsOnUpdate?.(obj, old) ?? []));
     await call.pause?.();
-    await this.validateAdmission('UPDATE', obj, old, subresource, call);
+    const validated = this.validateAdmission('UPDATE', obj, old, subresource, call);
+    if (validated !== undefined) await validated;
     this.fillZeroValues(obj, true);
     await call.pause?.();
     return obj;

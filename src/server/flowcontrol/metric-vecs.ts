@@ -51,7 +51,14 @@ export class HistogramVec {
   /** Called before the values are read (observations kept elsewhere are folded in then). */
   beforeRead: () => void = () => {};
 
-  constructor(readonly name: string, private readonly help: string, private readonly buckets: readonly number[], registry: Registry) {
+  constructor(
+    readonly name: string,
+    private readonly help: string,
+    private readonly buckets: readonly number[],
+    registry: Registry,
+    /** `le` before the other labels on bucket lines, as prom-client's own Histogram writes them. */
+    private readonly leFirst = false,
+  ) {
     registry.registerMetric(this as unknown as Metric);
   }
 
@@ -85,12 +92,16 @@ export class HistogramVec {
       let cumulative = 0;
       this.buckets.forEach((le, i) => {
         cumulative += child.counts[i]!;
-        values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: String(le) }, value: cumulative });
+        values.push({ metricName: `${this.name}_bucket`, labels: this.withLe(labels, String(le)), value: cumulative });
       });
-      values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: child.count });
+      values.push({ metricName: `${this.name}_bucket`, labels: this.withLe(labels, '+Inf'), value: child.count });
       values.push({ metricName: `${this.name}_sum`, labels, value: child.sum });
       values.push({ metricName: `${this.name}_count`, labels, value: child.count });
     }
     return { name: this.name, help: this.help, type: 'histogram', aggregator: 'sum', values };
+  }
+
+  private withLe(labels: Labels, le: string): Labels {
+    return this.leFirst ? { le, ...labels } : { ...labels, le };
   }
 }

@@ -158,15 +158,17 @@ export class CachedObjectStore implements ObjectStore {
 
   constructor(options: ObjectStoreOptions & { cache?: WatchCacheOptions }) {
     this.direct = new BackendObjectStore(options);
+    this.direct.keepWritten = true;
     this.backend = options.backend;
     this.resource = options.resource;
     this.namespaced = options.namespaced;
     const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
     this.root = `${prefix}/${options.keyResource ?? options.resource.resource}/`;
     this.watchers = new CacheWatchers(this.root, this.namespaced);
-    // Values are parsed by the direct store's decoder: a corrupt one fails as a storage read would.
+    // Values are parsed by the direct store's decoder: a corrupt one fails as a storage read would
+    // (and a value the direct store just wrote is the object it wrote: decodeEvent).
     this.cache = new WatchCache(options.cache?.historySize ?? DEFAULT_HISTORY_SIZE, (key, value, revision) =>
-      this.direct.decodeKv(key, value, revision),
+      this.direct.decodeEvent(key, value, revision),
     );
     this.waitTimeoutMs = options.cache?.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
     this.relistDelayMs = options.cache?.relistDelayMs ?? 1000;
@@ -422,6 +424,8 @@ export class CachedObjectStore implements ObjectStore {
   listCached(namespace: string): Readonly<KubeObject>[] | undefined {
     if (!this.ready) return undefined;
     const prefix = this.prefixFor(namespace);
+    // Nothing there (a namespace without quotas, asked on every create): no scan.
+    if (!this.cache.hasRange(prefix, prefixEnd(prefix))) return [];
     const out: Readonly<KubeObject>[] = [];
     for (const entry of this.cache.range(prefix, prefixEnd(prefix))) {
       const obj = this.parsedEntry(entry);

@@ -187,6 +187,12 @@ export class WatchCache {
     return this.objects.get(key);
   }
 
+  /** Whether any key is in [start, end) (an empty end: no upper bound); false means range() yields nothing. */
+  hasRange(start: string, end: string): boolean {
+    const first = this.keys.firstFrom(start);
+    return first !== undefined && (end === '' || first < end);
+  }
+
   /** Objects with keys in [start, end), in key order. */
   *range(start: string, end: string): Generator<CachedObject> {
     for (const key of this.keys.between(start, end)) {
