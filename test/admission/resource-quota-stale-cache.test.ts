@@ -54,7 +54,8 @@ function lagging(): QuotaAccess & { live: ResourceQuota; liveReads: number } {
 test('a quota the cache shows unsynced is read live: its stored status refuses the create', async () => {
   const access = lagging();
   const plugin = new ResourceQuotaAdmission({ access });
-  const err = await plugin.validate(create('c1')).then(
+  // validate may answer at once (void) or later (a promise); a refusal may be thrown or rejected.
+  const err = await (async () => plugin.validate(create('c1')))().then(
     () => undefined,
     (e: unknown) => e,
   );
