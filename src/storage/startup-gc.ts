@@ -18,15 +18,24 @@
 // server above 5 % of a core for tens of seconds after a restart, so the
 // collection came 20–50 s late.
 //
+// The heap counts the memory of ArrayBuffers (Buffers) too: after a restart on
+// etcd, 40 MiB of response buffers hung from a few dead objects.
+//
+// A follow-up collection some quiet seconds after each one gives back the new
+// space: V8 shrinks it only when a collection sees a low allocation rate, which
+// the one at a burst's end does not (the main thread kept 32 MiB of it, the
+// etcd client thread as much before its young generation was capped).
+//
 // Contract: collectWhenSettled() samples this thread's event loop once a
 // second. The first collection runs at the first quiet sample from the third
 // second on (start-up's burst is over), or after 60 s at the latest. After
-// that, a quiet sample collects again when the heap's used size has grown past
-// 1.25 times what the last collection left plus 16 MiB, at most once every
-// 30 s. Each thread that allocates in bursts (the main thread, the etcd
-// client thread) runs its own. Timers are unref'd (they never keep a thread
-// alive); the returned function stops the sampling. Without a way to collect
-// (an embedder that refuses the flag) it does nothing.
+// that, a quiet sample collects again when the heap (used, plus ArrayBuffers')
+// has grown past 1.25 times what the last collection left plus 16 MiB, at most
+// once every 10 s. Each of these is followed by one more at the first quiet
+// sample 5 s or more later. Each thread that allocates in bursts (the main
+// thread, the etcd client thread) runs its own. Timers are unref'd (they never
+// keep a thread alive); the returned function stops the sampling. Without a
+// way to collect (an embedder that refuses the flag) it does nothing.
 
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -64,15 +73,17 @@ export interface SettleOptions {
   minWaitMs?: number;
   /** The first collection runs after this long even when never quiet (default 60 s). */
   maxWaitMs?: number;
-  /** Later collections: at most one per this long (default 30 s). */
+  /** Later collections on growth: at most one per this long (default 10 s). */
   minGapMs?: number;
+  /** The follow-up collection: at the first quiet sample this long after a collection (default 5 s). */
+  followUpMs?: number;
   /** Later collections: when the used heap exceeds what the last one left times this (default 1.25) … */
   growth?: number;
   /** … plus this many bytes (default 16 MiB). */
   slackBytes?: number;
   /** The share of the time since the previous call this thread's event loop was busy (default from performance.eventLoopUtilization()). */
   utilization?: () => number;
-  /** The heap's used bytes (default v8.getHeapStatistics().used_heap_size). */
+  /** The heap's bytes in use (default v8.getHeapStatistics()'s used_heap_size + external_memory). */
   usedHeap?: () => number;
   /** The collection (default the engine's full collection). */
   collect?: () => void;
@@ -92,30 +103,51 @@ function loopUtilization(): () => number {
 export function collectWhenSettled(options: SettleOptions = {}): () => void {
   const intervalMs = options.intervalMs ?? 1000;
   const quiet = options.quietShare ?? 0.05;
-  const maxSamples = Math.ceil((options.maxWaitMs ?? 60_000) / intervalMs);
-  const minSamples = Math.ceil((options.minWaitMs ?? 3000) / intervalMs);
-  const gapSamples = Math.ceil((options.minGapMs ?? 30_000) / intervalMs);
+  const samplesOf = (ms: number): number => Math.ceil(ms / intervalMs);
+  const maxSamples = samplesOf(options.maxWaitMs ?? 60_000);
+  const minSamples = samplesOf(options.minWaitMs ?? 3000);
+  const gapSamples = samplesOf(options.minGapMs ?? 10_000);
+  const followUpSamples = samplesOf(options.followUpMs ?? 5000);
   const growth = options.growth ?? 1.25;
   const slack = options.slackBytes ?? 16 * 1024 * 1024;
   const busy = options.utilization ?? loopUtilization();
-  const usedHeap = options.usedHeap ?? ((): number => getHeapStatistics().used_heap_size);
+  const usedHeap =
+    options.usedHeap ??
+    ((): number => {
+      const h = getHeapStatistics();
+      return h.used_heap_size + h.external_memory;
+    });
   const collect = options.collect ?? fullCollection();
   if (collect === undefined) return () => {};
   let samples = 0;
-  /** The sample of the last collection (-1: none yet) and the heap it left. */
+  /** The sample of the last collection (-1: none yet), the heap it left, and whether its follow-up is still to come. */
   let collectedAt = -1;
   let left = 0;
-  const timer = setInterval(() => {
-    samples++;
-    const isQuiet = busy() < quiet;
-    const due =
-      collectedAt < 0
-        ? (isQuiet && samples >= minSamples) || samples >= maxSamples
-        : isQuiet && samples - collectedAt >= gapSamples && usedHeap() > left * growth + slack;
-    if (!due) return;
+  let followUp = false;
+  const run = (): void => {
     collect();
     collectedAt = samples;
     left = usedHeap();
+  };
+  const timer = setInterval(() => {
+    samples++;
+    const isQuiet = busy() < quiet;
+    if (collectedAt < 0) {
+      if ((isQuiet && samples >= minSamples) || samples >= maxSamples) {
+        run();
+        followUp = true;
+      }
+      return;
+    }
+    if (!isQuiet) return;
+    const since = samples - collectedAt;
+    if (followUp && since >= followUpSamples) {
+      run();
+      followUp = false;
+    } else if (since >= gapSamples && usedHeap() > left * growth + slack) {
+      run();
+      followUp = true;
+    }
   }, intervalMs).unref();
   return () => clearInterval(timer);
 }

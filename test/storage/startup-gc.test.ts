@@ -1,8 +1,8 @@
 // The quiet-time collections (src/storage/startup-gc.ts): the first at the
 // first quiet sample of this thread's event loop after the minimum wait (or
 // at the maximum wait), later ones only on a quiet sample once the heap has
-// grown past what the last collection left, at most one per gap; cancelled,
-// none. Utilisation, heap size and the collection are given as parameters;
+// grown past what the last collection left, at most one per gap; a follow-up
+// some quiet samples after each of those; stopped, none. Utilisation, heap size and the collection are given as parameters;
 // the default utilisation (this thread's loop, not the process's CPU) and the
 // engine's own collection are exercised last.
 
@@ -43,9 +43,9 @@ const BUSY = 0.5;
 const QUIET = 0.01;
 
 test('collects first at the first quiet sample from the minimum wait on', () => {
-  // Quiet (too early), busy, busy, quiet, busy, quiet, quiet…
-  const at = run({ minWaitMs: 3000 }, [QUIET, BUSY, BUSY, QUIET, BUSY, QUIET, QUIET, QUIET]);
-  assert.deepEqual(at, [4], 'the fourth sample is the first quiet one from 3 s on; an unchanged heap is not collected again');
+  // Quiet (too early), busy, busy, quiet, busy, quiet…, busy, quiet…
+  const at = run({ minWaitMs: 3000, followUpMs: 5000 }, [QUIET, BUSY, BUSY, QUIET, BUSY, QUIET, QUIET, QUIET, BUSY, BUSY, QUIET, ...Array(20).fill(QUIET)]);
+  assert.deepEqual(at, [4, 11], 'the fourth sample is the first quiet one from 3 s on; the follow-up the first quiet one 5 s later; an unchanged heap is not collected again');
 });
 
 test('collects first at the maximum wait when never quiet, and not when stopped', () => {
@@ -62,8 +62,8 @@ test('collects first at the maximum wait when never quiet, and not when stopped'
   }
 });
 
-test('collects again on a quiet sample once the heap has grown past the threshold, at most once per gap', () => {
-  const options = { minWaitMs: 0, minGapMs: 5000, growth: 1.25, slackBytes: 16 * MiB };
+test('collects again on a quiet sample once the heap has grown past the threshold, at most once per gap, each with a follow-up', () => {
+  const options = { minWaitMs: 0, minGapMs: 5000, followUpMs: 3000, growth: 1.25, slackBytes: 16 * MiB };
   // Every collection leaves 100 MiB: the threshold is 141 MiB.
   const loop: number[] = [];
   const heap: number[] = [];
@@ -71,12 +71,10 @@ test('collects again on a quiet sample once the heap has grown past the threshol
     for (let i = 0; i < n; i++) (loop.push(share), heap.push(mib * MiB));
   };
   add(1, QUIET, 100); // 1: the first collection
-  add(8, QUIET, 140); // 2–9: grown, under the threshold
+  add(8, QUIET, 140); // 2–9: its follow-up at 4; grown, but under the threshold
   add(3, BUSY, 300); // 10–12: a burst, the loop busy
-  add(1, QUIET, 300); // 13: quiet again after the burst
-  add(4, QUIET, 300); // 14–17: garbage again, within 5 s of 13
-  add(2, QUIET, 300); // 18: the gap has passed
-  assert.deepEqual(run(options, loop, heap, 100 * MiB), [1, 13, 18]);
+  add(9, QUIET, 300); // 13: quiet again after the burst; its follow-up at 16; garbage again, but the next at 21 (5 s after 16)
+  assert.deepEqual(run(options, loop, heap, 100 * MiB), [1, 4, 13, 16, 21]);
 });
 
 test('a busy other thread does not delay the collection: quiet is this thread\'s event loop', async () => {
