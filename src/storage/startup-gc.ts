@@ -31,8 +31,9 @@
 // second on (start-up's burst is over), or after 60 s at the latest. After
 // that, a quiet sample collects again when the heap (used, plus ArrayBuffers')
 // has grown past 1.25 times what the last collection left plus 16 MiB, at most
-// once every 10 s. Each of these is followed by one more at the first quiet
-// sample 5 s or more later. Each thread that allocates in bursts (the main
+// once every 10 s; each of these is followed by one more 5 s or more later.
+// These later ones wait for 3 quiet samples in a row (a client that pauses a
+// second between requests should not meet a collection's pause). Each thread that allocates in bursts (the main
 // thread, the etcd client thread) runs its own. Timers are unref'd (they never
 // keep a thread alive); the returned function stops the sampling. Without a
 // way to collect (an embedder that refuses the flag) it does nothing.
@@ -75,8 +76,10 @@ export interface SettleOptions {
   maxWaitMs?: number;
   /** Later collections on growth: at most one per this long (default 10 s). */
   minGapMs?: number;
-  /** The follow-up collection: at the first quiet sample this long after a collection (default 5 s). */
+  /** The follow-up collection: this long after a collection at the earliest (default 5 s). */
   followUpMs?: number;
+  /** Collections after the first wait for the loop to have been quiet this long in a row (default 3 s). */
+  quietMs?: number;
   /** Later collections: when the used heap exceeds what the last one left times this (default 1.25) … */
   growth?: number;
   /** … plus this many bytes (default 16 MiB). */
@@ -108,6 +111,7 @@ export function collectWhenSettled(options: SettleOptions = {}): () => void {
   const minSamples = samplesOf(options.minWaitMs ?? 3000);
   const gapSamples = samplesOf(options.minGapMs ?? 10_000);
   const followUpSamples = samplesOf(options.followUpMs ?? 5000);
+  const quietSamples = samplesOf(options.quietMs ?? 3000);
   const growth = options.growth ?? 1.25;
   const slack = options.slackBytes ?? 16 * 1024 * 1024;
   const busy = options.utilization ?? loopUtilization();
@@ -124,6 +128,8 @@ export function collectWhenSettled(options: SettleOptions = {}): () => void {
   let collectedAt = -1;
   let left = 0;
   let followUp = false;
+  /** Quiet samples in a row. */
+  let quietRun = 0;
   const run = (): void => {
     collect();
     collectedAt = samples;
@@ -132,6 +138,7 @@ export function collectWhenSettled(options: SettleOptions = {}): () => void {
   const timer = setInterval(() => {
     samples++;
     const isQuiet = busy() < quiet;
+    quietRun = isQuiet ? quietRun + 1 : 0;
     if (collectedAt < 0) {
       if ((isQuiet && samples >= minSamples) || samples >= maxSamples) {
         run();
@@ -139,7 +146,7 @@ export function collectWhenSettled(options: SettleOptions = {}): () => void {
       }
       return;
     }
-    if (!isQuiet) return;
+    if (quietRun < quietSamples) return;
     const since = samples - collectedAt;
     if (followUp && since >= followUpSamples) {
       run();

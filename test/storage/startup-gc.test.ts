@@ -45,7 +45,7 @@ const QUIET = 0.01;
 test('collects first at the first quiet sample from the minimum wait on', () => {
   // Quiet (too early), busy, busy, quiet, busy, quiet…, busy, quiet…
   const at = run({ minWaitMs: 3000, followUpMs: 5000 }, [QUIET, BUSY, BUSY, QUIET, BUSY, QUIET, QUIET, QUIET, BUSY, BUSY, QUIET, ...Array(20).fill(QUIET)]);
-  assert.deepEqual(at, [4, 11], 'the fourth sample is the first quiet one from 3 s on; the follow-up the first quiet one 5 s later; an unchanged heap is not collected again');
+  assert.deepEqual(at, [4, 13], 'the fourth sample is the first quiet one from 3 s on; the follow-up the third of three quiet ones in a row from 5 s later; an unchanged heap is not collected again');
 });
 
 test('collects first at the maximum wait when never quiet, and not when stopped', () => {
@@ -63,7 +63,7 @@ test('collects first at the maximum wait when never quiet, and not when stopped'
 });
 
 test('collects again on a quiet sample once the heap has grown past the threshold, at most once per gap, each with a follow-up', () => {
-  const options = { minWaitMs: 0, minGapMs: 5000, followUpMs: 3000, growth: 1.25, slackBytes: 16 * MiB };
+  const options = { minWaitMs: 0, minGapMs: 5000, followUpMs: 3000, quietMs: 1000, growth: 1.25, slackBytes: 16 * MiB };
   // Every collection leaves 100 MiB: the threshold is 141 MiB.
   const loop: number[] = [];
   const heap: number[] = [];
@@ -75,6 +75,13 @@ test('collects again on a quiet sample once the heap has grown past the threshol
   add(3, BUSY, 300); // 10–12: a burst, the loop busy
   add(9, QUIET, 300); // 13: quiet again after the burst; its follow-up at 16; garbage again, but the next at 21 (5 s after 16)
   assert.deepEqual(run(options, loop, heap, 100 * MiB), [1, 4, 13, 16, 21]);
+});
+
+test('later collections wait for quiet samples in a row: a client pausing now and then meets none', () => {
+  // The first at 1; then the heap stays grown while the loop alternates quiet and busy seconds, then stays quiet.
+  const loop = [QUIET, ...Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? QUIET : BUSY)), QUIET, QUIET, QUIET];
+  const heap = Array(loop.length).fill(300 * MiB);
+  assert.deepEqual(run({ minWaitMs: 0, minGapMs: 1000, followUpMs: 1000, quietMs: 3000 }, loop, heap, 100 * MiB), [1, 24]);
 });
 
 test('a busy other thread does not delay the collection: quiet is this thread\'s event loop', async () => {
