@@ -303,6 +303,12 @@ function readAll(s: Server): Rss {
       out.set('  of which other anonymous mappings', m.anon);
       out.set('  of which files', m.file);
     }
+    if (p.role === 'etcd' && pid !== undefined) {
+      // bbolt reads its database through a mapping: what a read touched stays resident (file pages), beside the Go heap.
+      const m = smaps(pid);
+      out.set('  etcd: its database, mapped', m.file);
+      out.set('  etcd: anonymous (Go heap, raft log)', m.brk + m.arenas + m.anon);
+    }
   }
   return out;
 }
