@@ -31,7 +31,7 @@
 // second on (start-up's burst is over), or after 60 s at the latest. After
 // that, a quiet sample collects again when the heap (used, plus ArrayBuffers')
 // has grown past 1.25 times what the last collection left plus 16 MiB, at most
-// once every 10 s; each of these is followed by one more 5 s or more later.
+// once every 5 s; each of these is followed by one more 5 s or more later.
 // These later ones wait for 3 quiet samples in a row (a client that pauses a
 // second between requests should not meet a collection's pause). Each thread that allocates in bursts (the main
 // thread, the etcd client thread) runs its own. Timers are unref'd (they never
@@ -74,7 +74,7 @@ export interface SettleOptions {
   minWaitMs?: number;
   /** The first collection runs after this long even when never quiet (default 60 s). */
   maxWaitMs?: number;
-  /** Later collections on growth: at most one per this long (default 10 s). */
+  /** Later collections on growth: at most one per this long (default 5 s). */
   minGapMs?: number;
   /** The follow-up collection: this long after a collection at the earliest (default 5 s). */
   followUpMs?: number;
@@ -109,7 +109,7 @@ export function collectWhenSettled(options: SettleOptions = {}): () => void {
   const samplesOf = (ms: number): number => Math.ceil(ms / intervalMs);
   const maxSamples = samplesOf(options.maxWaitMs ?? 60_000);
   const minSamples = samplesOf(options.minWaitMs ?? 3000);
-  const gapSamples = samplesOf(options.minGapMs ?? 10_000);
+  const gapSamples = samplesOf(options.minGapMs ?? 5000);
   const followUpSamples = samplesOf(options.followUpMs ?? 5000);
   const quietSamples = samplesOf(options.quietMs ?? 3000);
   const growth = options.growth ?? 1.25;
