@@ -9,9 +9,13 @@
 // in its API server) and for API server + etcd (the issue's figure; target:
 // apiary at most half of kube-apiserver + etcd).
 //
-// apiary runs with a probe (bench/memory-probe.mjs, preloaded with --expose-gc):
-// the plain RSS is read first, then a full GC is forced and the RSS read again
-// ("after a full GC") with V8's heap figures. With --heap-summary a heap
+// apiary runs with a probe (bench/memory-probe.cjs, preloaded with --expose-gc
+// into the main thread and the etcd client thread): the plain RSS is read
+// first, then a full GC is forced in every thread and the RSS read again
+// ("after a full GC") with V8's heap figures per thread. The API server's RSS
+// is split by mapping (smaps): malloc's brk heap (the main thread's arena),
+// its other arenas (other threads'), other anonymous memory (V8's heaps,
+// malloc's large blocks), files. With --heap-summary a heap
 // snapshot is summarised by constructor too (self size per object, top rows),
 // to show where the bytes go per object; the snapshot generator's own memory
 // then stays in the process, so RSS figures of such a run are not comparable.
@@ -109,8 +113,8 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
   const launch = (): ApiaryProcess => spawnNode(
     [
       '--expose-gc',
-      '--import',
-      join(REPO, 'bench/memory-probe.mjs'),
+      '--require',
+      join(REPO, 'bench/memory-probe.cjs'),
       ...(process.env.APIARY_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
       join(REPO, 'dist/cli/main.js'),
       ...['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
@@ -177,6 +181,8 @@ interface ProbeFigures {
 /** The figures after the probe's full GC, and (newer probes) the same just before it. */
 interface Probe extends ProbeFigures {
   before?: ProbeFigures;
+  /** The same per worker thread (the etcd client's). */
+  threads?: Array<ProbeFigures & { threadId: number; before?: ProbeFigures }>;
 }
 
 /** The text of a file written (renamed into place) by the probe. */
@@ -248,19 +254,38 @@ async function loadConfigMaps(s: Server): Promise<void> {
 
 type Rss = Map<string, number>;
 
-/** Resident bytes of a process by kind of mapping, from /proc/PID/smaps: malloc's brk heap, anonymous mappings (V8's heap, malloc's arenas and large blocks), files. */
-function smaps(pid: number): { brk: number; anon: number; file: number } {
-  const out = { brk: 0, anon: 0, file: 0 };
-  let kind: keyof typeof out = 'anon';
+/** glibc's non-main malloc arenas are mappings of HEAP_MAX_SIZE (64 MiB on 64-bit) at an address aligned to it. */
+const ARENA = 64 * MiB;
+
+/**
+ * Resident bytes of a process by kind of mapping, from /proc/PID/smaps:
+ * malloc's brk heap (the main arena), malloc's other arenas (64 MiB aligned
+ * reservations: one per thread that mallocs, at most 8 per core), other
+ * anonymous mappings (V8's heaps, malloc's large blocks), files.
+ */
+function smaps(pid: number): { brk: number; arenas: number; anon: number; file: number } {
+  const out = { brk: 0, arenas: 0, anon: 0, file: 0 };
+  const maps: Array<{ start: number; end: number; perms: string; name: string; rss: number }> = [];
   for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
     if (head !== null) {
-      const name = head[1]!;
-      kind = name === '[heap]' ? 'brk' : name === '' || name.startsWith('[') ? 'anon' : 'file';
+      maps.push({ start: parseInt(head[1]!, 16), end: parseInt(head[2]!, 16), perms: head[3]!, name: head[4]!, rss: 0 });
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss !== null) out[kind] += Number(rss[1]) * 1024;
+    if (rss !== null && maps.length > 0) maps[maps.length - 1]!.rss += Number(rss[1]) * 1024;
+  }
+  for (let i = 0; i < maps.length; i++) {
+    const m = maps[i]!;
+    if (m.name === '[heap]') out.brk += m.rss;
+    else if (m.name !== '' && !m.name.startsWith('[')) out.file += m.rss;
+    else {
+      // An arena: rw-p from an aligned start, then (unless full) its ---p rest, 64 MiB in all.
+      const next = maps[i + 1];
+      const span = next !== undefined && next.start === m.end && next.perms === '---p' && next.name === '' ? next.end - m.start : m.end - m.start;
+      if (m.name === '' && m.perms === 'rw-p' && m.start % ARENA === 0 && span === ARENA) out.arenas += m.rss;
+      else out.anon += m.rss;
+    }
   }
   return out;
 }
@@ -274,8 +299,15 @@ function readAll(s: Server): Rss {
     if (p.role === 'API server' && s.gc !== undefined && pid !== undefined) {
       const m = smaps(pid);
       out.set('  of which malloc brk heap', m.brk);
-      out.set('  of which anonymous mappings', m.anon);
+      out.set('  of which malloc arenas', m.arenas);
+      out.set('  of which other anonymous mappings', m.anon);
       out.set('  of which files', m.file);
+    }
+    if (p.role === 'etcd' && pid !== undefined) {
+      // bbolt reads its database through a mapping: what a read touched stays resident (file pages), beside the Go heap.
+      const m = smaps(pid);
+      out.set('  etcd: its database, mapped', m.file);
+      out.set('  etcd: anonymous (Go heap, raft log)', m.brk + m.arenas + m.anon);
     }
   }
   return out;
@@ -443,6 +475,15 @@ for (const r of results) {
       line('heap committed, restarted, before the forced GC', pb.heap.total_heap_size, unforced.heap.total_heap_size);
     }
   }
+  const threadLine = (what: string, p: Probe | undefined): void => {
+    for (const t of p?.threads ?? []) {
+      const unforced = t.before === undefined ? '' : ` (before the forced GC: used ${fmt(t.before.heap.used_heap_size / MiB)}, committed ${fmt(t.before.heap.total_heap_size / MiB)})`;
+      console.log(`- worker thread ${t.threadId}, ${what}: heap used ${fmt(t.heap.used_heap_size / MiB)}, committed ${fmt(t.heap.total_heap_size / MiB)}, external ${fmt(t.memory.external / MiB)}, malloced by V8 ${fmt(t.heap.malloced_memory / MiB)}${unforced}`);
+    }
+  };
+  threadLine('before the load', pb);
+  threadLine('after the load', pa);
+  threadLine('restarted', r.probeRestarted);
   for (const space of pa.spaces) {
     const old = pb.spaces.find((x) => x.space_name === space.space_name);
     console.log(`  - ${space.space_name}: used ${fmt((old?.space_used_size ?? 0) / MiB)} → ${fmt(space.space_used_size / MiB)}, committed ${fmt((old?.space_size ?? 0) / MiB)} → ${fmt(space.space_size / MiB)}`);

@@ -1,55 +1,109 @@
-// The start-up collection (src/storage/startup-gc.ts) runs once, at the first
-// quiet sample of CPU time after the minimum wait, or at the maximum wait;
-// cancelled, it never runs. CPU time and the collection are given as
-// parameters; the engine's own collection is exercised last.
+// The quiet-time collections (src/storage/startup-gc.ts): the first at the
+// first quiet sample of this thread's event loop after the minimum wait (or
+// at the maximum wait), later ones only on a quiet sample once the heap has
+// grown past what the last collection left, at most one per gap; a follow-up
+// some quiet samples after each of those; stopped, none. Utilisation, heap size and the collection are given as parameters;
+// the default utilisation (this thread's loop, not the process's CPU) and the
+// engine's own collection are exercised last.
 
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Worker } from 'node:worker_threads';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { collectWhenSettled } from '../../src/storage/startup-gc.js';
 
-/** CPU micros that grow by the given amounts, one per sample (the last repeated). */
-function cpuSeries(steps: number[]): { cpu: () => number; samples: () => number } {
-  let total = 0;
-  let calls = 0;
-  return {
-    cpu: () => {
-      // The first call is the baseline.
-      if (calls > 0) total += steps[Math.min(calls - 1, steps.length - 1)]!;
-      calls++;
-      return total;
-    },
-    samples: () => calls - 1,
-  };
+const MiB = 1024 * 1024;
+
+/**
+ * Runs collectWhenSettled on mocked timers (1 s samples) for as many samples
+ * as `loop` has entries, the i-th sample seeing loop[i] as its utilisation and
+ * heap[i] (default 0) as the used heap, or `live` once it collected; returns
+ * the samples (1-based) that collected.
+ */
+function run(options: Parameters<typeof collectWhenSettled>[0], loop: number[], heap: number[] = [], live = 0): number[] {
+  mock.timers.enable({ apis: ['setInterval'] });
+  try {
+    let sample = 0;
+    const at: number[] = [];
+    const stop = collectWhenSettled({
+      ...options,
+      utilization: () => loop[sample - 1]!,
+      usedHeap: () => (at[at.length - 1] === sample ? live : (heap[sample - 1] ?? 0)),
+      collect: () => at.push(sample),
+    });
+    for (sample = 1; sample <= loop.length; sample++) mock.timers.tick(1000);
+    stop();
+    return at;
+  } finally {
+    mock.timers.reset();
+  }
 }
 
-test('collects once, at the first quiet sample from the minimum wait on', async () => {
-  // 10 ms samples: quiet below 5 % of 10 ms = 500 µs. Quiet, busy, busy, quiet (too early), busy, quiet, quiet.
-  const series = cpuSeries([0, 9000, 9000, 100, 9000, 100, 100]);
-  let collected = 0;
-  let at = -1;
-  collectWhenSettled({ intervalMs: 10, minWaitMs: 50, maxWaitMs: 10_000, cpuMicros: series.cpu, collect: () => ((at = series.samples()), collected++) });
-  await sleep(300);
-  assert.equal(collected, 1);
-  assert.equal(at, 6, 'the sixth sample is the first quiet one from 50 ms on');
+const BUSY = 0.5;
+const QUIET = 0.01;
+
+test('collects first at the first quiet sample from the minimum wait on', () => {
+  // Quiet (too early), busy, busy, quiet, busy, quiet…, busy, quiet…
+  const at = run({ minWaitMs: 3000, followUpMs: 5000 }, [QUIET, BUSY, BUSY, QUIET, BUSY, QUIET, QUIET, QUIET, BUSY, BUSY, QUIET, ...Array(20).fill(QUIET)]);
+  assert.deepEqual(at, [4, 13], 'the fourth sample is the first quiet one from 3 s on; the follow-up the third of three quiet ones in a row from 5 s later; an unchanged heap is not collected again');
 });
 
-test('collects at the maximum wait when never quiet, and not when cancelled', async () => {
-  let collected = 0;
-  collectWhenSettled({ intervalMs: 10, minWaitMs: 0, maxWaitMs: 50, cpuMicros: cpuSeries([9000]).cpu, collect: () => collected++ });
-  let cancelledRan = 0;
-  const cancel = collectWhenSettled({ intervalMs: 10, minWaitMs: 0, maxWaitMs: 50, cpuMicros: cpuSeries([0]).cpu, collect: () => cancelledRan++ });
-  cancel();
-  await sleep(200);
-  assert.equal(collected, 1);
-  assert.equal(cancelledRan, 0);
+test('collects first at the maximum wait when never quiet, and not when stopped', () => {
+  assert.deepEqual(run({ minWaitMs: 0, maxWaitMs: 5000 }, Array(8).fill(BUSY)), [5]);
+  mock.timers.enable({ apis: ['setInterval'] });
+  try {
+    let ran = 0;
+    const stop = collectWhenSettled({ minWaitMs: 0, utilization: () => 0, usedHeap: () => 0, collect: () => ran++ });
+    stop();
+    mock.timers.tick(5000);
+    assert.equal(ran, 0);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('collects again on a quiet sample once the heap has grown past the threshold, at most once per gap, each with a follow-up', () => {
+  const options = { minWaitMs: 0, minGapMs: 5000, followUpMs: 3000, quietMs: 1000, growth: 1.25, slackBytes: 16 * MiB };
+  // Every collection leaves 100 MiB: the threshold is 141 MiB.
+  const loop: number[] = [];
+  const heap: number[] = [];
+  const add = (n: number, share: number, mib: number): void => {
+    for (let i = 0; i < n; i++) (loop.push(share), heap.push(mib * MiB));
+  };
+  add(1, QUIET, 100); // 1: the first collection
+  add(8, QUIET, 140); // 2–9: its follow-up at 4; grown, but under the threshold
+  add(3, BUSY, 300); // 10–12: a burst, the loop busy
+  add(9, QUIET, 300); // 13: quiet again after the burst; its follow-up at 16; garbage again, but the next at 21 (5 s after 16)
+  assert.deepEqual(run(options, loop, heap, 100 * MiB), [1, 4, 13, 16, 21]);
+});
+
+test('later collections wait for quiet samples in a row: a client pausing now and then meets none', () => {
+  // The first at 1; then the heap stays grown while the loop alternates quiet and busy seconds, then stays quiet.
+  const loop = [QUIET, ...Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? QUIET : BUSY)), QUIET, QUIET, QUIET];
+  const heap = Array(loop.length).fill(300 * MiB);
+  assert.deepEqual(run({ minWaitMs: 0, minGapMs: 1000, followUpMs: 1000, quietMs: 3000 }, loop, heap, 100 * MiB), [1, 24]);
+});
+
+test('a busy other thread does not delay the collection: quiet is this thread\'s event loop', async () => {
+  // A worker spins for 1.5 s: the process uses a whole core, this thread's loop is idle.
+  const spinner = new Worker('const end = Date.now() + 1500; while (Date.now() < end);', { eval: true });
+  try {
+    await sleep(50);
+    const started = performance.now();
+    let after = -1;
+    collectWhenSettled({ intervalMs: 50, minWaitMs: 0, maxWaitMs: 10_000, usedHeap: () => 0, collect: () => (after = performance.now() - started) });
+    await sleep(500);
+    assert.ok(after >= 0 && after < 400, `collected ${after} ms after the start, with another thread busy`);
+  } finally {
+    await spinner.terminate();
+  }
 });
 
 test('the engine\'s collection frees what is unreachable, without exposing gc to the program', async () => {
   let garbage: object[] | undefined = Array.from({ length: 200_000 }, (_, i) => ({ i, s: `x${i}` }));
   const ref = new WeakRef(garbage);
   garbage = undefined;
-  collectWhenSettled({ intervalMs: 10, minWaitMs: 0, maxWaitMs: 10, cpuMicros: () => 0 });
+  collectWhenSettled({ intervalMs: 10, minWaitMs: 0, maxWaitMs: 10, utilization: () => 0 });
   await sleep(100);
   assert.equal(ref.deref(), undefined);
   assert.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined');

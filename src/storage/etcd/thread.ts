@@ -43,11 +43,21 @@ import {
  * first: a worker does not inherit the loader hooks of its parent.
  */
 function startWorker(options: WorkerOptions): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: options });
+  const settings = { workerData: options, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./thread-worker.js', import.meta.url), settings);
   const entry = new URL('./thread-worker.ts', import.meta.url).href;
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: options });
+  return new Worker(bootstrap, { ...settings, eval: true });
 }
+
+/**
+ * The client thread's young generation (new space at most two thirds of it).
+ * V8's default lets the new space grow to 32 MiB in a burst (a restart's
+ * initial lists, a load of writes) and keeps it, resident, while the thread
+ * idles; what this thread allocates dies young (one call's messages), so a
+ * small new space costs it little.
+ */
+const YOUNG_GENERATION_MB = 12;
 
 interface Pending {
   resolve(value: unknown): void;
