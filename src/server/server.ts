@@ -64,12 +64,7 @@ export type { SecurityOptions };
 const MAX_HEADER_BYTES = (1 << 20) + 4096;
 
 export interface ServerOptions {
-  /**
-   * /healthz and /readyz fail their system-namespaces check from the first
-   * request until awaitSystemNamespaces' promise settles: the embedder starts
-   * its controllers only after startServer returns, and a client polling
-   * health in between must not see ok before kube-public exists.
-   */
+  /** Health fails from the first request until awaitSystemNamespaces' promise settles (the controllers start after startServer returns). */
   awaitSystemNamespaces?: boolean;
   /** HNC's --managed-namespace-label regexes: namespace labels set only through HierarchyConfiguration spec.labels. */
   managedNamespaceLabels?: string[];
