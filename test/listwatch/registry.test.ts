@@ -128,14 +128,16 @@ test('paginated list under concurrent writes returns every object of the snapsho
 
   let writing = true;
   let n = 0;
-  const writer = (async () => {
+  // The writer starts once the first page is read: a write that lands before it is rightly in the snapshot the pages show.
+  let writer: Promise<void> | undefined;
+  const startWriter = async (): Promise<void> => {
     while (writing) {
       n++;
       await cm.create('ns', configMap(`new-${n}`), {});
       await cm.delete('ns', `obj-${String(n % 60).padStart(3, '0')}`, {}).catch(() => {});
       await new Promise((resolve) => setImmediate(resolve));
     }
-  })();
+  };
   const seen: string[] = [];
   let token: string | undefined;
   let listRV = '';
@@ -147,6 +149,7 @@ test('paginated list under concurrent writes returns every object of the snapsho
     for (const item of page.items) seen.push(item.metadata.name!);
     token = page.metadata.continue;
     pages++;
+    writer ??= startWriter();
     await new Promise((resolve) => setTimeout(resolve, 5));
   } while (token);
   writing = false;
