@@ -8,7 +8,7 @@
 // restartPolicy; then host port conflicts.
 
 import { type FieldError, fieldErrors } from '../../../machinery/field-errors.js';
-import { isDNS1123Label, isQualifiedName } from '../../../machinery/validation.js';
+import { isDNS1123Label, isQualifiedName, maxLenError } from '../../../machinery/validation.js';
 import { isObject, list, str } from '../../loose.js';
 import { privilegedAllowed } from './capabilities.js';
 import { localDescendingPath } from './file-paths.js';
@@ -17,7 +17,8 @@ import { validateResourceRequirements } from './container-resources.js';
 type Loose = Record<string, unknown>;
 
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
-const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+/** Container, service and endpoint port protocols. */
+export const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'];
 const SECCOMP_TYPES = ['Localhost', 'RuntimeDefault', 'Unconfined'];
 const MAX_ID = 2147483647;
@@ -28,7 +29,7 @@ export function isValidPortNum(port: unknown): string[] {
 
 export function isValidPortName(port: string): string[] {
   const errs: string[] = [];
-  if (port.length > 15) errs.push('must be no more than 15 characters');
+  if (port.length > 15) errs.push(maxLenError(15));
   if (!/^[-a-z0-9]+$/.test(port)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
   if (!/[a-z]/.test(port)) errs.push('must contain at least one letter (a-z)');
   if (port.includes('--')) errs.push('must not contain consecutive hyphens');

@@ -19,6 +19,7 @@ const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 const SYSCTL_RE = '^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$';
+const SYSCTL = new RegExp(SYSCTL_RE);
 
 function volumes(spec: Loose, path: string): { names: Set<string>; errs: FieldError[] } {
   const names = new Set<string>();
@@ -61,7 +62,7 @@ function podSecurityContext(value: unknown, path: string): FieldError[] {
   list(value['sysctls']).forEach((raw, i) => {
     const name = str(isObject(raw) ? raw['name'] : undefined);
     if (name === '') errs.push(fieldErrors.required(`${path}.sysctls[${i}].name`));
-    else if (name.length > 253 || !new RegExp(SYSCTL_RE).test(name)) errs.push(fieldErrors.invalid(`${path}.sysctls[${i}].name`, name, `must have at most 253 characters and match regex ${SYSCTL_RE}`));
+    else if (name.length > 253 || !SYSCTL.test(name)) errs.push(fieldErrors.invalid(`${path}.sysctls[${i}].name`, name, `must have at most 253 characters and match regex ${SYSCTL_RE}`));
   });
   errs.push(...validateSeccompProfileField(value['seccompProfile'], `${path}.seccompProfile`));
   return errs;

@@ -13,6 +13,7 @@ import { FIELD_IMMUTABLE_ERROR_MSG, isDNS1123Subdomain } from '../../../machiner
 import type { Loose } from '../../loose.js';
 import { defaultPodSpec } from './defaults.js';
 import { defaultVolumePlugins } from './volume-defaults.js';
+import { nfs, validateCSIDriverName } from './volume-validation.js';
 import type { PodTemplateSpec } from './types.js';
 import { sameJSON, validatePodTemplateSpec } from './validation.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
@@ -49,22 +50,14 @@ function validateSource(key: string, src: Loose, path: string, spec: Loose): Fie
       else if ((src.path as string).split(/[\\/]/).includes('..')) errs.push(fieldErrors.invalid(`${path}.path`, src.path, "must not contain '..'"));
       break;
     case 'nfs':
-      if ((src.server ?? '') === '') errs.push(fieldErrors.required(`${path}.server`));
-      if ((src.path ?? '') === '') errs.push(fieldErrors.required(`${path}.path`));
-      if (!String(src.path ?? '').startsWith('/')) errs.push(fieldErrors.invalid(`${path}.path`, src.path ?? '', 'must be an absolute path'));
+      errs.push(...nfs(src, path));
       break;
     case 'local':
       if ((src.path ?? '') === '') errs.push(fieldErrors.required(`${path}.path`));
       if (spec.nodeAffinity == null) errs.push(fieldErrors.required('spec.nodeAffinity', 'Local volume requires node affinity'));
       break;
     case 'csi':
-    {
-      // ValidateCSIDriverName
-      const driver: string = src.driver ?? '';
-      if (driver === '') errs.push(fieldErrors.required(`${path}.driver`));
-      if (driver.length > 63) errs.push(fieldErrors.tooLong(`${path}.driver`, 63));
-      for (const m of isDNS1123Subdomain(driver.toLowerCase())) errs.push(fieldErrors.invalid(`${path}.driver`, driver, m));
-    }
+      errs.push(...validateCSIDriverName(src.driver ?? '', `${path}.driver`));
       if ((src.volumeHandle ?? '') === '') errs.push(fieldErrors.required(`${path}.volumeHandle`));
       break;
   }

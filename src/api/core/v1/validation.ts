@@ -63,14 +63,13 @@ export function keyPath(path: string, key: string): string {
   return `${path}[${key}]`;
 }
 
-import { isValidPortName, isValidPortNum } from './container-validation.js';
-export { isValidPortName, isValidPortNum };
+import { PROTOCOLS, isValidPortName, isValidPortNum } from './container-validation.js';
+export { PROTOCOLS, isValidPortName, isValidPortNum };
 
 export function dns1123Label(value: string, path: string): FieldError[] {
   return isDNS1123Label(value).map((m) => fieldErrors.invalid(path, value, m));
 }
 
-export const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 
 // ---- ConfigMap and Secret -----------------------------------------------------
 

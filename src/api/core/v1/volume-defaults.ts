@@ -6,6 +6,7 @@
 // a hostPath's type. Only absent fields are set; an explicit "" stays.
 
 import { isObject } from '../../loose.js';
+import { VOLUME_SOURCE_FIELDS } from './volume-validation.js';
 
 type Source = Record<string, unknown>;
 
@@ -16,15 +17,6 @@ const PLUGIN_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>
   scaleIO: { storageMode: 'ThinProvisioned', fsType: 'xfs' },
   hostPath: { type: '' },
 };
-
-/** Every source field of a pod Volume (v1.VolumeSource). */
-const VOLUME_SOURCES = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
-  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile', 'configMap',
-  'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos',
-  'csi', 'ephemeral', 'image',
-];
-
 
 /** Fills the plugin defaults of whichever sources `holder` (a Volume or a PersistentVolumeSpec) sets. */
 export function defaultVolumePlugins(holder: Source): void {
@@ -55,7 +47,7 @@ function defaultDownwardItems(source: unknown): void {
  */
 export function defaultPodVolumeSources(volume: Source): void {
   // SetDefaults_Volume: a volume that names no source is an emptyDir.
-  if (!VOLUME_SOURCES.some((field) => isObject(volume[field]))) volume['emptyDir'] = {};
+  if (!VOLUME_SOURCE_FIELDS.some((field) => isObject(volume[field]))) volume['emptyDir'] = {};
   defaultVolumePlugins(volume);
   defaultDownwardItems(volume['downwardAPI']);
   const projected = volume['projected'];

@@ -47,7 +47,8 @@ const hostPath: Check = (s, path) => {
   return errs;
 };
 
-const nfs: Check = (s, path) => {
+/** An NFS source (pod volume or PersistentVolume): server and an absolute path. */
+export const nfs: Check = (s, path) => {
   const errs = requires('server', 'path')(s, path);
   const target = typeof s['path'] === 'string' ? s['path'] : '';
   if (!target.startsWith('/')) errs.push(fieldErrors.invalid(`${path}.path`, target, 'must be an absolute path'));
@@ -87,13 +88,13 @@ const storageos: Check = (s, path) => {
 };
 
 /** ValidateCSIDriverName: required, at most 63 bytes, a DNS subdomain once lowercased (an empty name fails both). */
-const csiDriver: Check = (s, path) => {
-  const driver = typeof s['driver'] === 'string' ? s['driver'] : '';
-  const p = `${path}.driver`;
-  const errs = driver === '' ? [fieldErrors.required(p)] : [];
-  if (driver.length > 63) errs.push(fieldErrors.tooLong(p, 63));
-  return [...errs, ...isDNS1123Subdomain(driver.toLowerCase()).map((m) => fieldErrors.invalid(p, driver, m))];
-};
+export function validateCSIDriverName(driver: string, path: string): FieldError[] {
+  const errs = driver === '' ? [fieldErrors.required(path)] : [];
+  if (driver.length > 63) errs.push(fieldErrors.tooLong(path, 63));
+  return [...errs, ...isDNS1123Subdomain(driver.toLowerCase()).map((m) => fieldErrors.invalid(path, driver, m))];
+}
+
+const csiDriver: Check = (s, path) => validateCSIDriverName(typeof s['driver'] === 'string' ? s['driver'] : '', `${path}.driver`);
 
 const downwardAPIItems = (items: unknown, path: string): FieldError[] => {
   if (!Array.isArray(items)) return [];
@@ -157,3 +158,6 @@ export function validateVolumeSource(volume: Source, path: string): FieldError[]
   if (sources === 0) errs.push(fieldErrors.required(path, 'must specify a volume type'));
   return errs;
 }
+
+/** Every source field of a pod Volume (v1.VolumeSource), the alpha image source included. */
+export const VOLUME_SOURCE_FIELDS: readonly string[] = [...SOURCES.map(([field]) => field), 'image'];
