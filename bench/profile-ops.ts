@@ -37,7 +37,7 @@ if (storage === 'etcd') {
 }
 const entry = process.env['DIST'] ? [join(REPO, 'dist/cli/main.js')] : ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
 const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${process.env['PROF_DIR'] ?? '/tmp/perf/prof'}`] : [];
-const serveArgs = ['serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', join(dataDir, 'tokens.csv'), '--log-level', 'warn', ...storageArgs];
+const serveArgs = ['serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', join(dataDir, 'tokens.csv'), '--log-level', 'warn', ...storageArgs, ...(process.env['APIARY_ARGS']?.split(' ').filter(Boolean) ?? [])];
 const proc = spawnNode([...profArgs, ...entry, ...serveArgs], { stderr: 'inherit' }, 'apiary');
 const agent = new Agent({ connect: { rejectUnauthorized: false } });
 try {

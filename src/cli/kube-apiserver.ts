@@ -226,6 +226,7 @@ export async function kubeApiserverCommand(argv: string[]): Promise<void> {
       namespaceDeletionGracePeriodMs: 0,
       finalizerEstimateSeconds: 1,
       gcDiscoveryPeriodMs: 5_000,
+      inProcessReads: server.inProcessReads,
       controllers: { namespace: true, systemNamespaces: true, namespaceDefaults: true, ...(server.admin.caData !== undefined ? {} : { rootCaPublisher: false }) },
       ...(server.admin.caData !== undefined ? { rootCaData: server.admin.caData } : {}),
       logger: pino({ level: options.logLevel, base: { component: 'controller-manager' } }),

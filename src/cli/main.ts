@@ -408,6 +408,7 @@ async function serve(argv: string[]): Promise<void> {
     // Several servers may share one store (etcd): the namespace controller runs only on the Lease holder.
     const managerOptions: Parameters<typeof startLeaderElectedControllers>[0] = { ...controllerOptions, client, logger: pino({ level: logLevel, base: { component: 'controller-manager' } }) };
     if (identities !== undefined) managerOptions.clients = identities.clients;
+    managerOptions.inProcessReads = server.inProcessReads;
     // With security on, every namespace gets its `default` service account and the kube-root-ca.crt ConfigMap,
     // and kube-public the cluster-info ConfigMap anyone may read.
     if (server.admin.caData !== undefined) {

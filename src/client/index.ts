@@ -45,7 +45,7 @@ export {
 export { Indexer, type IndexFunc, type Indexers, NAMESPACE_INDEX, metaNamespaceIndexFunc } from './indexer.js';
 export { Lister, NamespaceLister, type ObjectFilter, labelsMatch } from './lister.js';
 export { DeltaFIFO, type Delta, type DeltaType, FIFOClosedError, type PopProcessFunc } from './delta-fifo.js';
-export { type ListerWatcher, type ListWatchSelectors, listWatchFromClient } from './list-watch.js';
+export { type InProcessReads, type ListerWatcher, type ListWatchSelectors, inProcessListWatch, listWatchFromClient } from './list-watch.js';
 export { Reflector, type ReflectorOptions, VeryShortWatchError, isExpiredError } from './reflector.js';
 export { type Notification, type ResourceEventHandler } from './processor-listener.js';
 export { type EventHandlerRegistration, SharedIndexInformer, type SharedInformerOptions, waitForCacheSync } from './shared-informer.js';

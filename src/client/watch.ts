@@ -9,6 +9,9 @@
 // (e.g. 410 "too old resource version") is delivered as an event: deciding
 // what it means is the consumer's job. stop() is idempotent and releases the
 // connection; breaking out of the loop stops the watch too.
+//
+// Watch.ofEvents makes the same from events already decoded: the server's
+// in-process reads for its own controllers (src/server/in-process-reads.ts).
 
 import { StringDecoder } from 'node:string_decoder';
 import type { Status } from '../machinery/errors.js';
@@ -25,12 +28,21 @@ export class Watch<T = KubeObject> implements AsyncIterable<WatchEvent<T>> {
   private consumed = false;
   private failure: unknown;
 
+  private decoded: AsyncIterable<WatchEvent<T>> | undefined;
+
   constructor(
     private readonly body: AsyncIterable<Buffer | string>,
     private readonly abort: () => void,
     /** Applied to every non-ERROR event's object. */
     private readonly transform?: (object: T) => T,
   ) {}
+
+  /** A Watch over events that need no decoding; abort ends their source. */
+  static ofEvents<T>(events: AsyncIterable<WatchEvent<T>>, abort: () => void, transform?: (object: T) => T): Watch<T> {
+    const watch = new Watch<T>(NO_BYTES, abort, transform);
+    watch.decoded = events;
+    return watch;
+  }
 
   /** Ends the watch and closes its connection. */
   stop(): void {
@@ -51,7 +63,7 @@ export class Watch<T = KubeObject> implements AsyncIterable<WatchEvent<T>> {
   [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
     if (this.consumed) throw new Error('a Watch can be iterated only once');
     this.consumed = true;
-    return this.events();
+    return this.decoded !== undefined ? this.passThrough(this.decoded) : this.events();
   }
 
   private transformed(event: WatchEvent<T>): WatchEvent<T> {
@@ -82,7 +94,22 @@ export class Watch<T = KubeObject> implements AsyncIterable<WatchEvent<T>> {
       this.stop();
     }
   }
+
+  private async *passThrough(events: AsyncIterable<WatchEvent<T>>): AsyncGenerator<WatchEvent<T>> {
+    try {
+      for await (const event of events) {
+        if (this.stopped) return;
+        yield this.transformed(event);
+      }
+    } catch (err) {
+      if (!this.stopped) this.failure = err;
+    } finally {
+      this.stop();
+    }
+  }
 }
+
+const NO_BYTES: AsyncIterable<string> = { [Symbol.asyncIterator]: async function* () {} };
 
 function parseEvent<T>(line: string): WatchEvent<T> | undefined {
   const text = line.trim();

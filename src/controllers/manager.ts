@@ -13,7 +13,7 @@
 // stop() stops them all and resolves when every loop has finished.
 
 import { setMaxListeners } from 'node:events';
-import { type ClientLogger, type RestClient, SharedInformerFactory, silentLogger } from '../client/index.js';
+import { type ClientLogger, type InProcessReads, type RestClient, SharedInformerFactory, silentLogger } from '../client/index.js';
 import {
   DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
   DEFAULT_NAMESPACE_DELETION_GRACE_PERIOD_MS,
@@ -96,6 +96,12 @@ export interface ControllerManagerOptions {
   concurrentGcSyncs?: number;
   /** How often the garbage collector re-reads discovery (default 30 s; CRD changes trigger it at once). */
   gcDiscoveryPeriodMs?: number;
+  /**
+   * The server's in-process reads, when the controllers run inside it: the
+   * garbage collector's monitors (every resource) list and watch through them
+   * instead of over HTTP to this same process.
+   */
+  inProcessReads?: InProcessReads;
   /** The CA bundle the namespace defaults controller publishes as kube-root-ca.crt. */
   rootCaData?: string;
   /**
@@ -203,6 +209,7 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
       workers: options.concurrentGcSyncs ?? DEFAULT_CONCURRENT_GC_SYNCS,
       logger: log,
     };
+    if (options.inProcessReads !== undefined) gcOptions.inProcessReads = options.inProcessReads;
     if (options.gcDiscoveryPeriodMs !== undefined) gcOptions.discoveryPeriodMs = options.gcDiscoveryPeriodMs;
     const gc = new GarbageCollector(gcOptions);
     running.garbageCollector = gc;

@@ -43,6 +43,7 @@ import { LoopbackListener } from './loopback.js';
 import { TlsFront, tlsTerminationMode } from './tls-front.js';
 import { createApiHandler } from './routes.js';
 import { WatchTracker, type WatchLimits } from './watch.js';
+import { inProcessReads, type InProcessReads } from './in-process-reads.js';
 import { CustomResourceServing, crdCatalogEntry, type ValidationRuleCompiler } from '../apiextensions/index.js';
 import { setupSecurity, type SecurityOptions, type SecuritySetup } from './secure-serving.js';
 import { SystemObjects, type EndpointReconcilerOptions } from './system-objects.js';
@@ -223,6 +224,8 @@ export interface RunningServer {
    * waits for health finds kube-system, kube-public and default.
    */
   awaitSystemNamespaces(created: Promise<unknown>): void;
+  /** Lists and watches for the controllers in this process, without HTTP (in-process-reads.ts). */
+  inProcessReads: InProcessReads;
   stop(): Promise<void>;
 }
 
@@ -680,7 +683,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     };
     created.then(settle, settle);
   };
-  const running: RunningServer = { url, port, registry, hierarchy, admin, awaitSystemNamespaces, stop };
+  const running: RunningServer = { url, port, registry, hierarchy, admin, awaitSystemNamespaces, inProcessReads: inProcessReads(security?.registryView ?? registry, watches), stop };
   if (security !== undefined) {
     const pki = security.pki;
     running.clientCredentials = async (user, groups) => {

@@ -151,6 +151,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         // Finalizers set by the test's own controllers are looked at again soon.
         finalizerEstimateSeconds: 1,
         gcDiscoveryPeriodMs: 5_000,
+        inProcessReads: server.inProcessReads,
         logger: logger.child({ component: 'controller-manager' }),
       });
     }

@@ -1,6 +1,9 @@
 // The garbage collector end to end: a real server (sqlite, HTTP on 127.0.0.1)
-// with apiary's controllers over the client library, as `apiary serve` runs
-// them; owners and dependents written through the API, kubectl's --cascade.
+// with apiary's controllers over the client library; owners and dependents
+// written through the API, kubectl's --cascade. Every case runs twice: the
+// monitors listing and watching over HTTP (`apiary controller-manager`, or a
+// resource an aggregated server serves), and through the server's in-process
+// reads (as `apiary serve` runs them, src/server/in-process-reads.ts).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,14 +14,11 @@ import { runKubectl } from '../helpers/kubectl.js';
 let cluster: Cluster;
 let client: RestClient;
 
-before(async () => {
-  cluster = await startCluster({ controllers: { gcDiscoveryPeriodMs: 1_000 } });
+async function startWith(inProcessReads: boolean): Promise<void> {
+  cluster = await startCluster({ controllers: { gcDiscoveryPeriodMs: 1_000 }, inProcessReads });
   client = cluster.client;
   await cluster.controllers!.garbageCollector!.whenSynced();
-});
-after(async () => {
-  await cluster?.stop();
-});
+}
 
 async function ns(name: string): Promise<string> {
   await client.namespaces().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -46,7 +46,10 @@ async function gone(namespace: string, name: string): Promise<true | undefined> 
   }
 }
 
-describe('garbage collector', () => {
+for (const inProcess of [false, true]) describe(`garbage collector (${inProcess ? 'in-process reads' : 'over HTTP'})`, () => {
+  before(() => startWith(inProcess));
+  after(() => cluster?.stop());
+
   it('collects dependents of a deleted owner (background) and keeps those with another live owner', async () => {
     const n = await ns('gc-bg');
     const owner = await cm(n, 'owner');

@@ -23,13 +23,19 @@ export const FAST_CONTROLLERS: Omit<ControllerManagerOptions, 'client'> = {
 };
 
 export async function startCluster(
-  options: { server?: Partial<ServerOptions>; controllers?: Omit<ControllerManagerOptions, 'client'> | false } = {},
+  options: {
+    server?: Partial<ServerOptions>;
+    controllers?: Omit<ControllerManagerOptions, 'client'> | false;
+    /** Give the controllers the server's in-process reads, as `apiary serve` does. */
+    inProcessReads?: boolean;
+  } = {},
 ): Promise<Cluster> {
   const server = await startTestServer(options.server ?? {});
   const client = new RestClient({ server: server.url });
   let controllers: RunningControllerManager | undefined;
   if (options.controllers !== false) {
-    controllers = startControllerManager({ ...FAST_CONTROLLERS, ...(options.controllers ?? {}), client });
+    const reads = options.inProcessReads === true ? { inProcessReads: server.inProcessReads } : {};
+    controllers = startControllerManager({ ...FAST_CONTROLLERS, ...(options.controllers ?? {}), ...reads, client });
     await controllers.systemNamespacesSynced;
   }
   return {

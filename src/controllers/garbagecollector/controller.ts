@@ -24,6 +24,7 @@
 import {
   type ClientLogger,
   type KubeObject,
+  type InProcessReads,
   type RestClient,
   DeletedFinalStateUnknown,
   SharedIndexInformer,
@@ -57,6 +58,8 @@ export interface GarbageCollectorOptions {
   discoveryPeriodMs?: number;
   ignoredResources?: readonly string[];
   logger?: ClientLogger;
+  /** The server's in-process reads, when it runs the collector: the monitors list and watch without HTTP. */
+  inProcessReads?: InProcessReads;
 }
 
 interface Monitor {
@@ -106,6 +109,7 @@ export class GarbageCollector {
   private readonly workers: number;
   private readonly discoveryPeriodMs: number;
   private readonly ignored: readonly string[];
+  private readonly reads: InProcessReads | undefined;
   private readonly monitors = new Map<string, Monitor>();
   private byKind = new Map<string, ResourceMapping>();
   private readonly absent = new AbsentOwnerCache(ABSENT_OWNER_CACHE_SIZE);
@@ -121,6 +125,7 @@ export class GarbageCollector {
     this.workers = Math.max(1, options.workers ?? DEFAULT_CONCURRENT_GC_SYNCS);
     this.discoveryPeriodMs = options.discoveryPeriodMs ?? DEFAULT_GC_DISCOVERY_PERIOD_MS;
     this.ignored = options.ignoredResources ?? DEFAULT_IGNORED_RESOURCES;
+    this.reads = options.inProcessReads;
     this.graph = new Graph({
       attemptToDelete: (uid, rateLimited) => (rateLimited === true ? this.deleteQueue.addRateLimited(uid) : this.deleteQueue.add(uid)),
       attemptToOrphan: (uid) => this.orphanQueue.add(uid),
@@ -220,7 +225,7 @@ export class GarbageCollector {
   }
 
   private startMonitor(resource: MonitoredResource, signal: AbortSignal): void {
-    const informer = new SharedIndexInformer<KubeObject>(metadataListWatch(this.client, resource.gvr), { name: `gc:${resource.id}`, logger: this.log });
+    const informer = new SharedIndexInformer<KubeObject>(metadataListWatch(this.client, resource.gvr, this.reads), { name: `gc:${resource.id}`, logger: this.log });
     const { apiVersion, kind } = resource;
     informer.addEventHandler({
       onAdd: (obj) => this.graph.processEvent({ type: 'add', apiVersion, kind, meta: metaView(obj) }),

@@ -11,7 +11,7 @@
 
 import type { KubeList, KubeObject, ObjectMeta } from '../../machinery/meta.js';
 import type { GroupVersionResource } from '../../machinery/meta.js';
-import type { ListOptions, ListerWatcher, Query, RestClient, Watch } from '../../client/index.js';
+import { inProcessListWatch, type InProcessReads, type ListOptions, type ListerWatcher, type Query, type RestClient, type Watch } from '../../client/index.js';
 
 const DISCOVERY_ACCEPT = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
 const LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
@@ -113,8 +113,16 @@ function query(options: ListOptions): Query {
   return rest as Query;
 }
 
-/** List and watch one resource (all namespaces) as metadata, stripped to the graph's needs. */
-export function metadataListWatch(client: RestClient, gvr: GroupVersionResource): ListerWatcher {
+/**
+ * List and watch one resource (all namespaces) as metadata, stripped to the
+ * graph's needs; through the server's in-process reads when it runs us.
+ */
+export function metadataListWatch(client: RestClient, gvr: GroupVersionResource, reads?: InProcessReads): ListerWatcher {
+  const overHttp = metadataListWatchOverHttp(client, gvr);
+  return reads === undefined ? overHttp : inProcessListWatch(reads, gvr, stripToGraphMeta, overHttp);
+}
+
+function metadataListWatchOverHttp(client: RestClient, gvr: GroupVersionResource): ListerWatcher {
   const path = resourcePath(gvr, '');
   return {
     list: async (options) => {
