@@ -42,9 +42,10 @@ export interface InProcessReads {
 }
 
 /**
- * A ListerWatcher of gvr over in-process reads, each object passed through
- * `copy` (which must not return the shared object itself); `overHttp` serves
- * a call whose resource the server does not store (an aggregated API).
+ * A ListerWatcher of gvr over in-process reads. `copy` makes, from each shared
+ * object, what the caller keeps (the garbage collector's few metadata fields;
+ * nothing of the shared object may be changed through it); `overHttp` serves a
+ * call whose resource the server does not store (an aggregated API).
  */
 export function inProcessListWatch<T extends KubeObject>(
   reads: InProcessReads,
