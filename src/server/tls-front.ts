@@ -104,7 +104,7 @@ export class TlsFront {
     const typescript = import.meta.url.endsWith('.ts');
     const entry = new URL(`./tls-front-process.${typescript ? 'ts' : 'js'}`, import.meta.url);
     // A profiled apiserver (--cpu-prof, bench/profile-ops.ts) profiles its front too.
-    const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
+    const profiling = profilingFlags(process.execArgv);
     const execArgv = [...(typescript ? ['--import', 'tsx'] : []), ...profiling];
     const child = fork(fileURLToPath(entry), [], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     this.child = child;
@@ -221,4 +221,17 @@ function parseHeader(line: Buffer, secret: Buffer): TlsPeer | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The --cpu-prof flags of argv, with the values of those given as a separate argument (`--cpu-prof-dir DIR`). */
+export function profilingFlags(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--cpu-prof')) continue;
+    out.push(arg);
+    const next = argv[i + 1];
+    if (/^--cpu-prof-(dir|name|interval)$/.test(arg) && next !== undefined && !next.startsWith('--')) out.push(argv[++i]!);
+  }
+  return out;
 }
