@@ -14,12 +14,14 @@
 // Skipped as well: authentication, authorization, audit and priority and
 // fairness. The server hands these reads only to its own controllers, whose
 // identities may list and watch everything anyway (the collector's role).
-// Resources this server does not store (served by an aggregated API server)
-// have no store here: the caller goes over HTTP for those.
+// Resources this server does not store, and a group/version an aggregated
+// API server has taken over (its APIService names a service, so the HTTP
+// handler would proxy there), are not answered here: the caller goes over
+// HTTP for those.
 
 import type { GroupVersionResource, KubeList } from '../machinery/meta.js';
 import type { Registry } from '../registry/index.js';
-import type { WatchEvent, Watcher } from '../registry/rest.js';
+import type { RESTStore, WatchEvent, Watcher } from '../registry/rest.js';
 import { validateListOptions } from './list-options.js';
 import { listOptionsFrom, watchOptionsFrom } from './request-options.js';
 import type { WatchTracker } from './watch.js';
@@ -47,10 +49,19 @@ export interface InProcessReads {
  */
 const MAX_PENDING_EVENTS = 50_000;
 
-export function inProcessReads(registry: Pick<Registry, 'storeFor'>, tracker: WatchTracker, maxPendingEvents = MAX_PENDING_EVENTS): InProcessReads {
+export interface InProcessReadsOptions {
+  /** Whether an aggregated API server serves group/version (the aggregator's remoteFor). */
+  remote?: (group: string, version: string) => boolean;
+  maxPendingEvents?: number;
+}
+
+export function inProcessReads(registry: Pick<Registry, 'storeFor'>, tracker: WatchTracker, options: InProcessReadsOptions = {}): InProcessReads {
+  const maxPendingEvents = options.maxPendingEvents ?? MAX_PENDING_EVENTS;
+  const storeFor = (gvr: GroupVersionResource): RESTStore | undefined =>
+    options.remote?.(gvr.group, gvr.version) === true ? undefined : registry.storeFor(gvr.group, gvr.resource, gvr.version);
   return {
     list: (gvr, query) => {
-      const store = registry.storeFor(gvr.group, gvr.resource, gvr.version);
+      const store = storeFor(gvr);
       if (store === undefined) return undefined;
       return (async () => {
         const params = searchParams(query);
@@ -59,7 +70,7 @@ export function inProcessReads(registry: Pick<Registry, 'storeFor'>, tracker: Wa
       })();
     },
     watch: (gvr, query) => {
-      const store = registry.storeFor(gvr.group, gvr.resource, gvr.version);
+      const store = storeFor(gvr);
       if (store === undefined) return undefined;
       return (async () => {
         const params = searchParams(query);

@@ -683,7 +683,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     };
     created.then(settle, settle);
   };
-  const running: RunningServer = { url, port, registry, hierarchy, admin, awaitSystemNamespaces, inProcessReads: inProcessReads(security?.registryView ?? registry, watches), stop };
+  const running: RunningServer = { url, port, registry, hierarchy, admin, awaitSystemNamespaces, inProcessReads: inProcessReads(security?.registryView ?? registry, watches, { remote: (g, v) => aggregator.remoteFor(g, v) !== undefined }), stop };
   if (security !== undefined) {
     const pki = security.pki;
     running.clientCredentials = async (user, groups) => {

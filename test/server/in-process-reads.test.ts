@@ -111,8 +111,16 @@ describe('in-process reads', () => {
     assert.equal(server.inProcessReads.watch(metrics, {}), undefined);
   });
 
+  test('a group/version an aggregated API server has taken over is read over HTTP, not from the local store', async () => {
+    const reads = inProcessReads(server.registry, new WatchTracker(), { remote: (group, version) => group === '' && version === 'v1' });
+    assert.equal(reads.list(CONFIGMAPS, {}), undefined);
+    assert.equal(reads.watch(CONFIGMAPS, {}), undefined);
+    const deployments = { group: 'apps', version: 'v1', resource: 'deployments' };
+    assert.ok(reads.list(deployments, {}) !== undefined, 'other groups are still read in-process');
+  });
+
   test('a consumer that falls behind gets what the watch held, then the end', async () => {
-    const reads = inProcessReads(server.registry, new WatchTracker(), 3);
+    const reads = inProcessReads(server.registry, new WatchTracker(), { maxPendingEvents: 3 });
     const start = (await get(server.url, '/api/v1/namespaces/reads/configmaps')).json as KubeList;
     const watch: InProcessWatch = await reads.watch(CONFIGMAPS, { resourceVersion: start.metadata.resourceVersion })!;
     for (let i = 0; i < 5; i++) {
