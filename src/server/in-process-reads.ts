@@ -63,23 +63,15 @@ export function inProcessReads(registry: Pick<Registry, 'storeFor'>, tracker: Wa
     list: (gvr, query) => {
       const store = storeFor(gvr);
       if (store === undefined) return undefined;
-      return (async () => {
-        const params = searchParams(query);
-        validateListOptions(params, false);
-        return store.list('', { ...listOptionsFrom(params), sharedItems: true });
-      })();
+      return (async () => store.list('', { ...listOptionsFrom(validated(query, false)), sharedItems: true }))();
     },
     watch: (gvr, query) => {
       const store = storeFor(gvr);
       if (store === undefined) return undefined;
       return (async () => {
-        const params = searchParams(query);
-        validateListOptions(params, true);
-        const options = watchOptionsFrom(params, '');
+        const options = watchOptionsFrom(validated(query, true), '');
         // As serveWatch: the store ends the watch at timeoutSeconds, with its closing bookmark.
-        if (options.timeoutSeconds === undefined || options.timeoutSeconds <= 0) {
-          options.timeoutSeconds = Math.floor(tracker.minRequestTimeoutSeconds * (1 + Math.random()));
-        }
+        options.timeoutSeconds = tracker.timeoutSeconds(options.timeoutSeconds);
         const queue = new EventQueue(maxPendingEvents);
         let watcher: Watcher | undefined;
         const stop = (): void => {
@@ -110,9 +102,11 @@ export function inProcessReads(registry: Pick<Registry, 'storeFor'>, tracker: Wa
   };
 }
 
-function searchParams(query: ReadQuery): URLSearchParams {
+/** The query as the HTTP handler reads it, checked as it checks it (a malformed option throws its Status). */
+function validated(query: ReadQuery, watch: boolean): URLSearchParams {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  validateListOptions(params, watch);
   return params;
 }
 

@@ -89,6 +89,11 @@ export class WatchTracker {
     this.maxBufferedBytes = limits.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   }
 
+  /** A watch's duration in seconds: the one asked for, else minRequestTimeout times a random factor in [1, 2) (upstream's). */
+  timeoutSeconds(requested: number | undefined): number {
+    return requested !== undefined && requested > 0 ? requested : Math.floor(this.minRequestTimeoutSeconds * (1 + Math.random()));
+  }
+
   add(end: () => void): () => void {
     this.active.add(end);
     return () => this.active.delete(end);
@@ -377,10 +382,8 @@ export async function serveWatch(
   };
 
   // The default duration goes to the store as timeoutSeconds, so its clean end (and bookmark) applies.
-  const storeOptions: WatchOptions = { ...options };
-  if (storeOptions.timeoutSeconds === undefined || storeOptions.timeoutSeconds <= 0) {
-    storeOptions.timeoutSeconds = Math.floor(tracker.minRequestTimeoutSeconds * (1 + Math.random()));
-  }
+  const timeoutSeconds = tracker.timeoutSeconds(options.timeoutSeconds);
+  const storeOptions: WatchOptions = { ...options, timeoutSeconds };
 
   try {
     watcher = await store.watch(namespace, storeOptions, {
@@ -441,7 +444,7 @@ export async function serveWatch(
   allowance = res.writableLength + tracker.maxBufferedBytes;
 
   // A backstop in case the store does not end the watch itself.
-  timer = setTimeout(finish, (storeOptions.timeoutSeconds + 1) * 1000);
+  timer = setTimeout(finish, (timeoutSeconds + 1) * 1000);
   timer.unref();
   return ended;
 }
