@@ -21,6 +21,10 @@
 // - hasSynced(): true once the first replace() (or any add/update/delete
 //   before it) has happened and every key of that initial population has
 //   been popped and processed.
+// - transformer (client-go's TransformFunc): every object that enters the
+//   queue goes through it once, before it is stored as a delta, except
+//   tombstones and Sync deltas (those come from the indexer, already
+//   transformed). The key is computed from the object as received.
 
 import { type KeyFunc, type KeyListerGetter, type ReflectorStore, DeletedFinalStateUnknown, metaNamespaceKeyFunc } from './store.js';
 
@@ -46,7 +50,18 @@ export interface DeltaFIFOOptions<T> {
   keyFunction?: KeyFunc<T>;
   /** The indexer the popped deltas are applied to; used for deletes and resyncs. */
   knownObjects?: KeyListerGetter<T>;
+  /** Applied to each object as it enters the queue (see the header); it must not throw. */
+  transformer?: TransformFunc<T>;
 }
+
+/**
+ * What an informer keeps of each object it receives (client-go's
+ * TransformFunc): typically the object less fields no handler reads, such as
+ * metadata.managedFields. It must keep the name, namespace and
+ * resourceVersion, and must not change the object it is given (that may be
+ * shared with other readers): it returns a new one, or the same unchanged.
+ */
+export type TransformFunc<T> = (obj: T) => T;
 
 export class DeltaFIFO<T> implements ReflectorStore<T> {
   private readonly items = new Map<string, Delta<T>[]>();
@@ -58,6 +73,7 @@ export class DeltaFIFO<T> implements ReflectorStore<T> {
   private head = 0;
   private readonly keyFunc: KeyFunc<T>;
   private readonly knownObjects: KeyListerGetter<T> | undefined;
+  private readonly transformer: TransformFunc<T> | undefined;
   private populated = false;
   private initialPopulationCount = 0;
   private closed = false;
@@ -66,6 +82,7 @@ export class DeltaFIFO<T> implements ReflectorStore<T> {
   constructor(options: DeltaFIFOOptions<T> = {}) {
     this.keyFunc = options.keyFunction ?? (metaNamespaceKeyFunc as unknown as KeyFunc<T>);
     this.knownObjects = options.knownObjects;
+    this.transformer = options.transformer;
   }
 
   keyOf(obj: T | DeletedFinalStateUnknown<T>): string {
@@ -190,6 +207,7 @@ export class DeltaFIFO<T> implements ReflectorStore<T> {
 
   private queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
     const key = this.keyFunc(obj);
+    if (this.transformer !== undefined && type !== 'Sync' && !(obj instanceof DeletedFinalStateUnknown)) obj = this.transformer(obj);
     const old = this.items.get(key);
     const deltas = dedupDeltas([...(old ?? []), { type, object: obj }]);
     if (old === undefined) {

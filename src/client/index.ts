@@ -44,12 +44,12 @@ export {
 } from './store.js';
 export { Indexer, type IndexFunc, type Indexers, NAMESPACE_INDEX, metaNamespaceIndexFunc } from './indexer.js';
 export { Lister, NamespaceLister, type ObjectFilter, labelsMatch } from './lister.js';
-export { DeltaFIFO, type Delta, type DeltaType, FIFOClosedError, type PopProcessFunc } from './delta-fifo.js';
+export { DeltaFIFO, type Delta, type DeltaType, FIFOClosedError, type PopProcessFunc, type TransformFunc } from './delta-fifo.js';
 export { type InProcessReads, type ListerWatcher, type ListWatchSelectors, inProcessListWatch, listWatchFromClient } from './list-watch.js';
 export { Reflector, type ReflectorOptions, VeryShortWatchError, isExpiredError } from './reflector.js';
 export { type Notification, type ResourceEventHandler } from './processor-listener.js';
 export { type EventHandlerRegistration, SharedIndexInformer, type SharedInformerOptions, waitForCacheSync } from './shared-informer.js';
-export { type ForResourceOptions, type InformerFactoryOptions, SharedInformerFactory } from './informer-factory.js';
+export { type ForResourceOptions, type InformerFactoryOptions, SharedInformerFactory, stripManagedFields } from './informer-factory.js';
 
 export {
   BucketRateLimiter,

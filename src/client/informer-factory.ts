@@ -14,6 +14,7 @@ import type { Clock } from './clock.js';
 import { listWatchFromClient, type ListWatchSelectors } from './list-watch.js';
 import type { ClientLogger } from './logger.js';
 import type { RestClient } from './rest-client.js';
+import type { TransformFunc } from './delta-fifo.js';
 import { type SharedInformerOptions, SharedIndexInformer, waitForCacheSync } from './shared-informer.js';
 
 export interface InformerFactoryOptions extends ListWatchSelectors {
@@ -24,6 +25,12 @@ export interface InformerFactoryOptions extends ListWatchSelectors {
   clock?: Clock;
   logger?: ClientLogger;
   reflector?: SharedInformerOptions<KubeObject>['reflector'];
+  /**
+   * Applied to every object each informer receives before it is cached or
+   * handed to a handler (client-go's WithTransform): kube-controller-manager
+   * drops metadata.managedFields this way (stripManagedFields).
+   */
+  transform?: TransformFunc<KubeObject>;
 }
 
 export interface ForResourceOptions {
@@ -62,6 +69,7 @@ export class SharedInformerFactory {
         clock: this.options.clock,
         logger: this.options.logger,
         reflector: this.options.reflector,
+        transform: this.options.transform,
       });
       this.informers.set(id, informer);
     }
@@ -102,4 +110,17 @@ export class SharedInformerFactory {
 /** "configmaps.v1." style id; core group empty, as client-go prints a GVR. */
 function gvrString(gvr: GroupVersionResource): string {
   return `${gvr.resource}.${gvr.version}.${gvr.group}`;
+}
+
+/**
+ * The object without metadata.managedFields (kube-controller-manager's
+ * informer transform): a new object, the one given left as it is; the same
+ * object when it has none. An update written from such a copy keeps the
+ * stored managedFields (the server keeps them when a write carries none).
+ */
+export function stripManagedFields<T extends KubeObject>(obj: T): T {
+  const metadata = obj.metadata;
+  if (metadata === undefined || metadata.managedFields === undefined) return obj;
+  const { managedFields: _dropped, ...rest } = metadata;
+  return { ...obj, metadata: rest };
 }

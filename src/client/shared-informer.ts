@@ -18,10 +18,13 @@
 // - run(signal) resolves once the informer has fully stopped after signal
 //   aborted. An informer runs once; it cannot be restarted.
 // - Handler errors are logged and never stop the informer.
+// - A transform (option or setTransform() before run(), client-go's
+//   SetTransform) is applied to every object received, before it is cached
+//   or handed to any handler: cache and handlers see only what it returns.
 
 import type { KubeObject } from '../machinery/meta.js';
 import { type Clock, realClock, sleep } from './clock.js';
-import { DeltaFIFO, type Delta, FIFOClosedError } from './delta-fifo.js';
+import { DeltaFIFO, type Delta, FIFOClosedError, type TransformFunc } from './delta-fifo.js';
 import { Indexer, type Indexers } from './indexer.js';
 import { Lister } from './lister.js';
 import type { ListerWatcher } from './list-watch.js';
@@ -43,6 +46,8 @@ export interface SharedInformerOptions<T extends KubeObject> {
   keyFunc?: KeyFunc<T>;
   clock?: Clock;
   logger?: ClientLogger;
+  /** What the cache keeps of each object received (see the header). */
+  transform?: TransformFunc<T>;
   /** Passed through to the Reflector (backoff, page size, watch timeouts). */
   reflector?: Omit<ReflectorOptions, 'clock' | 'resyncPeriodMs' | 'shouldResync' | 'logger' | 'name'>;
 }
@@ -66,6 +71,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   private reflector: Reflector<T> | undefined;
   private started = false;
   private stopped = false;
+  private transform: TransformFunc<T> | undefined;
 
   constructor(
     private readonly listerWatcher: ListerWatcher<T>,
@@ -77,6 +83,13 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.defaultResyncMs = options.resyncPeriodMs ?? 0;
     this.resyncCheckPeriodMs = this.defaultResyncMs;
     this.indexer = new Indexer<T>(options.keyFunc ?? (metaNamespaceKeyFunc as KeyFunc<T>), options.indexers ?? {});
+    this.transform = options.transform;
+  }
+
+  /** Sets the transform applied to every object received; only before run(), as client-go. */
+  setTransform(transform: TransformFunc<T>): void {
+    if (this.started) throw new Error(`informer ${this.name} has already started`);
+    this.transform = transform;
   }
 
   getIndexer(): Indexer<T> {
@@ -138,7 +151,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
   async run(signal: AbortSignal): Promise<void> {
     if (this.started) throw new Error(`informer ${this.name} has already been started`);
     this.started = true;
-    const fifo = new DeltaFIFO<T>({ knownObjects: this.indexer, keyFunction: (o) => this.indexer.keyOf(o) });
+    const fifo = new DeltaFIFO<T>({ knownObjects: this.indexer, keyFunction: (o) => this.indexer.keyOf(o), transformer: this.transform });
     this.fifo = fifo;
     this.reflector = new Reflector<T>(this.listerWatcher, fifo, {
       ...this.options.reflector,

@@ -12,6 +12,14 @@
 // holds it (syncedRbacStores): a binding created is in effect (here and, with
 // hierarchical namespaces, in every descendant) before its create returns, and
 // one deleted stops granting before its delete returns.
+//
+// Memory: Roles and RoleBindings (there may be one per namespace and user)
+// are held as the authorizer reads them (authorizationView): name,
+// namespace, uid, resourceVersion, deletionTimestamp, the inherited-from
+// label of a propagated copy, and the rules or the roleRef and subjects;
+// not managedFields, other labels, annotations. ClusterRoles and
+// ClusterRoleBindings are held whole: bootstrap reconciliation writes them
+// back and aggregation reads their labels.
 
 import type { Logger } from 'pino';
 import { labelSelectorFromMeta } from '../machinery/labels.js';
@@ -24,6 +32,7 @@ import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../auth/aut
 import type { RegistryView } from './routes.js';
 import { uncoveredRules } from './rbac-escalation.js';
 import { deepCopy } from '../machinery/deep-copy.js';
+import { LABEL_INHERITED_FROM } from '../api/hnc/v1alpha2/types.js';
 
 const AUTOUPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
 
@@ -46,14 +55,60 @@ function key(namespace: string | undefined, name: string): string {
   return `${namespace ?? ''}/${name}`;
 }
 
+/** Strings most bindings repeat, held once rather than once per binding. */
+const SHARED_STRINGS = new Map<string, string>(
+  [GROUP, '', 'User', 'Group', 'ServiceAccount', 'ClusterRole', 'Role', 'system:serviceaccounts', 'system:authenticated'].map((s) => [s, s]),
+);
+
+function shared<T extends string | undefined>(s: T): T {
+  return s === undefined ? s : ((SHARED_STRINGS.get(s) as T | undefined) ?? s);
+}
+
+/**
+ * What the index keeps of a Role or RoleBinding: what authorization, the
+ * write waits (uid, resourceVersion, deletionTimestamp) and the binding
+ * scope (a propagated copy's inherited-from label) read; see the header.
+ */
+export function authorizationView(obj: KubeObject): Role | RoleBinding {
+  const m = obj.metadata;
+  const metadata: KubeObject['metadata'] = { name: m.name! };
+  if (m.namespace !== undefined) metadata.namespace = m.namespace;
+  if (m.uid !== undefined) metadata.uid = m.uid;
+  if (m.resourceVersion !== undefined) metadata.resourceVersion = m.resourceVersion;
+  if (m.deletionTimestamp !== undefined && m.deletionTimestamp !== null) metadata.deletionTimestamp = m.deletionTimestamp;
+  const inheritedFrom = m.labels?.[LABEL_INHERITED_FROM];
+  if (inheritedFrom !== undefined) metadata.labels = { [LABEL_INHERITED_FROM]: inheritedFrom };
+  const binding = obj as Partial<RoleBinding>;
+  if (binding.roleRef === undefined) {
+    const role: Role = { metadata };
+    const rules = (obj as Role).rules;
+    if (rules !== undefined) role.rules = rules;
+    return role;
+  }
+  const ref = binding.roleRef;
+  const view: RoleBinding = { metadata, roleRef: { apiGroup: shared(ref.apiGroup), kind: shared(ref.kind), name: ref.name } };
+  if (binding.subjects !== undefined && binding.subjects !== null) {
+    view.subjects = binding.subjects.map((s) => {
+      const subject: Subject = { kind: shared(s.kind), name: shared(s.name) };
+      if (s.apiGroup !== undefined) subject.apiGroup = shared(s.apiGroup);
+      if (s.namespace !== undefined) subject.namespace = s.namespace;
+      return subject;
+    });
+  }
+  return view;
+}
+
 export class RbacIndex implements RbacSource {
-  private readonly maps: Record<RbacResource, Map<string, KubeObject>> = {
+  /** By "namespace/name": ClusterRoles and ClusterRoleBindings whole, Roles as authorizationView()s. */
+  private readonly maps: Record<Exclude<RbacResource, 'rolebindings'>, Map<string, KubeObject>> = {
     clusterroles: new Map(),
     clusterrolebindings: new Map(),
     roles: new Map(),
-    rolebindings: new Map(),
   };
-  /** RoleBindings by namespace and name, kept with each change (a rebuild per change cost every binding of every namespace). */
+  /**
+   * RoleBindings (authorizationView()s) by namespace and name, kept with each
+   * change (a rebuild per change cost every binding of every namespace).
+   */
   private readonly bindingsIn = new Map<string, Map<string, RoleBinding>>();
   /** Per namespace, the array roleBindings() hands out; made again after a change in that namespace. */
   private readonly bindingLists = new Map<string, RoleBinding[]>();
@@ -90,13 +145,16 @@ export class RbacIndex implements RbacSource {
   private async follow(resource: RbacResource): Promise<void> {
     const store = this.store(resource);
     const list = await store.list('', {});
-    const map = this.maps[resource];
-    map.clear();
-    for (const item of list.items) map.set(key(item.metadata.namespace, item.metadata.name!), item);
-    if (resource === 'rolebindings') {
+    const view = resource === 'roles' || resource === 'rolebindings' ? authorizationView : (obj: KubeObject): KubeObject => obj;
+    const map = resource === 'rolebindings' ? undefined : this.maps[resource];
+    map?.clear();
+    if (map === undefined) {
       this.bindingsIn.clear();
       this.bindingLists.clear();
-      for (const item of list.items) this.setBinding(item, true);
+    }
+    for (const item of list.items) {
+      if (map === undefined) this.setBinding(view(item), true);
+      else map.set(key(item.metadata.namespace, item.metadata.name!), view(item));
     }
     this.advance(resource, list.metadata.resourceVersion);
     this.changed(resource);
@@ -104,10 +162,9 @@ export class RbacIndex implements RbacSource {
       event: (e) => {
         if (e.type === 'BOOKMARK' || e.type === 'ERROR') return;
         const obj = e.object as KubeObject;
-        const k = key(obj.metadata.namespace, obj.metadata.name!);
-        if (e.type === 'DELETED') map.delete(k);
-        else map.set(k, obj);
-        if (resource === 'rolebindings') this.setBinding(obj, e.type !== 'DELETED');
+        if (map === undefined) this.setBinding(e.type === 'DELETED' ? obj : view(obj), e.type !== 'DELETED');
+        else if (e.type === 'DELETED') map.delete(key(obj.metadata.namespace, obj.metadata.name!));
+        else map.set(key(obj.metadata.namespace, obj.metadata.name!), view(obj));
         this.advance(resource, obj.metadata.resourceVersion);
         this.changed(resource);
       },
@@ -175,9 +232,15 @@ export class RbacIndex implements RbacSource {
     return this.waitUntil(() => this.applied[resource] >= revision, timeoutMs);
   }
 
+  /** The object (or authorizationView) the index holds under this name, if any. */
+  private held(resource: RbacResource, namespace: string, name: string): KubeObject | undefined {
+    if (resource === 'rolebindings') return this.bindingsIn.get(namespace)?.get(name);
+    return this.maps[resource].get(key(namespace || undefined, name));
+  }
+
   /** The uid of the object the index holds under this name, if any. */
   heldUid(resource: RbacResource, namespace: string, name: string): string | undefined {
-    return this.maps[resource].get(key(namespace || undefined, name))?.metadata.uid;
+    return this.held(resource, namespace, name)?.metadata.uid;
   }
 
   /**
@@ -186,17 +249,15 @@ export class RbacIndex implements RbacSource {
    * finalizers keep it (`gone` false).
    */
   awaitDeleted(resource: RbacResource, namespace: string, name: string, uid: string | undefined, gone: boolean, timeoutMs = WRITE_SYNC_TIMEOUT_MS): Promise<void> {
-    const k = key(namespace || undefined, name);
-    const map = this.maps[resource];
     return this.waitUntil(() => {
-      const held = map.get(k);
+      const held = this.held(resource, namespace, name);
       if (held === undefined || (uid !== undefined && held.metadata.uid !== uid)) return true;
       return !gone && held.metadata.deletionTimestamp !== undefined;
     }, timeoutMs);
   }
 
-  allRoleBindings(): Iterable<RoleBinding> {
-    return this.maps.rolebindings.values() as Iterable<RoleBinding>;
+  *allRoleBindings(): Iterable<RoleBinding> {
+    for (const names of this.bindingsIn.values()) yield* names.values();
   }
 
   clusterRoleBindings(): Iterable<RoleBinding> {

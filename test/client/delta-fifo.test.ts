@@ -142,4 +142,34 @@ describe('DeltaFIFO', () => {
     fifo.close();
     await assert.rejects(waiting, FIFOClosedError);
   });
+  it('runs the transformer once on each object entering the queue, not on tombstones or resyncs (client-go)', async () => {
+    const seen: string[] = [];
+    const known = new Indexer<KubeObject>();
+    const fifo = new DeltaFIFO<KubeObject>({
+      knownObjects: known,
+      transformer: (o) => {
+        seen.push(o.metadata.resourceVersion!);
+        return { metadata: { ...o.metadata, labels: { transformed: 'yes' } } };
+      },
+    });
+    const transformed = (deltas: Delta<KubeObject>[]): boolean[] =>
+      deltas.map((d) => (d.object instanceof DeletedFinalStateUnknown ? d.object.obj : d.object)?.metadata.labels?.['transformed'] === 'yes');
+    fifo.replace([cm('a', '1'), cm('b', '2')], '2');
+    fifo.update(cm('a', '3'));
+    fifo.delete(cm('b', '4'));
+    const a = await popOne(fifo);
+    assert.deepEqual(summary(a.deltas), ['Replaced:1', 'Updated:3']);
+    assert.deepEqual(transformed(a.deltas), [true, true]);
+    const b = await popOne(fifo);
+    assert.deepEqual(summary(b.deltas), ['Replaced:2', 'Deleted:4']);
+    assert.deepEqual(transformed(b.deltas), [true, true]);
+    assert.deepEqual(seen, ['1', '2', '3', '4']);
+    // Objects from the indexer (resync, a relist's tombstones) were transformed when they came in.
+    known.add(a.deltas[1]!.object as KubeObject);
+    fifo.resync();
+    fifo.replace([], '5');
+    const again = await popOne(fifo);
+    assert.deepEqual(summary(again.deltas), ['Sync:3', 'Deleted:tombstone(3)']);
+    assert.deepEqual(seen, ['1', '2', '3', '4'], 'not transformed twice');
+  });
 });

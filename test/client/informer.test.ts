@@ -19,6 +19,7 @@ import {
   type SharedInformerOptions,
   listWatchFromClient,
   silentLogger,
+  stripManagedFields,
 } from '../../src/client/index.js';
 import { retry, until } from '../helpers/wait.js';
 
@@ -150,6 +151,64 @@ describe('informers against a real server', { timeout: 60_000 }, () => {
     controller.abort();
     await factory.shutdown();
     assert.equal(informer.isStopped(), true);
+  });
+
+  it('a transform (factory WithTransform, stripManagedFields): the cache holds and handlers get what it returns; a write from the cache keeps the stored managedFields', { timeout: 20_000 }, async (t) => {
+    const server = await startTestServer();
+    t.after(() => server.stop());
+    const client = RestClient.fromKubeconfig(server.kubeconfigPath);
+    t.after(() => client.close());
+    await client.namespaces().create({ metadata: { name: 'tf' } });
+    await client.configMaps('tf').create({ metadata: { name: 'before', labels: { a: 'b' } }, data: { v: '1' } });
+
+    const given: KubeObject[] = [];
+    const controller = new AbortController();
+    const factory = new SharedInformerFactory(client, {
+      logger: silentLogger,
+      reflector: FAST_BACKOFF,
+      transform: (o) => {
+        given.push(o);
+        return stripManagedFields(o);
+      },
+    });
+    const informer = factory.forBuiltin('configmaps');
+    const handled: Array<{ event: string; obj: KubeObject }> = [];
+    informer.addEventHandler({
+      onAdd: (obj) => void handled.push({ event: 'add', obj }),
+      onUpdate: (old, obj) => void handled.push({ event: 'update-old', obj: old }, { event: 'update', obj }),
+      onDelete: (obj) => void handled.push({ event: 'delete', obj: obj as KubeObject }),
+    });
+    factory.start(controller.signal);
+    t.after(async () => {
+      controller.abort();
+      await factory.shutdown();
+    });
+    await factory.waitForCacheSync(controller.signal);
+    assert.throws(() => informer.setTransform((o) => o), /already started/);
+
+    const cached = informer.lister().namespace('tf').get('before')!;
+    assert.equal(cached.metadata.managedFields, undefined, 'the cache holds the transformed object');
+    assert.deepEqual(cached.data, { v: '1' });
+    assert.deepEqual(cached.metadata.labels, { a: 'b' });
+    assert.ok(cached.metadata.resourceVersion && cached.metadata.uid);
+    assert.ok(given.length >= 1 && given.every((o) => o.metadata.managedFields !== undefined), 'the transform gets the object as received, and leaves it as it was');
+
+    // A write from the cached copy (no managedFields) keeps the server's.
+    const cms = client.configMaps('tf');
+    await cms.update({ ...cached, data: { v: '2' } });
+    const stored = await cms.get('before');
+    assert.deepEqual(stored.data, { v: '2' });
+    assert.ok((stored.metadata.managedFields ?? []).length >= 1, 'managedFields kept on the server');
+    await cms.delete('before');
+    await until('update and delete delivered', () => handled.some((h) => h.event === 'delete'));
+    assert.deepEqual(
+      handled.map((h) => h.event),
+      ['add', 'update-old', 'update', 'delete'],
+    );
+    assert.equal(handled[0]!.obj, cached, 'handlers get the cached object');
+    for (const h of handled) assert.equal(h.obj.metadata.managedFields, undefined, `${h.event}: transformed`);
+    assert.deepEqual(handled[2]!.obj.data, { v: '2' });
+    assert.equal(informer.lister().namespace('tf').get('before'), undefined);
   });
 
   it('resumes a watch the server ended from the last resourceVersion, without relisting', { timeout: 20_000 }, async (t) => {
