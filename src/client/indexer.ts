@@ -6,7 +6,9 @@
 // Invariant: after every add/update/delete/replace, for every index name and
 // every stored object, the object's key is in exactly the index buckets its
 // IndexFunc returns for the stored version, and in no other bucket; empty
-// buckets are removed. The namespace index (NAMESPACE_INDEX) is built in.
+// buckets are removed. The namespace index (NAMESPACE_INDEX) is built in,
+// unless the owner asks for none (a cache never read by namespace, such as
+// the garbage collector's, saves an index entry per object).
 //
 // JavaScript runs one call at a time, so the "thread-safe" part of client-go
 // is implicit; callers must still treat returned objects as read-only (they
@@ -35,8 +37,9 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
   constructor(
     private readonly keyFunc: KeyFunc<T> = metaNamespaceKeyFunc as KeyFunc<T>,
     indexers: Indexers<T> = {},
+    options: { namespaceIndex?: boolean } = {},
   ) {
-    this.addIndexers({ [NAMESPACE_INDEX]: metaNamespaceIndexFunc, ...indexers });
+    this.addIndexers(options.namespaceIndex === false ? indexers : { [NAMESPACE_INDEX]: metaNamespaceIndexFunc, ...indexers });
   }
 
   keyOf(obj: T | DeletedFinalStateUnknown<T>): string {

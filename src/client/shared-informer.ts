@@ -43,6 +43,8 @@ export interface SharedInformerOptions<T extends KubeObject> {
   /** Default resync period for handlers; 0 (default) disables resync. */
   resyncPeriodMs?: number;
   indexers?: Indexers<T>;
+  /** false: no built-in namespace index (its lister cannot list by namespace). Default true. */
+  namespaceIndex?: boolean;
   keyFunc?: KeyFunc<T>;
   clock?: Clock;
   logger?: ClientLogger;
@@ -82,7 +84,7 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     this.log = options.logger ?? defaultLogger();
     this.defaultResyncMs = options.resyncPeriodMs ?? 0;
     this.resyncCheckPeriodMs = this.defaultResyncMs;
-    this.indexer = new Indexer<T>(options.keyFunc ?? (metaNamespaceKeyFunc as KeyFunc<T>), options.indexers ?? {});
+    this.indexer = new Indexer<T>(options.keyFunc ?? (metaNamespaceKeyFunc as KeyFunc<T>), options.indexers ?? {}, { namespaceIndex: options.namespaceIndex !== false });
     this.transform = options.transform;
   }
 

@@ -24,6 +24,18 @@ describe('keys', () => {
 describe('Indexer', () => {
   const byApp = (o: KubeObject): string[] => (o.metadata.labels?.app ? [o.metadata.labels.app] : []);
 
+  it('without the namespace index (namespaceIndex: false) keeps objects by key and the other indices only', () => {
+    const idx = new Indexer(undefined, { app: byApp }, { namespaceIndex: false });
+    idx.add(obj('ns1', 'a', { app: 'web' }));
+    idx.add(obj('ns2', 'b', { app: 'web' }));
+    assert.equal(idx.getByKey('ns1/a')?.metadata.name, 'a');
+    assert.deepEqual(names(idx.byIndex('app', 'web')), ['a', 'b']);
+    assert.deepEqual(Object.keys(idx.getIndexers()), ['app']);
+    assert.throws(() => idx.byIndex(NAMESPACE_INDEX, 'ns1'), /Index with name namespace does not exist/);
+    idx.delete(obj('ns1', 'a'));
+    assert.deepEqual(idx.listKeys(), ['ns2/b']);
+  });
+
   it('indexes by namespace out of the box and by any named index', () => {
     const idx = new Indexer(undefined, { app: byApp });
     idx.add(obj('ns1', 'a', { app: 'web' }));

@@ -225,7 +225,12 @@ export class GarbageCollector {
   }
 
   private startMonitor(resource: MonitoredResource, signal: AbortSignal): void {
-    const informer = new SharedIndexInformer<KubeObject>(metadataListWatch(this.client, resource.gvr, this.reads), { name: `gc:${resource.id}`, logger: this.log });
+    // Its cache is read by key only (the DeltaFIFO's known objects, an update's old state): no namespace index.
+    const informer = new SharedIndexInformer<KubeObject>(metadataListWatch(this.client, resource.gvr, this.reads), {
+      name: `gc:${resource.id}`,
+      logger: this.log,
+      namespaceIndex: false,
+    });
     const { apiVersion, kind } = resource;
     informer.addEventHandler({
       onAdd: (obj) => this.graph.processEvent({ type: 'add', apiVersion, kind, meta: metaView(obj) }),

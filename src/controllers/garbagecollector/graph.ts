@@ -129,6 +129,8 @@ export class GraphNode {
 }
 
 const EMPTY: ReadonlySet<GraphNode> = new Set();
+/** The owners of a node that has none: one array for them all. */
+const NO_OWNERS: readonly OwnerReference[] = Object.freeze([]);
 
 export function sameIdentity(a: Identity, b: Identity): boolean {
   return a.uid === b.uid && a.name === b.name && a.namespace === b.namespace && a.kind === b.kind && a.apiVersion === b.apiVersion;
@@ -147,6 +149,10 @@ function sameRef(a: OwnerReference, b: OwnerReference): boolean {
     (a.controller ?? null) === (b.controller ?? null) &&
     (a.blockOwnerDeletion ?? null) === (b.blockOwnerDeletion ?? null)
   );
+}
+
+function ownersOf(meta: ObjectMetaView): readonly OwnerReference[] {
+  return meta.ownerReferences !== undefined && meta.ownerReferences.length > 0 ? meta.ownerReferences : NO_OWNERS;
 }
 
 function hasFinalizer(meta: ObjectMetaView | undefined, finalizer: string): boolean {
@@ -206,7 +212,7 @@ export class Graph {
 
     if (event.type !== 'delete') {
       if (existing === undefined) {
-        const node = new GraphNode(observedIdentity, meta.ownerReferences ?? [], false);
+        const node = new GraphNode(observedIdentity, ownersOf(meta), false);
         node.beingDeleted = beingDeleted(meta);
         node.deletingDependents = node.beingDeleted && hasFinalizer(meta, FINALIZER_FOREGROUND);
         this.nodes.set(meta.uid, node);
@@ -214,10 +220,10 @@ export class Graph {
         this.processTransitions(event.oldMeta, meta, node);
         return;
       }
-      const { added, removed, changed } = referencesDiffs(existing.owners, meta.ownerReferences ?? []);
+      const { added, removed, changed } = referencesDiffs(existing.owners, ownersOf(meta));
       if (added.length > 0 || removed.length > 0 || changed.length > 0) {
         this.addUnblockedOwnersToDeleteQueue(removed, changed);
-        existing.owners = meta.ownerReferences ?? [];
+        existing.owners = ownersOf(meta);
         this.addDependentToOwners(existing, added);
         this.removeDependentFromOwners(existing, removed);
       }
@@ -297,7 +303,7 @@ export class Graph {
       if (ownerNode === undefined) {
         ownerNode = new GraphNode(
           { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, namespace: n.identity.namespace },
-          [],
+          NO_OWNERS,
           true,
         );
         this.nodes.set(owner.uid, ownerNode);
