@@ -68,34 +68,24 @@ function shared<T extends string | undefined>(s: T): T {
  * What the index keeps of a Role or RoleBinding: what authorization, the
  * write waits (uid, resourceVersion, deletionTimestamp) and the binding
  * scope (a propagated copy's inherited-from label) read; see the header.
+ * Each part is one object literal of a fixed shape (absent fields
+ * undefined): V8 then sizes it exactly, with no separate property store.
  */
 export function authorizationView(obj: KubeObject): Role | RoleBinding {
   const m = obj.metadata;
-  const metadata: KubeObject['metadata'] = { name: m.name! };
-  if (m.namespace !== undefined) metadata.namespace = m.namespace;
-  if (m.uid !== undefined) metadata.uid = m.uid;
-  if (m.resourceVersion !== undefined) metadata.resourceVersion = m.resourceVersion;
+  const metadata: KubeObject['metadata'] = { name: m.name!, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion };
+  // Rare (a binding being deleted, a propagated copy): added, not kept in every view.
   if (m.deletionTimestamp !== undefined && m.deletionTimestamp !== null) metadata.deletionTimestamp = m.deletionTimestamp;
   const inheritedFrom = m.labels?.[LABEL_INHERITED_FROM];
   if (inheritedFrom !== undefined) metadata.labels = { [LABEL_INHERITED_FROM]: inheritedFrom };
   const binding = obj as Partial<RoleBinding>;
-  if (binding.roleRef === undefined) {
-    const role: Role = { metadata };
-    const rules = (obj as Role).rules;
-    if (rules !== undefined) role.rules = rules;
-    return role;
-  }
+  if (binding.roleRef === undefined) return { metadata, rules: (obj as Role).rules };
   const ref = binding.roleRef;
-  const view: RoleBinding = { metadata, roleRef: { apiGroup: shared(ref.apiGroup), kind: shared(ref.kind), name: ref.name } };
-  if (binding.subjects !== undefined && binding.subjects !== null) {
-    view.subjects = binding.subjects.map((s) => {
-      const subject: Subject = { kind: shared(s.kind), name: shared(s.name) };
-      if (s.apiGroup !== undefined) subject.apiGroup = shared(s.apiGroup);
-      if (s.namespace !== undefined) subject.namespace = s.namespace;
-      return subject;
-    });
-  }
-  return view;
+  return {
+    metadata,
+    roleRef: { apiGroup: shared(ref.apiGroup), kind: shared(ref.kind), name: ref.name },
+    subjects: binding.subjects?.map((s) => ({ kind: shared(s.kind), apiGroup: shared(s.apiGroup), name: shared(s.name), namespace: s.namespace })),
+  };
 }
 
 export class RbacIndex implements RbacSource {
