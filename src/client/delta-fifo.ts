@@ -57,9 +57,10 @@ export interface DeltaFIFOOptions<T> {
 /**
  * What an informer keeps of each object it receives (client-go's
  * TransformFunc): typically the object less fields no handler reads, such as
- * metadata.managedFields. It must keep the name, namespace and
- * resourceVersion, and must not change the object it is given (that may be
- * shared with other readers): it returns a new one, or the same unchanged.
+ * metadata.managedFields (transforms.ts). It must keep the name, namespace
+ * and resourceVersion. The object it is given is the informer's own (its
+ * ListerWatcher decoded it; in-process reads hand a copy): it may change it
+ * in place or return a new one.
  */
 export type TransformFunc<T> = (obj: T) => T;
 

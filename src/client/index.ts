@@ -49,7 +49,8 @@ export { type InProcessReads, type ListerWatcher, type ListWatchSelectors, inPro
 export { Reflector, type ReflectorOptions, VeryShortWatchError, isExpiredError } from './reflector.js';
 export { type Notification, type ResourceEventHandler } from './processor-listener.js';
 export { type EventHandlerRegistration, SharedIndexInformer, type SharedInformerOptions, waitForCacheSync } from './shared-informer.js';
-export { type ForResourceOptions, type InformerFactoryOptions, SharedInformerFactory, stripManagedFields } from './informer-factory.js';
+export { type ForResourceOptions, type InformerFactoryOptions, SharedInformerFactory } from './informer-factory.js';
+export { sharedStrings, stripManagedFields } from './transforms.js';
 
 export {
   BucketRateLimiter,

@@ -28,7 +28,7 @@ export interface InformerFactoryOptions extends ListWatchSelectors {
   /**
    * Applied to every object each informer receives before it is cached or
    * handed to a handler (client-go's WithTransform): kube-controller-manager
-   * drops metadata.managedFields this way (stripManagedFields).
+   * drops metadata.managedFields this way (transforms.ts).
    */
   transform?: TransformFunc<KubeObject>;
 }
@@ -110,17 +110,4 @@ export class SharedInformerFactory {
 /** "configmaps.v1." style id; core group empty, as client-go prints a GVR. */
 function gvrString(gvr: GroupVersionResource): string {
   return `${gvr.resource}.${gvr.version}.${gvr.group}`;
-}
-
-/**
- * The object without metadata.managedFields (kube-controller-manager's
- * informer transform): a new object, the one given left as it is; the same
- * object when it has none. An update written from such a copy keeps the
- * stored managedFields (the server keeps them when a write carries none).
- */
-export function stripManagedFields<T extends KubeObject>(obj: T): T {
-  const metadata = obj.metadata;
-  if (metadata === undefined || metadata.managedFields === undefined) return obj;
-  const { managedFields: _dropped, ...rest } = metadata;
-  return { ...obj, metadata: rest };
 }

@@ -13,7 +13,7 @@
 // stop() stops them all and resolves when every loop has finished.
 
 import { setMaxListeners } from 'node:events';
-import { type ClientLogger, type InProcessReads, type RestClient, SharedInformerFactory, silentLogger, stripManagedFields } from '../client/index.js';
+import { type ClientLogger, type InProcessReads, type RestClient, SharedInformerFactory, sharedStrings, silentLogger, stripManagedFields } from '../client/index.js';
 import {
   DEFAULT_CONCURRENT_NAMESPACE_SYNCS,
   DEFAULT_NAMESPACE_DELETION_GRACE_PERIOD_MS,
@@ -140,12 +140,14 @@ export function startControllerManager(options: ControllerManagerOptions): Runni
   const abort = new AbortController();
   // Every informer and controller loop listens on this one signal.
   setMaxListeners(0, abort.signal);
+  const share = sharedStrings();
   const informers = new SharedInformerFactory(options.client, {
     defaultResyncMs: options.namespaceSyncPeriodMs ?? DEFAULT_NAMESPACE_SYNC_PERIOD_MS,
     logger: log,
     // As kube-controller-manager: no controller reads managedFields, and the
-    // caches (every RoleBinding and Role, for propagation) are half the size without them.
-    transform: stripManagedFields,
+    // caches (every RoleBinding and Role, for propagation) are half the size
+    // without them; the strings every object repeats are held once.
+    transform: (obj) => share(stripManagedFields(obj)),
   });
   const loops: Promise<void>[] = [];
   const running: RunningControllerManager = { systemNamespacesSynced: new Promise<void>(() => {}), stop: async () => {} };

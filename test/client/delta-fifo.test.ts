@@ -4,6 +4,7 @@ import type { KubeObject } from '../../src/machinery/meta.js';
 import { type Delta, DeltaFIFO, FIFOClosedError } from '../../src/client/delta-fifo.js';
 import { Indexer } from '../../src/client/indexer.js';
 import { DeletedFinalStateUnknown } from '../../src/client/store.js';
+import { sharedStrings, stripManagedFields } from '../../src/client/transforms.js';
 
 const cm = (name: string, rv: string, ns = 'default'): KubeObject => ({ metadata: { name, namespace: ns, resourceVersion: rv } });
 
@@ -171,5 +172,36 @@ describe('DeltaFIFO', () => {
     const again = await popOne(fifo);
     assert.deepEqual(summary(again.deltas), ['Sync:3', 'Deleted:tombstone(3)']);
     assert.deepEqual(seen, ['1', '2', '3', '4'], 'not transformed twice');
+  });
+});
+
+describe('informer transforms', () => {
+  it('stripManagedFields returns the object without managedFields and leaves the one given as it was', () => {
+    const given: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'n', resourceVersion: '1', managedFields: [{ manager: 'm' }] }, data: { k: 'v' } };
+    const out = stripManagedFields(given);
+    assert.deepEqual(out, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'n', resourceVersion: '1' }, data: { k: 'v' } });
+    assert.deepEqual(given.metadata.managedFields, [{ manager: 'm' }]);
+    const none: KubeObject = { metadata: { name: 'b' } };
+    assert.equal(stripManagedFields(none), none);
+  });
+
+  it('sharedStrings changes no value, in place, and keeps at most maxStrings strings', () => {
+    const text = (i: number): string =>
+      JSON.stringify({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: `b${i}`, namespace: 'n', resourceVersion: String(i), labels: { team: 'platform-engineering', n: String(i), odd: 7 } },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: `user-${i}` }, null],
+        data: { kind: 'x'.repeat(200) },
+      });
+    for (const max of [10_000, 2]) {
+      const share = sharedStrings<KubeObject>(max);
+      for (let i = 0; i < 5; i++) {
+        const obj = JSON.parse(text(i)) as KubeObject;
+        assert.equal(share(obj), obj, 'in place');
+        assert.deepEqual(obj, JSON.parse(text(i)));
+      }
+    }
   });
 });
