@@ -22,7 +22,8 @@
 //   is never removed by a virtual delete event whose identity differs from the
 //   one observed.
 // Memory: a node keeps its identity strings, the object's own ownerReferences
-// array and a dependents set allocated only for owners.
+// array (one shared empty array when it has none), a dependents set
+// allocated only for owners, and its flags in one integer.
 
 export interface OwnerReference {
   apiVersion: string;
@@ -76,24 +77,63 @@ export interface GraphSink {
 export const FINALIZER_ORPHAN = 'orphan';
 export const FINALIZER_FOREGROUND = 'foregroundDeletion';
 
+const VIRTUAL = 1;
+const OBSERVED = 2;
+const BEING_DELETED = 4;
+const DELETING_DEPENDENTS = 8;
+
 export class GraphNode {
   identity: Identity;
   /** The object's ownerReferences (empty for virtual nodes). */
   owners: readonly OwnerReference[];
   /** Nodes naming this one as an owner; allocated on first use. */
   private deps: Set<GraphNode> | undefined;
-  /** Known only from another object's reference, never observed through an informer. */
-  virtual: boolean;
-  /** Seen through an informer at least once. */
-  observed: boolean;
-  beingDeleted = false;
-  deletingDependents = false;
+  /** The four flags below in one small integer (a field each cost 8 bytes per node). */
+  private flags = 0;
 
   constructor(identity: Identity, owners: readonly OwnerReference[], virtual: boolean) {
     this.identity = identity;
     this.owners = owners;
     this.virtual = virtual;
     this.observed = !virtual;
+  }
+
+  private flag(bit: number): boolean {
+    return (this.flags & bit) !== 0;
+  }
+
+  private setFlag(bit: number, on: boolean): void {
+    this.flags = on ? this.flags | bit : this.flags & ~bit;
+  }
+
+  /** Known only from another object's reference, never observed through an informer. */
+  get virtual(): boolean {
+    return this.flag(VIRTUAL);
+  }
+  set virtual(on: boolean) {
+    this.setFlag(VIRTUAL, on);
+  }
+
+  /** Seen through an informer at least once. */
+  get observed(): boolean {
+    return this.flag(OBSERVED);
+  }
+  set observed(on: boolean) {
+    this.setFlag(OBSERVED, on);
+  }
+
+  get beingDeleted(): boolean {
+    return this.flag(BEING_DELETED);
+  }
+  set beingDeleted(on: boolean) {
+    this.setFlag(BEING_DELETED, on);
+  }
+
+  get deletingDependents(): boolean {
+    return this.flag(DELETING_DEPENDENTS);
+  }
+  set deletingDependents(on: boolean) {
+    this.setFlag(DELETING_DEPENDENTS, on);
   }
 
   get dependents(): ReadonlySet<GraphNode> {
