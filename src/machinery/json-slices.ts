@@ -21,12 +21,16 @@
 // undefined members are dropped as JSON.stringify drops them.
 
 import { rememberKey } from './known-keys.js';
+import { isArrayIndex, keepWideKeys, wideKeys } from './wide-keys.js';
 
 export type SlicePath = Array<string | number>;
 export type Slice = ['set' | 'merge' | 'append', SlicePath, string];
 
 /** Values per slice: one slice parses in well under a millisecond. */
 export const SLICE_NODES = 1024;
+
+/** The work between two pauses of assembleSlices and stringifySliced, in milliseconds. */
+export const SLICE_BUDGET_MS = 4;
 
 /** The slices that rebuild `value` (assembleSlices); on a worker thread. */
 export function jsonSlices(value: unknown, sliceNodes = SLICE_NODES): Slice[] {
@@ -100,16 +104,28 @@ export function jsonSlices(value: unknown, sliceNodes = SLICE_NODES): Slice[] {
 
 /**
  * Rebuilds the value of `slices`, calling `pause` (which lets the loop turn)
- * whenever `budgetMs` of work has passed since the last one.
+ * whenever `budgetMs` of work has passed since the last one. The key list of
+ * every map sent in 'merge' slices is kept (wide-keys.ts: this thread then
+ * never lists it again while the request runs).
  */
-export async function assembleSlices(slices: readonly Slice[], pause: () => Promise<void>, budgetMs = 4): Promise<unknown> {
+export async function assembleSlices(slices: readonly Slice[], pause: () => Promise<void>, budgetMs = SLICE_BUDGET_MS): Promise<unknown> {
   let root: unknown;
   let resumed = performance.now();
+  // The keys of each map filled by 'merge' slices, in the order they were added (null: one is an array index).
+  const merged = new Map<object, string[] | null>();
   for (const [op, path, json] of slices) {
     const parsed: unknown = JSON.parse(json);
     if (op === 'set') {
+      // A large map is sent empty first, then filled: its keys are listed from here on.
+      if (json === '{}') merged.set(parsed as object, []);
       if (path.length === 0) root = parsed;
-      else setMember(at(root, path.slice(0, -1)), path[path.length - 1]!, parsed);
+      else {
+        const parent = at(root, path.slice(0, -1));
+        const key = path[path.length - 1]!;
+        setMember(parent, key, parsed);
+        // A member too large for its map's slices is sent under its own path, in its place among the keys.
+        if (typeof key === 'string') addKeys(merged, parent as object, [key]);
+      }
     } else if (op === 'merge') {
       const target = at(root, path) as Record<string, unknown>;
       const source = parsed as Record<string, unknown>;
@@ -117,6 +133,7 @@ export async function assembleSlices(slices: readonly Slice[], pause: () => Prom
       for (const key of keys) setMember(target, key, source[key]);
       // A container sent in 'merge' slices is large: known-keys.ts says why one of its keys is recorded.
       if (keys.length > 0) rememberKey(target, keys[0]!);
+      addKeys(merged, target, keys);
     } else {
       const target = at(root, path) as unknown[];
       for (const e of parsed as unknown[]) target.push(e);
@@ -126,7 +143,21 @@ export async function assembleSlices(slices: readonly Slice[], pause: () => Prom
       resumed = performance.now();
     }
   }
+  for (const [map, keys] of merged) if (keys !== null) keepWideKeys(map, keys, true);
   return root;
+}
+
+/** Appends `keys` to `map`'s list in `merged`, if it has one; an array index ends it (wide-keys.ts). */
+function addKeys(merged: Map<object, string[] | null>, map: object, keys: string[]): void {
+  const list = merged.get(map);
+  if (list === undefined || list === null) return;
+  for (const key of keys) {
+    if (isArrayIndex(key)) {
+      merged.set(map, null);
+      return;
+    }
+    list.push(key);
+  }
 }
 
 function at(root: unknown, path: SlicePath): unknown {
@@ -151,15 +182,16 @@ function setMember(target: unknown, key: string | number, value: unknown): void 
  * Every container is enumerated about once: the keys of one with more than
  * `sliceNodes` members are kept for the walk (a 100,000-key map's keys cost
  * tens of milliseconds each time they are listed, and the size check of each
- * of its ancestors reaches it).
+ * of its ancestors reaches it); a map assembled here is not listed at all
+ * (its kept keys, wide-keys.ts).
  */
-export async function stringifySliced(value: unknown, pause: () => Promise<void>, budgetMs = 4, sliceNodes = SLICE_NODES): Promise<string> {
+export async function stringifySliced(value: unknown, pause: () => Promise<void>, budgetMs = SLICE_BUDGET_MS, sliceNodes = SLICE_NODES): Promise<string> {
   // The text so far: `done` (joined at each pause, so that no single join is long) and `parts` since.
   let done = '';
   let parts: string[] = [];
   let resumed = performance.now();
   const wide = new Map<object, string[]>();
-  const keysOf = (o: object): string[] => wide.get(o) ?? Object.keys(o);
+  const keysOf = (o: object): string[] => wide.get(o) ?? wideKeys(o);
   const turn = async (): Promise<void> => {
     if (performance.now() - resumed < budgetMs) return;
     done += parts.join('');
@@ -208,6 +240,8 @@ export async function stringifySliced(value: unknown, pause: () => Promise<void>
     for (const key of keys) {
       const member = record[key];
       if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+      // A kept key list (wide-keys.ts) may name a key deleted since: only __proto__ then reads as an object.
+      if (key === '__proto__' && !Object.hasOwn(record, key)) continue;
       if (member !== null && typeof member === 'object') {
         parts.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
         first = false;
@@ -244,7 +278,7 @@ function moreNodesThan(value: object, limit: number, wide: Map<object, string[]>
     const record = v as Record<string, unknown>;
     let keys = wide.get(record);
     if (keys === undefined) {
-      keys = Object.keys(record);
+      keys = wideKeys(record);
       if (keys.length > limit) wide.set(record, keys);
     }
     if (seen + stack.length + keys.length > limit) return true;

@@ -48,7 +48,7 @@ export abstract class CreateStore extends ReadStore {
     const admitted = this.admit('CREATE', obj, undefined, '', options);
     if (admitted !== undefined) await admitted;
     if (options.pause !== undefined) await options.pause();
-    this.validateCreate(obj);
+    await this.validateCreatePaused(obj, options.pause);
     options.warnings?.push(...(this.strategy.warningsOnCreate?.(obj) ?? []));
     if (options.pause !== undefined) await options.pause();
     const validated = this.validateAdmission('CREATE', obj, undefined, '', options);

@@ -270,7 +270,7 @@ export abstract class UpdateStore extends DeleteStore {
     const admitted = this.admit('CREATE', obj, undefined, '', call);
     if (admitted !== undefined) await admitted;
     await call.pause?.();
-    this.validateCreate(obj);
+    await this.validateCreatePaused(obj, call.pause);
     await call.pause?.();
     const validated = this.validateAdmission('CREATE', obj, undefined, '', call);
     if (validated !== undefined) await validated;
@@ -352,7 +352,7 @@ export abstract class UpdateStore extends DeleteStore {
     }
     errors.push(...this.kubeFinalizerNames(obj));
     const w = fields.warnings;
-    if (subresource === '') errors.push(...(this.strategy.validateUpdate?.(obj, old, w) ?? []));
+    if (subresource === '') errors.push(...(await this.kindUpdateErrors(obj, old, w, call.pause)));
     else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old, w) ?? []));
     else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old, w) ?? []));
     if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, meta.name ?? '', errors);
