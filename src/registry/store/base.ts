@@ -447,7 +447,7 @@ export abstract class StoreBase {
   }
 
   /** The kind's update checks (validateUpdate), in steps with `pause` between them when the kind has steps (a large write). */
-  protected async kindUpdateErrors(obj: KubeObject, old: KubeObject, warnings: string[] | undefined, pause: (() => Promise<void>) | undefined): Promise<FieldError[]> {
+  protected kindUpdateErrors(obj: KubeObject, old: KubeObject, warnings: string[] | undefined, pause: (() => Promise<void>) | undefined): FieldError[] | Promise<FieldError[]> {
     const steps = this.strategy.validateUpdateSteps;
     if (pause === undefined || steps === undefined) return this.strategy.validateUpdate?.(obj, old, warnings) ?? [];
     return runStepsPaused(steps(obj, old), pause);
