@@ -29,8 +29,16 @@ export type Slice = ['set' | 'merge' | 'append', SlicePath, string];
 /** Values per slice: one slice parses in well under a millisecond. */
 export const SLICE_NODES = 1024;
 
-/** The work between two pauses of assembleSlices and stringifySliced, in milliseconds. */
-export const SLICE_BUDGET_MS = 4;
+/**
+ * The work between two pauses of assembleSlices and stringifySliced, in
+ * milliseconds: what a small request waits for at most when it arrives during
+ * a slice (plus the step that crosses it). 2 ms rather than 4: with the long
+ * blocks gone (wide-keys.ts), the slices set a small GET's p99 beside a
+ * large request; bench/noisy-neighbour.ts's maximal phase measured p99
+ * 7.8 ms against 10.5 (medians of 4 alternating runs, 4 of 4 in its favour,
+ * load 4-5 on 2 cores); a large request takes longer.
+ */
+export const SLICE_BUDGET_MS = 2;
 
 /** The slices that rebuild `value` (assembleSlices); on a worker thread. */
 export function jsonSlices(value: unknown, sliceNodes = SLICE_NODES): Slice[] {

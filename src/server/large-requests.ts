@@ -67,7 +67,7 @@
 //                                                              for 100,000 keys on an idle core
 //   a ConfigMap's or Secret's           here, in steps with    it reads the object as admission left
 //   validation (its data keys and       pauses (steps.ts:      it, and reads it here; 100,000 keys
-//   sizes)                              a 4 ms budget)         were one block of 25-40 ms
+//   sizes)                              a 2 ms budget)         were one block of 25-40 ms
 //   the answer's JSON: a create's       spliced from the       the stored value is the object's JSON
 //                                       stored value           (createdJSON): no walk at all
 //   ... any other write's               slices (responses.ts)  JSON.stringify of a maximal object is
