@@ -194,15 +194,34 @@ function setMember(target: unknown, key: string | number, value: unknown): void 
  * (its kept keys, wide-keys.ts).
  */
 export async function stringifySliced(value: unknown, pause: () => Promise<void>, budgetMs = SLICE_BUDGET_MS, sliceNodes = SLICE_NODES): Promise<string> {
+  return (await stringifySlicedPieces(value, pause, budgetMs, sliceNodes)).join('');
+}
+
+/** A JSON text, whole or in pieces to be joined (stringifySlicedPieces). */
+export type JsonText = string | string[];
+
+/** The text of a JsonText. */
+export function jsonText(json: JsonText): string {
+  return typeof json === 'string' ? json : json.join('');
+}
+
+/**
+ * stringifySliced's text in pieces, one per pause (their concatenation is the
+ * text): a worker thread takes them as they are (body-worker.ts) and joins
+ * them there. Why: one string built of many pieces is a tree of them, which
+ * postMessage flattens, a copy of the whole text in one block (~5 ms for a
+ * maximal object); pieces that are each flat copy in a fraction of that.
+ */
+export async function stringifySlicedPieces(value: unknown, pause: () => Promise<void>, budgetMs = SLICE_BUDGET_MS, sliceNodes = SLICE_NODES): Promise<string[]> {
   // The text so far: `done` (joined at each pause, so that no single join is long) and `parts` since.
-  let done = '';
+  const done: string[] = [];
   let parts: string[] = [];
   let resumed = performance.now();
   const wide = new Map<object, string[]>();
   const keysOf = (o: object): string[] => wide.get(o) ?? wideKeys(o);
   const turn = async (): Promise<void> => {
     if (performance.now() - resumed < budgetMs) return;
-    done += parts.join('');
+    done.push(parts.join(''));
     parts = [];
     await pause();
     resumed = performance.now();
@@ -263,7 +282,8 @@ export async function stringifySliced(value: unknown, pause: () => Promise<void>
     parts.push('}');
   };
   await walk(value);
-  return done + parts.join('');
+  done.push(parts.join(''));
+  return done;
 }
 
 /**
