@@ -49,7 +49,8 @@
 // Printed per phase: the cores the server's processes (apiary with its TLS
 // front; kube-apiserver with etcd) and the generators used.
 //
-//   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference] [--client wrk|node] [--no-elsewhere]
+//   node --import tsx bench/noisy-neighbour.ts [--seconds 5] [--rounds 1] [--only apiary|reference] [--client wrk|node] [--no-elsewhere] [--no-flood]
+// APIARY_BENCH_DIST=<dir> runs apiary from that build instead of building dist/ (A/B of two builds in one sitting).
 
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -71,6 +72,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     client: { type: 'string', default: 'wrk' },
     'no-elsewhere': { type: 'boolean', default: false },
+    'no-flood': { type: 'boolean', default: false },
   },
 });
 /** wrk (default): both tenants' load from C, cheap on 2 cores; node: undici in Node processes (the earlier sessions' generator). */
@@ -346,15 +348,15 @@ async function measure(admin: Target, twin?: Target): Promise<Record<Phase, Meas
   const out: Record<Phase, Measure[]> = { solo: [], flood: [], elsewhere: [], maximal: [] };
   for (let round = 0; round < rounds; round++) {
     out.solo.push(await tenantA(a));
-    const flood = await withB(admin, a, b, 'flood');
-    out.flood.push(flood);
+    const flood = values['no-flood'] ? undefined : await withB(admin, a, b, 'flood');
+    if (flood !== undefined) out.flood.push(flood);
     const elsewhere = twinB !== undefined ? await withB(admin, a, twinB, 'flood') : undefined;
     if (elsewhere !== undefined) out.elsewhere.push(elsewhere);
     const maximal = await withB(admin, a, b, 'maximal');
     out.maximal.push(maximal);
     const solo = out.solo.at(-1)!;
     const cores = (m: Measure): string => `cores: server ${fmt(m.serverCores, 2)}, clients ${fmt(m.clientCores, 2)}`;
-    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(solo.p99, 1)} ms, ${fmt(solo.rps)}/s (${cores(solo)}); flood p99 ${fmt(flood.p99, 1)} ms, ${fmt(flood.rps)}/s (${cores(flood)}; B ${fmt(flood.bRps)}/s, sent ${flood.bSent}, ${flood.bRejected} not 2xx${flood.state})${elsewhere !== undefined ? `; elsewhere p99 ${fmt(elsewhere.p99, 1)} ms, ${fmt(elsewhere.rps)}/s (${cores(elsewhere)}; B ${fmt(elsewhere.bRps)}/s)` : ''}; maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
+    console.error(`  ${target.name} round ${round + 1}: solo p99 ${fmt(solo.p99, 1)} ms, ${fmt(solo.rps)}/s (${cores(solo)})${flood !== undefined ? `; flood p99 ${fmt(flood.p99, 1)} ms, ${fmt(flood.rps)}/s (${cores(flood)}; B ${fmt(flood.bRps)}/s, sent ${flood.bSent}, ${flood.bRejected} not 2xx${flood.state})` : ''}${elsewhere !== undefined ? `; elsewhere p99 ${fmt(elsewhere.p99, 1)} ms, ${fmt(elsewhere.rps)}/s (${cores(elsewhere)}; B ${fmt(elsewhere.bRps)}/s)` : ''}; maximal p99 ${fmt(maximal.p99, 1)} ms (B sent ${maximal.bSent})`);
   }
   return out;
 }
@@ -362,7 +364,9 @@ async function measure(admin: Target, twin?: Target): Promise<Record<Phase, Meas
 /** `apiary serve` as shipped (HTTPS, the token file, RBAC) from tsc's output, on sqlite. */
 async function startSecureApiary(build = true): Promise<{ origin: string; pid: number; stop(): Promise<void> }> {
   const repo = fileURLToPath(new URL('..', import.meta.url));
-  if (build) execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
+  // APIARY_BENCH_DIST=<dir>: run that build (e.g. a copy of an earlier dist/, for A/B in one sitting) instead of building dist/.
+  const dist = process.env.APIARY_BENCH_DIST;
+  if (build && dist === undefined) execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' });
   const dataDir = mkdtempSync(join(tmpdir(), 'apiary-bench-noisy-'));
   const tokens = join(dataDir, 'tokens.csv');
   writeFileSync(tokens, [`${TOKENS.admin},bench-admin,bench-admin-uid,"system:masters"`, ...TENANT_TOKEN_LINES].join('\n') + '\n', { mode: 0o600 });
@@ -370,7 +374,7 @@ async function startSecureApiary(build = true): Promise<{ origin: string; pid: n
     [
       // APIARY_BENCH_CPU_PROF=<dir>: profile the server (as bench/lib.ts's startApiary does).
       ...(process.env.APIARY_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.APIARY_BENCH_CPU_PROF] : []),
-      join(repo, 'dist/cli/main.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--storage', 'sqlite', '--token-auth-file', tokens, '--log-level', 'warn', ...(process.env.APIARY_SERVE_ARGS ?? '').split(' ').filter((x) => x !== '')],
+      join(dist ?? join(repo, 'dist'), 'cli/main.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--storage', 'sqlite', '--token-auth-file', tokens, '--log-level', 'warn', ...(process.env.APIARY_SERVE_ARGS ?? '').split(' ').filter((x) => x !== '')],
     { stderr: 'inherit' },
     'apiary serve',
   );

@@ -21,12 +21,24 @@
 // undefined members are dropped as JSON.stringify drops them.
 
 import { rememberKey } from './known-keys.js';
+import { isArrayIndex, keepWideKeys, wideKeys } from './wide-keys.js';
 
 export type SlicePath = Array<string | number>;
 export type Slice = ['set' | 'merge' | 'append', SlicePath, string];
 
 /** Values per slice: one slice parses in well under a millisecond. */
 export const SLICE_NODES = 1024;
+
+/**
+ * The work between two pauses of assembleSlices and stringifySliced, in
+ * milliseconds: what a small request waits for at most when it arrives during
+ * a slice (plus the step that crosses it). 2 ms rather than 4: with the long
+ * blocks gone (wide-keys.ts), the slices set a small GET's p99 beside a
+ * large request; bench/noisy-neighbour.ts's maximal phase measured p99
+ * 7.8 ms against 10.5 (medians of 4 alternating runs, 4 of 4 in its favour,
+ * load 4-5 on 2 cores); a large request takes longer.
+ */
+export const SLICE_BUDGET_MS = 2;
 
 /** The slices that rebuild `value` (assembleSlices); on a worker thread. */
 export function jsonSlices(value: unknown, sliceNodes = SLICE_NODES): Slice[] {
@@ -100,16 +112,28 @@ export function jsonSlices(value: unknown, sliceNodes = SLICE_NODES): Slice[] {
 
 /**
  * Rebuilds the value of `slices`, calling `pause` (which lets the loop turn)
- * whenever `budgetMs` of work has passed since the last one.
+ * whenever `budgetMs` of work has passed since the last one. The key list of
+ * every map sent in 'merge' slices is kept (wide-keys.ts: this thread then
+ * never lists it again while the request runs).
  */
-export async function assembleSlices(slices: readonly Slice[], pause: () => Promise<void>, budgetMs = 4): Promise<unknown> {
+export async function assembleSlices(slices: readonly Slice[], pause: () => Promise<void>, budgetMs = SLICE_BUDGET_MS): Promise<unknown> {
   let root: unknown;
   let resumed = performance.now();
+  // The keys of each map filled by 'merge' slices, in the order they were added (null: one is an array index).
+  const merged = new Map<object, string[] | null>();
   for (const [op, path, json] of slices) {
     const parsed: unknown = JSON.parse(json);
     if (op === 'set') {
+      // A large map is sent empty first, then filled: its keys are listed from here on.
+      if (json === '{}') merged.set(parsed as object, []);
       if (path.length === 0) root = parsed;
-      else setMember(at(root, path.slice(0, -1)), path[path.length - 1]!, parsed);
+      else {
+        const parent = at(root, path.slice(0, -1));
+        const key = path[path.length - 1]!;
+        setMember(parent, key, parsed);
+        // A member too large for its map's slices is sent under its own path, in its place among the keys.
+        if (typeof key === 'string') addKeys(merged, parent as object, [key]);
+      }
     } else if (op === 'merge') {
       const target = at(root, path) as Record<string, unknown>;
       const source = parsed as Record<string, unknown>;
@@ -117,6 +141,7 @@ export async function assembleSlices(slices: readonly Slice[], pause: () => Prom
       for (const key of keys) setMember(target, key, source[key]);
       // A container sent in 'merge' slices is large: known-keys.ts says why one of its keys is recorded.
       if (keys.length > 0) rememberKey(target, keys[0]!);
+      addKeys(merged, target, keys);
     } else {
       const target = at(root, path) as unknown[];
       for (const e of parsed as unknown[]) target.push(e);
@@ -126,7 +151,21 @@ export async function assembleSlices(slices: readonly Slice[], pause: () => Prom
       resumed = performance.now();
     }
   }
+  for (const [map, keys] of merged) if (keys !== null) keepWideKeys(map, keys, true);
   return root;
+}
+
+/** Appends `keys` to `map`'s list in `merged`, if it has one; an array index ends it (wide-keys.ts). */
+function addKeys(merged: Map<object, string[] | null>, map: object, keys: string[]): void {
+  const list = merged.get(map);
+  if (list === undefined || list === null) return;
+  for (const key of keys) {
+    if (isArrayIndex(key)) {
+      merged.set(map, null);
+      return;
+    }
+    list.push(key);
+  }
 }
 
 function at(root: unknown, path: SlicePath): unknown {
@@ -151,18 +190,38 @@ function setMember(target: unknown, key: string | number, value: unknown): void 
  * Every container is enumerated about once: the keys of one with more than
  * `sliceNodes` members are kept for the walk (a 100,000-key map's keys cost
  * tens of milliseconds each time they are listed, and the size check of each
- * of its ancestors reaches it).
+ * of its ancestors reaches it); a map assembled here is not listed at all
+ * (its kept keys, wide-keys.ts).
  */
-export async function stringifySliced(value: unknown, pause: () => Promise<void>, budgetMs = 4, sliceNodes = SLICE_NODES): Promise<string> {
+export async function stringifySliced(value: unknown, pause: () => Promise<void>, budgetMs = SLICE_BUDGET_MS, sliceNodes = SLICE_NODES): Promise<string> {
+  return (await stringifySlicedPieces(value, pause, budgetMs, sliceNodes)).join('');
+}
+
+/** A JSON text, whole or in pieces to be joined (stringifySlicedPieces). */
+export type JsonText = string | string[];
+
+/** The text of a JsonText. */
+export function jsonText(json: JsonText): string {
+  return typeof json === 'string' ? json : json.join('');
+}
+
+/**
+ * stringifySliced's text in pieces, one per pause (their concatenation is the
+ * text): a worker thread takes them as they are (body-worker.ts) and joins
+ * them there. Why: one string built of many pieces is a tree of them, which
+ * postMessage flattens, a copy of the whole text in one block (~5 ms for a
+ * maximal object); pieces that are each flat copy in a fraction of that.
+ */
+export async function stringifySlicedPieces(value: unknown, pause: () => Promise<void>, budgetMs = SLICE_BUDGET_MS, sliceNodes = SLICE_NODES): Promise<string[]> {
   // The text so far: `done` (joined at each pause, so that no single join is long) and `parts` since.
-  let done = '';
+  const done: string[] = [];
   let parts: string[] = [];
   let resumed = performance.now();
   const wide = new Map<object, string[]>();
-  const keysOf = (o: object): string[] => wide.get(o) ?? Object.keys(o);
+  const keysOf = (o: object): string[] => wide.get(o) ?? wideKeys(o);
   const turn = async (): Promise<void> => {
     if (performance.now() - resumed < budgetMs) return;
-    done += parts.join('');
+    done.push(parts.join(''));
     parts = [];
     await pause();
     resumed = performance.now();
@@ -208,6 +267,8 @@ export async function stringifySliced(value: unknown, pause: () => Promise<void>
     for (const key of keys) {
       const member = record[key];
       if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+      // A kept key list (wide-keys.ts) may name a key deleted since: only __proto__ then reads as an object.
+      if (key === '__proto__' && !Object.hasOwn(record, key)) continue;
       if (member !== null && typeof member === 'object') {
         parts.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
         first = false;
@@ -221,7 +282,8 @@ export async function stringifySliced(value: unknown, pause: () => Promise<void>
     parts.push('}');
   };
   await walk(value);
-  return done + parts.join('');
+  done.push(parts.join(''));
+  return done;
 }
 
 /**
@@ -244,7 +306,7 @@ function moreNodesThan(value: object, limit: number, wide: Map<object, string[]>
     const record = v as Record<string, unknown>;
     let keys = wide.get(record);
     if (keys === undefined) {
-      keys = Object.keys(record);
+      keys = wideKeys(record);
       if (keys.length > limit) wide.set(record, keys);
     }
     if (seen + stack.length + keys.length > limit) return true;

@@ -4,6 +4,7 @@
 // the object in place; validation hooks return FieldErrors (the store turns them
 // into 422 Invalid). Hooks left out mean "nothing to do".
 
+import type { Steps } from '../machinery/steps.js';
 import type { KubeObject } from '../machinery/meta.js';
 import type { FieldError } from '../machinery/field-errors.js';
 
@@ -52,6 +53,12 @@ export interface Strategy {
   validate?(obj: KubeObject): FieldError[];
   /** `warnings` collects texts sent back as Warning headers (ratcheted CEL rule failures). */
   validateUpdate?(obj: KubeObject, old: KubeObject, warnings?: string[]): FieldError[];
+  /**
+   * validate and validateUpdate in steps (the same errors): a large write's
+   * store pauses between them (a map of 100,000 keys; server/large-requests.ts).
+   */
+  validateSteps?(obj: KubeObject): Steps<FieldError[]>;
+  validateUpdateSteps?(obj: KubeObject, old: KubeObject): Steps<FieldError[]>;
   /** Warnings of a valid create or main-resource update (upstream's WarningsOnCreate / WarningsOnUpdate). */
   warningsOnCreate?(obj: KubeObject): string[];
   warningsOnUpdate?(obj: KubeObject, old: KubeObject): string[];

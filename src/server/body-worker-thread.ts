@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { ServerResponse } from 'node:http';
 import { StatusError } from '../machinery/errors.js';
-import { jsonSlices } from '../machinery/json-slices.js';
+import { jsonSlices, jsonText } from '../machinery/json-slices.js';
 import { decodeJsonWriteBody } from './write-body.js';
 import type { ApplyJob, BodyJob, BodyJobResult, CreatedFieldsJob, PatchJob, UpdateFieldsJob } from './body-worker.js';
 import { smpSchemaFor } from '../api/strategic-merge-schema.js';
@@ -39,7 +39,7 @@ function warningCollector(): { res: ServerResponse; values: () => string[] } {
 function createdFields(job: CreatedFieldsJob): BodyJobResult {
   const root = applySchemaFor(job.kind.group, job.kind.version, job.kind.kind);
   if (root === undefined) return { id: job.id, fallback: true };
-  const fieldsV1 = createdFieldsV1(JSON.parse(job.json) as Record<string, unknown>, root, { skipTopLevel: new Set(job.skipTopLevel), stripped: job.stripped });
+  const fieldsV1 = createdFieldsV1(JSON.parse(jsonText(job.json)) as Record<string, unknown>, root, { skipTopLevel: new Set(job.skipTopLevel), stripped: job.stripped });
   return { id: job.id, slices: jsonSlices(fieldsV1 ?? null), warnings: [] };
 }
 
@@ -48,8 +48,8 @@ function updateFields(job: UpdateFieldsJob): BodyJobResult {
   const kind = job.fieldManager.kind;
   const root = applySchemaFor(kind.group, kind.version, kind.kind);
   if (root === undefined) return { id: job.id, fallback: true };
-  const next = JSON.parse(job.next) as KubeObject;
-  fieldManagerOfJob(job.fieldManager, root).update(JSON.parse(job.live) as KubeObject | null, next, job.manager);
+  const next = JSON.parse(jsonText(job.next)) as KubeObject;
+  fieldManagerOfJob(job.fieldManager, root).update(JSON.parse(jsonText(job.live)) as KubeObject | null, next, job.manager);
   return { id: job.id, slices: jsonSlices(next.metadata.managedFields ?? null), warnings: [] };
 }
 
@@ -58,8 +58,8 @@ function applied(job: ApplyJob): BodyJobResult {
   const kind = job.fieldManager.kind;
   const root = applySchemaFor(kind.group, kind.version, kind.kind);
   if (root === undefined) return { id: job.id, fallback: true };
-  const live = JSON.parse(job.live) as KubeObject | null;
-  const config = JSON.parse(job.config) as Record<string, unknown>;
+  const live = JSON.parse(jsonText(job.live)) as KubeObject | null;
+  const config = JSON.parse(jsonText(job.config)) as Record<string, unknown>;
   try {
     const { object, changed } = fieldManagerOfJob(job.fieldManager, root).apply(live, config, job.manager, job.force);
     return { id: job.id, applied: jsonSlices(object), changed };
@@ -76,7 +76,7 @@ function patched(job: PatchJob): BodyJobResult {
   if (job.patchType === 'application/strategic-merge-patch+json' && smpSchema === undefined) return { id: job.id, fallback: true };
   const patch = parsePatch(job.text, job.patchType, job.fieldValidation ?? 'Warn');
   const warnings = warningCollector();
-  const run = patchStages(JSON.parse(job.current) as KubeObject, {
+  const run = patchStages(JSON.parse(jsonText(job.current)) as KubeObject, {
     patchType: job.patchType,
     patch,
     text: job.text,
@@ -122,7 +122,7 @@ parentPort!.on('message', (job: BodyJob) => {
   }
   if (job.type === 'stored') {
     try {
-      result = { id: job.id, text: encodeStoredValue(JSON.parse(job.json) as KubeObject) };
+      result = { id: job.id, text: encodeStoredValue(JSON.parse(jsonText(job.json)) as KubeObject) };
     } catch {
       result = { id: job.id, fallback: true };
     }

@@ -27,7 +27,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ServerResponse } from 'node:http';
 import { StatusError, type Status } from '../machinery/errors.js';
-import { assembleSlices, stringifySliced, type Slice } from '../machinery/json-slices.js';
+import { assembleSlices, stringifySlicedPieces, type JsonText, type Slice } from '../machinery/json-slices.js';
 import type { CreatedFieldsOptions } from '../machinery/apply/created.js';
 import type { ExpectedKind, FieldValidation } from './write-body.js';
 import type { Pause } from './large-requests.js';
@@ -51,7 +51,7 @@ export interface CreatedFieldsJob {
   type: 'created';
   id: number;
   kind: ExpectedKind;
-  json: string;
+  json: JsonText;
   skipTopLevel: string[];
   stripped: string[][];
 }
@@ -60,7 +60,7 @@ export interface CreatedFieldsJob {
 export interface StoredValueJob {
   type: 'stored';
   id: number;
-  json: string;
+  json: JsonText;
 }
 
 /** FieldManager.update of a large write (machinery/apply/field-manager.ts): both objects as JSON. */
@@ -68,8 +68,8 @@ export interface UpdateFieldsJob {
   type: 'update-fields';
   id: number;
   fieldManager: FieldManagerJob;
-  live: string;
-  next: string;
+  live: JsonText;
+  next: JsonText;
   manager: string;
 }
 
@@ -78,8 +78,8 @@ export interface ApplyJob {
   type: 'apply';
   id: number;
   fieldManager: FieldManagerJob;
-  live: string;
-  config: string;
+  live: JsonText;
+  config: JsonText;
   manager: string;
   force: boolean;
 }
@@ -88,7 +88,7 @@ export interface ApplyJob {
 export interface PatchJob {
   type: 'patch';
   id: number;
-  current: string;
+  current: JsonText;
   text: string;
   patchType: string;
   expected: ExpectedKind;
@@ -245,7 +245,7 @@ function addWarningHeaderValues(res: ServerResponse, added: string[]): void {
  * large (100,000 keys: several hundred milliseconds in one block).
  */
 export async function createdFieldsOffThread(kind: ExpectedKind, obj: KubeObject, options: CreatedFieldsOptions, pause: Pause): Promise<Record<string, unknown> | undefined | false> {
-  const json = await stringifySliced(obj, pause);
+  const json = await stringifySlicedPieces(obj, pause);
   const result = await bodyWorker.run({ type: 'created', kind, json, skipTopLevel: [...options.skipTopLevel], stripped: options.stripped.map((p) => [...p]) });
   await pause(true);
   if (result === undefined || !('slices' in result)) return false;
@@ -264,7 +264,7 @@ export async function createdFieldsOffThread(kind: ExpectedKind, obj: KubeObject
  * done here.
  */
 export async function storedValueOffThread(obj: KubeObject, pause: Pause): Promise<string> {
-  const json = await stringifySliced(obj, pause);
+  const json = await stringifySlicedPieces(obj, pause);
   const result = await bodyWorker.run({ type: 'stored', json });
   await pause(true);
   if (result !== undefined && 'text' in result) return result.text;
@@ -289,8 +289,8 @@ export async function managedFieldsOffThread(
   manager: string,
   pause: Pause,
 ): Promise<ManagedFieldsEntry[] | undefined | false> {
-  const liveJson = live === null ? 'null' : await stringifySliced(live, pause);
-  const nextJson = await stringifySliced(next, pause);
+  const liveJson = live === null ? 'null' : await stringifySlicedPieces(live, pause);
+  const nextJson = await stringifySlicedPieces(next, pause);
   const result = await bodyWorker.run({ type: 'update-fields', fieldManager, live: liveJson, next: nextJson, manager });
   await pause(true);
   if (result === undefined || !('slices' in result)) return false;
@@ -314,8 +314,8 @@ export async function appliedOffThread(
   force: boolean,
   pause: Pause,
 ): Promise<{ object: KubeObject; changed: boolean } | false> {
-  const liveJson = live === null ? 'null' : await stringifySliced(live, pause);
-  const configJson = await stringifySliced(config, pause);
+  const liveJson = live === null ? 'null' : await stringifySlicedPieces(live, pause);
+  const configJson = await stringifySlicedPieces(config, pause);
   const result = await bodyWorker.run({ type: 'apply', fieldManager, live: liveJson, config: configJson, manager, force });
   await pause(true);
   if (result === undefined) return false;
@@ -342,7 +342,7 @@ export async function patchedOffThread(
   res: ServerResponse,
   pause: Pause,
 ): Promise<{ object: KubeObject; warnings: string[] } | undefined> {
-  const json = await stringifySliced(current, pause);
+  const json = await stringifySlicedPieces(current, pause);
   const result = await bodyWorker.run({ type: 'patch', current: json, ...patch });
   await pause(true);
   if (result !== undefined && 'status' in result) throw StatusError.fromStatus(result.status);

@@ -394,11 +394,13 @@ export async function handleCreate(scope: ResourceScope): Promise<void> {
     options.warnings = [];
     largeWrite(options, body, pause);
     const created = await scope.store.create(scope.namespace, object, options);
+    // Plain JSON: most of the answer is the JSON just stored (spliced, not stringified again; taken at once,
+    // while `created` is as the store handed it back). For a large object this spares the answer's walk
+    // of the object on this thread (large-requests.ts).
+    const json = out.mediaType === 'application/json' && out.convert === undefined ? createdJSON(created) : undefined;
     if (pause !== noPause) await pause();
     setWarningHeaders(scope.res, options.warnings);
-    if (body.length >= LARGE_BODY_BYTES) return writeAfterLarge(scope, body, 201, created, out, pause);
-    // Plain JSON: most of the answer is the JSON just stored (spliced, not stringified again).
-    const json = out.mediaType === 'application/json' && out.convert === undefined ? createdJSON(created) : undefined;
+    if (body.length >= LARGE_BODY_BYTES && json === undefined) return writeAfterLarge(scope, body, 201, created, out, pause);
     write(scope, 201, created, out, undefined, json);
   });
 }

@@ -65,8 +65,21 @@
 //                                                              one walk (a map of scalars is not even
 //                                                              walked by prune), tens of milliseconds
 //                                                              for 100,000 keys on an idle core
-//   the answer's JSON                   slices (responses.ts)  JSON.stringify of a maximal object is
+//   a ConfigMap's or Secret's           here, in steps with    it reads the object as admission left
+//   validation (its data keys and       pauses (steps.ts:      it, and reads it here; 100,000 keys
+//   sizes)                              a 2 ms budget)         were one block of 25-40 ms
+//   the answer's JSON: a create's       spliced from the       the stored value is the object's JSON
+//                                       stored value           (createdJSON): no walk at all
+//   ... any other write's               slices (responses.ts)  JSON.stringify of a maximal object is
 //                                                              one block of a hundred milliseconds
+//
+// The key lists of the large maps assembled from slices are kept while the
+// request runs (machinery/wide-keys.ts): the JSON walks above, deepCopy and
+// ConfigMap/Secret validation read them instead of listing the map again
+// (each Object.keys of a 100,000-key map is one block of ~15 ms, and a
+// create listed its data map five times). A key added to such a map drops
+// its list (the map is listed again where needed); the turn's end gives the
+// maps back their plain prototype.
 //
 // Worker threads only above LARGE_BODY_BYTES: the round trip costs more than
 // decoding a small body. YAML and protobuf bodies and custom resources (whose
@@ -80,15 +93,22 @@
 //   first so that a malformed patch is a 400 before the object is read), an
 //   apply body's parse, and the storage read's decode and copy of the current
 //   object at the start of an update or patch;
-// - each enumeration of a 100,000-key map (Object.keys of a dictionary-mode
-//   object sorts its keys: ~10-20 ms on an idle core): every stage above
-//   lists the map at least once (the zero-value walks' "is it empty?" no
-//   longer does: machinery/known-keys.ts);
+// - each enumeration of a 100,000-key map that is not kept (Object.keys of a
+//   dictionary-mode object sorts its keys: ~10-20 ms on an idle core): a map
+//   of the stored object an update or patch reads, a map changed by adding
+//   a key, a map of a YAML or custom resource's body (decoded here), and the
+//   validation of kinds other than ConfigMap and Secret (the zero-value
+//   walks' "is it empty?" does not list: machinery/known-keys.ts);
+// - the growth of a large map's dictionary while it is assembled (V8 rehashes
+//   all its keys when it doubles: ~10 ms at 65,536 keys) and the garbage
+//   collector's pauses (scavenges copying the surviving halves of a large
+//   object, a full collection of a heap holding several);
 // - the storage read of an update's current object (its stored value decoded
 //   and copied: tens of milliseconds, storage/object-store.ts), the update's
 //   copy of the decoded body for its attempt (store/update.ts).
 
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { releaseWideKeys } from '../machinery/wide-keys.js';
 
 /** Bodies at least this large take turns and yield between stages (kubectl's largest common bodies, CRDs, are below). */
 export const LARGE_BODY_BYTES = 256 * 1024;
@@ -114,6 +134,8 @@ export class LargeRequestTurns {
     try {
       return await work(pacedPauses());
     } finally {
+      // The maps this request assembled get their plain prototype back before they are anyone else's (wide-keys.ts).
+      releaseWideKeys();
       const next = this.waiting.shift();
       if (next !== undefined) next();
       else this.running = false;

@@ -274,7 +274,8 @@ export class BackendObjectStore implements ObjectStore {
     // The stored value is `obj` as JSON: hand `obj` back (new top level and
     // metadata, nested values shared) instead of parsing that JSON again.
     const created = atRevision(obj, kv.modRevision);
-    if (offThread === undefined) storedValues.set(created, value);
+    // A large object's too (its value came from the worker thread, the same text): its answer is then never stringified here.
+    storedValues.set(created, value);
     return created;
   }
 

@@ -74,6 +74,11 @@ test('stringifySliced writes JSON.stringify\'s text, pausing as it goes', async 
   assert.equal(text, JSON.stringify(value));
   assert.ok(pauses > 100, `${pauses} pauses`);
   for (const v of [null, 1, 'x', [], {}, [undefined]]) assert.equal(await stringifySliced(v, async () => {}), JSON.stringify(v));
+  // In pieces (for a worker thread, which joins them): a piece per pause, together the same text.
+  const { stringifySlicedPieces, jsonText } = await import('../../src/machinery/json-slices.js');
+  const pieces = await stringifySlicedPieces(value, async () => {}, 0, 100);
+  assert.ok(pieces.length > 100, `${pieces.length} pieces`);
+  assert.equal(jsonText(pieces), JSON.stringify(value));
 });
 
 test('stringifySliced writes runs of scalars and wide objects as JSON.stringify does', async () => {

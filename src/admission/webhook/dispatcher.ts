@@ -26,6 +26,7 @@ import crypto from 'node:crypto';
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { isDeepStrictEqual } from 'node:util';
+import { releaseWideKeys } from '../../machinery/wide-keys.js';
 import type { MutatingWebhook } from '../../api/admissionregistration/v1/types.js';
 import { StatusError, badRequest, internalError, type Status } from '../../machinery/errors.js';
 import type { KubeObject } from '../../machinery/meta.js';
@@ -333,6 +334,8 @@ export class MutatingWebhookAdmission extends WebhookDispatcher implements Admis
       patched.metadata ??= {};
       restoreSystemFields(patched, a.object, a);
       a.applyDefaults?.(patched);
+      // isDeepStrictEqual compares prototypes: a large request's kept maps get their plain one back first.
+      releaseWideKeys();
       changed = !isDeepStrictEqual(withTypeMeta(a.object, a), patched);
       if (changed) replaceContents(a.object, patched);
       return changed;

@@ -1,6 +1,6 @@
 // ConfigMaps: no status, no generation, data keys validated.
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
-import { validateConfigMap, validateConfigMapUpdate } from '../../api/core/v1/validation.js';
+import { configMapSteps, configMapUpdateSteps, validateConfigMap, validateConfigMapUpdate } from '../../api/core/v1/validation.js';
 import type { Strategy } from '../strategy.js';
 
 export const configMapStrategy: Strategy = {
@@ -8,6 +8,8 @@ export const configMapStrategy: Strategy = {
   nameValidator: nameIsDNSSubdomain,
   validate: validateConfigMap,
   validateUpdate: validateConfigMapUpdate,
+  validateSteps: configMapSteps,
+  validateUpdateSteps: configMapUpdateSteps,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   returnDeletedObject: false,

@@ -1,7 +1,7 @@
 // Secrets: type defaults to Opaque and is selectable; type-specific keys required.
 import { nameIsDNSSubdomain } from '../../machinery/validation.js';
 import { defaultSecret } from '../../api/core/v1/defaults.js';
-import { validateSecret, validateSecretUpdate } from '../../api/core/v1/validation.js';
+import { secretSteps, secretUpdateSteps, validateSecret, validateSecretUpdate } from '../../api/core/v1/validation.js';
 import { secretWarnings } from '../../api/core/v1/secret-warnings.js';
 import type { Strategy } from '../strategy.js';
 import { fieldAt } from '../strategy-helpers.js';
@@ -12,6 +12,8 @@ export const secretStrategy: Strategy = {
   defaults: defaultSecret,
   validate: validateSecret,
   validateUpdate: validateSecretUpdate,
+  validateSteps: secretSteps,
+  validateUpdateSteps: secretUpdateSteps,
   warningsOnCreate: secretWarnings,
   warningsOnUpdate: (obj) => secretWarnings(obj),
   allowCreateOnUpdate: false,

@@ -9,6 +9,7 @@
 // upstream's codes and messages; admission runs only through admit() and
 // validateAdmission(), with attributes() built the same way for every verb.
 
+import { runStepsPaused } from '../../machinery/steps.js';
 import type { KubeObject, GroupResource } from '../../machinery/meta.js';
 import { apiVersionOf } from '../../machinery/meta.js';
 import { StatusError, badRequest, invalid, notFound } from '../../machinery/errors.js';
@@ -429,13 +430,27 @@ export abstract class StoreBase {
     return validateKubeFinalizerNames(obj.metadata.finalizers, 'metadata.finalizers');
   }
 
-  protected validateCreate(obj: KubeObject): void {
+  protected validateCreate(obj: KubeObject, kindErrors: FieldError[] = this.strategy.validate?.(obj) ?? []): void {
     const errors: FieldError[] = [
       ...validateObjectMeta(obj.metadata, this.strategy.namespaced, this.strategy.nameValidator, 'metadata'),
       ...this.kubeFinalizerNames(obj),
-      ...(this.strategy.validate?.(obj) ?? []),
+      ...kindErrors,
     ];
     if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, obj.metadata.name ?? '', errors);
+  }
+
+  /** validateCreate, the kind's checks in steps with `pause` between them when the kind has steps (a large write). */
+  protected async validateCreatePaused(obj: KubeObject, pause: (() => Promise<void>) | undefined): Promise<void> {
+    const steps = this.strategy.validateSteps;
+    if (pause === undefined || steps === undefined) return this.validateCreate(obj);
+    this.validateCreate(obj, await runStepsPaused(steps(obj), pause));
+  }
+
+  /** The kind's update checks (validateUpdate), in steps with `pause` between them when the kind has steps (a large write). */
+  protected kindUpdateErrors(obj: KubeObject, old: KubeObject, warnings: string[] | undefined, pause: (() => Promise<void>) | undefined): FieldError[] | Promise<FieldError[]> {
+    const steps = this.strategy.validateUpdateSteps;
+    if (pause === undefined || steps === undefined) return this.strategy.validateUpdate?.(obj, old, warnings) ?? [];
+    return runStepsPaused(steps(obj, old), pause);
   }
 
   private attributes(

@@ -48,7 +48,9 @@ export abstract class CreateStore extends ReadStore {
     const admitted = this.admit('CREATE', obj, undefined, '', options);
     if (admitted !== undefined) await admitted;
     if (options.pause !== undefined) await options.pause();
-    this.validateCreate(obj);
+    // A large write's ConfigMap or Secret is validated in steps (server/large-requests.ts); any other in one go.
+    if (options.pause !== undefined && this.strategy.validateSteps !== undefined) await this.validateCreatePaused(obj, options.pause);
+    else this.validateCreate(obj);
     options.warnings?.push(...(this.strategy.warningsOnCreate?.(obj) ?? []));
     if (options.pause !== undefined) await options.pause();
     const validated = this.validateAdmission('CREATE', obj, undefined, '', options);

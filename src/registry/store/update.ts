@@ -270,7 +270,8 @@ export abstract class UpdateStore extends DeleteStore {
     const admitted = this.admit('CREATE', obj, undefined, '', call);
     if (admitted !== undefined) await admitted;
     await call.pause?.();
-    this.validateCreate(obj);
+    if (call.pause !== undefined && this.strategy.validateSteps !== undefined) await this.validateCreatePaused(obj, call.pause);
+    else this.validateCreate(obj);
     await call.pause?.();
     const validated = this.validateAdmission('CREATE', obj, undefined, '', call);
     if (validated !== undefined) await validated;
@@ -352,7 +353,11 @@ export abstract class UpdateStore extends DeleteStore {
     }
     errors.push(...this.kubeFinalizerNames(obj));
     const w = fields.warnings;
-    if (subresource === '') errors.push(...(this.strategy.validateUpdate?.(obj, old, w) ?? []));
+    if (subresource === '') {
+      // A large write's ConfigMap or Secret is validated in steps (server/large-requests.ts); any other in one go.
+      const kindErrors = this.kindUpdateErrors(obj, old, w, call.pause);
+      errors.push(...(Array.isArray(kindErrors) ? kindErrors : await kindErrors));
+    }
     else if (subresource === 'scale') errors.push(...(this.strategy.validateUpdate?.(obj, old, w) ?? []));
     else errors.push(...(this.strategy.subresources![subresource]!.validateUpdate?.(obj, old, w) ?? []));
     if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, meta.name ?? '', errors);

@@ -28,6 +28,8 @@ import type {
   Secret,
 } from './types.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
+import { hasKeptKeys, wideKeys } from '../../../machinery/wide-keys.js';
+import { runSteps, type Steps } from '../../../machinery/steps.js';
 import { goStringMap } from '../../../machinery/go-syntax.js';
 import { validatePodSpecFields, validateTolerations } from './pod-spec-validation.js';
 import { goJsonSyntaxError } from '../../../machinery/go-json-syntax.js';
@@ -74,21 +76,43 @@ export function dns1123Label(value: string, path: string): FieldError[] {
 // ---- ConfigMap and Secret -----------------------------------------------------
 
 export function validateConfigMap(obj: KubeObject): FieldError[] {
+  return runSteps(configMapSteps(obj));
+}
+
+/** Keys checked between two steps of a large map's validation (well under a millisecond). */
+const KEYS_PER_STEP = 1024;
+
+/**
+ * validateConfigMap a run of keys at a time (a large write's store pauses
+ * between the steps: a map of 100,000 keys is 15-40 ms of work).
+ */
+export function* configMapSteps(obj: KubeObject): Steps<FieldError[]> {
   const cm = obj as ConfigMap;
   const errs: FieldError[] = [];
   let total = 0;
   // One pass over the keys, no allocation for a valid one: a ConfigMap may hold 100,000 (issue 29).
   const data = (cm.data ?? {}) as Record<string, unknown>;
-  const binary = cm.binaryData as Record<string, unknown> | undefined;
-  for (const k of Object.keys(data)) {
+  // A null map (a manifest's `binaryData:`) is no map, as `?? {}` makes it for data.
+  const binary = (cm.binaryData ?? undefined) as Record<string, unknown> | undefined;
+  // A large request's data map is not listed again: its keys were kept when it was assembled (wide-keys.ts).
+  const kept = hasKeptKeys(data);
+  let n = 0;
+  for (const k of wideKeys(data)) {
+    if (++n % KEYS_PER_STEP === 0) yield;
+    const v = data[k];
+    // A kept list may name a key deleted since (its read then reaches Object.prototype).
+    if (kept && typeof v !== 'string' && !Object.hasOwn(data, k)) continue;
     if (!plainConfigMapKey(k)) for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('data', k), k, m));
-    if (binary?.[k] !== undefined) {
+    if (binary !== undefined && Object.hasOwn(binary, k) && binary[k] !== undefined) {
       errs.push(fieldErrors.invalid(keyPath('data', k), k, 'duplicate of key present in binaryData'));
     }
-    const v = data[k];
     total += typeof v === 'string' && v.length < 64 && ASCII.test(v) ? v.length : byteLength(String(v));
   }
-  for (const [k, v] of Object.entries(cm.binaryData ?? {})) {
+  const binaryKept = binary !== undefined && hasKeptKeys(binary);
+  for (const k of binary === undefined ? [] : wideKeys(binary)) {
+    if (++n % KEYS_PER_STEP === 0) yield;
+    const v = binary![k];
+    if (binaryKept && typeof v !== 'string' && !Object.hasOwn(binary!, k)) continue;
     for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('binaryData', k), k, m));
     total += Buffer.from(String(v), 'base64').length;
   }
@@ -115,7 +139,13 @@ function immutableDataUpdate(
 }
 
 export function validateConfigMapUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  return [...immutableDataUpdate(obj as ConfigMap, old as ConfigMap, true), ...validateConfigMap(obj)];
+  return runSteps(configMapUpdateSteps(obj, old));
+}
+
+/** validateConfigMapUpdate in steps (configMapSteps). */
+export function* configMapUpdateSteps(obj: KubeObject, old: KubeObject): Steps<FieldError[]> {
+  const immutable = immutableDataUpdate(obj as ConfigMap, old as ConfigMap, true);
+  return [...immutable, ...(yield* configMapSteps(obj))];
 }
 
 export const SecretTypes = {
@@ -130,11 +160,22 @@ export const SecretTypes = {
 } as const;
 
 export function validateSecret(obj: KubeObject): FieldError[] {
+  return runSteps(secretSteps(obj));
+}
+
+/** validateSecret a run of keys at a time (configMapSteps says why). */
+export function* secretSteps(obj: KubeObject): Steps<FieldError[]> {
   const s = obj as Secret;
   const errs: FieldError[] = [];
   const data = s.data ?? {};
   let total = 0;
-  for (const [k, v] of Object.entries(data)) {
+  const kept = hasKeptKeys(data);
+  let n = 0;
+  for (const k of wideKeys(data)) {
+    if (++n % KEYS_PER_STEP === 0) yield;
+    const v = data[k];
+    // A kept list may name a key deleted since (wide-keys.ts).
+    if (kept && typeof v !== 'string' && !Object.hasOwn(data, k)) continue;
     for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('data', k), k, m));
     total += Buffer.from(String(v), 'base64').length;
   }
@@ -181,12 +222,17 @@ export function validateSecret(obj: KubeObject): FieldError[] {
 }
 
 export function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  return runSteps(secretUpdateSteps(obj, old));
+}
+
+/** validateSecretUpdate in steps (configMapSteps). */
+export function* secretUpdateSteps(obj: KubeObject, old: KubeObject): Steps<FieldError[]> {
   const s = obj as Secret;
   const o = old as Secret;
   const errs: FieldError[] = [];
   if ((s.type ?? '') !== (o.type ?? '')) errs.push(fieldErrors.invalid('type', s.type ?? '', FIELD_IMMUTABLE_ERROR_MSG));
   errs.push(...immutableDataUpdate(s, o, false));
-  errs.push(...validateSecret(obj));
+  errs.push(...(yield* secretSteps(obj)));
   return errs;
 }
 
