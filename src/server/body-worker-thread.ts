@@ -18,6 +18,17 @@ import { applySchemaFor } from '../api/schema/apply-schema.js';
 import { createdFieldsV1 } from '../machinery/apply/created.js';
 import { encodeStoredValue } from '../storage/managed-fields-codec.js';
 import type { KubeObject } from '../machinery/meta.js';
+import { lowerThreadPriority } from './thread-priority.js';
+
+/**
+ * This thread works for one tenant's large request at a time: it runs below the
+ * event loop's priority (BODY_WORKER_NICE more nice), so on busy cores the
+ * loop and the TLS front, which every other request needs, go first.
+ * APIARY_BODY_WORKER_NICE overrides the value (0: the loop's own), for measuring it.
+ */
+const BODY_WORKER_NICE = 10;
+const nice = Number(process.env.APIARY_BODY_WORKER_NICE ?? BODY_WORKER_NICE);
+if (Number.isInteger(nice) && nice > 0) lowerThreadPriority(nice);
 
 /** A kind other than the endpoint's needs the server's scheme: the main thread decodes that body itself. */
 class NeedsScheme extends Error {}
