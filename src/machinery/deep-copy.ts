@@ -7,7 +7,7 @@
 // (a Date, a typed array) falls back to structuredClone.
 
 import { LARGE_OBJECT_KEYS, rememberKey } from './known-keys.js';
-import { hasKeptKeys, isWideKeysPrototype, keepWideKeys, wideKeys } from './wide-keys.js';
+import { deletedSince, hasKeptKeys, isWideKeysPrototype, keepWideKeys, wideKeys } from './wide-keys.js';
 
 export function deepCopy<T>(value: T): T {
   return copyValue(value) as T;
@@ -32,7 +32,7 @@ function copyValue(value: unknown): unknown {
   for (const key of keys) {
     const member = (value as Record<string, unknown>)[key];
     // A kept list may name a key deleted since (its read then reaches Object.prototype).
-    if (kept && (member === undefined || typeof member === 'function' || key === '__proto__') && !Object.hasOwn(value, key)) continue;
+    if (kept && deletedSince(value, key, member)) continue;
     copied?.push(key);
     // `__proto__` as an own key (a ConfigMap may hold one) stays one: an assignment would set the copy's prototype.
     if (key === '__proto__') Object.defineProperty(out, key, { value: copyValue(member), enumerable: true, writable: true, configurable: true });

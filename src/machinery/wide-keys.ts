@@ -80,6 +80,15 @@ export function hasKeptKeys(obj: object): boolean {
   return Object.getPrototypeOf(obj) === BARRIER && lists.has(obj);
 }
 
+/**
+ * Whether `key`, named by `map`'s kept list, was deleted since: its read
+ * `value` then came from Object.prototype (or is undefined), never a string,
+ * so a string value answers at once without a property lookup.
+ */
+export function deletedSince(map: object, key: string, value: unknown): boolean {
+  return typeof value !== 'string' && !Object.hasOwn(map, key);
+}
+
 /** Gives every kept map its plain prototype back and drops the lists (the end of a large request's turn). */
 export function releaseWideKeys(): void {
   const maps = barred;

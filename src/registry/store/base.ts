@@ -439,11 +439,15 @@ export abstract class StoreBase {
     if (errors.length > 0) throw invalid(this.strategy.invalidGroup ?? this.type.group, this.type.kind, obj.metadata.name ?? '', errors);
   }
 
-  /** validateCreate, the kind's checks in steps with `pause` between them when the kind has steps (a large write). */
-  protected async validateCreatePaused(obj: KubeObject, pause: (() => Promise<void>) | undefined): Promise<void> {
+  /**
+   * validateCreate, the kind's checks in steps with `pause` between them when
+   * the kind has steps and the write is large (a pause given); otherwise at
+   * once, with nothing to await.
+   */
+  protected validateCreatePaused(obj: KubeObject, pause: (() => Promise<void>) | undefined): void | Promise<void> {
     const steps = this.strategy.validateSteps;
     if (pause === undefined || steps === undefined) return this.validateCreate(obj);
-    this.validateCreate(obj, await runStepsPaused(steps(obj), pause));
+    return runStepsPaused(steps(obj), pause).then((kindErrors) => this.validateCreate(obj, kindErrors));
   }
 
   /** The kind's update checks (validateUpdate), in steps with `pause` between them when the kind has steps (a large write). */

@@ -49,8 +49,8 @@ export abstract class CreateStore extends ReadStore {
     if (admitted !== undefined) await admitted;
     if (options.pause !== undefined) await options.pause();
     // A large write's ConfigMap or Secret is validated in steps (server/large-requests.ts); any other in one go.
-    if (options.pause !== undefined && this.strategy.validateSteps !== undefined) await this.validateCreatePaused(obj, options.pause);
-    else this.validateCreate(obj);
+    const checked = this.validateCreatePaused(obj, options.pause);
+    if (checked !== undefined) await checked;
     options.warnings?.push(...(this.strategy.warningsOnCreate?.(obj) ?? []));
     if (options.pause !== undefined) await options.pause();
     const validated = this.validateAdmission('CREATE', obj, undefined, '', options);

@@ -270,8 +270,8 @@ export abstract class UpdateStore extends DeleteStore {
     const admitted = this.admit('CREATE', obj, undefined, '', call);
     if (admitted !== undefined) await admitted;
     await call.pause?.();
-    if (call.pause !== undefined && this.strategy.validateSteps !== undefined) await this.validateCreatePaused(obj, call.pause);
-    else this.validateCreate(obj);
+    const checked = this.validateCreatePaused(obj, call.pause);
+    if (checked !== undefined) await checked;
     await call.pause?.();
     const validated = this.validateAdmission('CREATE', obj, undefined, '', call);
     if (validated !== undefined) await validated;

@@ -28,7 +28,7 @@ import type {
   Secret,
 } from './types.js';
 import { deepCopy } from '../../../machinery/deep-copy.js';
-import { hasKeptKeys, wideKeys } from '../../../machinery/wide-keys.js';
+import { deletedSince, hasKeptKeys, wideKeys } from '../../../machinery/wide-keys.js';
 import { runSteps, type Steps } from '../../../machinery/steps.js';
 import { goStringMap } from '../../../machinery/go-syntax.js';
 import { validatePodSpecFields, validateTolerations } from './pod-spec-validation.js';
@@ -101,7 +101,7 @@ export function* configMapSteps(obj: KubeObject): Steps<FieldError[]> {
     if (++n % KEYS_PER_STEP === 0) yield;
     const v = data[k];
     // A kept list may name a key deleted since (its read then reaches Object.prototype).
-    if (kept && typeof v !== 'string' && !Object.hasOwn(data, k)) continue;
+    if (kept && deletedSince(data, k, v)) continue;
     if (!plainConfigMapKey(k)) for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('data', k), k, m));
     if (binary !== undefined && Object.hasOwn(binary, k) && binary[k] !== undefined) {
       errs.push(fieldErrors.invalid(keyPath('data', k), k, 'duplicate of key present in binaryData'));
@@ -112,7 +112,7 @@ export function* configMapSteps(obj: KubeObject): Steps<FieldError[]> {
   for (const k of binary === undefined ? [] : wideKeys(binary)) {
     if (++n % KEYS_PER_STEP === 0) yield;
     const v = binary![k];
-    if (binaryKept && typeof v !== 'string' && !Object.hasOwn(binary!, k)) continue;
+    if (binaryKept && deletedSince(binary!, k, v)) continue;
     for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('binaryData', k), k, m));
     total += Buffer.from(String(v), 'base64').length;
   }
@@ -175,7 +175,7 @@ export function* secretSteps(obj: KubeObject): Steps<FieldError[]> {
     if (++n % KEYS_PER_STEP === 0) yield;
     const v = data[k];
     // A kept list may name a key deleted since (wide-keys.ts).
-    if (kept && typeof v !== 'string' && !Object.hasOwn(data, k)) continue;
+    if (kept && deletedSince(data, k, v)) continue;
     for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(keyPath('data', k), k, m));
     total += Buffer.from(String(v), 'base64').length;
   }
