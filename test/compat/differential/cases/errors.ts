@@ -103,6 +103,8 @@ export const cases: DiffCase[] = [
       { title: 'bad annotation key', method: 'POST', path: CM, body: cm('annotations', {}, { annotations: { '-bad': 'x' } }) },
       { title: 'bad data key', method: 'POST', path: CM, body: cm('datakeys', { 'bad key': 'v', fine: 'v' }) },
       { title: 'data and binaryData share a key', method: 'POST', path: CM, body: { ...cm('overlap', { k: 'v' }), binaryData: { k: 'dg==' } } },
+      // Keys named like JavaScript's Object.prototype members are keys like any other (apiary once took `toString` for a binaryData key).
+      { title: 'data keys named like object members beside binaryData', method: 'POST', path: CM, body: { ...cm('members', { toString: 'v', constructor: 'v', hasOwnProperty: 'v' }), binaryData: { k: 'dg==' } } },
       { title: 'bad finalizer', method: 'POST', path: CM, body: cm('finalizer', {}, { finalizers: ['no-slash-and-Caps'] }) },
       { title: 'bad owner reference', method: 'POST', path: CM, body: cm('owner', {}, { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'existing', uid: '' }] }) },
       { title: 'name mismatch on update', method: 'PUT', path: `${CM}/existing`, body: cm('renamed') },
