@@ -55,6 +55,8 @@ export interface ReferenceCluster {
   /** The kube-apiserver's process id and etcd's data directories (benchmarks read their CPU and memory). */
   apiserverPid?: number;
   etcdDataDirs?: string[];
+  /** etcd's client URLs (benchmarks read what it stores). */
+  etcdEndpoints?: string[];
   /** A kubeconfig for the admin token (system:masters). */
   kubeconfig?: string;
   /** Stops kube-apiserver and starts it again on the same etcd and port; resolves once /readyz answers 200 (benchmarks time it). */
@@ -237,7 +239,7 @@ export async function startReference(
       if (Date.now() > deadline) throw new Error(`kube-controller-manager did not create the default service account:\n${controllers.logTail}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    const cluster: ReferenceCluster = { target, stop, kubeconfig, etcdDataDirs: etcd.dataDirs };
+    const cluster: ReferenceCluster = { target, stop, kubeconfig, etcdDataDirs: etcd.dataDirs, etcdEndpoints: etcd.endpoints };
     if (apiserver.process.pid !== undefined) cluster.apiserverPid = apiserver.process.pid;
     cluster.restartApiserver = async () => {
       await stopChild(apiserver);
