@@ -481,6 +481,10 @@ for (const r of results) {
   line('heap committed', pb.heap.total_heap_size, pa.heap.total_heap_size);
   line('external (Buffers, ...)', pb.memory.external, pa.memory.external);
   line('malloced by V8', pb.heap.malloced_memory, pa.heap.malloced_memory);
+  if (pa.before !== undefined && pb.before !== undefined) {
+    line('heap used, before the forced GC', pb.before.heap.used_heap_size, pa.before.heap.used_heap_size);
+    line('heap committed, before the forced GC', pb.before.heap.total_heap_size, pa.before.heap.total_heap_size);
+  }
   if (r.probeRestarted !== undefined) {
     line('heap used, restarted', pb.heap.used_heap_size, r.probeRestarted.heap.used_heap_size);
     line('heap committed, restarted', pb.heap.total_heap_size, r.probeRestarted.heap.total_heap_size);
@@ -502,7 +506,9 @@ for (const r of results) {
   threadLine('restarted', r.probeRestarted);
   for (const space of pa.spaces) {
     const old = pb.spaces.find((x) => x.space_name === space.space_name);
-    console.log(`  - ${space.space_name}: used ${fmt((old?.space_used_size ?? 0) / MiB)} → ${fmt(space.space_used_size / MiB)}, committed ${fmt((old?.space_size ?? 0) / MiB)} → ${fmt(space.space_size / MiB)}`);
+    const unforced = pa.before?.spaces.find((x) => x.space_name === space.space_name);
+    const beforeGc = unforced === undefined ? '' : ` (before the forced GC: used ${fmt(unforced.space_used_size / MiB)}, committed ${fmt(unforced.space_size / MiB)})`;
+    console.log(`  - ${space.space_name}: used ${fmt((old?.space_used_size ?? 0) / MiB)} → ${fmt(space.space_used_size / MiB)}, committed ${fmt((old?.space_size ?? 0) / MiB)} → ${fmt(space.space_size / MiB)}${beforeGc}`);
   }
 }
 
