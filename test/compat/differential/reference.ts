@@ -148,6 +148,7 @@ export async function startReference(
     /** kube-controller-manager's --controllers (default REFERENCE_CONTROLLERS). */ controllers?: string[];
     /** More kube-apiserver flags. */ apiserverArgs?: string[];
     /** More kube-controller-manager flags. */ controllerManagerArgs?: string[];
+    /** More etcd flags (a benchmark gives apiary's etcd the same). */ etcdArgs?: string[];
     /** Give kube-controller-manager the serving certificate as --root-ca-file (the kube-root-ca.crt publisher's CA). */ rootCaFile?: boolean;
   } = {},
 ): Promise<ReferenceCluster> {
@@ -164,7 +165,7 @@ export async function startReference(
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd });
+    etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd, ...(options.etcdArgs === undefined ? {} : { extraArgs: options.etcdArgs }) });
     const token = randomBytes(24).toString('hex');
     writeFileSync(join(dir, 'tokens.csv'), [`${token},differential,differential-uid,"system:masters"`, ...(options.extraTokens ?? [])].join('\n') + '\n', { mode: 0o600 });
     const keys = generateKeyPairSync('rsa', {
