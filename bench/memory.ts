@@ -31,6 +31,7 @@ import { Agent, request } from 'undici';
 import { spawnNode, type ApiaryProcess } from '../test/helpers/apiary-process.js';
 import { startEtcd, type EtcdCluster } from '../test/helpers/etcd.js';
 import { REFERENCE_BINARIES, referenceBinariesMissing, startReference, type ReferenceCluster } from '../test/compat/differential/reference.js';
+import { readEtcdStore, type EtcdStore } from './etcd-store.js';
 import { buildOnce, childPids, fmt, pidWith, readRss, waitReadyz } from './lib.js';
 
 const { values } = parseArgs({
@@ -89,6 +90,8 @@ interface Server {
   agent: Agent;
   headers: Record<string, string>;
   procs: Proc[];
+  /** The etcd's client URL (etcd servers): what it stores is read before and after the load. */
+  etcdEndpoint?: string;
   /** Stops the API server and starts it again on the same store (etcd keeps running); resolves once /readyz is 200. */
   restart: () => Promise<void>;
   /** apiary only: forces a full GC and returns process.memoryUsage() and V8's heap statistics. */
@@ -105,7 +108,8 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
   let etcd: EtcdCluster | undefined;
   const storageArgs: string[] = [];
   if (storage === 'etcd') {
-    etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd, extraArgs: ['--quota-backend-bytes=8589934592'] });
+    // The same flags as the reference's etcd (test/compat/differential/reference.ts): both servers' stores run alike.
+    etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd });
     storageArgs.push('--storage', 'etcd', '--etcd-servers', etcd.endpoints[0]!);
   }
   const probe = join(snapDir, 'probe.json');
@@ -139,6 +143,7 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
     origin,
     agent,
     headers: {},
+    ...(etcd === undefined ? {} : { etcdEndpoint: etcd.endpoints[0]! }),
     procs: [
       { role: 'API server', pid: () => pid },
       { role: 'TLS front', pid: () => childPids(pid)[0] },
@@ -207,6 +212,7 @@ async function startUpstream(): Promise<Server> {
     origin: cluster.target.base,
     agent,
     headers: { authorization: `Bearer ${cluster.target.token}` },
+    etcdEndpoint: cluster.etcdEndpoints![0]!,
     procs: [
       { role: 'API server', pid: () => cluster.apiserverPid },
       { role: 'etcd', pid: () => pidWith(etcdDir) },
@@ -357,6 +363,10 @@ interface Result {
   restarted: Rss;
   restartedGc?: Rss;
   probeRestarted?: Probe;
+  /** What the etcd stored before and after the load, and after the restart. */
+  storeBefore?: EtcdStore;
+  storeAfter?: EtcdStore;
+  storeRestarted?: EtcdStore;
 }
 
 async function settle(): Promise<void> {
@@ -381,17 +391,23 @@ async function run(s: Server): Promise<Result> {
   for (let i = 0; i < NAMESPACES; i++) await create(s, '/api/v1/namespaces', { metadata: { name: nsName(i) } });
   await settle();
   const b = await readState(s);
+  const storeBefore = s.etcdEndpoint === undefined ? undefined : await readEtcdStore(s.etcdEndpoint);
   const t0 = performance.now();
   await loadConfigMaps(s);
   console.error(`  ${s.name}: ${OBJECTS} objects (${KINDS.join(', ')}) in ${fmt((performance.now() - t0) / 1000, 1)} s`);
   await settle();
   const a = await readState(s);
+  const storeAfter = s.etcdEndpoint === undefined ? undefined : await readEtcdStore(s.etcdEndpoint);
   await s.restart();
   await settle();
   const restarted = readAll(s);
   const probeRestarted = s.gc === undefined ? undefined : await s.gc();
   const restartedGc = s.gc === undefined ? undefined : readAll(s);
+  const storeRestarted = s.etcdEndpoint === undefined ? undefined : await readEtcdStore(s.etcdEndpoint);
   return {
+    storeBefore,
+    storeAfter,
+    storeRestarted,
     name: s.name,
     before: b.rss,
     after: a.rss,
@@ -465,6 +481,10 @@ for (const r of results) {
   line('heap committed', pb.heap.total_heap_size, pa.heap.total_heap_size);
   line('external (Buffers, ...)', pb.memory.external, pa.memory.external);
   line('malloced by V8', pb.heap.malloced_memory, pa.heap.malloced_memory);
+  if (pa.before !== undefined && pb.before !== undefined) {
+    line('heap used, before the forced GC', pb.before.heap.used_heap_size, pa.before.heap.used_heap_size);
+    line('heap committed, before the forced GC', pb.before.heap.total_heap_size, pa.before.heap.total_heap_size);
+  }
   if (r.probeRestarted !== undefined) {
     line('heap used, restarted', pb.heap.used_heap_size, r.probeRestarted.heap.used_heap_size);
     line('heap committed, restarted', pb.heap.total_heap_size, r.probeRestarted.heap.total_heap_size);
@@ -486,7 +506,9 @@ for (const r of results) {
   threadLine('restarted', r.probeRestarted);
   for (const space of pa.spaces) {
     const old = pb.spaces.find((x) => x.space_name === space.space_name);
-    console.log(`  - ${space.space_name}: used ${fmt((old?.space_used_size ?? 0) / MiB)} → ${fmt(space.space_used_size / MiB)}, committed ${fmt((old?.space_size ?? 0) / MiB)} → ${fmt(space.space_size / MiB)}`);
+    const unforced = pa.before?.spaces.find((x) => x.space_name === space.space_name);
+    const beforeGc = unforced === undefined ? '' : ` (before the forced GC: used ${fmt(unforced.space_used_size / MiB)}, committed ${fmt(unforced.space_size / MiB)})`;
+    console.log(`  - ${space.space_name}: used ${fmt((old?.space_used_size ?? 0) / MiB)} → ${fmt(space.space_used_size / MiB)}, committed ${fmt((old?.space_size ?? 0) / MiB)} → ${fmt(space.space_size / MiB)}${beforeGc}`);
   }
 }
 
@@ -502,4 +524,31 @@ for (const r of results) {
     .sort((a, b) => b.bytes - a.bytes)
     .slice(0, TOP);
   for (const d of diffs) console.log(`| ${d.what.replace(/\|/g, '\\|')} | ${fmt(d.count / OBJECTS, 2)} | ${fmt(d.bytes / OBJECTS)} |`);
+}
+
+const stores = results.filter((r) => r.storeBefore !== undefined && r.storeAfter !== undefined);
+if (stores.length > 0) {
+  console.log(`\n## What each etcd stores: growth over the load (per object created), and after the restart\n`);
+  console.log(`| | ${stores.map((r) => r.name).join(' | ')} |`);
+  console.log(`|---|${stores.map(() => '---:').join('|')}|`);
+  const row = (what: string, f: (r: Result) => string): void => console.log(`| ${what} | ${stores.map(f).join(' | ')} |`);
+  const per = (x: number): string => fmt(x / OBJECTS, 2);
+  row('revisions per object', (r) => per(r.storeAfter!.revision - r.storeBefore!.revision));
+  row('raft entries per object', (r) => per(r.storeAfter!.raftIndex - r.storeBefore!.raftIndex));
+  row('revisions per object during the restart', (r) => per((r.storeRestarted?.revision ?? NaN) - r.storeAfter!.revision));
+  row('database size, MiB per 100,000', (r) => per100k(r.storeAfter!.dbSize - r.storeBefore!.dbSize));
+  row('database in use, MiB per 100,000', (r) => per100k(r.storeAfter!.dbSizeInUse - r.storeBefore!.dbSizeInUse));
+  row('leases after the load', (r) => String(r.storeAfter!.leases));
+  const prefixes = [...new Set(stores.flatMap((r) => [...r.storeAfter!.prefixes.keys()]))];
+  const grown = (r: Result, p: string): { keys: number; bytes: number } => {
+    const [x, y] = [r.storeBefore!.prefixes.get(p) ?? { keys: 0, bytes: 0 }, r.storeAfter!.prefixes.get(p) ?? { keys: 0, bytes: 0 }];
+    return { keys: y.keys - x.keys, bytes: y.bytes - x.bytes };
+  };
+  for (const p of prefixes) {
+    if (!stores.some((r) => grown(r, p).keys !== 0)) continue;
+    row(`${p}: keys added, mean value bytes`, (r) => {
+      const g = grown(r, p);
+      return g.keys === 0 ? '–' : `${g.keys}, ${fmt(g.bytes / g.keys)}`;
+    });
+  }
 }

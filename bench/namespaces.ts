@@ -105,6 +105,8 @@ const TOKEN = 'bench-token-0123456789abcdef';
 const USER = 'bench-user';
 const PER_NS_USERS = 100; // user-<i> tokens for the first namespaces (the per-namespace user's probes use these)
 const DELETE_LABEL = 'bench.apiary.dev/delete';
+/** Both servers' etcds run alike: the quota is raised for both (10,000 namespaces' objects and their history). */
+const ETCD_ARGS = ['--quota-backend-bytes=8589934592'];
 const data = { a: 'x'.repeat(64), b: 'y'.repeat(64), c: 'some-config-value' };
 
 interface Server {
@@ -141,7 +143,7 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite', store?: string): Pr
   let etcd: EtcdCluster | undefined;
   const storageArgs: string[] = [];
   if (storage === 'etcd') {
-    etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd, extraArgs: ['--quota-backend-bytes=8589934592'] });
+    etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd, extraArgs: ETCD_ARGS });
     storageArgs.push('--storage', 'etcd', '--etcd-servers', etcd.endpoints[0]!);
   }
   const launch = (): ApiaryProcess =>
@@ -199,7 +201,7 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite', store?: string): Pr
 }
 
 async function startUpstream(): Promise<Server> {
-  const cluster: ReferenceCluster = await startReference({ extraTokens: userTokens() });
+  const cluster: ReferenceCluster = await startReference({ extraTokens: userTokens(), etcdArgs: ETCD_ARGS });
   const etcdDir = cluster.etcdDataDirs![0]!;
   const agent = new Agent({ connect: { rejectUnauthorized: false } });
   const server: Server = {

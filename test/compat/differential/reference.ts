@@ -55,6 +55,8 @@ export interface ReferenceCluster {
   /** The kube-apiserver's process id and etcd's data directories (benchmarks read their CPU and memory). */
   apiserverPid?: number;
   etcdDataDirs?: string[];
+  /** etcd's client URLs (benchmarks read what it stores). */
+  etcdEndpoints?: string[];
   /** A kubeconfig for the admin token (system:masters). */
   kubeconfig?: string;
   /** Stops kube-apiserver and starts it again on the same etcd and port; resolves once /readyz answers 200 (benchmarks time it). */
@@ -146,6 +148,7 @@ export async function startReference(
     /** kube-controller-manager's --controllers (default REFERENCE_CONTROLLERS). */ controllers?: string[];
     /** More kube-apiserver flags. */ apiserverArgs?: string[];
     /** More kube-controller-manager flags. */ controllerManagerArgs?: string[];
+    /** More etcd flags (a benchmark gives apiary's etcd the same). */ etcdArgs?: string[];
     /** Give kube-controller-manager the serving certificate as --root-ca-file (the kube-root-ca.crt publisher's CA). */ rootCaFile?: boolean;
   } = {},
 ): Promise<ReferenceCluster> {
@@ -162,7 +165,7 @@ export async function startReference(
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd });
+    etcd = await startEtcd({ binary: REFERENCE_BINARIES.etcd, ...(options.etcdArgs === undefined ? {} : { extraArgs: options.etcdArgs }) });
     const token = randomBytes(24).toString('hex');
     writeFileSync(join(dir, 'tokens.csv'), [`${token},differential,differential-uid,"system:masters"`, ...(options.extraTokens ?? [])].join('\n') + '\n', { mode: 0o600 });
     const keys = generateKeyPairSync('rsa', {
@@ -237,7 +240,7 @@ export async function startReference(
       if (Date.now() > deadline) throw new Error(`kube-controller-manager did not create the default service account:\n${controllers.logTail}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    const cluster: ReferenceCluster = { target, stop, kubeconfig, etcdDataDirs: etcd.dataDirs };
+    const cluster: ReferenceCluster = { target, stop, kubeconfig, etcdDataDirs: etcd.dataDirs, etcdEndpoints: etcd.endpoints };
     if (apiserver.process.pid !== undefined) cluster.apiserverPid = apiserver.process.pid;
     cluster.restartApiserver = async () => {
       await stopChild(apiserver);
