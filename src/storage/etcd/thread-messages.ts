@@ -38,7 +38,6 @@ export type FromWorker =
   | { t: 'failed'; error: SerializedError }
   | { t: 'done'; id: number; value: unknown }
   | { t: 'fail'; id: number; error: SerializedError }
-  | { t: 'events'; watch: number; events: WatchEvent[] }
   | { t: 'progress'; watch: number; revision: number }
   | { t: 'error'; watch: number; error: SerializedError };
 

@@ -162,9 +162,6 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
       case 'fail':
         this.settle(m.id)?.reject(deserializeError(m.error));
         break;
-      case 'events':
-        this.watches.get(m.watch)?.onEvents(m.events);
-        break;
       case 'progress':
         this.watches.get(m.watch)?.onProgress?.(m.revision);
         break;
