@@ -26,6 +26,7 @@ async function load(spec: string): Promise<Variant> {
   const { MemoryBackend } = (await import(`${root}/src/storage/memory.ts`)) as typeof import('../src/storage/memory.js');
   const { CachedObjectStore } = (await import(`${root}/src/storage/cacher/cacher.ts`)) as typeof import('../src/storage/cacher/cacher.js');
   const store = new CachedObjectStore({ backend: new MemoryBackend(), resource: { group: '', resource: 'configmaps' }, namespaced: true });
+  await store.start(); // the watch below is then the cache's, as the API server's are
   let seen = 0;
   let waiting: (() => void) | undefined;
   let created = 0;
