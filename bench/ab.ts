@@ -11,7 +11,9 @@
 // measured. The order flips every pair. It prints, per variant, the median
 // requests/s and apiary CPU per request, and the median of the per-pair ratios
 // to the first variant: neighbouring bursts see the same machine, so their
-// ratio carries less noise than either figure does.
+// ratio carries less noise than either figure does. On etcd it also prints
+// etcd's CPU per request and the sum (only one variant runs at a time, so
+// etcd's CPU during a burst is that variant's).
 //
 // Needs wrk (apt-get install -y wrk).
 // Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get|update|list] [--pairs 10] [--warmup 5] [--listed 100] NAME=REV[:NODE_FLAG,...] ...
@@ -26,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { spawnNode, type ApiaryProcess } from '../test/helpers/apiary-process.js';
-import { cpuSeconds, fmt, median } from './lib.js';
+import { cpuSeconds, fmt, median, pidWith } from './lib.js';
 import { requireWrk, runWrk, type WrkRequest } from './wrk.js';
 
 const { values: args, positionals } = parseArgs({
@@ -79,6 +81,13 @@ function build(rev: string): { main: string; cleanup: () => void } {
   };
 }
 
+
+/** One burst: requests/s, and CPU µs per request of the variant's apiary and of etcd (0 off etcd). */
+interface Row {
+  rps: number;
+  cpuUs: number;
+  etcdUs: number;
+}
 
 interface Server extends Variant {
   proc: ApiaryProcess;
@@ -133,9 +142,12 @@ async function main(): Promise<void> {
       }
     }
 
-    const burst = async (s: Server): Promise<{ rps: number; cpuUs: number }> => {
+    const etcdPid = etcd === undefined ? undefined : pidWith(etcd.dataDirs[0]!);
+    const etcdCpu = (): number => (etcdPid === undefined ? 0 : cpuSeconds(etcdPid));
+    const burst = async (s: Server): Promise<Row> => {
       const pid = s.proc.child.pid!;
       const before = cpuSeconds(pid);
+      const etcdBefore = etcdCpu();
       const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `b${s.bursts++}-{i}` }, data: { payload } });
       const request: WrkRequest =
         args.op === 'get'
@@ -148,10 +160,10 @@ async function main(): Promise<void> {
             : { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body };
       const r = await runWrk(s.origin, { concurrency: 32, seconds: 2 }, request);
       if (r.errors > 0) console.error(`${s.name}: ${r.errors} errors`);
-      return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6 };
+      return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6, etcdUs: ((etcdCpu() - etcdBefore) / r.requests) * 1e6 };
     };
     for (const s of servers) for (let i = 0; i < Number(args.warmup); i++) await burst(s);
-    const rows = new Map<string, { rps: number; cpuUs: number }[]>(servers.map((s) => [s.name, []]));
+    const rows = new Map<string, Row[]>(servers.map((s) => [s.name, []]));
     for (let p = 0; p < Number(args.pairs); p++) {
       for (const s of p % 2 === 0 ? servers : [...servers].reverse()) rows.get(s.name)!.push(await burst(s));
     }
@@ -160,15 +172,20 @@ async function main(): Promise<void> {
     const op = args.op === 'get' || args.op === 'update' || args.op === 'list' ? args.op : 'create';
     console.log(`\n${op}s on ${storage}, concurrency 32, ${args.pairs} pairs of 2 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
     // The lowest CPU per request of a variant's bursts is the figure neighbours on a shared machine disturb least (they only add to it).
-    console.log(`| variant | ${op}s/s | apiary CPU µs/${op} | lowest CPU µs/${op} | rps ratio | CPU ratio | lowest CPU ratio |`);
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    const withEtcd = etcd !== undefined;
+    const etcdHead = withEtcd ? ` etcd CPU µs/${op} | apiary+etcd µs/${op} | apiary+etcd ratio |` : '';
+    console.log(`| variant | ${op}s/s | apiary CPU µs/${op} | lowest CPU µs/${op} | rps ratio | CPU ratio | lowest CPU ratio |${etcdHead}`);
+    console.log(`|---|---:|---:|---:|---:|---:|---:|${withEtcd ? '---:|---:|---:|' : ''}`);
     for (const s of servers) {
       const r = rows.get(s.name)!;
-      const ratio = (pick: (x: { rps: number; cpuUs: number }) => number): string => fmt(median(r.map((x, i) => pick(x) / pick(base[i]!))), 3);
+      const ratio = (pick: (x: Row) => number): string => fmt(median(r.map((x, i) => pick(x) / pick(base[i]!))), 3);
+      const etcdCells = withEtcd
+        ? ` ${fmt(median(r.map((x) => x.etcdUs)))} | ${fmt(median(r.map((x) => x.cpuUs + x.etcdUs)))} | ${ratio((x) => x.cpuUs + x.etcdUs)} |`
+        : '';
       const lowest = Math.min(...r.map((x) => x.cpuUs));
       const lowestBase = Math.min(...base.map((x) => x.cpuUs));
       console.log(
-        `| ${s.name} (${s.rev}${s.nodeFlags.length ? ' ' + s.nodeFlags.join(' ') : ''}) | ${fmt(median(r.map((x) => x.rps)))} | ${fmt(median(r.map((x) => x.cpuUs)))} | ${fmt(lowest)} | ${ratio((x) => x.rps)} | ${ratio((x) => x.cpuUs)} | ${fmt(lowest / lowestBase, 3)} |`,
+        `| ${s.name} (${s.rev}${s.nodeFlags.length ? ' ' + s.nodeFlags.join(' ') : ''}) | ${fmt(median(r.map((x) => x.rps)))} | ${fmt(median(r.map((x) => x.cpuUs)))} | ${fmt(lowest)} | ${ratio((x) => x.rps)} | ${ratio((x) => x.cpuUs)} | ${fmt(lowest / lowestBase, 3)} |${etcdCells}`,
       );
     }
   } finally {

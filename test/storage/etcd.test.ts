@@ -52,6 +52,49 @@ runBackendConformance('etcd (client thread)', async () => {
 });
 
 describe('etcd client thread', () => {
+  test('answers and watch events cross the thread as the client itself gives them: leases, prevKv, deletes, missing keys', async (t) => {
+    const direct = await connect();
+    const threaded = await ThreadedEtcdBackend.connect({ endpoints: etcd.endpoints });
+    t.after(async () => {
+      await direct.close();
+      await threaded.close();
+    });
+    const p = uniquePrefix('thread-records');
+    const from = await threaded.currentRevision();
+    const seen = { direct: [] as WatchEvent[], threaded: [] as WatchEvent[] };
+    const w1 = direct.watch(p, from, { onEvents: (e) => seen.direct.push(...e), onError: () => {} });
+    const w2 = threaded.watch(p, from, { onEvents: (e) => seen.threaded.push(...e), onError: () => {} });
+    t.after(() => {
+      w1.cancel();
+      w2.cancel();
+    });
+    const leased = await threaded.create(`${p}leased`, 'with a lease', { ttlSeconds: 100 });
+    const plain = await threaded.create(`${p}plain`, '{"ünïcode":"✓"}');
+    const updated = await threaded.update(`${p}plain`, 'second', plain.modRevision);
+    const unguarded = await threaded.update(`${p}leased`, 'unguarded', undefined, { ttlSeconds: 100 });
+    await threaded.delete(`${p}plain`, updated.modRevision);
+    // A write answers with the key, value and revisions (as EtcdBackend's own answer, without the lease).
+    const stored = async (key: string, revision: number) => {
+      const { lease: _lease, ...kv } = (await direct.get(key, { revision })).kv!;
+      return kv;
+    };
+    assert.deepEqual(leased, await stored(`${p}leased`, leased.modRevision));
+    assert.deepEqual(unguarded, await stored(`${p}leased`, unguarded.modRevision));
+    assert.deepEqual(updated, await stored(`${p}plain`, updated.modRevision));
+    const read = await threaded.get(`${p}leased`);
+    assert.ok(read.kv?.lease, 'a read carries the lease');
+    assert.deepEqual(read, await direct.get(`${p}leased`));
+    assert.deepEqual(await threaded.get(`${p}plain`), await direct.get(`${p}plain`), 'a deleted key: kv null, the revision read at');
+    assert.deepEqual(await threaded.get(`${p}leased`, { revision: plain.modRevision }), await direct.get(`${p}leased`, { revision: plain.modRevision }));
+    assert.equal(await threaded.currentRevision(), await direct.currentRevision());
+    await until('both watches to see the five writes', () => seen.direct.length === 5 && seen.threaded.length === 5, 5000);
+    assert.deepEqual(seen.threaded, seen.direct);
+    assert.deepEqual(
+      seen.threaded.map((e) => e.type + (e.prevKv ? '+prev' : '')),
+      ['put', 'put', 'put+prev', 'put+prev', 'delete+prev'],
+    );
+  });
+
   test('a dead client thread fails pending and later calls with Unavailable and ends watches', async () => {
     const b = await ThreadedEtcdBackend.connect({ endpoints: etcd.endpoints });
     const p = uniquePrefix('thread-death');

@@ -29,11 +29,21 @@ import {
 import type { CoordinatedCompaction } from '../compactor.js';
 import type { EtcdWatchHandle } from './backend.js';
 import {
+  CREATE,
+  EVENTS,
+  GET,
+  GOT,
+  NUMBER,
   Outbox,
+  REVISION,
+  UPDATE,
+  WRITTEN,
   deserializeError,
+  keyValue,
+  readEvents,
+  type Batch,
   type CallMethod,
   type FromWorker,
-  type ToWorker,
   type WorkerOptions,
 } from './thread-messages.js';
 
@@ -62,13 +72,14 @@ const YOUNG_GENERATION_MB = 12;
 interface Pending {
   resolve(value: unknown): void;
   reject(err: unknown): void;
-  /** A write's value, which its answer comes back without (thread-worker.ts). */
+  /** A write's key and value, which its answer (WRITTEN) comes back without (thread-worker.ts). */
+  key?: string;
   value?: string;
 }
 
 export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
   consistentProgress = false;
-  private readonly outbox: Outbox<ToWorker>;
+  private readonly outbox: Outbox;
   private readonly pending = new Map<number, Pending>();
   private readonly watches = new Map<number, WatchHandlers>();
   private nextId = 1;
@@ -88,10 +99,11 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
       const onError = (err: Error): void => reject(new StorageError('Unavailable', `etcd client thread failed to start: ${err.message}`));
       worker.once('exit', onExit);
       worker.once('error', onError);
-      worker.once('message', (batch: FromWorker[]) => {
+      worker.once('message', (batch: Batch) => {
         worker.off('exit', onExit);
         worker.off('error', onError);
-        const first = batch[0];
+        // The first batch is one MESSAGE record.
+        const first = batch[1] as FromWorker | undefined;
         if (first?.t === 'ready') {
           backend.consistentProgress = first.consistentProgress;
           resolve();
@@ -101,39 +113,66 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
         }
       });
     });
-    worker.on('message', (batch: FromWorker[]) => backend.receive(batch));
+    worker.on('message', (batch: Batch) => backend.receive(batch));
     worker.on('error', (err) => backend.fail(`etcd client thread failed: ${err.message}`));
     worker.on('exit', (code) => backend.fail(`etcd client thread exited (${code})`));
     return backend;
   }
 
-  private receive(batch: FromWorker[]): void {
-    for (const m of batch) {
-      switch (m.t) {
-        case 'done': {
-          const p = this.settle(m.id);
-          if (p?.value !== undefined) (m.value as KeyValue).value = p.value;
-          p?.resolve(m.value);
+  private receive(batch: Batch): void {
+    for (let i = 0; i < batch.length; ) {
+      switch (batch[i]) {
+        case WRITTEN: {
+          const p = this.settle(batch[i + 1] as number);
+          p?.resolve(keyValue(p.key!, p.value!, batch[i + 2] as number, batch[i + 3] as number, batch[i + 4] as number));
+          i += 5;
           break;
         }
-        case 'fail':
-          this.settle(m.id)?.reject(deserializeError(m.error));
+        case NUMBER:
+          this.settle(batch[i + 1] as number)?.resolve(batch[i + 2]);
+          i += 3;
           break;
-        case 'events':
-          this.watches.get(m.watch)?.onEvents(m.events);
+        case GOT: {
+          const p = this.settle(batch[i + 1] as number);
+          const key = batch[i + 3] as string | null;
+          const kv = key === null ? null : keyValue(key, batch[i + 4] as string, batch[i + 5] as number, batch[i + 6] as number, batch[i + 7] as number);
+          p?.resolve({ kv, revision: batch[i + 2] as number } satisfies GetResult);
+          i += 8;
           break;
-        case 'progress':
-          this.watches.get(m.watch)?.onProgress?.(m.revision);
-          break;
-        case 'error': {
-          const handlers = this.watches.get(m.watch);
-          this.watches.delete(m.watch);
-          handlers?.onError(deserializeError(m.error));
+        }
+        case EVENTS: {
+          const handlers = this.watches.get(batch[i + 1] as number);
+          const { events, next } = readEvents(batch, i + 2);
+          handlers?.onEvents(events);
+          i = next;
           break;
         }
         default:
-          break; // 'ready' and 'failed' come only first
+          this.onMessage(batch[i + 1] as FromWorker);
+          i += 2;
       }
+    }
+  }
+
+  private onMessage(m: FromWorker): void {
+    switch (m.t) {
+      case 'done':
+        this.settle(m.id)?.resolve(m.value);
+        break;
+      case 'fail':
+        this.settle(m.id)?.reject(deserializeError(m.error));
+        break;
+      case 'progress':
+        this.watches.get(m.watch)?.onProgress?.(m.revision);
+        break;
+      case 'error': {
+        const handlers = this.watches.get(m.watch);
+        this.watches.delete(m.watch);
+        handlers?.onError(deserializeError(m.error));
+        break;
+      }
+      default:
+        break; // 'ready' and 'failed' come only first
     }
   }
 
@@ -154,17 +193,28 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
     for (const handlers of watches) handlers.onError(err);
   }
 
-  private call<T>(method: CallMethod, args: unknown[], value?: string): Promise<T> {
-    if (this.down !== undefined) return Promise.reject(this.down);
-    const id = this.nextId++;
+  /** Registers a call; false (and the promise rejected) when the worker is gone. */
+  private pend<T>(id: number, key?: string, value?: string): Promise<T> | undefined {
+    if (this.down !== undefined) return undefined;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, value });
-      this.outbox.push({ t: 'call', id, method, args });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, key, value });
     });
   }
 
+  private call<T>(method: CallMethod, args: unknown[]): Promise<T> {
+    const id = this.nextId++;
+    const promise = this.pend<T>(id);
+    if (promise === undefined) return Promise.reject(this.down);
+    this.outbox.push({ t: 'call', id, method, args });
+    return promise;
+  }
+
   currentRevision(): Promise<number> {
-    return this.call('currentRevision', []);
+    const id = this.nextId++;
+    const promise = this.pend<number>(id);
+    if (promise === undefined) return Promise.reject(this.down);
+    this.outbox.open().push(REVISION, id);
+    return promise;
   }
 
   compactedRevision(): Promise<number> {
@@ -172,7 +222,11 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
   }
 
   get(key: string, options?: RangeOptions): Promise<GetResult> {
-    return this.call('get', [key, options]);
+    const id = this.nextId++;
+    const promise = this.pend<GetResult>(id);
+    if (promise === undefined) return Promise.reject(this.down);
+    this.outbox.open().push(GET, id, key, options?.revision ?? 0);
+    return promise;
   }
 
   range(start: string, end: string, options?: RangeOptions): Promise<RangeResult> {
@@ -180,11 +234,19 @@ export class ThreadedEtcdBackend implements Backend, CoordinatedCompaction {
   }
 
   create(key: string, value: string, options?: WriteOptions): Promise<KeyValue> {
-    return this.call('create', [key, value, options], value);
+    const id = this.nextId++;
+    const promise = this.pend<KeyValue>(id, key, value);
+    if (promise === undefined) return Promise.reject(this.down);
+    this.outbox.open().push(CREATE, id, key, value, options?.ttlSeconds ?? 0);
+    return promise;
   }
 
   update(key: string, value: string, expectedModRevision?: number, options?: WriteOptions): Promise<KeyValue> {
-    return this.call('update', [key, value, expectedModRevision, options], value);
+    const id = this.nextId++;
+    const promise = this.pend<KeyValue>(id, key, value);
+    if (promise === undefined) return Promise.reject(this.down);
+    this.outbox.open().push(UPDATE, id, key, value, expectedModRevision ?? -1, options?.ttlSeconds ?? 0);
+    return promise;
   }
 
   delete(key: string, expectedModRevision?: number): Promise<{ prevKv: KeyValue; revision: number }> {
