@@ -133,9 +133,11 @@ async function main(): Promise<void> {
       }
     }
 
-    const burst = async (s: Server): Promise<{ rps: number; cpuUs: number }> => {
+    type Burst = { rps: number; cpuUs: number; mainUs: number };
+    const burst = async (s: Server): Promise<Burst> => {
       const pid = s.proc.child.pid!;
       const before = cpuSeconds(pid);
+      const mainBefore = mainThreadSeconds(pid);
       const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `b${s.bursts++}-{i}` }, data: { payload } });
       const request: WrkRequest =
         args.op === 'get'
@@ -148,10 +150,10 @@ async function main(): Promise<void> {
             : { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body };
       const r = await runWrk(s.origin, { concurrency: 32, seconds: 2 }, request);
       if (r.errors > 0) console.error(`${s.name}: ${r.errors} errors`);
-      return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6 };
+      return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6, mainUs: ((mainThreadSeconds(pid) - mainBefore) / r.requests) * 1e6 };
     };
     for (const s of servers) for (let i = 0; i < Number(args.warmup); i++) await burst(s);
-    const rows = new Map<string, { rps: number; cpuUs: number }[]>(servers.map((s) => [s.name, []]));
+    const rows = new Map<string, Burst[]>(servers.map((s) => [s.name, []]));
     for (let p = 0; p < Number(args.pairs); p++) {
       for (const s of p % 2 === 0 ? servers : [...servers].reverse()) rows.get(s.name)!.push(await burst(s));
     }
@@ -160,15 +162,15 @@ async function main(): Promise<void> {
     const op = args.op === 'get' || args.op === 'update' || args.op === 'list' ? args.op : 'create';
     console.log(`\n${op}s on ${storage}, concurrency 32, ${args.pairs} pairs of 2 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
     // The lowest CPU per request of a variant's bursts is the figure neighbours on a shared machine disturb least (they only add to it).
-    console.log(`| variant | ${op}s/s | apiary CPU µs/${op} | lowest CPU µs/${op} | rps ratio | CPU ratio | lowest CPU ratio |`);
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    console.log(`| variant | ${op}s/s | apiary CPU µs/${op} | lowest CPU µs/${op} | rps ratio | CPU ratio | lowest CPU ratio | main thread µs/${op} | main ratio |`);
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const s of servers) {
       const r = rows.get(s.name)!;
-      const ratio = (pick: (x: { rps: number; cpuUs: number }) => number): string => fmt(median(r.map((x, i) => pick(x) / pick(base[i]!))), 3);
+      const ratio = (pick: (x: Burst) => number): string => fmt(median(r.map((x, i) => pick(x) / pick(base[i]!))), 3);
       const lowest = Math.min(...r.map((x) => x.cpuUs));
       const lowestBase = Math.min(...base.map((x) => x.cpuUs));
       console.log(
-        `| ${s.name} (${s.rev}${s.nodeFlags.length ? ' ' + s.nodeFlags.join(' ') : ''}) | ${fmt(median(r.map((x) => x.rps)))} | ${fmt(median(r.map((x) => x.cpuUs)))} | ${fmt(lowest)} | ${ratio((x) => x.rps)} | ${ratio((x) => x.cpuUs)} | ${fmt(lowest / lowestBase, 3)} |`,
+        `| ${s.name} (${s.rev}${s.nodeFlags.length ? ' ' + s.nodeFlags.join(' ') : ''}) | ${fmt(median(r.map((x) => x.rps)))} | ${fmt(median(r.map((x) => x.cpuUs)))} | ${fmt(lowest)} | ${ratio((x) => x.rps)} | ${ratio((x) => x.cpuUs)} | ${fmt(lowest / lowestBase, 3)} | ${fmt(median(r.map((x) => x.mainUs)))} | ${ratio((x) => x.mainUs)} |`,
       );
     }
   } finally {
@@ -177,6 +179,15 @@ async function main(): Promise<void> {
       s.cleanup();
     }
     await etcd?.stop();
+  }
+}
+
+/** CPU seconds of a process's main (JavaScript) thread, from schedstat (ns on a CPU): the thread a create is bound by. */
+function mainThreadSeconds(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    return NaN;
   }
 }
 
