@@ -87,7 +87,20 @@ export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
     if (shapes.size >= SHAPES_MAX) shapes.clear();
     shapes.set(key, shape);
   }
-  const info: RequestInfo = { ...shape, query };
+  const info: RequestInfo = {
+    isResourceRequest: shape.isResourceRequest,
+    path: shape.path,
+    query,
+    verb: shape.verb,
+    apiPrefix: shape.apiPrefix,
+    apiGroup: shape.apiGroup,
+    apiVersion: shape.apiVersion,
+    namespace: shape.namespace,
+    resource: shape.resource,
+    subresource: shape.subresource,
+    name: shape.name,
+    parts: shape.parts,
+  };
   // A GET without a name is a list, or a watch when ?watch is true.
   if (info.isResourceRequest && info.name === '' && info.verb === 'get') {
     info.verb = parseBool(query.get('watch')) === true ? 'watch' : 'list';
