@@ -30,6 +30,7 @@
 
 import type { KubeObject, ManagedFieldsEntry } from '../machinery/meta.js';
 import { keyElement, valueElement } from '../machinery/apply/path.js';
+import { omitKeys } from '../machinery/omit-keys.js';
 
 /** Marks a value in this encoding (plain JSON starts with `{`). */
 export const MANAGED_FIELDS_PREFIX = '\u0001mf1\n';
@@ -48,8 +49,7 @@ export function encodeStoredValue(obj: KubeObject): string {
   const keys = Object.keys(meta);
   // Decoding puts the entries back last in metadata: only then is the order kept.
   if (lastDefinedKey(meta as Record<string, unknown>, keys) !== 'managedFields') return plain(obj);
-  const { managedFields: _m, resourceVersion: _rv, ...rest } = meta;
-  const withoutEntries = { ...obj, metadata: rest } as KubeObject;
+  const withoutEntries = { ...obj, metadata: omitKeys(meta, 'managedFields', 'resourceVersion') } as KubeObject;
   const lines: string[] = [];
   const indexes = new IndexCache();
   for (const e of entries) {
@@ -138,8 +138,7 @@ function closingBrace(text: string, from: number, end: number): number {
 
 function plain(obj: KubeObject): string {
   if (obj.metadata?.resourceVersion === undefined) return JSON.stringify(obj);
-  const { resourceVersion: _dropped, ...meta } = obj.metadata;
-  return JSON.stringify({ ...obj, metadata: meta });
+  return JSON.stringify({ ...obj, metadata: omitKeys(obj.metadata, 'resourceVersion') });
 }
 
 function lastDefinedKey(o: Record<string, unknown>, keys: string[]): string | undefined {

@@ -45,6 +45,7 @@ import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
 import { decodeStoredValue, encodeStoredValue, servedJSON } from './managed-fields-codec.js';
 import { parseResourceVersion } from '../machinery/resource-version.js';
 import { deepCopy } from '../machinery/deep-copy.js';
+import { omitKeys } from '../machinery/omit-keys.js';
 import { type CorruptObjectError, type CorruptValues, corruptValuesOf, decodeStored, isCorruptObjectError, storeReadError, type StoredDecoders } from './corrupt-values.js';
 
 export type { CachedState, Predicate, StoreListOptions, StoreListResult, StoreWatchEventType, StoreWatchEvent, StoreWatchHandlers, StoreWatchOptions, StoreWatchHandle, UpdateFunc, StoredValueEncoder, ObjectStore, ObjectStoreOptions } from './object-store-api.js';
@@ -128,7 +129,7 @@ export class BackendObjectStore implements ObjectStore {
 
   private remember(key: string, value: string, obj: KubeObject): void {
     if (!this.keepWritten) return;
-    const { resourceVersion: _rv, ...meta } = obj.metadata ?? {};
+    const meta = omitKeys(obj.metadata ?? {}, 'resourceVersion');
     this.written.delete(key);
     this.written.set(key, { value, object: { ...obj, metadata: meta } });
     if (this.written.size > WRITTEN_MAX) this.written.delete(this.written.keys().next().value!);
@@ -586,8 +587,7 @@ function ttlOptions(ttlSeconds: number | undefined): { ttlSeconds?: number } | u
 /** `obj` without metadata.managedFields (a new top level and metadata). */
 function withoutManagedFields(obj: KubeObject): KubeObject {
   if (obj.metadata?.managedFields === undefined) return obj;
-  const { managedFields: _dropped, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
+  return { ...obj, metadata: omitKeys(obj.metadata, 'managedFields') };
 }
 
 export function encode(obj: KubeObject): string {
@@ -610,8 +610,9 @@ export function createdJSON(obj: KubeObject): string | undefined {
 
 /** `obj` as decode(encode(obj), revision) gives it: a new top level and metadata, resourceVersion last. */
 function atRevision(obj: KubeObject, revision: number): KubeObject {
-  const { resourceVersion: _old, ...meta } = obj.metadata ?? {};
-  return { ...obj, metadata: { ...meta, resourceVersion: String(revision) } };
+  const meta = omitKeys(obj.metadata ?? {}, 'resourceVersion');
+  meta['resourceVersion'] = String(revision);
+  return { ...obj, metadata: meta };
 }
 
 /** The object of a stored value (either form) at `revision`. */
