@@ -488,7 +488,10 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   // Writes carry the request's context, which admission (webhooks) reads and reports through.
   const request: AdmissionRequestContext = {
     addWarning: (text) => setWarningHeaders(res, [text]),
-    auditAnnotations: auditAnnotationsOf(res),
+    // Made on first use: most writes get none, and a WeakMap entry per request is not free.
+    get auditAnnotations() {
+      return auditAnnotationsOf(res);
+    },
   };
   if (user !== undefined) request.user = user;
   const manager = scope.query.get('fieldManager');
