@@ -178,6 +178,9 @@ function prepareStatements(db: Database.Database) {
       `INSERT INTO current (key, revision, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET revision = excluded.revision, expires_at = excluded.expires_at`,
     ),
+    insertCurrent: db.prepare<[string, number, number | null]>(
+      'INSERT INTO current (key, revision, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING',
+    ),
     deleteCurrent: db.prepare<[string]>('DELETE FROM current WHERE key = ?'),
     replayPage: db.prepare<[string, string, number, number, number], EventRow>(
       `SELECT h.key, h.value, h.create_revision, h.revision, h.deleted, h.prev_revision,
@@ -504,6 +507,20 @@ export class SqliteBackend extends LocalBackend implements Backend {
     const outcomes: Outcome[] = [];
     const events: WatchEvent[] = [];
     for (const op of ops) {
+      if (op.kind === 'create') {
+        // A create needs no read of the key: inserting its current row finds an existing one.
+        const expiresAt = op.ttlSeconds !== undefined && op.ttlSeconds > 0 ? this.now() + op.ttlSeconds * 1000 : null;
+        if (this.stmt.insertCurrent.run(op.key, revision + 1, expiresAt).changes === 0) {
+          outcomes.push({ ok: false, error: new StorageError('KeyExists', `key already exists: ${op.key}`, op.key) });
+          continue;
+        }
+        revision++;
+        this.stmt.insertHistory.run(revision, op.key, op.value, revision, 0, 0);
+        const kv: KeyValue = { key: op.key, value: op.value, createRevision: revision, modRevision: revision };
+        outcomes.push({ ok: true, result: kv });
+        events.push({ type: 'put', kv });
+        continue;
+      }
       const row = this.stmt.getCurrent.get(op.key);
       const stored = row ? toKv(row) : null;
       const error = this.check(op, stored);
@@ -531,10 +548,8 @@ export class SqliteBackend extends LocalBackend implements Backend {
     return { outcomes, events, revision };
   }
 
-  private check(op: WriteOp, stored: KeyValue | null): StorageError | null {
-    if (op.kind === 'create') {
-      return stored ? new StorageError('KeyExists', `key already exists: ${op.key}`, op.key) : null;
-    }
+  /** An update's or delete's check against the stored key (apply() checks creates as it inserts them). */
+  private check(op: Exclude<WriteOp, { kind: 'create' }>, stored: KeyValue | null): StorageError | null {
     if (!stored) return new StorageError('KeyNotFound', `key not found: ${op.key}`, op.key);
     if (op.expected !== undefined && stored.modRevision !== op.expected) {
       return new StorageError(
