@@ -82,10 +82,11 @@ function build(rev: string): { main: string; cleanup: () => void } {
 }
 
 
-/** One burst: requests/s, and CPU µs per request of the variant's apiary and of etcd (0 off etcd). */
+/** One burst: requests/s, and CPU µs per request of the variant's apiary, of its main thread, and of etcd (0 off etcd). */
 interface Row {
   rps: number;
   cpuUs: number;
+  mainUs: number;
   etcdUs: number;
 }
 
@@ -147,6 +148,7 @@ async function main(): Promise<void> {
     const burst = async (s: Server): Promise<Row> => {
       const pid = s.proc.child.pid!;
       const before = cpuSeconds(pid);
+      const mainBefore = mainThreadSeconds(pid);
       const etcdBefore = etcdCpu();
       const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `b${s.bursts++}-{i}` }, data: { payload } });
       const request: WrkRequest =
@@ -160,7 +162,12 @@ async function main(): Promise<void> {
             : { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body };
       const r = await runWrk(s.origin, { concurrency: 32, seconds: 2 }, request);
       if (r.errors > 0) console.error(`${s.name}: ${r.errors} errors`);
-      return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6, etcdUs: ((etcdCpu() - etcdBefore) / r.requests) * 1e6 };
+      return {
+        rps: r.rps,
+        cpuUs: ((cpuSeconds(pid) - before) / r.requests) * 1e6,
+        mainUs: ((mainThreadSeconds(pid) - mainBefore) / r.requests) * 1e6,
+        etcdUs: ((etcdCpu() - etcdBefore) / r.requests) * 1e6,
+      };
     };
     for (const s of servers) for (let i = 0; i < Number(args.warmup); i++) await burst(s);
     const rows = new Map<string, Row[]>(servers.map((s) => [s.name, []]));
@@ -174,8 +181,8 @@ async function main(): Promise<void> {
     // The lowest CPU per request of a variant's bursts is the figure neighbours on a shared machine disturb least (they only add to it).
     const withEtcd = etcd !== undefined;
     const etcdHead = withEtcd ? ` etcd CPU µs/${op} | apiary+etcd µs/${op} | apiary+etcd ratio |` : '';
-    console.log(`| variant | ${op}s/s | apiary CPU µs/${op} | lowest CPU µs/${op} | rps ratio | CPU ratio | lowest CPU ratio |${etcdHead}`);
-    console.log(`|---|---:|---:|---:|---:|---:|---:|${withEtcd ? '---:|---:|---:|' : ''}`);
+    console.log(`| variant | ${op}s/s | apiary CPU µs/${op} | lowest CPU µs/${op} | rps ratio | CPU ratio | lowest CPU ratio | main thread µs/${op} | main ratio |${etcdHead}`);
+    console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|${withEtcd ? '---:|---:|---:|' : ''}`);
     for (const s of servers) {
       const r = rows.get(s.name)!;
       const ratio = (pick: (x: Row) => number): string => fmt(median(r.map((x, i) => pick(x) / pick(base[i]!))), 3);
@@ -185,7 +192,7 @@ async function main(): Promise<void> {
       const lowest = Math.min(...r.map((x) => x.cpuUs));
       const lowestBase = Math.min(...base.map((x) => x.cpuUs));
       console.log(
-        `| ${s.name} (${s.rev}${s.nodeFlags.length ? ' ' + s.nodeFlags.join(' ') : ''}) | ${fmt(median(r.map((x) => x.rps)))} | ${fmt(median(r.map((x) => x.cpuUs)))} | ${fmt(lowest)} | ${ratio((x) => x.rps)} | ${ratio((x) => x.cpuUs)} | ${fmt(lowest / lowestBase, 3)} |${etcdCells}`,
+        `| ${s.name} (${s.rev}${s.nodeFlags.length ? ' ' + s.nodeFlags.join(' ') : ''}) | ${fmt(median(r.map((x) => x.rps)))} | ${fmt(median(r.map((x) => x.cpuUs)))} | ${fmt(lowest)} | ${ratio((x) => x.rps)} | ${ratio((x) => x.cpuUs)} | ${fmt(lowest / lowestBase, 3)} | ${fmt(median(r.map((x) => x.mainUs)))} | ${ratio((x) => x.mainUs)} |${etcdCells}`,
       );
     }
   } finally {
@@ -194,6 +201,15 @@ async function main(): Promise<void> {
       s.cleanup();
     }
     await etcd?.stop();
+  }
+}
+
+/** CPU seconds of a process's main (JavaScript) thread, from schedstat (ns on a CPU): the thread a create is bound by. */
+function mainThreadSeconds(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    return NaN;
   }
 }
 

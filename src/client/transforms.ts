@@ -9,6 +9,7 @@
 
 import type { KubeObject } from '../machinery/meta.js';
 import type { TransformFunc } from './delta-fifo.js';
+import { omitKeys } from '../machinery/omit-keys.js';
 
 /**
  * The object without metadata.managedFields: a new object (deleting a
@@ -18,8 +19,7 @@ import type { TransformFunc } from './delta-fifo.js';
 export function stripManagedFields<T extends KubeObject>(obj: T): T {
   const metadata = obj.metadata;
   if (metadata === undefined || metadata.managedFields === undefined) return obj;
-  const { managedFields: _dropped, ...rest } = metadata;
-  return { ...obj, metadata: rest };
+  return { ...obj, metadata: omitKeys(metadata, 'managedFields') };
 }
 
 /** Fields whose values repeat across objects (type names, API groups), wherever they are. */

@@ -12,15 +12,19 @@
 // levels (no Kubernetes object is nested that deep), the same beyond.
 //
 // One pass over the text's characters, no allocation: linear in the body (and
-// skipped when the text holds too few opening characters to be that deep).
+// skipped when the text is too short, or holds too few opening characters, to be that deep).
 
 /** The deepest nesting a request body may have (see above). */
 export const MAX_JSON_DEPTH = 1000;
 
-/** Go's message when `text` opens more than `max` nested arrays or objects, else undefined. */
+/**
+ * Go's message when `text` opens more than `max` nested arrays or objects,
+ * else undefined. `text` is one JSON.parse accepted (every caller parses first).
+ */
 export function jsonDepthError(text: string, max = MAX_JSON_DEPTH): string | undefined {
-  // Each level takes at least one character: a short text cannot be too deep.
-  if (text.length <= max) return undefined;
+  // Valid JSON closes each level it opens, two characters a level: a text of
+  // at most 2 × max characters cannot be too deep (most bodies end here, unscanned).
+  if (text.length <= 2 * max) return undefined;
   // Nor can a text with at most `max` opening characters (counted by indexOf, which is fast; strings included).
   if (openersAtMost(text, max)) return undefined;
   let depth = 0;

@@ -159,8 +159,16 @@ export function createRegistry(options: RegistryOptions): Registry {
   // A cache that fails to list retries on its own; reads fall back to the backend meanwhile.
   const ready = Promise.all(caches.map((c) => c.start().catch(() => c.restartLater()))).then(() => undefined);
   const builtIn = stores.length;
-  const byVersion = new Map<string, RESTStore>();
-  for (const s of stores) byVersion.set(`${s.type.group}/${s.type.version}/${s.type.resource}`, s);
+  // group → version → resource → store: the request's strings (kept per path, request-info.ts) hash once, no key is built per lookup.
+  const byVersion = new Map<string, Map<string, Map<string, RESTStore>>>();
+  const addVersioned = (s: RESTStore): void => {
+    let versions = byVersion.get(s.type.group);
+    if (versions === undefined) byVersion.set(s.type.group, (versions = new Map()));
+    let resources = versions.get(s.type.version);
+    if (resources === undefined) versions.set(s.type.version, (resources = new Map()));
+    resources.set(s.type.resource, s);
+  };
+  for (const s of stores) addVersioned(s);
   const installed = new Map<string, { stores: RESTStore[]; release: (() => void) | undefined }>();
   let generation = 0;
   const rebuild = (): void => {
@@ -171,7 +179,7 @@ export function createRegistry(options: RegistryOptions): Registry {
     for (const s of stores) {
       const k = `${s.type.group}/${s.type.resource}`;
       if (!byKey.has(k)) byKey.set(k, s);
-      byVersion.set(`${s.type.group}/${s.type.version}/${s.type.resource}`, s);
+      addVersioned(s);
     }
     generation++;
   };
@@ -185,7 +193,7 @@ export function createRegistry(options: RegistryOptions): Registry {
   return {
     stores,
     storeFor: (group, resource, version) =>
-      (version !== undefined ? byVersion.get(`${group}/${version}/${resource}`) : undefined) ?? byKey.get(`${group}/${resource}`),
+      (version !== undefined ? byVersion.get(group)?.get(version)?.get(resource) : undefined) ?? byKey.get(`${group}/${resource}`),
     install(key, added, release) {
       const previous = installed.get(key);
       installed.set(key, { stores: added, release });

@@ -251,14 +251,16 @@ export function typeFieldsError(value: unknown): string | undefined {
     const got = Array.isArray(value) ? 'array' : typeof value;
     return `couldn't get version/kind; json parse error: json: cannot unmarshal ${goTypeName(got)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
   }
+  const o = value as Record<string, unknown>;
+  const wrong = (key: string): boolean => o[key] !== undefined && o[key] !== null && typeof o[key] !== 'string' && Object.prototype.hasOwnProperty.call(o, key);
+  const apiVersionWrong = wrong('apiVersion');
+  const kindWrong = wrong('kind');
+  if (!apiVersionWrong && !kindWrong) return undefined;
   // In the document's order: the first wrong one is the error.
-  for (const [key, field] of Object.entries(value)) {
-    if ((key === 'apiVersion' || key === 'kind') && field !== null && typeof field !== 'string') {
-      const got = Array.isArray(field) ? 'array' : typeof field === 'boolean' ? 'bool' : typeof field;
-      return `couldn't get version/kind; json parse error: json: cannot unmarshal ${got} into Go struct field .${key} of type string`;
-    }
-  }
-  return undefined;
+  const key = apiVersionWrong && kindWrong ? Object.keys(o).find((k) => k === 'apiVersion' || k === 'kind')! : apiVersionWrong ? 'apiVersion' : 'kind';
+  const field = o[key];
+  const got = Array.isArray(field) ? 'array' : typeof field === 'boolean' ? 'bool' : typeof field;
+  return `couldn't get version/kind; json parse error: json: cannot unmarshal ${got} into Go struct field .${key} of type string`;
 }
 
 /** Upstream's summarizeData: the first bytes of an object body, hex for anything else. */

@@ -103,6 +103,20 @@ export const DEFAULT_RESTRICTIONS: EndpointRestrictions = {
   allowsStreamSchema: (schema) => schema === 'watch',
 };
 
+/** The media types of `served` without parameters (and, streaming, those with stream framing), per list: the lists are constants. */
+const candidateLists = new WeakMap<readonly string[], { all: string[]; streamable: string[] }>();
+
+function candidatesOf(served: readonly string[], streaming: boolean): string[] {
+  let lists = candidateLists.get(served);
+  if (lists === undefined) {
+    const all = served.map((m) => m.split(';')[0]!);
+    // A watch can only be written by a serializer with stream framing.
+    lists = { all, streamable: all.filter((m) => STREAMABLE.has(m)) };
+    candidateLists.set(served, lists);
+  }
+  return streaming ? lists.streamable : lists.all;
+}
+
 /**
  * Picks the response representation for an Accept header among `served`
  * (e.g. SERVED_MEDIA_TYPES), or throws 406 listing `served`.
@@ -113,8 +127,7 @@ export function negotiateOutput(
   served: string[] = SERVED_MEDIA_TYPES,
   streaming = false,
 ): NegotiatedOutput {
-  // A watch can only be written by a serializer with stream framing.
-  const candidates = served.map((m) => m.split(';')[0]!).filter((m) => !streaming || STREAMABLE.has(m));
+  const candidates = candidatesOf(served, streaming);
   const errorList = streaming ? SERVED_STREAM_MEDIA_TYPES : served;
   if (acceptHeader === undefined || acceptHeader.trim() === '') {
     return { mediaType: candidates[0]!, pretty: false };

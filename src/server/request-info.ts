@@ -60,16 +60,8 @@ export function parseBool(value: string | null): boolean | undefined {
  * request somewhere its authorization did not look.
  */
 export function splitTarget(rawUrl: string): { path: string; query: URLSearchParams } {
-  if (!rawUrl.startsWith('/')) {
-    // The absolute form (`http://host/path`): its path and query, as Go reads them.
-    const url = new URL(rawUrl);
-    return splitTarget(`${url.pathname}${url.search}`);
-  }
-  const hash = rawUrl.indexOf('#');
-  const target = hash < 0 ? rawUrl : rawUrl.slice(0, hash);
-  const q = target.indexOf('?');
-  const rawPath = q < 0 ? target : target.slice(0, q);
-  return { path: rawPath.includes('%') ? percentDecode(rawPath) : rawPath, query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)) };
+  const { rawPath, query } = splitRawTarget(rawUrl);
+  return { path: rawPath.includes('%') ? percentDecode(rawPath) : rawPath, query };
 }
 
 const ESCAPE = /(?:%[0-9A-Fa-f]{2})+/g;
@@ -83,12 +75,61 @@ function percentDecode(path: string): string {
   });
 }
 
+/** What a request is about, from its method and target (see the module comment). */
 export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
-  const { path, query } = splitTarget(rawUrl);
+  const { rawPath, query } = splitRawTarget(rawUrl);
+  // Clients send the same few paths again and again: the path's part of the
+  // answer is kept (its parts array is shared, and read only), the rest is this request's.
+  const key = `${method} ${rawPath}`;
+  let shape = shapes.get(key);
+  if (shape === undefined) {
+    shape = pathShape(method, rawPath.includes('%') ? percentDecode(rawPath) : rawPath);
+    if (shapes.size >= SHAPES_MAX) shapes.clear();
+    shapes.set(key, shape);
+  }
   const info: RequestInfo = {
+    isResourceRequest: shape.isResourceRequest,
+    path: shape.path,
+    query,
+    verb: shape.verb,
+    apiPrefix: shape.apiPrefix,
+    apiGroup: shape.apiGroup,
+    apiVersion: shape.apiVersion,
+    namespace: shape.namespace,
+    resource: shape.resource,
+    subresource: shape.subresource,
+    name: shape.name,
+    parts: shape.parts,
+  };
+  // A GET without a name is a list, or a watch when ?watch is true.
+  if (info.isResourceRequest && info.name === '' && info.verb === 'get') {
+    info.verb = parseBool(query.get('watch')) === true ? 'watch' : 'list';
+  }
+  return info;
+}
+
+/** The paths whose shapes are kept; past this many the map starts again (names vary without bound). */
+const SHAPES_MAX = 512;
+const shapes = new Map<string, Readonly<Omit<RequestInfo, 'query'>>>();
+
+/** The target's raw path (not yet percent-decoded) and its parsed query. */
+function splitRawTarget(rawUrl: string): { rawPath: string; query: URLSearchParams } {
+  if (!rawUrl.startsWith('/')) {
+    // The absolute form (`http://host/path`): its path and query, as Go reads them.
+    const url = new URL(rawUrl);
+    return splitRawTarget(`${url.pathname}${url.search}`);
+  }
+  const hash = rawUrl.indexOf('#');
+  const target = hash < 0 ? rawUrl : rawUrl.slice(0, hash);
+  const q = target.indexOf('?');
+  return { rawPath: q < 0 ? target : target.slice(0, q), query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)) };
+}
+
+/** Everything of a request's info that its method and (decoded) path decide; a GET without a name stays verb "get". */
+function pathShape(method: string, path: string): Readonly<Omit<RequestInfo, 'query'>> {
+  const info: Omit<RequestInfo, 'query'> = {
     isResourceRequest: false,
     path,
-    query,
     verb: method.toLowerCase(),
     apiPrefix: '',
     apiGroup: '',
@@ -141,11 +182,6 @@ export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
   info.resource = info.parts[0] ?? '';
   if (info.parts.length >= 2) info.name = info.parts[1]!;
   if (info.parts.length >= 3) info.subresource = info.parts[2]!;
-
-  // A GET without a name is a list, or a watch when ?watch is true.
-  if (info.name === '' && verb === 'get') {
-    verb = parseBool(query.get('watch')) === true ? 'watch' : 'list';
-  }
   if (info.name === '' && verb === 'delete') verb = 'deletecollection';
   info.verb = verb;
   return info;

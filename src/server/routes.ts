@@ -308,11 +308,27 @@ function discovery(
   writeNegotiated(req, res, 200, legacy(), output);
 }
 
-/** The verbs a path answers, by HTTP method, given what the resource supports. */
-function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean): Map<string, string> {
+/** routesFor's answers per resource type, by what of the path decides them (read only). */
+const routesByType = new WeakMap<ResourceType, Map<string, ReadonlyMap<string, string>>>();
+
+/** The verbs a path answers, by HTTP method, given what the resource supports: made once per type and shape of path. */
+function routesFor(type: ResourceType, info: RequestInfo, hasNamespace: boolean): ReadonlyMap<string, string> {
+  const legacyWatch = isLegacyWatch(info);
+  const key = `${info.subresource}/${legacyWatch ? 1 : 0}${info.name === '' ? 1 : 0}${info.verb === 'watch' ? 1 : 0}${hasNamespace ? 1 : 0}`;
+  let byShape = routesByType.get(type);
+  if (byShape === undefined) routesByType.set(type, (byShape = new Map()));
+  let routes = byShape.get(key);
+  if (routes === undefined) {
+    // Subresource names come from the path: only those the type has are kept (the others all answer nothing).
+    routes = buildRoutes(type, info, hasNamespace, legacyWatch);
+    if (info.subresource === '' || type.subresources.includes(info.subresource)) byShape.set(key, routes);
+  }
+  return routes;
+}
+
+function buildRoutes(type: ResourceType, info: RequestInfo, hasNamespace: boolean, legacyWatch: boolean): Map<string, string> {
   const routes = new Map<string, string>();
   const has = (verb: string): boolean => (type.verbs as string[]).includes(verb);
-  const legacyWatch = isLegacyWatch(info);
   if (info.subresource !== '') {
     if (!type.subresources.includes(info.subresource) || legacyWatch || isConnectSubresource(info.subresource)) return routes;
     const verbs = subresourceVerbs(info.subresource);
@@ -366,6 +382,8 @@ function isUnderNamespace(info: RequestInfo): boolean {
 }
 
 function isLegacyWatch(info: RequestInfo): boolean {
+  // Most paths hold no watch segment at all.
+  if (!info.path.includes('/watch')) return false;
   const afterVersion = info.apiGroup === '' ? 2 : 3;
   return info.path.split('/').filter((s) => s !== '')[afterVersion] === 'watch';
 }
@@ -470,7 +488,10 @@ async function serveResource(ctx: ApiContext, req: IncomingMessage, res: ServerR
   // Writes carry the request's context, which admission (webhooks) reads and reports through.
   const request: AdmissionRequestContext = {
     addWarning: (text) => setWarningHeaders(res, [text]),
-    auditAnnotations: auditAnnotationsOf(res),
+    // Made on first use: most writes get none, and a WeakMap entry per request is not free.
+    get auditAnnotations() {
+      return auditAnnotationsOf(res);
+    },
   };
   if (user !== undefined) request.user = user;
   const manager = scope.query.get('fieldManager');

@@ -17,6 +17,11 @@
 // concern gets onProgress(batch's last revision) — nothing under its prefix is
 // pending up to there — so a watch cache can tell it is current even when the
 // writes went to other prefixes.
+// A server has a watcher per resource (its watch cache), and a batch concerns
+// one or two resources: watchers are grouped by their prefix's first three
+// path segments (`/registry/configmaps/`), so a batch is looked at only by
+// the watchers of its keys' groups (and those whose prefix is shorter), and
+// every other watcher is told its progress alone.
 
 import { StorageError, type WatchEvent, type WatchHandle, type WatchHandlers } from './interface.js';
 
@@ -25,6 +30,10 @@ export type ReplayFn = (prefix: string, afterRevision: number) => Iterable<Watch
 
 interface Watcher {
   prefix: string;
+  /** groupName(prefix). */
+  group: string | undefined;
+  /** The number of the last batch whose keys fell in its group. */
+  mark: number;
   lastRevision: number;
   ready: boolean;
   cancelled: boolean;
@@ -43,6 +52,12 @@ export function eventKey(event: WatchEvent): string {
 
 export class BackendWatchers {
   private readonly watchers = new Set<Watcher>();
+  /** The watchers by group (see groupName); a watcher whose prefix has none looks at every batch. */
+  private readonly groups = new Map<string, Set<Watcher>>();
+  /** Batches published so far: a batch marks the watchers it concerns with its number. */
+  private batches = 0;
+  /** `watchers` as an array, made again after a change: publish walks a snapshot (a handler may add or cancel watchers). */
+  private snapshot: Watcher[] | undefined;
   /** Set while publish() runs; a handler that writes re-enters publish, whose batch must wait its turn. */
   private publishing = false;
   private readonly publishQueue: WatchEvent[][] = [];
@@ -54,15 +69,16 @@ export class BackendWatchers {
   }
 
   add(prefix: string, afterRevision: number, handlers: WatchHandlers): WatchHandle {
-    const watcher: Watcher = { prefix, lastRevision: afterRevision, ready: false, cancelled: false, pending: [], handlers };
+    const watcher: Watcher = { prefix, group: groupName(prefix), mark: 0, lastRevision: afterRevision, ready: false, cancelled: false, pending: [], handlers };
     this.watchers.add(watcher);
+    if (watcher.group !== undefined) {
+      let group = this.groups.get(watcher.group);
+      if (group === undefined) this.groups.set(watcher.group, (group = new Set()));
+      group.add(watcher);
+    }
+    this.snapshot = undefined;
     queueMicrotask(() => this.runReplay(watcher));
-    return {
-      cancel: () => {
-        watcher.cancelled = true;
-        this.watchers.delete(watcher);
-      },
-    };
+    return { cancel: () => this.remove(watcher) };
   }
 
   /** Delivers a committed batch (events in revision order) to the live watchers. */
@@ -73,15 +89,7 @@ export class BackendWatchers {
     this.publishing = true;
     try {
       // Every watcher sees batch N before any sees batch N+1, even when a handler writes.
-      for (let batch = this.publishQueue.shift(); batch; batch = this.publishQueue.shift()) {
-        const last = eventRevision(batch[batch.length - 1]);
-        for (const watcher of [...this.watchers]) {
-          if (watcher.ready) {
-            this.deliver(watcher, batch);
-            this.progress(watcher, last);
-          } else watcher.pending.push(batch);
-        }
-      }
+      for (let batch = this.publishQueue.shift(); batch; batch = this.publishQueue.shift()) this.publishBatch(batch);
     } finally {
       this.publishing = false;
     }
@@ -91,6 +99,40 @@ export class BackendWatchers {
   clear(): void {
     for (const watcher of this.watchers) watcher.cancelled = true;
     this.watchers.clear();
+    this.groups.clear();
+    this.snapshot = undefined;
+  }
+
+  private publishBatch(batch: WatchEvent[]): void {
+    const last = eventRevision(batch[batch.length - 1]);
+    // Mark the watchers of the groups the batch's keys fall in (most batches: one group).
+    const mark = ++this.batches;
+    let lastName: string | undefined;
+    for (const event of batch) {
+      const name = groupName(eventKey(event));
+      if (name === undefined || name === lastName) continue;
+      lastName = name;
+      const group = this.groups.get(name);
+      if (group !== undefined) for (const watcher of group) watcher.mark = mark;
+    }
+    for (const watcher of (this.snapshot ??= [...this.watchers])) {
+      if (!watcher.ready) {
+        if (!watcher.cancelled) watcher.pending.push(batch);
+        continue;
+      }
+      if (watcher.mark === mark || watcher.group === undefined) this.deliver(watcher, batch);
+      this.progress(watcher, last);
+    }
+  }
+
+  private remove(watcher: Watcher): void {
+    watcher.cancelled = true;
+    if (!this.watchers.delete(watcher)) return;
+    this.snapshot = undefined;
+    if (watcher.group === undefined) return;
+    const group = this.groups.get(watcher.group)!;
+    group.delete(watcher);
+    if (group.size === 0) this.groups.delete(watcher.group);
   }
 
   private runReplay(watcher: Watcher): void {
@@ -137,8 +179,7 @@ export class BackendWatchers {
 
   private fail(watcher: Watcher, err: unknown): void {
     if (watcher.cancelled) return;
-    watcher.cancelled = true;
-    this.watchers.delete(watcher);
+    this.remove(watcher);
     const storageError =
       err instanceof StorageError ? err : new StorageError('Internal', `watch failed: ${(err as Error)?.message ?? String(err)}`);
     try {
@@ -147,4 +188,18 @@ export class BackendWatchers {
       // The watch is already over; a throwing error handler has nobody left to tell.
     }
   }
+}
+
+/**
+ * The group of a watch prefix or a key: its first three path segments
+ * (`/registry/configmaps/`), or undefined when it has fewer. A key under a
+ * prefix that has them has the same ones.
+ */
+function groupName(prefixOrKey: string): string | undefined {
+  let at = -1;
+  for (let i = 0; i < 3; i++) {
+    at = prefixOrKey.indexOf('/', at + 1);
+    if (at < 0) return undefined;
+  }
+  return prefixOrKey.slice(0, at + 1);
 }

@@ -30,6 +30,7 @@
 
 import type { KubeObject, ManagedFieldsEntry } from '../machinery/meta.js';
 import { keyElement, valueElement } from '../machinery/apply/path.js';
+import { omitKeys } from '../machinery/omit-keys.js';
 
 /** Marks a value in this encoding (plain JSON starts with `{`). */
 export const MANAGED_FIELDS_PREFIX = '\u0001mf1\n';
@@ -48,8 +49,7 @@ export function encodeStoredValue(obj: KubeObject): string {
   const keys = Object.keys(meta);
   // Decoding puts the entries back last in metadata: only then is the order kept.
   if (lastDefinedKey(meta as Record<string, unknown>, keys) !== 'managedFields') return plain(obj);
-  const { managedFields: _m, resourceVersion: _rv, ...rest } = meta;
-  const withoutEntries = { ...obj, metadata: rest } as KubeObject;
+  const withoutEntries = { ...obj, metadata: omitKeys(meta, 'managedFields', 'resourceVersion') } as KubeObject;
   const lines: string[] = [];
   const indexes = new IndexCache();
   for (const e of entries) {
@@ -138,8 +138,7 @@ function closingBrace(text: string, from: number, end: number): number {
 
 function plain(obj: KubeObject): string {
   if (obj.metadata?.resourceVersion === undefined) return JSON.stringify(obj);
-  const { resourceVersion: _dropped, ...meta } = obj.metadata;
-  return JSON.stringify({ ...obj, metadata: meta });
+  return JSON.stringify({ ...obj, metadata: omitKeys(obj.metadata, 'resourceVersion') });
 }
 
 function lastDefinedKey(o: Record<string, unknown>, keys: string[]): string | undefined {
@@ -154,19 +153,23 @@ function lastDefinedKey(o: Record<string, unknown>, keys: string[]): string | un
 
 /** The key order upstream's entries have (and ours: field-manager.ts), each optional key marked. */
 const ENTRY_KEYS = ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource'] as const;
-const OPTIONAL = new Set(['manager', 'time', 'subresource']);
+const OPTIONAL = new Set<string>(['manager', 'time', 'subresource']);
+/** The entry's keys whose values must be strings. */
+const STRING_KEYS = ['manager', 'apiVersion', 'time', 'subresource'] as const;
 
 function encodeEntry(e: ManagedFieldsEntry, obj: KubeObject, indexes: IndexCache): string | undefined {
   if (e === null || typeof e !== 'object' || Array.isArray(e)) return undefined;
-  // Exactly the keys of ENTRY_KEYS, in that order, the required ones present.
-  const keys = Object.keys(e).filter((k) => (e as Record<string, unknown>)[k] !== undefined);
+  // Exactly the keys of ENTRY_KEYS (those with a defined value), in that order, the required ones present
+  // (walked without listing them: this runs for every entry of every write).
   let at = 0;
-  for (const k of ENTRY_KEYS) {
-    if (keys[at] === k) at++;
-    else if (!OPTIONAL.has(k)) return undefined;
+  for (const k in e) {
+    if (!Object.prototype.hasOwnProperty.call(e, k) || (e as Record<string, unknown>)[k] === undefined) continue;
+    while (at < ENTRY_KEYS.length && ENTRY_KEYS[at] !== k) if (!OPTIONAL.has(ENTRY_KEYS[at++]!)) return undefined;
+    if (at === ENTRY_KEYS.length) return undefined;
+    at++;
   }
-  if (at !== keys.length) return undefined;
-  for (const k of ['manager', 'apiVersion', 'time', 'subresource'] as const) if (e[k] !== undefined && typeof e[k] !== 'string') return undefined;
+  for (; at < ENTRY_KEYS.length; at++) if (!OPTIONAL.has(ENTRY_KEYS[at]!)) return undefined;
+  for (const k of STRING_KEYS) if (e[k] !== undefined && typeof e[k] !== 'string') return undefined;
   if (e.fieldsType !== 'FieldsV1' || (e.operation !== 'Apply' && e.operation !== 'Update')) return undefined;
   const header: Json[] = [
     e.manager ?? null,

@@ -45,6 +45,7 @@ import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
 import { decodeStoredValue, encodeStoredValue, servedJSON } from './managed-fields-codec.js';
 import { parseResourceVersion } from '../machinery/resource-version.js';
 import { deepCopy } from '../machinery/deep-copy.js';
+import { omitKeys } from '../machinery/omit-keys.js';
 import { type CorruptObjectError, type CorruptValues, corruptValuesOf, decodeStored, isCorruptObjectError, storeReadError, type StoredDecoders } from './corrupt-values.js';
 
 export type { CachedState, Predicate, StoreListOptions, StoreListResult, StoreWatchEventType, StoreWatchEvent, StoreWatchHandlers, StoreWatchOptions, StoreWatchHandle, UpdateFunc, StoredValueEncoder, ObjectStore, ObjectStoreOptions } from './object-store-api.js';
@@ -128,8 +129,9 @@ export class BackendObjectStore implements ObjectStore {
 
   private remember(key: string, value: string, obj: KubeObject): void {
     if (!this.keepWritten) return;
+    const meta = omitKeys(obj.metadata ?? {}, 'resourceVersion');
     this.written.delete(key);
-    this.written.set(key, { value, object: { ...obj, metadata: withoutResourceVersion(obj.metadata) } });
+    this.written.set(key, { value, object: { ...obj, metadata: meta } });
     if (this.written.size > WRITTEN_MAX) this.written.delete(this.written.keys().next().value!);
   }
 
@@ -585,8 +587,7 @@ function ttlOptions(ttlSeconds: number | undefined): { ttlSeconds?: number } | u
 /** `obj` without metadata.managedFields (a new top level and metadata). */
 function withoutManagedFields(obj: KubeObject): KubeObject {
   if (obj.metadata?.managedFields === undefined) return obj;
-  const { managedFields: _dropped, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
+  return { ...obj, metadata: omitKeys(obj.metadata, 'managedFields') };
 }
 
 export function encode(obj: KubeObject): string {
@@ -607,24 +608,10 @@ export function createdJSON(obj: KubeObject): string | undefined {
   return value === undefined ? undefined : servedJSON(obj, value);
 }
 
-/**
- * A copy of `meta` without resourceVersion, keys in their order. A loop, not
- * `const { resourceVersion, ...rest } = meta`: V8 copies for an object rest
- * with an excluded key through a slow generic path (about 2 µs against 0.2 µs
- * for this metadata, node 20), and a create on a watched resource made three
- * such copies (remember, create's answer, its watch event's object).
- */
-function withoutResourceVersion(meta: KubeObject['metadata'] | undefined): KubeObject['metadata'] {
-  const out: Record<string, unknown> = {};
-  if (meta === undefined) return out as KubeObject['metadata'];
-  for (const k of Object.keys(meta)) if (k !== 'resourceVersion') out[k] = (meta as Record<string, unknown>)[k];
-  return out as KubeObject['metadata'];
-}
-
 /** `obj` as decode(encode(obj), revision) gives it: a new top level and metadata, resourceVersion last. */
 function atRevision(obj: KubeObject, revision: number): KubeObject {
-  const meta = withoutResourceVersion(obj.metadata);
-  meta.resourceVersion = String(revision);
+  const meta = omitKeys(obj.metadata ?? {}, 'resourceVersion');
+  meta['resourceVersion'] = String(revision);
   return { ...obj, metadata: meta };
 }
 

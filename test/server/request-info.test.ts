@@ -93,3 +93,17 @@ test('dot segments and escaped slashes are not resolved before routing', () => {
   assert.equal(slash.name, 'a');
   assert.equal(slash.subresource, 'b');
 });
+
+test('a path asked again answers afresh: its own query and verb, whatever an earlier request of it became', () => {
+  const first = parseRequestInfo('GET', '/api/v1/namespaces/again/configmaps?watch=true');
+  first.verb = 'changed by routing';
+  const list = parseRequestInfo('GET', '/api/v1/namespaces/again/configmaps?limit=5');
+  assert.equal(list.verb, 'list');
+  assert.equal(list.query.get('limit'), '5');
+  assert.equal(list.query.get('watch'), null);
+  assert.equal(parseRequestInfo('GET', '/api/v1/namespaces/again/configmaps?watch=1').verb, 'watch');
+  assert.equal(parseRequestInfo('DELETE', '/api/v1/namespaces/again/configmaps').verb, 'deletecollection');
+  assert.equal(parseRequestInfo('GET', '/api/v1/namespaces/again/configmaps').namespace, 'again');
+  // Many distinct paths (names) come and go without changing any answer.
+  for (let i = 0; i < 2000; i++) assert.equal(parseRequestInfo('GET', `/api/v1/namespaces/again/configmaps/n${i}`).name, `n${i}`);
+});

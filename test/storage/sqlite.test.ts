@@ -232,6 +232,50 @@ test('sqlite: a batch committed during a slow fsync gets its own, and whichever 
   assert.equal((await backend.get('/registry/configmaps/ns/slow')).kv?.modRevision, a.modRevision);
 });
 
+test('sqlite: writes queued while two fsyncs run wait uncommitted, then go in one transaction, each acknowledged in order', async (t) => {
+  // Both fsync slots are held for 300 ms; writes from five later turns of the
+  // loop are not committed one batch a turn (their fsync could not start
+  // before a slot frees anyway) but together, once one does.
+  const dir = tempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const backend = SqliteBackend.open(path.join(dir, 'apiary.db'));
+  t.after(() => backend.close());
+  await backend.create('/registry/configmaps/ns/first', 'v'); // the WAL exists
+  const internals = backend as unknown as { applyBatch: (ops: unknown[]) => unknown };
+  const applyBatch = internals.applyBatch;
+  const committed: number[] = [];
+  internals.applyBatch = (ops) => (committed.push(ops.length), applyBatch(ops));
+  const realSync = fs.fdatasync;
+  let calls = 0;
+  fs.fdatasync = ((fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
+    calls++;
+    if (calls <= 2) realSync(fd, (err) => setTimeout(() => callback(err), 300));
+    else realSync(fd, callback);
+  }) as typeof fs.fdatasync;
+  syncBuiltinESMExports();
+  t.after(() => {
+    fs.fdatasync = realSync;
+    syncBuiltinESMExports();
+  });
+  const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+  const writes: Promise<{ modRevision: number }>[] = [backend.create('/registry/configmaps/ns/a', 'v')];
+  while (calls < 1) await turn();
+  writes.push(backend.create('/registry/configmaps/ns/b', 'v'));
+  while (calls < 2) await turn();
+  for (let i = 0; i < 5; i++) {
+    writes.push(backend.create(`/registry/configmaps/ns/held-${i}`, 'v'));
+    await turn();
+  }
+  const order: number[] = [];
+  const acked = await Promise.all(writes.map((w, i) => w.then((kv) => (order.push(i), kv))));
+  assert.deepEqual(committed, [1, 1, 5]);
+  assert.deepEqual(order, [0, 1, 2, 3, 4, 5, 6]);
+  const revisions = acked.map((kv) => kv.modRevision);
+  assert.deepEqual(revisions, revisions.map((_, i) => revisions[0]! + i), 'one revision each, in the order written');
+  assert.equal(await backend.currentRevision(), revisions[6]);
+  assert.equal((await backend.range('/registry/configmaps/', prefixEnd('/registry/configmaps/'))).kvs.length, 8);
+});
+
 test('sqlite: range reads stop at their limit: no plan sorts or walks the whole range', (t) => {
   const dir = tempDir();
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));

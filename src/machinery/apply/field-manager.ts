@@ -24,6 +24,7 @@ import { compare, toFieldSet } from './typed.js';
 import { ConflictsError, type Managers, Updater } from './updater.js';
 import { createdFieldsV1, type CreatedFieldsOptions } from './created.js';
 import { deepCopy } from '../deep-copy.js';
+import { omitKeys } from '../omit-keys.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -227,8 +228,7 @@ function fieldPathSet(paths: readonly string[][]): FieldSet {
 /** The object as the walks see it: without managedFields (upstream strips them before typing). */
 function withoutManagedFields(obj: KubeObject): KubeObject {
   if (obj.metadata?.managedFields === undefined) return obj;
-  const { managedFields: _m, ...meta } = obj.metadata;
-  return { ...obj, metadata: meta };
+  return { ...obj, metadata: omitKeys(obj.metadata, 'managedFields') };
 }
 
 export class FieldManager {

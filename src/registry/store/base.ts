@@ -10,6 +10,7 @@
 // validateAdmission(), with attributes() built the same way for every verb.
 
 import { runStepsPaused } from '../../machinery/steps.js';
+import { omitKeys } from '../../machinery/omit-keys.js';
 import type { KubeObject, GroupResource } from '../../machinery/meta.js';
 import { apiVersionOf } from '../../machinery/meta.js';
 import { StatusError, badRequest, invalid, notFound } from '../../machinery/errors.js';
@@ -521,8 +522,7 @@ export abstract class StoreBase {
   }
 
   protected withTypeMeta(obj: KubeObject): KubeObject {
-    const { apiVersion: _a, kind: _k, ...rest } = obj;
-    return { apiVersion: this.apiVersion, kind: this.type.kind, ...rest } as KubeObject;
+    return { apiVersion: this.apiVersion, kind: this.type.kind, ...omitKeys(obj, 'apiVersion', 'kind') } as KubeObject;
   }
 
   /** Label and field selectors as one predicate; unknown field labels are a 400. */

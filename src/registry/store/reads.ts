@@ -11,6 +11,7 @@ import type { ObjectStore, StoreWatchEvent } from '../../storage/object-store.js
 import type { ListOptions, WatchEvent, WatchOptions, WatchSink, Watcher } from '../rest.js';
 import { pick, StoreBase } from './base.js';
 import { isImmutable, markImmutable } from '../../machinery/json-memo.js';
+import { omitKeys } from '../../machinery/omit-keys.js';
 
 export abstract class ReadStore extends StoreBase {
   /** The list form of the watch cache's shared objects (sharedItems lists), by object. */
@@ -56,8 +57,7 @@ export abstract class ReadStore extends StoreBase {
 
   private listItem(o: KubeObject): KubeObject {
     if (this.unstructured) return this.withTypeMeta(o);
-    const { kind: _k, apiVersion: _a, ...rest } = o;
-    return rest as KubeObject;
+    return omitKeys(o, 'kind', 'apiVersion') as KubeObject;
   }
 
   /** listItem of a shared, frozen object: made once per object, frozen too (its JSON is then kept, json-memo.ts). */

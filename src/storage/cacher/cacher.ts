@@ -248,7 +248,7 @@ export class CachedObjectStore implements ObjectStore {
       onProgress: (progress) => {
         this.progressRequestedAt = -Infinity;
         this.cache.progress(progress);
-        this.scheduleDispatch();
+        this.progressWatchers();
       },
       onError: (err) => this.onBackendError(err),
     });
@@ -647,6 +647,18 @@ export class CachedObjectStore implements ObjectStore {
     }
     this.watchers.register(watcher);
     return handle;
+  }
+
+  /**
+   * Tells the watchers how far the cache has got after a progress
+   * notification (the backend sends one per batch written elsewhere: a
+   * dispatch of no events). With no events waiting to go out it can be told
+   * now, without a microtask per resource per batch; with none it is nobody's
+   * to hear.
+   */
+  private progressWatchers(): void {
+    if (this.dispatchScheduled || this.pending.length > 0 || this.watchers.size >= GATHER_MIN_WATCHERS) return this.scheduleDispatch();
+    if (this.watchers.size > 0) this.dispatch();
   }
 
   private scheduleDispatch(): void {

@@ -79,13 +79,14 @@ export class CacheWatchers {
     }
     // Handed out: the history keeps only the stored JSON of these events.
     for (const e of batch) e.release();
+    let rv: string | undefined;
     for (const watcher of this.all) {
       if (watcher.lastRevision >= revision || watcher.stopped) continue;
       watcher.lastRevision = revision;
       const onProgress = watcher.handlers.onProgress;
       if (onProgress === undefined) continue;
       try {
-        onProgress(String(revision));
+        onProgress((rv ??= String(revision)));
       } catch (err) {
         this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
       }
