@@ -157,7 +157,9 @@ export function deserializeError(e: SerializedError): StorageError {
  * Collects messages and posts them as arrays, fewer posts under load: a
  * postMessage costs its sender about 10 µs, and one that wakes an idle thread
  * twice that (bench/profile-ops.ts on etcd: 15 % of the main thread's time at
- * one post per create). The first message of an event loop turn leaves when
+ * one post per create by V8's wall-clock profile, which charges a wait for a
+ * core to the call that woke the peer; perf's CPU samples put serializing and
+ * posting nearer 5 %, bench/README.md). The first message of an event loop turn leaves when
  * the current callback's microtasks run, so an idle peer starts on it at once;
  * what follows in the same turn (the other requests read in one poll phase, the
  * other answers of one HTTP/2 read) gathers and leaves in one post at the end
