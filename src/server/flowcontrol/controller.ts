@@ -51,6 +51,7 @@ import { flowHash } from './shuffle-sharding.js';
 import { allocate } from './borrowing.js';
 import type { LoopLimit } from './loop-limit.js';
 import { LoopCost, nextMeanCost, type LoopCharge } from './loop-cost.js';
+import { LoopShare } from './loop-share.js';
 
 export interface FlowControlOptions {
   /** --max-requests-inflight (default 400). */
@@ -63,6 +64,8 @@ export interface FlowControlOptions {
   loopLimit?: LoopLimit;
   /** How requests' loop time is measured under the dispatch limit (tests give their own clock); null: every request weighs the same. */
   loopCost?: LoopCost | null;
+  /** How the flows share the loop's time under the dispatch limit (loop-share.ts); null: by requests in flight only. */
+  loopShare?: LoopShare | null;
   now?: () => number;
   /** A monotonic clock in ms for execution times (default performance.now). */
   monotonic?: () => number;
@@ -154,6 +157,13 @@ export class FlowController {
   readonly loopLimit: LoopLimit | undefined;
   /** The requests' loop time (with the dispatch limit only). */
   private readonly loopCost: LoopCost | undefined;
+  /** The flows' shares of the loop's time (with the dispatch limit and loop costs only). */
+  private readonly loopShare: LoopShare | undefined;
+  /** Wakes the dispatcher when a flow held by its share of loop time may start again (nothing else might finish meanwhile). */
+  private shareTimer: NodeJS.Timeout | undefined;
+  private shareTimerDue = 0;
+  /** Whether the last underShare() refused for loop time (not for the count in flight, which the limit's growth answers). */
+  private heldByTime = false;
   /** The mean loop time of a request (ms), the unit the limit's share is weighed in. */
   meanCostMs = 0.5;
   /** Requests executing under the dispatch limit, requests waiting in any queue, flows with either. */
@@ -185,6 +195,7 @@ export class FlowController {
     if (this.loopLimit !== undefined) {
       this.loopLimit.onRaise = () => this.scheduleDispatch();
       if (options.loopCost !== null) this.loopCost = options.loopCost ?? new LoopCost();
+      if (this.loopCost !== undefined && options.loopShare !== null) this.loopShare = options.loopShare ?? new LoopShare();
     }
     this.configure([], []);
   }
@@ -399,7 +410,7 @@ export class FlowController {
     } else if (load.waiting === 0 && this.canDispatch(level, w)) {
       // Others' waiters hold no claim on a seat this flow may take: they wait on their own flows' shares (or on seats, then canDispatch is false for all but narrower requests).
       if (this.underShare(load)) return this.grant(c, w, queue, 0);
-      this.loopLimit.waited = true;
+      if (!this.heldByTime) this.loopLimit.waited = true;
     }
     if (level.queueLength(queue) >= level.config.queueLengthLimit) return this.reject(c, 'queue-full');
     return new Promise<Ticket | Rejection>((resolve) => {
@@ -492,7 +503,17 @@ export class FlowController {
    * its share, limit ÷ active flows.
    */
   private underShare(load: FlowLoad): boolean {
-    if (this.loopLimit === undefined || this.activeFlows <= 1 || load.executing === 0) return true;
+    if (this.loopLimit === undefined || this.activeFlows <= 1) return true;
+    this.heldByTime = false;
+    if (this.loopShare !== undefined) {
+      const wait = this.loopShare.wait(load, this.activeFlows, this.monotonic());
+      if (wait > 0) {
+        this.heldByTime = true;
+        this.dispatchIn(wait);
+        return false;
+      }
+    }
+    if (load.executing === 0) return true;
     const mean = this.meanCostMs;
     const weight = this.loopCost === undefined || load.meanCostMs === undefined || mean <= 0 ? 1 : Math.max(MIN_WEIGHT, load.meanCostMs / mean);
     return (load.executing + 1) * weight <= this.loopLimit.limit / this.activeFlows;
@@ -514,6 +535,10 @@ export class FlowController {
       } else if (load.executing++ + load.waiting === 0) this.flowActive(load);
     }
     const charge = limited ? this.loopCost?.start() : undefined;
+    if (charge !== undefined && this.loopShare !== undefined) {
+      charge.estimatedMs = load.meanCostMs ?? this.meanCostMs;
+      this.loopShare.charge(load, charge.estimatedMs, started);
+    }
     this.events.dispatched?.(c, waitedMs, width);
     return new Grant(this, c, width, waitedMs, queue, charged, started, limited, charge);
   }
@@ -525,6 +550,7 @@ export class FlowController {
       const load = g.classification.load;
       if (this.loopCost !== undefined && g.charge !== undefined) {
         const cost = this.loopCost.finish(g.charge);
+        this.loopShare?.charge(load, cost - g.charge.estimatedMs, now);
         this.meanCostMs = nextMeanCost(this.meanCostMs, cost, SERVER_COST_WEIGHT);
         load.meanCostMs = load.meanCostMs === undefined ? cost : nextMeanCost(load.meanCostMs, cost, FLOW_COST_WEIGHT);
       }
@@ -547,6 +573,21 @@ export class FlowController {
       this.dispatchScheduled = false;
       this.dispatchAll();
     });
+  }
+
+  /** Dispatches waiters in about `ms` (the earliest of the times asked for). */
+  private dispatchIn(ms: number): void {
+    const due = this.monotonic() + ms;
+    if (this.shareTimer !== undefined) {
+      if (this.shareTimerDue <= due) return;
+      clearTimeout(this.shareTimer);
+    }
+    this.shareTimerDue = due;
+    this.shareTimer = setTimeout(() => {
+      this.shareTimer = undefined;
+      this.scheduleDispatch();
+    }, Math.max(1, Math.ceil(ms)));
+    this.shareTimer.unref();
   }
 
   /** Requests executing under the dispatch limit now. */
@@ -592,7 +633,7 @@ export class FlowController {
       for (const level of this.levels.values()) consider(level);
       for (const level of this.retired) consider(level);
       if (best === undefined || bestWaiter === undefined) {
-        if (this.loopLimit !== undefined) this.loopLimit.waited = true;
+        if (this.loopLimit !== undefined && !this.heldByTime) this.loopLimit.waited = true;
         break;
       }
       (best as PriorityLevelState).take(bestWaiter);

@@ -29,6 +29,8 @@ import { performance } from 'node:perf_hooks';
 /** A request's loop time so far (ms), from start() to finish(). */
 export interface LoopCharge {
   ms: number;
+  /** What the flow's share of loop time (loop-share.ts) was charged at the start, corrected at the finish. */
+  estimatedMs: number;
 }
 
 export class LoopCost {
@@ -52,7 +54,7 @@ export class LoopCost {
   start(): LoopCharge {
     const d = this.elapsed();
     if (this.started !== undefined) this.started.ms += d;
-    const charge = { ms: 0 };
+    const charge = { ms: 0, estimatedMs: 0 };
     this.started = charge;
     return charge;
   }

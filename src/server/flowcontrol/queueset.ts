@@ -36,6 +36,9 @@ export interface FlowLoad {
   idleSince?: number;
   /** Its requests' mean loop time in ms (loop-cost.ts); unset until one finished. */
   meanCostMs?: number;
+  /** Its loop time, decaying (loop-share.ts), and when that was last updated (ms, monotonic). */
+  spentMs?: number;
+  spentAt?: number;
 }
 
 export interface Waiter {

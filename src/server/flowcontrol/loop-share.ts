@@ -1,0 +1,72 @@
+// Each flow's share of the event loop's time (apiary's own, beside the
+// dispatch limit).
+//
+// Why: the dispatch limit (loop-limit.ts) shares a count of requests in
+// flight, and a flow may always run one. One is already too many for a flood
+// of creates: one create at a time, each about half a millisecond of loop
+// time, took 61 % of the loop while the light tenant's GETs got 22 % of it
+// and 38 % of their solo rate (bench/noisy-neighbour.ts, profiled). A count
+// cannot go below one; time can. So the controller also shares the loop's
+// time: each flow's loop time (loop-cost.ts) decays over TAU_MS; while two
+// flows or more are active and their time together passes the budget (a
+// fraction of the wall time), a flow above its equal part of the budget waits
+// in its fair queue, even with nothing in flight; a flow under its part starts
+// at once. The loop's time beyond the budget is left to what no request is
+// charged with (reading and parsing requests before they are admitted, GC,
+// watch fan-out) and to the light flow's latency: a request that arrives at a
+// loop busy with others' work waits for it, so a loop kept full by a flood
+// serves a light tenant at a fraction of its solo rate however fair the shares.
+// Alone, a flow is never held (there is nobody to be fair to), nor when the
+// others together use little of the loop (a controller's lease renewals
+// beside one user's flood would otherwise halve the flood for nothing).
+//
+// A start is charged its flow's mean cost at once and corrected when it
+// finishes: charged only at the end, a backlog released while the flow was
+// under its part would all start before the first of them showed its cost.
+
+import type { FlowLoad } from './queueset.js';
+
+/** Loop time decays with this time constant (ms): a flow's figure is about its loop time over the last TAU_MS. */
+export const TAU_MS = 100;
+/** The flows' loop time together is held to this part of the wall time while they compete. */
+export const DEFAULT_BUDGET = 0.5;
+/** Below this loop time (ms per TAU_MS) the other flows together compete for nothing worth holding a flow for. */
+const MIN_OTHERS_MS = 0.05 * TAU_MS;
+
+export class LoopShare {
+  private total = 0;
+  private totalAt = 0;
+  private readonly budgetMs: number;
+
+  /** `budget`: the part of the wall time the competing flows' requests may take together (0..1]. */
+  constructor(budget = DEFAULT_BUDGET) {
+    this.budgetMs = Math.min(1, Math.max(0.05, budget)) * TAU_MS;
+  }
+
+  /** Adds `ms` of loop time (negative: a correction) to `load` and the total, at `now` (ms, monotonic). */
+  charge(load: FlowLoad, ms: number, now: number): void {
+    load.spentMs = Math.max(0, decayed(load.spentMs, load.spentAt, now) + ms);
+    load.spentAt = now;
+    this.total = Math.max(0, decayed(this.total, this.totalAt, now) + ms);
+    this.totalAt = now;
+  }
+
+  /**
+   * 0 when a flow with `load` may start a request now as far as loop time
+   * goes, else about how long (ms) until it may, if nothing else is charged.
+   */
+  wait(load: FlowLoad, activeFlows: number, now: number): number {
+    const spent = decayed(load.spentMs, load.spentAt, now);
+    const part = this.budgetMs / Math.max(1, activeFlows);
+    if (spent <= part) return 0;
+    const total = decayed(this.total, this.totalAt, now);
+    if (total <= this.budgetMs || total - spent < MIN_OTHERS_MS) return 0;
+    // Either falling under its bound lets it start; both decay as e^(-t/TAU_MS).
+    return TAU_MS * Math.log(Math.min(spent / part, total / this.budgetMs));
+  }
+}
+
+function decayed(value: number | undefined, at: number | undefined, now: number): number {
+  if (value === undefined || value === 0 || at === undefined) return 0;
+  return now <= at ? value : value * Math.exp((at - now) / TAU_MS);
+}

@@ -1,0 +1,90 @@
+// The flows' shares of the event loop's time (src/server/flowcontrol/loop-share.ts):
+// while two flows compete and their loop time together passes the budget, a
+// flow above its equal part waits even with nothing in flight, one under its
+// part starts at once, and the waiter starts once its loop time has decayed.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FlowController, isTicket, type Ticket } from '../../src/server/flowcontrol/controller.js';
+import { LoopLimit } from '../../src/server/flowcontrol/loop-limit.js';
+import { LoopCost } from '../../src/server/flowcontrol/loop-cost.js';
+import { LoopShare, TAU_MS } from '../../src/server/flowcontrol/loop-share.js';
+import type { FlowLoad } from '../../src/server/flowcontrol/queueset.js';
+import type { RequestDigest } from '../../src/server/flowcontrol/matching.js';
+import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS } from '../../src/api/flowcontrol/v1/bootstrap.js';
+
+const digest = (user: string): RequestDigest => ({
+  user,
+  groups: ['system:authenticated'],
+  isResourceRequest: true,
+  verb: 'create',
+  apiGroup: '',
+  resource: 'configmaps',
+  subresource: '',
+  namespace: user,
+  path: `/api/v1/namespaces/${user}/configmaps`,
+});
+
+test('LoopShare: a flow above its part of the budget waits while the flows together are over it; under its part, or the total under the budget, it may start', () => {
+  const share = new LoopShare(0.5); // 50 ms of each 100 ms: 25 ms each for two flows
+  const flood: FlowLoad = { executing: 0, waiting: 0 };
+  const light: FlowLoad = { executing: 0, waiting: 0 };
+  share.charge(flood, 40, 0);
+  assert.equal(share.wait(flood, 2, 0), 0, 'above its part, but the total (40 ms) is under the budget: no one else is short of loop time');
+  share.charge(light, 4, 0);
+  share.charge(flood, 16, 0);
+  assert.equal(share.wait(flood, 2, 0), 0, 'over the budget, but the other flow used 4 ms of the last 100: nothing worth holding the flood for');
+  share.charge(flood, -16, 0);
+  share.charge(light, 16, 0);
+  const wait = share.wait(flood, 2, 0);
+  assert.ok(wait > 0, 'above its part with the total (60 ms) over the budget: it waits');
+  // The total falls under the budget first: 60 × e^(-t/τ) = 50.
+  assert.ok(Math.abs(wait - TAU_MS * Math.log(60 / 50)) < 1e-9, `waits until the total decays under the budget (${wait} ms)`);
+  assert.equal(share.wait(light, 2, 0), 0, 'the flow under its part starts at once');
+  assert.ok(share.wait(flood, 2, wait / 2) > 0, 'half-way, still held');
+  assert.equal(share.wait(flood, 2, wait + 0.01), 0, 'once decayed, it may start');
+  assert.equal(share.wait(flood, 1, 0), 0, 'alone, its part is the whole budget');
+  // A correction at the finish: charged 40 at the start, the request took 5.
+  share.charge(light, -15, 0);
+  assert.ok(Math.abs((light.spentMs ?? 0) - 5) < 1e-9);
+  share.charge(light, -100, 0);
+  assert.equal(light.spentMs, 0, 'never below nothing');
+});
+
+test('under the dispatch limit, a flood that has taken its part of the loop waits with nothing in flight while a light flow starts; it starts once its time has decayed', async () => {
+  let busy = 0; // the loop's busy time (ms), as LoopCost reads it
+  let clock = 1_000; // the controller's monotonic clock (ms)
+  const fc = new FlowController({
+    loopLimit: new LoopLimit({ min: 2, initial: 32 }),
+    loopCost: new LoopCost(() => busy),
+    loopShare: new LoopShare(0.5),
+    monotonic: () => clock,
+    queueWaitLimitMs: 60_000,
+  });
+  fc.configure([...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS], [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS]);
+  const alice = fc.classify(digest('alice'));
+  const bob = fc.classify(digest('bob'));
+  const a = fc.admit(alice, 1) as Ticket;
+  const b = fc.admit(bob, 1) as Ticket;
+  assert.ok(isTicket(a) && isTicket(b), 'both start: nobody has used the loop yet');
+  busy += 60; // bob's create held the loop 60 ms
+  b.finish();
+  busy += 10; // alice's request, 10 ms
+  a.finish();
+  const next = fc.admit(bob, 1);
+  assert.ok(next instanceof Promise, 'bob, over his part with the total over the budget, waits although nothing of his is in flight');
+  const got: { ticket?: Ticket } = {};
+  void next.then((t) => { got.ticket = t as Ticket; });
+  const current = (): Ticket | undefined => got.ticket;
+  const light = fc.admit(alice, 1);
+  assert.ok(!(light instanceof Promise) && isTicket(light), 'alice, under her part, starts at once');
+  (light as Ticket).finish();
+  await sleep(30);
+  assert.ok(current() === undefined, 'no time has passed on the controller\'s clock: bob still waits');
+  clock += 40; // the total (70 ms) decays under 50 in about 34 ms
+  await sleep(40);
+  const started = current();
+  assert.ok(started !== undefined && isTicket(started), 'bob starts once his loop time has decayed, without another request finishing');
+  started.finish();
+});
