@@ -26,30 +26,30 @@ const digest = (user: string): RequestDigest => ({
   path: `/api/v1/namespaces/${user}/configmaps`,
 });
 
-test('LoopShare: a flow above its part of the budget waits while the flows together are over it; under its part, or the total under the budget, it may start', () => {
+test('LoopShare: a flow above its part of the budget waits while the flows together are over it and a flow without a backlog wants the loop', () => {
   const share = new LoopShare(0.5); // 50 ms of each 100 ms: 25 ms each for two flows
   const flood: FlowLoad = { executing: 0, waiting: 0 };
   const light: FlowLoad = { executing: 0, waiting: 0 };
   share.charge(flood, 40, 0);
-  assert.equal(share.wait(flood, 2, 0), 0, 'above its part, but the total (40 ms) is under the budget: no one else is short of loop time');
   share.charge(light, 4, 0);
-  share.charge(flood, 16, 0);
-  assert.equal(share.wait(flood, 2, 0), 0, 'over the budget, but the other flow used 4 ms of the last 100: nothing worth holding the flood for');
-  share.charge(flood, -16, 0);
+  assert.equal(share.wait(flood, 2, 0, 4), 0, 'above its part, but the total (44 ms) is under the budget');
+  share.charge(flood, 20, 0);
+  assert.equal(share.wait(flood, 2, 0, 4), 0, 'over the budget, but the flow without a backlog used 4 ms of the last 100: nothing worth holding the flood for');
   share.charge(light, 16, 0);
-  const wait = share.wait(flood, 2, 0);
-  assert.ok(wait > 0, 'above its part with the total (60 ms) over the budget: it waits');
-  // The total falls under the budget first: 60 × e^(-t/τ) = 50.
-  assert.ok(Math.abs(wait - TAU_MS * Math.log(60 / 50)) < 1e-9, `waits until the total decays under the budget (${wait} ms)`);
-  assert.equal(share.wait(light, 2, 0), 0, 'the flow under its part starts at once');
-  assert.ok(share.wait(flood, 2, wait / 2) > 0, 'half-way, still held');
-  assert.equal(share.wait(flood, 2, wait + 0.01), 0, 'once decayed, it may start');
-  assert.equal(share.wait(flood, 1, 0), 0, 'alone, its part is the whole budget');
-  // A correction at the finish: charged 40 at the start, the request took 5.
+  assert.equal(share.wait(flood, 2, 0, 0), 0, 'when the other flows all have backlogs nobody is held: they gain nothing from an idle loop');
+  const wait = share.wait(flood, 2, 0, 20);
+  assert.ok(wait > 0, 'above its part with the total (80 ms) over the budget, beside a flow without a backlog: it waits');
+  // The total falls under the budget first: 80 × e^(-t/τ) = 50 (the flood under its part: 60 × e^(-t/τ) = 25, later).
+  assert.ok(Math.abs(wait - TAU_MS * Math.log(80 / 50)) < 1e-9, `waits until the total decays under the budget (${wait} ms)`);
+  assert.equal(share.wait(light, 2, 0, 0), 0, 'the flow under its part starts at once');
+  assert.ok(share.wait(flood, 2, wait / 2, 20) > 0, 'half-way, still held');
+  assert.equal(share.wait(flood, 2, wait + 0.01, 20), 0, 'once decayed, it may start');
+  // A correction at the finish: charged 20 in all, the requests took 5.
   share.charge(light, -15, 0);
-  assert.ok(Math.abs((light.spentMs ?? 0) - 5) < 1e-9);
+  assert.ok(Math.abs(share.spent(light, 0) - 5) < 1e-9);
   share.charge(light, -100, 0);
-  assert.equal(light.spentMs, 0, 'never below nothing');
+  assert.equal(share.spent(light, 0), 0, 'never below nothing');
+  assert.ok(Math.abs(share.spent(flood, TAU_MS) - 60 / Math.E) < 1e-9, 'loop time decays over TAU_MS');
 });
 
 test('under the dispatch limit, a flood that has taken its part of the loop waits with nothing in flight while a light flow starts; it starts once its time has decayed', async () => {

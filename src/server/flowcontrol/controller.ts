@@ -164,6 +164,8 @@ export class FlowController {
   private shareTimerDue = 0;
   /** Whether the last underShare() refused for loop time (not for the count in flight, which the limit's growth answers). */
   private heldByTime = false;
+  private unqueuedMs = 0;
+  private unqueuedAt = -Infinity;
   /** The mean loop time of a request (ms), the unit the limit's share is weighed in. */
   meanCostMs = 0.5;
   /** Requests executing under the dispatch limit, requests waiting in any queue, flows with either. */
@@ -506,7 +508,8 @@ export class FlowController {
     if (this.loopLimit === undefined || this.activeFlows <= 1) return true;
     this.heldByTime = false;
     if (this.loopShare !== undefined) {
-      const wait = this.loopShare.wait(load, this.activeFlows, this.monotonic());
+      const now = this.monotonic();
+      const wait = this.loopShare.wait(load, this.activeFlows, now, this.unqueuedSpent(now) - (load.waiting === 0 ? this.loopShare.spent(load, now) : 0));
       if (wait > 0) {
         this.heldByTime = true;
         this.dispatchIn(wait);
@@ -573,6 +576,16 @@ export class FlowController {
       this.dispatchScheduled = false;
       this.dispatchAll();
     });
+  }
+
+  /** The loop time of the active flows with nothing waiting (loop-share.ts), summed at most once a millisecond. */
+  private unqueuedSpent(now: number): number {
+    if (now - this.unqueuedAt < 1) return this.unqueuedMs;
+    let ms = 0;
+    for (const load of this.counted) if (load.waiting === 0) ms += this.loopShare!.spent(load, now);
+    this.unqueuedMs = ms;
+    this.unqueuedAt = now;
+    return ms;
   }
 
   /** Dispatches waiters in about `ms` (the earliest of the times asked for). */

@@ -11,14 +11,18 @@
 // flows or more are active and their time together passes the budget (a
 // fraction of the wall time), a flow above its equal part of the budget waits
 // in its fair queue, even with nothing in flight; a flow under its part starts
-// at once. The loop's time beyond the budget is left to what no request is
+// at once. Only while another flow without a backlog wants the loop: a flow
+// with nothing waiting (a tenant's few GETs) is held by its latency, each of
+// its requests waiting for the others' work in front of it, so it would use
+// more of the loop if it got it; flows that all have backlogs (two floods)
+// gain nothing from a loop left idle, and share it by the dispatch limit alone. The loop's time beyond the budget is left to what no request is
 // charged with (reading and parsing requests before they are admitted, GC,
 // watch fan-out) and to the light flow's latency: a request that arrives at a
 // loop busy with others' work waits for it, so a loop kept full by a flood
 // serves a light tenant at a fraction of its solo rate however fair the shares.
 // Alone, a flow is never held (there is nobody to be fair to), nor when the
-// others together use little of the loop (a controller's lease renewals
-// beside one user's flood would otherwise halve the flood for nothing).
+// flows without a backlog use little of the loop (a controller's lease
+// renewals beside one user's flood would otherwise halve the flood for nothing).
 //
 // A start is charged its flow's mean cost at once and corrected when it
 // finishes: charged only at the end, a backlog released while the flow was
@@ -30,7 +34,7 @@ import type { FlowLoad } from './queueset.js';
 export const TAU_MS = 100;
 /** The flows' loop time together is held to this part of the wall time while they compete. */
 export const DEFAULT_BUDGET = 0.5;
-/** Below this loop time (ms per TAU_MS) the other flows together compete for nothing worth holding a flow for. */
+/** Below this loop time (ms per TAU_MS) the flows without a backlog compete for nothing worth holding a flow for. */
 const MIN_OTHERS_MS = 0.05 * TAU_MS;
 
 export class LoopShare {
@@ -51,16 +55,24 @@ export class LoopShare {
     this.totalAt = now;
   }
 
+  /** A flow's loop time (ms over about the last TAU_MS) at `now`. */
+  spent(load: FlowLoad, now: number): number {
+    return decayed(load.spentMs, load.spentAt, now);
+  }
+
   /**
    * 0 when a flow with `load` may start a request now as far as loop time
    * goes, else about how long (ms) until it may, if nothing else is charged.
+   * `othersUnqueuedMs`: the loop time of the other active flows that have
+   * nothing waiting.
    */
-  wait(load: FlowLoad, activeFlows: number, now: number): number {
+  wait(load: FlowLoad, activeFlows: number, now: number, othersUnqueuedMs: number): number {
+    if (othersUnqueuedMs < MIN_OTHERS_MS) return 0;
     const spent = decayed(load.spentMs, load.spentAt, now);
     const part = this.budgetMs / Math.max(1, activeFlows);
     if (spent <= part) return 0;
     const total = decayed(this.total, this.totalAt, now);
-    if (total <= this.budgetMs || total - spent < MIN_OTHERS_MS) return 0;
+    if (total <= this.budgetMs) return 0;
     // Either falling under its bound lets it start; both decay as e^(-t/TAU_MS).
     return TAU_MS * Math.log(Math.min(spent / part, total / this.budgetMs));
   }
