@@ -38,7 +38,11 @@
 // time (I/O waits) and shrinks when a busy loop's timers run late past 2 ms;
 // it is shared max-min fairly by the active flows, weighed by each flow's
 // loop time per request (loop-cost.ts), so B, past its share, waits in APF's
-// fair queues while A (under its share) starts at once. Printed
+// fair queues while A (under its share) starts at once. A count cannot go
+// below one, and one create at a time still took most of the loop (B 61 %,
+// A 22 % of it, profiled), so the flows also share the loop's time
+// (loop-share.ts): while A, which has no backlog, wants the loop, B is held to
+// its part of a budget of loop time even with nothing in flight. Printed
 // with the flood's line: the limit and the loop's delay at the phase's end.
 // Profile the server with APIARY_BENCH_CPU_PROF=<dir>.
 //
