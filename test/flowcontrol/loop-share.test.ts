@@ -88,3 +88,32 @@ test('under the dispatch limit, a flood that has taken its part of the loop wait
   assert.ok(started !== undefined && isTicket(started), 'bob starts once his loop time has decayed, without another request finishing');
   started.finish();
 });
+
+test('two floods, both with backlogs, are not held for loop time: the loop is not left idle for flows that would only queue', async () => {
+  let busy = 0;
+  const clock = 1_000;
+  const fc = new FlowController({
+    loopLimit: new LoopLimit({ min: 2, initial: 2 }),
+    loopCost: new LoopCost(() => busy),
+    loopShare: new LoopShare(0.5),
+    monotonic: () => clock,
+    queueWaitLimitMs: 60_000,
+  });
+  fc.configure([...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS], [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS]);
+  const bob = fc.classify(digest('bob'));
+  const carol = fc.classify(digest('carol'));
+  const b = fc.admit(bob, 1) as Ticket;
+  const c = fc.admit(carol, 1) as Ticket;
+  assert.ok(isTicket(b) && isTicket(c));
+  const queued = [fc.admit(bob, 1), fc.admit(carol, 1)];
+  assert.ok(queued.every((p) => p instanceof Promise), 'at the dispatch limit (one each), both floods queue');
+  const started: string[] = [];
+  void (queued[0] as Promise<Ticket>).then((t) => { started.push('bob'); t.finish(); });
+  void (queued[1] as Promise<Ticket>).then((t) => { started.push('carol'); t.finish(); });
+  busy += 60; // each held the loop 60 ms: together far over the budget
+  b.finish();
+  busy += 60;
+  c.finish();
+  await sleep(20);
+  assert.deepEqual(started.sort(), ['bob', 'carol'], 'both start again at once, on the controller\'s unchanged clock');
+});
