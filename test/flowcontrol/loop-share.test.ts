@@ -56,7 +56,7 @@ test('under the dispatch limit, a flood that has taken its part of the loop wait
   let busy = 0; // the loop's busy time (ms), as LoopCost reads it
   let clock = 1_000; // the controller's monotonic clock (ms)
   const fc = new FlowController({
-    loopLimit: new LoopLimit({ min: 2, initial: 32 }),
+    loopLimit: new LoopLimit({ min: 2, initial: 2 }),
     loopCost: new LoopCost(() => busy),
     loopShare: new LoopShare(0.5),
     monotonic: () => clock,
@@ -68,25 +68,28 @@ test('under the dispatch limit, a flood that has taken its part of the loop wait
   const a = fc.admit(alice, 1) as Ticket;
   const b = fc.admit(bob, 1) as Ticket;
   assert.ok(isTicket(a) && isTicket(b), 'both start: nobody has used the loop yet');
+  const next = fc.admit(bob, 1);
+  assert.ok(next instanceof Promise, 'at his share of the dispatch limit (one of two), bob\'s second request queues');
+  const got: { ticket?: Ticket } = {};
+  void next.then((t) => { got.ticket = t as Ticket; });
+  const current = (): Ticket | undefined => got.ticket;
   busy += 60; // bob's create held the loop 60 ms
   b.finish();
   busy += 10; // alice's request, 10 ms
   a.finish();
-  const next = fc.admit(bob, 1);
-  assert.ok(next instanceof Promise, 'bob, over his part with the total over the budget, waits although nothing of his is in flight');
-  const got: { ticket?: Ticket } = {};
-  void next.then((t) => { got.ticket = t as Ticket; });
-  const current = (): Ticket | undefined => got.ticket;
-  const light = fc.admit(alice, 1);
-  assert.ok(!(light instanceof Promise) && isTicket(light), 'alice, under her part, starts at once');
-  (light as Ticket).finish();
   await sleep(30);
-  assert.ok(current() === undefined, 'no time has passed on the controller\'s clock: bob still waits');
+  assert.ok(current() === undefined, 'bob, with a backlog, over his part, the total over the budget and alice wanting the loop, waits although nothing of his is in flight');
+  const light = fc.admit(alice, 1);
+  assert.ok(!(light instanceof Promise) && isTicket(light), 'alice, without a backlog, starts at once');
+  (light as Ticket).finish();
   clock += 40; // the total (70 ms) decays under 50 in about 34 ms
   await sleep(40);
   const started = current();
   assert.ok(started !== undefined && isTicket(started), 'bob starts once his loop time has decayed, without another request finishing');
   started.finish();
+  const alone = fc.admit(bob, 1);
+  assert.ok(!(alone instanceof Promise), 'without a backlog bob is not held for loop time');
+  (alone as Ticket).finish();
 });
 
 test('two floods, both with backlogs, are not held for loop time: the loop is not left idle for flows that would only queue', async () => {

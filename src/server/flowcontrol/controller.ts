@@ -507,9 +507,11 @@ export class FlowController {
   private underShare(load: FlowLoad): boolean {
     if (this.loopLimit === undefined || this.activeFlows <= 1) return true;
     this.heldByTime = false;
-    if (this.loopShare !== undefined) {
+    // Only a flow with a backlog is held for loop time: one that sends a request at a time (a tenant's GETs,
+    // or one maximal body after another) is itself held by its latency (loop-share.ts).
+    if (this.loopShare !== undefined && load.waiting > 0) {
       const now = this.monotonic();
-      const wait = this.loopShare.wait(load, this.activeFlows, now, this.unqueuedSpent(now) - (load.waiting === 0 ? this.loopShare.spent(load, now) : 0));
+      const wait = this.loopShare.wait(load, this.activeFlows, now, this.unqueuedSpent(now));
       if (wait > 0) {
         this.heldByTime = true;
         this.dispatchIn(wait);

@@ -9,9 +9,13 @@
 // cannot go below one; time can. So the controller also shares the loop's
 // time: each flow's loop time (loop-cost.ts) decays over TAU_MS; while two
 // flows or more are active and their time together passes the budget (a
-// fraction of the wall time), a flow above its equal part of the budget waits
-// in its fair queue, even with nothing in flight; a flow under its part starts
-// at once. Only while another flow without a backlog wants the loop: a flow
+// fraction of the wall time), a flow with a backlog above its equal part of
+// the budget waits in its fair queue, even with nothing in flight; a flow
+// under its part starts at once. A flow without a backlog is never held: it
+// sends its next request when the last is answered, so its latency holds it
+// already (and one that sends one maximal body after another, each charged
+// tens of milliseconds, would otherwise hold the light tenant beside it).
+// Only while another flow without a backlog wants the loop: a flow
 // with nothing waiting (a tenant's few GETs) is held by its latency, each of
 // its requests waiting for the others' work in front of it, so it would use
 // more of the loop if it got it; flows that all have backlogs (two floods)
