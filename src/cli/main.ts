@@ -82,6 +82,10 @@ Flags:
   --max-mutating-requests-inflight N
                           their sum is the concurrency limit APF shares among priority levels
                           (defaults 400 and 200)
+  --apf-loop-budget FRACTION
+                          apiary's own: while a flow without a backlog wants the event loop, flows
+                          with a backlog are held to their parts of this fraction of its time
+                          (default 0.25; 0: off, flows share the loop by requests in flight only)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info: start, stop,
                           warnings and errors; one line per request at debug)
   -v, --v N               kube-apiserver's verbosity: 0-2 info, 3-5 debug (request lines), 6+ trace
@@ -221,6 +225,7 @@ async function serve(argv: string[]): Promise<void> {
         'allow-privileged': { type: 'string', default: 'false' },
         'max-requests-inflight': { type: 'string', default: '400' },
         'max-mutating-requests-inflight': { type: 'string', default: '200' },
+        'apf-loop-budget': { type: 'string', default: '0.25' },
         'admission-control-config-file': { type: 'string', default: '' },
         'disable-admission-plugins': { type: 'string', default: '' },
         'enable-admission-plugins': { type: 'string', default: '' },
@@ -322,6 +327,9 @@ async function serve(argv: string[]): Promise<void> {
     if (flag === 'max-requests-inflight') options.maxRequestsInflight = n;
     else options.maxMutatingRequestsInflight = n;
   }
+  const loopBudget = Number(values['apf-loop-budget']);
+  if (!/^\d*\.?\d+$/.test(values['apf-loop-budget']) || !(loopBudget >= 0 && loopBudget <= 1)) fail(`invalid --apf-loop-budget ${JSON.stringify(values['apf-loop-budget'])}: want a fraction from 0 (off) to 1`);
+  options.apfLoopBudget = loopBudget;
   if ((options.maxRequestsInflight ?? 0) + (options.maxMutatingRequestsInflight ?? 0) === 0 && options.enablePriorityAndFairness) {
     fail('--max-requests-inflight plus --max-mutating-requests-inflight must be positive with priority and fairness enabled');
   }

@@ -163,6 +163,8 @@ export interface ServerOptions {
   apfConfigIntervalMs?: number;
   /** The longest a request waits in its APF queue before a 429 (default 15 s). */
   apfQueueWaitLimitMs?: number;
+  /** --apf-loop-budget: the part of the event loop's time flows with a backlog share while a flow without one wants it (flowcontrol/loop-share.ts; default 0.25, 0 off). */
+  apfLoopBudget?: number;
   /** --enable-aggregator-routing: extension servers are dialled at their Service's endpoints, not its cluster IP. */
   enableAggregatorRouting?: boolean;
   /** --proxy-client-cert-file / --proxy-client-key-file: what the aggregator presents to extension servers. */
@@ -506,6 +508,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
         ...(options.apfConfigIntervalMs !== undefined ? { configIntervalMs: options.apfConfigIntervalMs } : {}),
         ...(options.apfQueueWaitLimitMs !== undefined ? { queueWaitLimitMs: options.apfQueueWaitLimitMs } : {}),
+        ...(options.apfLoopBudget !== undefined ? { loopBudget: options.apfLoopBudget } : {}),
       });
     } catch (err) {
       await abandonStart();

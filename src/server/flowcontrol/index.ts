@@ -11,6 +11,7 @@ import { FlowController } from './controller.js';
 import { FlowControlFilter } from './filter.js';
 import { FlowControlMetrics } from './metrics.js';
 import { LoopLimit, type LoopLimitOptions } from './loop-limit.js';
+import { LoopShare } from './loop-share.js';
 import { ObjectCounts } from './object-counts.js';
 
 export { FlowControlFilter } from './filter.js';
@@ -27,6 +28,8 @@ export interface FlowControlSetupOptions {
   queueWaitLimitMs?: number;
   /** Between two re-divisions of the seats (borrowing.ts; upstream: 10 s). */
   borrowingPeriodMs?: number;
+  /** The part of the loop's time flows with a backlog share while a flow without one wants it (loop-share.ts; default DEFAULT_BUDGET, 0: off). */
+  loopBudget?: number;
   /** The dispatch limit that follows the event loop (loop-limit.ts); false: seats only. */
   loopLimit?: LoopLimitOptions | false;
 }
@@ -47,6 +50,7 @@ export async function startFlowControl(options: FlowControlSetupOptions): Promis
   const loopLimit = options.loopLimit === false ? undefined : new LoopLimit({ max: serverLimit, ...options.loopLimit });
   const controller = new FlowController({
     ...(loopLimit !== undefined ? { loopLimit } : {}),
+    ...(options.loopBudget !== undefined ? { loopShare: options.loopBudget > 0 ? new LoopShare(options.loopBudget) : null } : {}),
     ...(options.maxRequestsInflight !== undefined ? { maxRequestsInflight: options.maxRequestsInflight } : {}),
     ...(options.maxMutatingRequestsInflight !== undefined ? { maxMutatingRequestsInflight: options.maxMutatingRequestsInflight } : {}),
     ...(options.queueWaitLimitMs !== undefined ? { queueWaitLimitMs: options.queueWaitLimitMs } : {}),
