@@ -427,6 +427,8 @@ export class BackendObjectStore implements ObjectStore {
         );
       },
     });
+    // A local backend's progress is pulled (backend-watchers.ts): a direct watch has it pushed, as etcd's is.
+    handle.pushProgress?.(true);
     return {
       stop: () => {
         stopped = true;
