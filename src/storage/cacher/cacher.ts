@@ -110,9 +110,6 @@ export const LIST_KEEP_MAX_ITEMS = 1000;
 
 export { DEFAULT_LIST_MEMO_BYTES };
 
-/** The batch of a dispatch that only tells progress. */
-const NO_EVENTS: readonly CacheEvent[] = Object.freeze([]);
-
 /** From this many watchers on, a dispatch gathers the backend batches of GATHER_MS. */
 const GATHER_MIN_WATCHERS = 128;
 const GATHER_MS = 10;
@@ -352,8 +349,6 @@ export class CachedObjectStore implements ObjectStore {
   /** Hands the pending events to the watchers (watchers.ts). */
   private dispatch(): void {
     const batch = this.pending;
-    // A progress dispatch (most of them: one per resource per batch written elsewhere) allocates nothing.
-    if (batch.length === 0) return this.watchers.dispatch(NO_EVENTS, this.cache.revision);
     this.pending = [];
     this.watchers.dispatch(batch, this.cache.revision);
   }

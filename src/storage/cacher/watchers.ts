@@ -18,20 +18,6 @@ export interface CacheWatcher {
   stopped: boolean;
 }
 
-/**
- * String(revision), kept for the last revision asked: a batch's progress goes
- * to every resource's watchers with the same revision, one string for them all.
- */
-let lastRevision = -1;
-let lastRevisionString = '';
-function revisionText(revision: number): string {
-  if (revision !== lastRevision) {
-    lastRevision = revision;
-    lastRevisionString = String(revision);
-  }
-  return lastRevisionString;
-}
-
 export class CacheWatchers {
   private readonly all = new Set<CacheWatcher>();
   /** The same watchers by prefix: the resource's root, or one namespace's. */
@@ -93,13 +79,14 @@ export class CacheWatchers {
     }
     // Handed out: the history keeps only the stored JSON of these events.
     for (const e of batch) e.release();
+    let rv: string | undefined;
     for (const watcher of this.all) {
       if (watcher.lastRevision >= revision || watcher.stopped) continue;
       watcher.lastRevision = revision;
       const onProgress = watcher.handlers.onProgress;
       if (onProgress === undefined) continue;
       try {
-        onProgress(revisionText(revision));
+        onProgress((rv ??= String(revision)));
       } catch (err) {
         this.end(watcher, err instanceof StatusError ? err : badRequest(String(err)));
       }
