@@ -223,18 +223,12 @@ function jsonKeys(o: Record<string, unknown>): string[] {
 /** Lists longer than this get an index of their items (else a scan per element is cheaper). */
 const SCAN_LIMIT = 16;
 
-/**
- * Per object node its keys as JSON writes them; per long list its items by key
- * values (memos for one encode). Plain Maps made on first use: this lives for
- * one encode only (every write makes one), and a WeakMap costs more to make,
- * to use and to collect.
- */
+/** Per object node its keys as JSON writes them; per long list its items by key values (memos for one encode). */
 class IndexCache {
-  private keys: Map<object, string[] | Map<string, number>> | undefined;
-  private items: Map<object, Map<string, Map<string, number>>> | undefined;
+  private readonly keys = new WeakMap<object, string[] | Map<string, number>>();
+  private readonly items = new WeakMap<object, Map<string, Map<string, number>>>();
 
   keyAt(node: Record<string, unknown>, key: string): number | undefined {
-    this.keys ??= new Map();
     let keys = this.keys.get(node);
     if (keys === undefined) {
       const list = jsonKeys(node);
@@ -256,7 +250,6 @@ class IndexCache {
       }
       return undefined;
     }
-    this.items ??= new Map();
     let bySignature = this.items.get(list);
     if (bySignature === undefined) {
       bySignature = new Map();
