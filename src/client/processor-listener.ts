@@ -100,18 +100,32 @@ export class ProcessorListener<T> {
         this.buffer = this.buffer.slice(this.head);
         this.head = 0;
       }
-      await this.deliver(n);
+      const waiting = this.deliver(n);
+      if (waiting !== undefined) await waiting;
       if (n.kind === 'add' && n.isInInitialList) this.pendingInitial--;
     }
   }
 
-  private async deliver(n: Notification<T>): Promise<void> {
+  /**
+   * Calls the handler; a promise when it returned one (the loop waits for it),
+   * else undefined: a synchronous handler (most: they queue work) costs the
+   * loop no promise and no turn per notification.
+   */
+  private deliver(n: Notification<T>): Promise<void> | undefined {
+    let result: void | Promise<void> | undefined;
     try {
-      if (n.kind === 'add') await this.handler.onAdd?.(n.obj, n.isInInitialList);
-      else if (n.kind === 'update') await this.handler.onUpdate?.(n.oldObj, n.newObj);
-      else await this.handler.onDelete?.(n.obj);
+      if (n.kind === 'add') result = this.handler.onAdd?.(n.obj, n.isInInitialList);
+      else if (n.kind === 'update') result = this.handler.onUpdate?.(n.oldObj, n.newObj);
+      else result = this.handler.onDelete?.(n.obj);
     } catch (err) {
-      this.log.error({ notification: n.kind, ...errorField(err) }, 'event handler failed');
+      this.failed(n, err);
+      return undefined;
     }
+    if (result === undefined || result === null || typeof (result as { then?: unknown }).then !== 'function') return undefined;
+    return Promise.resolve(result).then(undefined, (err: unknown) => this.failed(n, err));
+  }
+
+  private failed(n: Notification<T>, err: unknown): void {
+    this.log.error({ notification: n.kind, ...errorField(err) }, 'event handler failed');
   }
 }

@@ -13,10 +13,13 @@
 // the hand-over between the phases has no gap and no duplicate.
 // Handlers are never called after cancel() returns. A handler that throws ends
 // its watch with an Internal error rather than breaking the writer.
-// Progress: after each published batch, every live watcher the batch did not
-// concern gets onProgress(batch's last revision) — nothing under its prefix is
-// pending up to there — so a watch cache can tell it is current even when the
-// writes went to other prefixes.
+// Progress is pulled: a live watcher is current up to the last revision of the
+// last batch published (every batch is handed to the watchers it concerns
+// before the next one), which the handle's progress() tells when asked — so a
+// watch cache can tell it is current even when the writes went to other
+// prefixes, without a call per resource per batch. A watcher whose handle has
+// pushProgress(true) (a reader waits for a revision) gets onProgress(batch's
+// last revision) after every batch instead, as etcd's notifications would.
 // A server has a watcher per resource (its watch cache), and a batch concerns
 // one or two resources: watchers are grouped by their prefix's first three
 // path segments (`/registry/configmaps/`), so a batch is looked at only by
@@ -36,6 +39,8 @@ interface Watcher {
   mark: number;
   lastRevision: number;
   ready: boolean;
+  /** pushProgress(true): told of progress after every batch. */
+  pushed: boolean;
   cancelled: boolean;
   /** Batches published while the replay had not finished. */
   pending: WatchEvent[][];
@@ -61,6 +66,8 @@ export class BackendWatchers {
   /** Set while publish() runs; a handler that writes re-enters publish, whose batch must wait its turn. */
   private publishing = false;
   private readonly publishQueue: WatchEvent[][] = [];
+  /** The last revision of the last batch handed to every live watcher it concerns. */
+  private published = 0;
 
   constructor(private readonly replay: ReplayFn) {}
 
@@ -69,7 +76,7 @@ export class BackendWatchers {
   }
 
   add(prefix: string, afterRevision: number, handlers: WatchHandlers): WatchHandle {
-    const watcher: Watcher = { prefix, group: groupName(prefix), mark: 0, lastRevision: afterRevision, ready: false, cancelled: false, pending: [], handlers };
+    const watcher: Watcher = { prefix, group: groupName(prefix), mark: 0, lastRevision: afterRevision, ready: false, pushed: false, cancelled: false, pending: [], handlers };
     this.watchers.add(watcher);
     if (watcher.group !== undefined) {
       let group = this.groups.get(watcher.group);
@@ -78,12 +85,28 @@ export class BackendWatchers {
     }
     this.snapshot = undefined;
     queueMicrotask(() => this.runReplay(watcher));
-    return { cancel: () => this.remove(watcher) };
+    return {
+      cancel: () => this.remove(watcher),
+      progress: () => this.progressOf(watcher),
+      pushProgress: (on) => {
+        watcher.pushed = on;
+      },
+    };
+  }
+
+  /** See the file comment: undefined until the watcher is live (its replay done), or once cancelled. */
+  private progressOf(watcher: Watcher): number | undefined {
+    if (!watcher.ready || watcher.cancelled) return undefined;
+    return Math.max(watcher.lastRevision, this.published);
   }
 
   /** Delivers a committed batch (events in revision order) to the live watchers. */
   publish(events: WatchEvent[]): void {
-    if (events.length === 0 || this.watchers.size === 0) return;
+    if (events.length === 0) return;
+    if (this.watchers.size === 0) {
+      this.published = eventRevision(events[events.length - 1]);
+      return;
+    }
     this.publishQueue.push(events);
     if (this.publishing) return;
     this.publishing = true;
@@ -121,8 +144,9 @@ export class BackendWatchers {
         continue;
       }
       if (watcher.mark === mark || watcher.group === undefined) this.deliver(watcher, batch);
-      this.progress(watcher, last);
+      if (watcher.pushed) this.progress(watcher, last);
     }
+    this.published = last;
   }
 
   private remove(watcher: Watcher): void {

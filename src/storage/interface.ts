@@ -77,6 +77,16 @@ export interface WatchHandlers {
 export interface WatchHandle {
   /** Stops delivery; no handler is called after it returns. */
   cancel(): void;
+  /**
+   * Optional, for backends whose progress is pulled rather than pushed (the
+   * local ones, backend-watchers.ts): the newest revision up to which every
+   * event under the prefix has been handed to onEvents, undefined when the
+   * watch cannot say (not yet live). Without it, or with pushProgress(true),
+   * onProgress tells the same as it happens.
+   */
+  progress?(): number | undefined;
+  /** Optional, with progress(): while on, onProgress is called after every batch again (a reader waits for a revision). */
+  pushProgress?(on: boolean): void;
 }
 
 export type StorageErrorCode =

@@ -75,6 +75,12 @@ export interface StoreWatchOptions {
 
 export interface StoreWatchHandle {
   stop(): void;
+  /**
+   * Optional: tells onProgress now of progress the store has not pushed yet
+   * (a watch cache on a local backend pulls it, backend-watchers.ts); called
+   * before a bookmark names the watch's newest resourceVersion.
+   */
+  refresh?(): void;
 }
 
 /**

@@ -124,7 +124,11 @@ export class BackendObjectStore implements ObjectStore {
     const written = this.written.get(key);
     if (written === undefined || written.value !== value) return this.decodeKv(key, value, revision);
     this.written.delete(key);
-    return atRevision(written.object, revision);
+    // The kept copy is used once (its entry is gone): it becomes the event's
+    // object, resourceVersion added last (remember left it out), not copied again.
+    const object = written.object;
+    object.metadata!['resourceVersion'] = String(revision);
+    return object;
   }
 
   private remember(key: string, value: string, obj: KubeObject): void {
@@ -423,6 +427,8 @@ export class BackendObjectStore implements ObjectStore {
         );
       },
     });
+    // A local backend's progress is pulled (backend-watchers.ts): a direct watch has it pushed, as etcd's is.
+    handle.pushProgress?.(true);
     return {
       stop: () => {
         stopped = true;

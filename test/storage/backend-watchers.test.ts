@@ -1,7 +1,8 @@
 // BackendWatchers groups its watchers by their prefix's first three path
 // segments: every watcher must still get exactly the events under its prefix
 // (prefixes shorter than a group, without a trailing slash, or of one key
-// included), in order, and progress for the batches that did not concern it.
+// included), in order, and progress for the batches that did not concern it
+// (pulled from the handle, or pushed while the watcher asks for it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BackendWatchers } from '../../src/storage/backend-watchers.js';
@@ -31,12 +32,21 @@ test('grouped watchers get exactly the events under their prefixes, and progress
     all.push(...batch.map((key, i) => `${key}@${revision - batch.length + 1 + i}`));
     watchers.publish(events);
   }
-  for (const prefix of prefixes) {
+  for (const [i, prefix] of prefixes.entries()) {
     assert.deepEqual(seen.get(prefix), all.filter((e) => e.startsWith(prefix)), prefix);
-    // Up to the last batch: by its events, or told so.
-    const lastSeen = Number(seen.get(prefix)!.at(-1)?.split('@')[1] ?? 0);
-    assert.equal(Math.max(lastSeen, progress.get(prefix)!), revision, `${prefix}: knows it is current`);
+    // Up to the last batch: progress is pulled, never pushed unless asked for.
+    assert.equal(progress.get(prefix), 0, `${prefix}: no progress pushed`);
+    assert.equal(handles[i]!.progress?.(), revision, `${prefix}: knows it is current`);
   }
+  // A watcher that asks for pushes is told after each batch that did not concern it.
+  handles[7]!.pushProgress?.(true);
+  watchers.publish([put('/registry/configmaps/ns1/b', ++revision)]);
+  assert.equal(progress.get('/registry/secrets/'), revision);
+  assert.equal(progress.get('/other/x/'), 0);
+  handles[7]!.pushProgress?.(false);
+  watchers.publish([put('/registry/configmaps/ns1/c', ++revision)]);
+  assert.equal(progress.get('/registry/secrets/'), revision - 1);
+  assert.equal(handles[7]!.progress?.(), revision);
   // A cancelled watcher hears nothing more; the others go on.
   handles[4]!.cancel();
   watchers.publish([put('/registry/configmaps/ns3/z', ++revision)]);

@@ -7,7 +7,7 @@
 // BOOKMARK events come every bookmarkIntervalMs when asked for.
 
 import type { KubeList, KubeObject } from '../../machinery/meta.js';
-import type { ObjectStore, StoreWatchEvent } from '../../storage/object-store.js';
+import type { ObjectStore, StoreWatchEvent, StoreWatchHandle } from '../../storage/object-store.js';
 import type { ListOptions, WatchEvent, WatchOptions, WatchSink, Watcher } from '../rest.js';
 import { pick, StoreBase } from './base.js';
 import { isImmutable, markImmutable } from '../../machinery/json-memo.js';
@@ -99,7 +99,7 @@ export abstract class ReadStore extends StoreBase {
       if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
       sink.event({ type: 'BOOKMARK', object: { kind: this.type.kind, apiVersion: this.apiVersion, metadata } });
     };
-    let handle: { stop(): void } | undefined;
+    let handle: StoreWatchHandle | undefined;
     const storeOptions: Parameters<ObjectStore['watch']>[1] = {};
     if (options.resourceVersion !== undefined) storeOptions.resourceVersion = options.resourceVersion;
     if (predicate) storeOptions.predicate = predicate;
@@ -137,6 +137,7 @@ export abstract class ReadStore extends StoreBase {
     if (finished) handle.stop();
     if (bookmarks && !finished) {
       ticker = setInterval(() => {
+        handle?.refresh?.();
         if (!finished && lastRV !== '' && lastRV !== '0') bookmark(lastRV, false);
       }, this.bookmarkIntervalMs);
       ticker.unref?.();
@@ -144,6 +145,7 @@ export abstract class ReadStore extends StoreBase {
     if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0 && !finished) {
       timer = setTimeout(() => {
         // A clean end tells a bookmarking client where to resume.
+        if (!finished && bookmarks) handle?.refresh?.();
         if (!finished && bookmarks && lastRV !== '' && lastRV !== '0') bookmark(lastRV, false);
         finish();
       }, options.timeoutSeconds * 1000);

@@ -132,6 +132,8 @@ export class CachedObjectStore implements ObjectStore {
   private readonly listKeepMaxItems: number;
   private readonly watchers: CacheWatchers;
   private backendWatch: (WatchHandle & { requestProgress?(): void }) | undefined;
+  /** Readers waiting for the cache to reach a revision: while any do, a backend watch whose progress is pulled pushes it. */
+  private revisionWaits = 0;
   /** getCached's parsed objects, by cache entry. */
   private readonly parsed = new WeakMap<CachedObject, KubeObject>();
   /**
@@ -252,6 +254,33 @@ export class CachedObjectStore implements ObjectStore {
       },
       onError: (err) => this.onBackendError(err),
     });
+    if (this.revisionWaits > 0) this.backendWatch.pushProgress?.(true);
+  }
+
+  /**
+   * Brings the cache up to the progress a backend watch tells when asked (the
+   * local backends' watches: backend-watchers.ts) and tells the watchers, as a
+   * pushed progress notification would have. Called wherever the cache's
+   * revision is read: it is then what it would have been had every batch
+   * written elsewhere been pushed.
+   */
+  private catchUp(): void {
+    const progress = this.backendWatch?.progress?.();
+    if (progress === undefined || progress <= this.cache.revision) return;
+    this.cache.progress(progress);
+    this.progressWatchers();
+  }
+
+  /** cache.waitFor, with the backend watch pushing its progress meanwhile (the revision may come from writes elsewhere). */
+  private async waitForRevision(revision: number): Promise<boolean> {
+    this.catchUp();
+    if (this.cache.revision >= revision) return true;
+    if (this.revisionWaits++ === 0) this.backendWatch?.pushProgress?.(true);
+    try {
+      return await this.cache.waitFor(revision, this.waitTimeoutMs);
+    } finally {
+      if (--this.revisionWaits === 0) this.backendWatch?.pushProgress?.(false);
+    }
   }
 
   private onBackendEvents(events: KVWatchEvent[]): void {
@@ -409,7 +438,9 @@ export class CachedObjectStore implements ObjectStore {
    */
   private holdsLatest(): boolean {
     const local = this.backend.localRevision?.();
-    return local !== undefined && this.ready && this.cache.revision >= local;
+    if (local === undefined || !this.ready) return false;
+    this.catchUp();
+    return this.cache.revision >= local;
   }
 
   getCached(namespace: string, name: string): Readonly<KubeObject> | undefined {
@@ -473,6 +504,7 @@ export class CachedObjectStore implements ObjectStore {
       await this.waitFresh(minimum);
     }
 
+    this.catchUp();
     const prefix = this.prefixFor(namespace);
     const predicate = options.predicate;
     const items: KubeObject[] = [];
@@ -546,13 +578,14 @@ export class CachedObjectStore implements ObjectStore {
     if (!this.consistentReads || !this.backend.consistentProgress || this.stopped) return false;
     const current = await this.backendRevision();
     if (!(await this.whenReady())) return false;
+    this.catchUp();
     if (this.cache.revision >= current) return true;
     // etcd drops a request made before the watch is synced (or across a
     // reconnect): ask again while waiting.
     this.requestProgress();
     const retry = setInterval(() => this.requestProgress(), PROGRESS_RETRY_MS / 2);
     try {
-      return await this.cache.waitFor(current, this.waitTimeoutMs);
+      return await this.waitForRevision(current);
     } finally {
       clearInterval(retry);
     }
@@ -569,8 +602,9 @@ export class CachedObjectStore implements ObjectStore {
 
   /** Waits (bounded) until the cache is not older than `minimum`, else 504 with Retry-After. */
   private async waitFresh(minimum: number): Promise<void> {
+    this.catchUp();
     if (minimum <= this.cache.revision) return;
-    if (!(await this.cache.waitFor(minimum, this.waitTimeoutMs))) {
+    if (!(await this.waitForRevision(minimum))) {
       throw tooLargeResourceVersion(minimum, this.cache.revision);
     }
   }
@@ -592,6 +626,7 @@ export class CachedObjectStore implements ObjectStore {
       if (rvText === '' && !this.backend.consistentProgress) return this.direct.watch(namespace, options, handlers);
       if (rvText === '') {
         const current = await this.backendRevision();
+        this.catchUp();
         if (this.cache.revision < current) {
           this.requestProgress();
           await this.waitFresh(current);
@@ -612,10 +647,12 @@ export class CachedObjectStore implements ObjectStore {
         watcher.stopped = true;
         this.watchers.unregister(watcher);
       },
+      refresh: () => this.catchUp(),
     };
 
     // Everything below runs synchronously: no event can slip between the
     // snapshot (or the history replay) and the registration.
+    this.catchUp();
     if (initial) {
       const revision = this.cache.revision;
       for (const obj of this.cache.range(watcher.prefix, prefixEnd(watcher.prefix))) {
