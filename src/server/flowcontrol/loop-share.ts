@@ -40,9 +40,10 @@ export const TAU_MS = 100;
  * The flows' loop time together is held to this part of the wall time while
  * they compete (--apf-loop-budget). What is left is not idle: requests are
  * charged only for their own turns, and reading, parsing, GC and watch fan-out
- * come on top. bench/noisy-neighbour.ts, idle machine, the light tenant's share
- * of its solo rate under the flood: 0.5 51-73 %, 0.4 42-62 %, 0.3 63-74 %,
- * 0.25 77-85 %, none 43-54 %; the flood then makes about half its unheld rate.
+ * come on top. bench/noisy-neighbour.ts, the light tenant's share of its solo
+ * rate under the flood (bench/README.md has the runs): none 43-54 %, 0.5
+ * 51-73 %, 0.4 42-71 %, 0.3 63-74 %, 0.25 77-85 %; the flood then makes about
+ * half its unheld rate.
  */
 export const DEFAULT_BUDGET = 0.25;
 /** Below this loop time (ms per TAU_MS) the flows without a backlog compete for nothing worth holding a flow for. */
