@@ -26,6 +26,23 @@ const digest = (user: string): RequestDigest => ({
   path: `/api/v1/namespaces/${user}/configmaps`,
 });
 
+/**
+ * A controller under a dispatch limit of 2 and a loop-time budget of 0.5,
+ * whose loop busy time (ms, as LoopCost reads it) and monotonic clock (ms)
+ * the test moves by hand.
+ */
+function controllerOn(loop: { busy: number; clock: number }): FlowController {
+  const fc = new FlowController({
+    loopLimit: new LoopLimit({ min: 2, initial: 2 }),
+    loopCost: new LoopCost(() => loop.busy),
+    loopShare: new LoopShare(0.5),
+    monotonic: () => loop.clock,
+    queueWaitLimitMs: 60_000,
+  });
+  fc.configure([...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS], [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS]);
+  return fc;
+}
+
 test('LoopShare: a flow above its part of the budget waits while the flows together are over it and a flow without a backlog wants the loop', () => {
   const share = new LoopShare(0.5); // 50 ms of each 100 ms: 25 ms each for two flows
   const flood: FlowLoad = { executing: 0, waiting: 0 };
@@ -53,16 +70,8 @@ test('LoopShare: a flow above its part of the budget waits while the flows toget
 });
 
 test('under the dispatch limit, a flood that has taken its part of the loop waits with nothing in flight while a light flow starts; it starts once its time has decayed', async () => {
-  let busy = 0; // the loop's busy time (ms), as LoopCost reads it
-  let clock = 1_000; // the controller's monotonic clock (ms)
-  const fc = new FlowController({
-    loopLimit: new LoopLimit({ min: 2, initial: 2 }),
-    loopCost: new LoopCost(() => busy),
-    loopShare: new LoopShare(0.5),
-    monotonic: () => clock,
-    queueWaitLimitMs: 60_000,
-  });
-  fc.configure([...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS], [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS]);
+  const loop = { busy: 0, clock: 1_000 };
+  const fc = controllerOn(loop);
   const alice = fc.classify(digest('alice'));
   const bob = fc.classify(digest('bob'));
   const a = fc.admit(alice, 1) as Ticket;
@@ -73,17 +82,19 @@ test('under the dispatch limit, a flood that has taken its part of the loop wait
   const got: { ticket?: Ticket } = {};
   void next.then((t) => { got.ticket = t as Ticket; });
   const current = (): Ticket | undefined => got.ticket;
-  busy += 60; // bob's create held the loop 60 ms
+  loop.busy += 60; // bob's create held the loop 60 ms
   b.finish();
-  busy += 10; // alice's request, 10 ms
+  loop.busy += 10; // alice's request, 10 ms
   a.finish();
   await sleep(30);
   assert.ok(current() === undefined, 'bob, with a backlog, over his part, the total over the budget and alice wanting the loop, waits although nothing of his is in flight');
   const light = fc.admit(alice, 1);
   assert.ok(!(light instanceof Promise) && isTicket(light), 'alice, without a backlog, starts at once');
   (light as Ticket).finish();
-  clock += 40; // the total (70 ms) decays under 50 in about 34 ms
+  loop.clock += 40; // the total (70 ms) decays under 50 in about 34 ms
   await sleep(40);
+  // The dispatcher's timer is due first; it dispatches on the next turn (setImmediate), as this one waits.
+  await new Promise((resolve) => setImmediate(resolve));
   const started = current();
   assert.ok(started !== undefined && isTicket(started), 'bob starts once his loop time has decayed, without another request finishing');
   started.finish();
@@ -93,16 +104,8 @@ test('under the dispatch limit, a flood that has taken its part of the loop wait
 });
 
 test('two floods, both with backlogs, are not held for loop time: the loop is not left idle for flows that would only queue', async () => {
-  let busy = 0;
-  const clock = 1_000;
-  const fc = new FlowController({
-    loopLimit: new LoopLimit({ min: 2, initial: 2 }),
-    loopCost: new LoopCost(() => busy),
-    loopShare: new LoopShare(0.5),
-    monotonic: () => clock,
-    queueWaitLimitMs: 60_000,
-  });
-  fc.configure([...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS], [...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS]);
+  const loop = { busy: 0, clock: 1_000 };
+  const fc = controllerOn(loop);
   const bob = fc.classify(digest('bob'));
   const carol = fc.classify(digest('carol'));
   const b = fc.admit(bob, 1) as Ticket;
@@ -113,9 +116,9 @@ test('two floods, both with backlogs, are not held for loop time: the loop is no
   const started: string[] = [];
   void (queued[0] as Promise<Ticket>).then((t) => { started.push('bob'); t.finish(); });
   void (queued[1] as Promise<Ticket>).then((t) => { started.push('carol'); t.finish(); });
-  busy += 60; // each held the loop 60 ms: together far over the budget
+  loop.busy += 60; // each held the loop 60 ms: together far over the budget
   b.finish();
-  busy += 60;
+  loop.busy += 60;
   c.finish();
   await sleep(20);
   assert.deepEqual(started.sort(), ['bob', 'carol'], 'both start again at once, on the controller\'s unchanged clock');
