@@ -11,20 +11,10 @@ import { LoopLimit } from '../../src/server/flowcontrol/loop-limit.js';
 import { LoopCost } from '../../src/server/flowcontrol/loop-cost.js';
 import { LoopShare, TAU_MS } from '../../src/server/flowcontrol/loop-share.js';
 import type { FlowLoad } from '../../src/server/flowcontrol/queueset.js';
-import type { RequestDigest } from '../../src/server/flowcontrol/matching.js';
+import { createDigest } from '../helpers/flow-digest.js';
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS } from '../../src/api/flowcontrol/v1/bootstrap.js';
 
-const digest = (user: string): RequestDigest => ({
-  user,
-  groups: ['system:authenticated'],
-  isResourceRequest: true,
-  verb: 'create',
-  apiGroup: '',
-  resource: 'configmaps',
-  subresource: '',
-  namespace: user,
-  path: `/api/v1/namespaces/${user}/configmaps`,
-});
+const digest = createDigest;
 
 /**
  * A controller under a dispatch limit of 2 and a loop-time budget of 0.5,
