@@ -6,27 +6,29 @@
 // of creates: one create at a time, each about half a millisecond of loop
 // time, took 61 % of the loop while the light tenant's GETs got 22 % of it
 // and 38 % of their solo rate (bench/noisy-neighbour.ts, profiled). A count
-// cannot go below one; time can. So the controller also shares the loop's
-// time: each flow's loop time (loop-cost.ts) decays over TAU_MS; while two
-// flows or more are active and their time together passes the budget (a
-// fraction of the wall time), a flow with a backlog above its equal part of
-// the budget waits in its fair queue, even with nothing in flight; a flow
-// under its part starts at once. A flow without a backlog is never held: it
-// sends its next request when the last is answered, so its latency holds it
-// already (and one that sends one maximal body after another, each charged
-// tens of milliseconds, would otherwise hold the light tenant beside it).
-// Only while another flow without a backlog wants the loop: a flow
-// with nothing waiting (a tenant's few GETs) is held by its latency, each of
-// its requests waiting for the others' work in front of it, so it would use
-// more of the loop if it got it; flows that all have backlogs (two floods)
-// gain nothing from a loop left idle, and share it by the dispatch limit alone. The loop's time beyond the budget is left to what no request is
-// charged with (reading and parsing requests before they are admitted, GC,
-// watch fan-out) and to the light flow's latency: a request that arrives at a
-// loop busy with others' work waits for it, so a loop kept full by a flood
-// serves a light tenant at a fraction of its solo rate however fair the shares.
-// Alone, a flow is never held (there is nobody to be fair to), nor when the
-// flows without a backlog use little of the loop (a controller's lease
-// renewals beside one user's flood would otherwise halve the flood for nothing).
+// cannot go below one; time can.
+//
+// So the controller also shares the loop's time. Each flow's loop time
+// (loop-cost.ts) decays over TAU_MS. A flow with a backlog waits in its fair
+// queue, even with nothing in flight, while
+//   - its loop time is above its equal part of the budget (a fraction of the
+//     wall time), and
+//   - the flows' loop time together is over the budget, and
+//   - the other flows without a backlog used at least MIN_OTHERS_MS.
+// A flow without a backlog is never held: it sends its next request when the
+// last is answered, so its latency holds it already, each request waiting for
+// the others' work in front of it; it would use more of the loop if it got it.
+// (Holding it too, a flow sending one maximal body after another, charged tens
+// of milliseconds each, held the light tenant beside it.) Flows that all have
+// backlogs (two floods) are not held: they gain nothing from a loop left idle,
+// and share it by the dispatch limit alone. Nor is anyone held when the flows
+// without a backlog use little of the loop (a controller's lease renewals
+// beside one user's flood would otherwise cut the flood for nothing), or when
+// one flow is active.
+//
+// The loop's time beyond the budget is not idle: requests are charged only for
+// their own turns, and reading and parsing requests before they are admitted,
+// GC and watch fan-out come on top; the rest is the light flow's latency.
 //
 // A start is charged its flow's mean cost at once and corrected when it
 // finishes: charged only at the end, a backlog released while the flow was
@@ -38,12 +40,10 @@ import type { FlowLoad } from './queueset.js';
 export const TAU_MS = 100;
 /**
  * The flows' loop time together is held to this part of the wall time while
- * they compete (--apf-loop-budget). What is left is not idle: requests are
- * charged only for their own turns, and reading, parsing, GC and watch fan-out
- * come on top. bench/noisy-neighbour.ts, the light tenant's share of its solo
- * rate under the flood (bench/README.md has the runs): none 43-54 %, 0.5
- * 51-73 %, 0.4 42-71 %, 0.3 63-74 %, 0.25 77-85 %; the flood then makes about
- * half its unheld rate.
+ * they compete (--apf-loop-budget). The light tenant's share of its solo rate
+ * under the flood in bench/noisy-neighbour.ts (bench/README.md has the runs):
+ * none 43-54 %, 0.5 51-73 %, 0.4 42-71 %, 0.3 63-74 %, 0.25 77-85 %; the
+ * flood then makes about half its unheld rate.
  */
 export const DEFAULT_BUDGET = 0.25;
 /** Below this loop time (ms per TAU_MS) the flows without a backlog compete for nothing worth holding a flow for. */
