@@ -85,7 +85,7 @@ Flags:
   --apf-loop-budget FRACTION
                           apiary's own: while a flow without a backlog wants the event loop, flows
                           with a backlog are held to their parts of this fraction of its time
-                          (default 0.25; 0: off, flows share the loop by requests in flight only)
+                          (default 0.2; 0: off, flows share the loop by requests in flight only)
   --log-level LEVEL       trace | debug | info | warn | error | silent (default info: start, stop,
                           warnings and errors; one line per request at debug)
   -v, --v N               kube-apiserver's verbosity: 0-2 info, 3-5 debug (request lines), 6+ trace
@@ -225,7 +225,7 @@ async function serve(argv: string[]): Promise<void> {
         'allow-privileged': { type: 'string', default: 'false' },
         'max-requests-inflight': { type: 'string', default: '400' },
         'max-mutating-requests-inflight': { type: 'string', default: '200' },
-        'apf-loop-budget': { type: 'string', default: '0.25' },
+        'apf-loop-budget': { type: 'string', default: '0.2' },
         'admission-control-config-file': { type: 'string', default: '' },
         'disable-admission-plugins': { type: 'string', default: '' },
         'enable-admission-plugins': { type: 'string', default: '' },

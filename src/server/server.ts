@@ -163,7 +163,7 @@ export interface ServerOptions {
   apfConfigIntervalMs?: number;
   /** The longest a request waits in its APF queue before a 429 (default 15 s). */
   apfQueueWaitLimitMs?: number;
-  /** --apf-loop-budget: the part of the event loop's time flows with a backlog share while a flow without one wants it (flowcontrol/loop-share.ts; default 0.25, 0 off). */
+  /** --apf-loop-budget: the part of the event loop's time flows with a backlog share while a flow without one wants it (flowcontrol/loop-share.ts; default 0.2, 0 off). */
   apfLoopBudget?: number;
   /** --enable-aggregator-routing: extension servers are dialled at their Service's endpoints, not its cluster IP. */
   enableAggregatorRouting?: boolean;
