@@ -511,7 +511,7 @@ export class FlowController {
     // or one maximal body after another) is itself held by its latency (loop-share.ts).
     if (this.loopShare !== undefined && load.waiting > 0) {
       const now = this.monotonic();
-      const wait = this.loopShare.wait(load, this.activeFlows, now, this.unqueuedSpent(now));
+      const wait = this.loopShare.wait(load, this.activeFlows, now, this.unqueuedSpent(this.loopShare, now));
       if (wait > 0) {
         this.heldByTime = true;
         this.dispatchIn(wait);
@@ -581,10 +581,10 @@ export class FlowController {
   }
 
   /** The loop time of the active flows with nothing waiting (loop-share.ts), summed at most once a millisecond. */
-  private unqueuedSpent(now: number): number {
+  private unqueuedSpent(share: LoopShare, now: number): number {
     if (now - this.unqueuedAt < 1) return this.unqueuedMs;
     let ms = 0;
-    for (const load of this.counted) if (load.waiting === 0) ms += this.loopShare!.spent(load, now);
+    for (const load of this.counted) if (load.waiting === 0) ms += share.spent(load, now);
     this.unqueuedMs = ms;
     this.unqueuedAt = now;
     return ms;
