@@ -81,6 +81,9 @@ export class CustomResourceServing {
   private readonly queue = new Set<string>();
   private working = false;
   private stopped = false;
+  /** Failed syncs in a row, by CRD, and their retries' timers (as a controller's rate-limited requeue). */
+  private readonly failures = new Map<string, number>();
+  private readonly retries = new Map<string, NodeJS.Timeout>();
   private watcher: { stop(): void } | undefined;
   private idleWaiters: (() => void)[] = [];
 
@@ -105,6 +108,8 @@ export class CustomResourceServing {
   stop(): void {
     this.stopped = true;
     this.watcher?.stop();
+    for (const timer of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
   }
 
   /** Resolves when every queued CRD has been handled (tests, start-up). */
@@ -184,8 +189,10 @@ export class CustomResourceServing {
         this.queue.delete(name);
         try {
           await this.sync(name);
+          this.failures.delete(name);
         } catch (err) {
           this.logger?.warn({ err, name }, 'customresourcedefinition sync failed');
+          this.retryLater(name);
         }
       }
     } finally {
@@ -194,6 +201,23 @@ export class CustomResourceServing {
       this.idleWaiters = [];
       for (const w of waiters) w();
     }
+  }
+
+  /**
+   * Syncs a CRD again after a failure (a status write that timed out, storage
+   * away): no event may come to bring it back, and a CRD left unnamed is never
+   * served. The delay doubles from 5 ms up to 5 s, as upstream's workqueues back off.
+   */
+  private retryLater(name: string): void {
+    if (this.stopped || this.retries.has(name)) return;
+    const failures = (this.failures.get(name) ?? 0) + 1;
+    this.failures.set(name, failures);
+    const timer = setTimeout(() => {
+      this.retries.delete(name);
+      if (!this.stopped) this.enqueue(name);
+    }, Math.min(5 * 2 ** (failures - 1), 5000));
+    timer.unref();
+    this.retries.set(name, timer);
   }
 
   private async sync(name: string): Promise<void> {
