@@ -5,25 +5,40 @@
 // reference's controller manager runs none).
 
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { RestClient } from '../../../src/client/index.js';
 import { startControllerManager } from '../../../src/controllers/manager.js';
 import { startTestServer } from '../../helpers/server.js';
 import type { Target } from './client.js';
 
-export async function startApiary(): Promise<{ target: Target; stop(): Promise<void> }> {
+export interface ApiaryUnderTest {
+  target: Target;
+  /** The server's warnings so far (its controllers' failures, say): a failed case prints them. */
+  warnings(): string[];
+  stop(): Promise<void>;
+}
+
+export async function startApiary(): Promise<ApiaryUnderTest> {
   // Authentication and RBAC on, as the reference: the runner is a system:masters token user (plain HTTP
   // keeps the runner's client simple; TLS is covered by test/security), so impersonating steps are authorized.
   const token = randomBytes(24).toString('hex');
   const tokenDir = mkdtempSync(join(tmpdir(), 'apiary-diff-tokens-'));
   writeFileSync(join(tokenDir, 'tokens.csv'), `${token},differential,differential-uid,"system:masters"\n`, { mode: 0o600 });
+  // Warnings (not the requests' errors, which many cases ask for) go to a file the test prints on failure.
+  const logDir = mkdtempSync(join(tmpdir(), 'apiary-diff-log-'));
+  const logFile = join(logDir, 'server.log');
+  const logger = pino({ level: 'warn' }, pino.destination({ dest: logFile, sync: true }));
+  const warnings = (): string[] =>
+    existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter((line) => line.startsWith('{"level":40')) : [];
   // The kubernetes Service, its endpoints and the kube-system objects, as `apiary serve` keeps them.
   const server = await startTestServer({
     security: { tls: false, tokenAuthFile: join(tokenDir, 'tokens.csv') },
     endpointReconcilerType: 'lease',
     controlPlaneObjects: true,
+    logger,
   });
   rmSync(tokenDir, { recursive: true, force: true });
   const client = new RestClient({ server: server.url, bearerToken: token });
@@ -37,14 +52,17 @@ export async function startApiary(): Promise<{ target: Target; stop(): Promise<v
     await controllers.stop();
     await client.close();
     await server.stop();
+    rmSync(logDir, { recursive: true, force: true });
     throw err;
   }
   return {
     target: { name: 'apiary', base: server.url, token },
+    warnings,
     stop: async () => {
       await controllers.stop();
       await client.close();
       await server.stop();
+      rmSync(logDir, { recursive: true, force: true });
     },
   };
 }

@@ -30,7 +30,14 @@ after(async () => {
 
 test('apiary answers every differential case as kube-apiserver 1.32 does, except the reviewed allow-list', { timeout: 480_000 }, async () => {
   const cases = await loadCases();
-  const results = await runCases(cases, apiary!.target, reference!.target);
+  let results: Awaited<ReturnType<typeof runCases>>;
+  try {
+    results = await runCases(cases, apiary!.target, reference!.target);
+  } catch (err) {
+    const warnings = apiary!.warnings();
+    if (warnings.length > 0) console.log(`apiary's warnings (${warnings.length}):\n${warnings.join('\n')}`);
+    throw err;
+  }
   const report = buildReport(results, loadAllowList());
   console.log(report.text);
   assert.equal(report.unlisted.length, 0, `${report.unlisted.length} differences are not in allow-list.json (see the report above)`);
