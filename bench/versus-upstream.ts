@@ -59,6 +59,8 @@ interface Server {
   adminHeaders: Record<string, string>;
   /** The processes whose CPU counts: apiserver (and its TLS front, found when read) and etcd. */
   pids: () => number[];
+  /** Its etcd's process, also counted in pids() (its CPU is printed apart too). */
+  etcdPid: number | undefined;
   stop: () => Promise<void>;
 }
 
@@ -97,6 +99,7 @@ async function startApiaryServer(storage: 'etcd' | 'sqlite'): Promise<Server> {
     admin,
     adminHeaders: {},
     pids: () => [pid, ...childPids(pid), ...(etcdPid === undefined ? [] : [etcdPid])],
+    etcdPid,
     stop: async () => {
       await admin.close();
       await proc.stop('SIGTERM');
@@ -117,6 +120,7 @@ async function startUpstream(): Promise<Server> {
     admin,
     adminHeaders: { authorization: `Bearer ${cluster.target.token}` },
     pids: () => [pid, ...(etcdPid === undefined ? [] : [etcdPid])],
+    etcdPid,
     stop: async () => {
       await admin.close();
       await cluster.stop();
@@ -168,6 +172,7 @@ function requestFor(op: 'create' | 'get' | 'list', tag: string): WrkRequest {
 }
 
 const cpuOf = (s: Server): number => s.pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+const etcdCpuOf = (s: Server): number => (s.etcdPid === undefined ? 0 : cpuSeconds(s.etcdPid));
 
 const servers: Server[] = [];
 try {
@@ -202,12 +207,12 @@ try {
     }
   }
 
-  type Row = { rate: number[]; cpuUs: number[]; ratio: number[]; cpuRatio: number[]; errors: number };
+  type Row = { rate: number[]; cpuUs: number[]; etcdUs: number[]; ratio: number[]; cpuRatio: number[]; errors: number };
   const rows = new Map<string, Row>();
   const row = (op: string, s: Server): Row => {
     const key = `${op}\u0000${s.name}`;
     let r = rows.get(key);
-    if (r === undefined) rows.set(key, (r = { rate: [], cpuUs: [], ratio: [], cpuRatio: [], errors: 0 }));
+    if (r === undefined) rows.set(key, (r = { rate: [], cpuUs: [], etcdUs: [], ratio: [], cpuRatio: [], errors: 0 }));
     return r;
   };
   for (let round = 0; round < rounds; round++) {
@@ -216,6 +221,7 @@ try {
       const got = new Map<Server, { rps: number; cpuUs: number }>();
       for (const s of order) {
         const before = cpuOf(s);
+        const etcdBefore = etcdCpuOf(s);
         const r = await runWrk(s.origin, { concurrency: 32, seconds }, requestFor(op, `r${round}s${servers.indexOf(s)}`));
         // A phase in which no request completed (a starved machine) has no CPU per request.
         if (r.requests === 0) console.error(`${s.name}: no ${op} completed in ${seconds} s (round ${round + 1})`);
@@ -224,6 +230,7 @@ try {
         const x = row(op, s);
         x.rate.push(r.rps);
         x.cpuUs.push(cpuUs);
+        x.etcdUs.push(r.requests === 0 ? NaN : ((etcdCpuOf(s) - etcdBefore) / r.requests) * 1e6);
         x.errors += r.errors;
       }
       const base = got.get(upstream)!;
@@ -235,14 +242,14 @@ try {
   }
   console.log(`\nconcurrency 32, ${rounds} rounds of ${seconds} s per operation and server; HTTPS, bearer token, RBAC (user bound to edit); lists of ${LISTED} ConfigMaps of 1 KiB`);
   console.log('CPU: the apiserver process with its TLS front and its etcd; ratios are medians of per-round ratios to kube-apiserver\n');
-  console.log('| operation | server | req/s | × kube-apiserver | CPU µs/req (with etcd) | CPU × kube-apiserver | errors |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
+  console.log('| operation | server | req/s | × kube-apiserver | CPU µs/req (with etcd) | of which etcd | CPU × kube-apiserver | errors |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const op of OPS) {
     for (const s of servers) {
       const r = row(op, s);
       const known = (xs: number[]): number[] => xs.filter((x) => Number.isFinite(x));
       console.log(
-        `| ${op} | ${s.name} | ${fmt(median(r.rate))} | ${fmt(median(r.ratio), 2)} | ${fmt(median(known(r.cpuUs)))} | ${fmt(median(known(r.cpuRatio)), 2)} | ${r.errors} |`,
+        `| ${op} | ${s.name} | ${fmt(median(r.rate))} | ${fmt(median(r.ratio), 2)} | ${fmt(median(known(r.cpuUs)))} | ${fmt(median(known(r.etcdUs)))} | ${fmt(median(known(r.cpuRatio)), 2)} | ${r.errors} |`,
       );
     }
   }
