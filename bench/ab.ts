@@ -7,7 +7,7 @@
 // gets of one configmap; with --op update, PUTs of it that change nothing;
 // with --op list, lists of a namespace of --listed configmaps, 100 by default)
 // against each, driven
-// by wrk at concurrency 32 (bench/wrk.ts); a variant is idle while another is
+// by wrk at concurrency 32 (--concurrency; bench/wrk.ts); a variant is idle while another is
 // measured. The order flips every pair. It prints, per variant, the median
 // requests/s and apiary CPU per request, and the median of the per-pair ratios
 // to the first variant: neighbouring bursts see the same machine, so their
@@ -16,7 +16,7 @@
 // etcd's CPU during a burst is that variant's).
 //
 // Needs wrk (apt-get install -y wrk).
-// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get|update|list] [--pairs 10] [--warmup 5] [--listed 100] NAME=REV[:NODE_FLAG,...] ...
+// Usage: node --import tsx bench/ab.ts [--storage etcd|memory|sqlite] [--op create|get|update|list] [--concurrency 32] [--pairs 10] [--warmup 5] [--listed 100] NAME=REV[:NODE_FLAG,...] ...
 //   e.g. node --import tsx bench/ab.ts before=HEAD~1 after=.
 //        node --import tsx bench/ab.ts base=. semi=.:--max-semi-space-size=32
 
@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { spawnNode, type ApiaryProcess } from '../test/helpers/apiary-process.js';
-import { cpuSeconds, fmt, median, pidWith } from './lib.js';
+import { cpuSeconds, fmt, mainThreadSeconds, median, pidWith } from './lib.js';
 import { requireWrk, runWrk, type WrkRequest } from './wrk.js';
 
 const { values: args, positionals } = parseArgs({
@@ -38,6 +38,7 @@ const { values: args, positionals } = parseArgs({
     pairs: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '5' },
     op: { type: 'string', default: 'create' },
+    concurrency: { type: 'string', default: '32' },
     listed: { type: 'string', default: '100' },
   },
 });
@@ -160,7 +161,7 @@ async function main(): Promise<void> {
             ? // The seed as created: an update that changes nothing (as the foundation benchmark's).
               { method: 'PUT', path: '/api/v1/namespaces/bench/configmaps/seed', body: seedBody }
             : { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body };
-      const r = await runWrk(s.origin, { concurrency: 32, seconds: 2 }, request);
+      const r = await runWrk(s.origin, { concurrency: Number(args.concurrency), seconds: 2 }, request);
       if (r.errors > 0) console.error(`${s.name}: ${r.errors} errors`);
       return {
         rps: r.rps,
@@ -177,7 +178,7 @@ async function main(): Promise<void> {
 
     const base = rows.get(servers[0]!.name)!;
     const op = args.op === 'get' || args.op === 'update' || args.op === 'list' ? args.op : 'create';
-    console.log(`\n${op}s on ${storage}, concurrency 32, ${args.pairs} pairs of 2 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
+    console.log(`\n${op}s on ${storage}, concurrency ${args.concurrency}, ${args.pairs} pairs of 2 s bursts; ratios are medians of per-pair ratios to ${servers[0]!.name}\n`);
     // The lowest CPU per request of a variant's bursts is the figure neighbours on a shared machine disturb least (they only add to it).
     const withEtcd = etcd !== undefined;
     const etcdHead = withEtcd ? ` etcd CPU µs/${op} | apiary+etcd µs/${op} | apiary+etcd ratio |` : '';
@@ -204,14 +205,6 @@ async function main(): Promise<void> {
   }
 }
 
-/** CPU seconds of a process's main (JavaScript) thread, from schedstat (ns on a CPU): the thread a create is bound by. */
-function mainThreadSeconds(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
-  } catch {
-    return NaN;
-  }
-}
 
 async function waitReady(origin: string): Promise<void> {
   for (let i = 0; i < 100; i++) {

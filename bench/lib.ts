@@ -231,6 +231,15 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/** CPU seconds of a process's main (JavaScript) thread, from schedstat (ns on a CPU): the thread a create is bound by. */
+export function mainThreadSeconds(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    return NaN;
+  }
+}
+
 /** CPU seconds (user + system) of one thread of a process. */
 export function threadCpu(pid: number, tid: number): number {
   try {
