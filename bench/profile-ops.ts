@@ -8,6 +8,7 @@
 // thread and the worker threads land in /tmp/perf/prof).
 //
 //   node --import tsx bench/profile-ops.ts list|get|create sqlite|etcd [seconds=10] [prof]
+//   (APIARY_ARGS: more `serve` flags; APIARY_NODE_FLAGS: Node and V8 flags for apiary's process)
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,7 +39,9 @@ if (storage === 'etcd') {
 const entry = process.env['DIST'] ? [join(REPO, 'dist/cli/main.js')] : ['--import', 'tsx', join(REPO, 'src/cli/main.ts')];
 const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${process.env['PROF_DIR'] ?? '/tmp/perf/prof'}`] : [];
 const serveArgs = ['serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', join(dataDir, 'tokens.csv'), '--log-level', 'warn', ...storageArgs, ...(process.env['APIARY_ARGS']?.split(' ').filter(Boolean) ?? [])];
-const proc = spawnNode([...profArgs, ...entry, ...serveArgs], { stderr: 'inherit' }, 'apiary');
+// APIARY_NODE_FLAGS: V8 and Node flags for apiary's process (some, such as --single-threaded-gc, NODE_OPTIONS refuses).
+const nodeFlags = process.env['APIARY_NODE_FLAGS']?.split(' ').filter(Boolean) ?? [];
+const proc = spawnNode([...nodeFlags, ...profArgs, ...entry, ...serveArgs], { stderr: 'inherit' }, 'apiary');
 const agent = new Agent({ connect: { rejectUnauthorized: false } });
 try {
   const origin = await proc.url;
