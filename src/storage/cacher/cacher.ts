@@ -243,6 +243,19 @@ export class CachedObjectStore implements ObjectStore {
     return this.watchers.size;
   }
 
+  /** For diagnostics (a test that waited in vain): how far the cache has got, and what waits to go out. */
+  describe(): { ready: boolean; revision: number; backendProgress: number | undefined; pending: number; dispatchScheduled: boolean; watchers: number; objects: number } {
+    return {
+      ready: this.ready,
+      revision: this.cache.revision,
+      backendProgress: this.backendWatch?.progress?.(),
+      pending: this.pending.length,
+      dispatchScheduled: this.dispatchScheduled,
+      watchers: this.watchers.size,
+      objects: this.cache.objectCount,
+    };
+  }
+
   /** Opens the backend watch after `revision` (the cache holds everything up to it). */
   private watchBackend(revision: number): void {
     this.backendWatch = this.backend.watch(this.root, revision, {

@@ -10,14 +10,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { RestClient } from '../../../src/client/index.js';
+import { CachedObjectStore } from '../../../src/storage/cacher/cacher.js';
 import { startControllerManager } from '../../../src/controllers/manager.js';
 import { startTestServer } from '../../helpers/server.js';
 import type { Target } from './client.js';
+
+/** The resources whose watch caches a failed case reports (the in-process informers' and controllers'). */
+const DIAGNOSED: [string, string][] = [
+  ['apiextensions.k8s.io', 'customresourcedefinitions'],
+  ['', 'namespaces'],
+  ['admissionregistration.k8s.io', 'validatingadmissionpolicies'],
+  ['admissionregistration.k8s.io', 'validatingadmissionpolicybindings'],
+];
 
 export interface ApiaryUnderTest {
   target: Target;
   /** The server's warnings so far (its controllers' failures, say): a failed case prints them. */
   warnings(): string[];
+  /** The watch caches of the resources in-process consumers follow (CRDs, namespaces, admission policies): how far each has got. */
+  diagnose(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -58,6 +69,15 @@ export async function startApiary(): Promise<ApiaryUnderTest> {
   return {
     target: { name: 'apiary', base: server.url, token },
     warnings,
+    diagnose: async () => {
+      const lines: string[] = [];
+      for (const [group, resource] of DIAGNOSED) {
+        const storage = (server.registry.storeFor(group, resource) as unknown as { storage?: unknown } | undefined)?.storage;
+        if (!(storage instanceof CachedObjectStore)) continue;
+        lines.push(`${resource}: ${JSON.stringify(storage.describe())}, backend at ${await storage.currentResourceVersion()}`);
+      }
+      return lines.join('\n');
+    },
     stop: async () => {
       await controllers.stop();
       await client.close();

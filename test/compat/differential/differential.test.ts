@@ -36,6 +36,7 @@ test('apiary answers every differential case as kube-apiserver 1.32 does, except
   } catch (err) {
     const warnings = apiary!.warnings();
     if (warnings.length > 0) console.log(`apiary's warnings (${warnings.length}):\n${warnings.join('\n')}`);
+    console.log(`apiary's watch caches:\n${await apiary!.diagnose()}`);
     throw err;
   }
   const report = buildReport(results, loadAllowList());
