@@ -86,6 +86,10 @@ export class CustomResourceServing {
   private readonly retries = new Map<string, NodeJS.Timeout>();
   private watcher: { stop(): void } | undefined;
   private idleWaiters: (() => void)[] = [];
+  /** The CRD being synced and since when (diagnostics: describe()). */
+  private syncing: { name: string; since: number } | undefined;
+  /** Watch events received (diagnostics). */
+  private events = 0;
 
   constructor(options: CustomResourceServingOptions) {
     this.registry = options.registry;
@@ -112,6 +116,20 @@ export class CustomResourceServing {
     this.retries.clear();
   }
 
+  /** For diagnostics: what the controller holds, serves and is doing. */
+  describe(): Record<string, unknown> {
+    return {
+      watching: this.watcher !== undefined,
+      events: this.events,
+      crds: [...this.crds.entries()].map(([name, crd]) => `${name}@${crd.metadata.resourceVersion ?? ''}`),
+      served: [...this.served.keys()],
+      queued: [...this.queue],
+      working: this.working,
+      syncing: this.syncing === undefined ? undefined : { name: this.syncing.name, forMs: Math.round(performance.now() - this.syncing.since) },
+      retrying: [...this.retries.keys()],
+    };
+  }
+
   /** Resolves when every queued CRD has been handled (tests, start-up). */
   idle(): Promise<void> {
     if (!this.working && this.queue.size === 0) return Promise.resolve();
@@ -127,6 +145,7 @@ export class CustomResourceServing {
         event: (e: WatchEvent) => {
           if (e.type === 'BOOKMARK') return;
           if (e.type === 'ERROR') return;
+          this.events++;
           const crd = e.object as CustomResourceDefinition;
           const name = crd.metadata.name ?? '';
           lastRV = crd.metadata.resourceVersion ?? lastRV;
@@ -188,6 +207,7 @@ export class CustomResourceServing {
         const name = this.queue.values().next().value as string;
         this.queue.delete(name);
         try {
+          this.syncing = { name, since: performance.now() };
           await this.sync(name);
           this.failures.delete(name);
         } catch (err) {
@@ -196,6 +216,7 @@ export class CustomResourceServing {
         }
       }
     } finally {
+      this.syncing = undefined;
       this.working = false;
       const waiters = this.idleWaiters;
       this.idleWaiters = [];

@@ -228,6 +228,8 @@ export interface RunningServer {
   awaitSystemNamespaces(created: Promise<unknown>): void;
   /** Lists and watches for the controllers in this process, without HTTP (in-process-reads.ts). */
   inProcessReads: InProcessReads;
+  /** For diagnostics (a test that waited in vain for a CRD to be established): the CRD controller's state. */
+  describeCustomResources(): Record<string, unknown>;
   stop(): Promise<void>;
 }
 
@@ -686,7 +688,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     };
     created.then(settle, settle);
   };
-  const running: RunningServer = { url, port, registry, hierarchy, admin, awaitSystemNamespaces, inProcessReads: inProcessReads(security?.registryView ?? registry, watches, { remote: (g, v) => aggregator.remoteFor(g, v) !== undefined }), stop };
+  const running: RunningServer = {
+    url,
+    port,
+    registry,
+    hierarchy,
+    admin,
+    awaitSystemNamespaces,
+    inProcessReads: inProcessReads(security?.registryView ?? registry, watches, { remote: (g, v) => aggregator.remoteFor(g, v) !== undefined }),
+    describeCustomResources: () => customResources.describe(),
+    stop,
+  };
   if (security !== undefined) {
     const pki = security.pki;
     running.clientCredentials = async (user, groups) => {

@@ -76,6 +76,7 @@ export async function startApiary(): Promise<ApiaryUnderTest> {
         if (!(storage instanceof CachedObjectStore)) continue;
         lines.push(`${resource}: ${JSON.stringify(storage.describe())}, backend at ${await storage.currentResourceVersion()}`);
       }
+      lines.push(`the CRD controller: ${JSON.stringify(server.describeCustomResources())}`);
       return lines.join('\n');
     },
     stop: async () => {
