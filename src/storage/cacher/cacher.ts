@@ -152,6 +152,8 @@ export class CachedObjectStore implements ObjectStore {
   /** Applied but not yet dispatched events. */
   private pending: CacheEvent[] = [];
   private dispatchScheduled = false;
+  /** Set while dispatch() hands out events (see dispatch). */
+  private dispatching = false;
   /** The backend revision read shared by concurrent consistent reads (of every resource on this backend). */
   private readonly revisionCheck: RevisionCheck;
   /** When the outstanding progress request was sent (performance.now()); -Infinity when none is. */
@@ -359,11 +361,26 @@ export class CachedObjectStore implements ObjectStore {
     this.watchers.endAll();
   }
 
-  /** Hands the pending events to the watchers (watchers.ts). */
+  /**
+   * Hands the pending events to the watchers (watchers.ts). A handler may read
+   * this resource while a dispatch runs (the CRD controller writes a status
+   * from its event), and that read pulls progress (catchUp): telling every
+   * watcher the new revision then would make the watchers not yet handed this
+   * dispatch's events skip them. A dispatch asked for meanwhile runs after.
+   */
   private dispatch(): void {
+    if (this.dispatching) {
+      this.scheduleDispatch();
+      return;
+    }
     const batch = this.pending;
     this.pending = [];
-    this.watchers.dispatch(batch, this.cache.revision);
+    this.dispatching = true;
+    try {
+      this.watchers.dispatch(batch, this.cache.revision);
+    } finally {
+      this.dispatching = false;
+    }
   }
 
   private async whenReady(): Promise<boolean> {
