@@ -205,7 +205,6 @@ async function main(): Promise<void> {
   }
 }
 
-
 async function waitReady(origin: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const res = await fetch(`${origin}/readyz`).catch(() => undefined);

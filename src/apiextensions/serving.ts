@@ -156,6 +156,7 @@ export class CustomResourceServing {
           if (e.type === 'DELETED') for (const other of this.crds.values()) if (other.spec.group === crd.spec.group) this.enqueue(other.metadata.name ?? '');
         },
         done: () => {
+          this.watcher = undefined;
           if (this.stopped) return;
           // The watch ended (expired or closed): list again and resume.
           setTimeout(() => void this.relist(lastRV), 100).unref();

@@ -10,10 +10,8 @@ import assert from 'node:assert/strict';
 import { FlowController, isTicket, type Ticket, type Rejection } from '../../src/server/flowcontrol/controller.js';
 import { LoopLimit, eventLoopDelay, nextLimit } from '../../src/server/flowcontrol/loop-limit.js';
 import { LoopCost } from '../../src/server/flowcontrol/loop-cost.js';
-import { createDigest } from '../helpers/flow-digest.js';
+import { createDigest as digest } from '../helpers/flow-digest.js';
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS } from '../../src/api/flowcontrol/v1/bootstrap.js';
-
-const digest = createDigest;
 
 /** `loopCost` null: every request weighs the same (the count-based share these tests were written for). */
 function controllerWith(limit: LoopLimit, loopCost: LoopCost | null = null): FlowController {

@@ -11,10 +11,8 @@ import { LoopLimit } from '../../src/server/flowcontrol/loop-limit.js';
 import { LoopCost } from '../../src/server/flowcontrol/loop-cost.js';
 import { LoopShare, TAU_MS } from '../../src/server/flowcontrol/loop-share.js';
 import type { FlowLoad } from '../../src/server/flowcontrol/queueset.js';
-import { createDigest } from '../helpers/flow-digest.js';
+import { createDigest as digest } from '../helpers/flow-digest.js';
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS } from '../../src/api/flowcontrol/v1/bootstrap.js';
-
-const digest = createDigest;
 
 /**
  * A controller under a dispatch limit of 2 and a loop-time budget of 0.5,
