@@ -13,8 +13,8 @@ import { SqliteBackend } from '../../src/storage/sqlite.js';
 import { prefixEnd } from '../../src/storage/interface.js';
 
 const writerScript = fileURLToPath(new URL('./fixtures/crash-writer.ts', import.meta.url));
-// Past two of the backend's checkpoints (one every 1,000 writes): the kill may fall in a third.
-const KILL_AFTER_ACKS = 2500;
+// Past two of the backend's checkpoints (one every 2,000 writes): the kill may fall in a third.
+const KILL_AFTER_ACKS = 4500;
 
 test('sqlite: every acknowledged write survives kill -9', { timeout: 30_000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apiary-crash-'));
