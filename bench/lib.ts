@@ -5,7 +5,7 @@
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Agent, Pool, request } from 'undici';
@@ -229,6 +229,35 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/** The machine's busy and total CPU time so far (jiffies summed over all cores, from /proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  // idle and iowait are not busy
+  return { busy: total - fields[3]! - (fields[4] ?? 0), total };
+}
+
+/**
+ * Waits until the whole machine is quiet: less than `maxBusyCores` cores busy
+ * over a `windowMs` window (the servers not under test finishing what their
+ * last burst left: collections, controllers catching up), at most `timeoutMs`.
+ * Returns how long it waited. On a two-core machine one server's background
+ * work otherwise lands in the next server's measured burst.
+ */
+export async function waitForQuietMachine(options: { maxBusyCores?: number; windowMs?: number; timeoutMs?: number } = {}): Promise<number> {
+  const { maxBusyCores = 0.15, windowMs = 300, timeoutMs = 15_000 } = options;
+  const cores = Math.max(1, availableParallelism());
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    const a = machineTicks();
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const b = machineTicks();
+    const busyCores = b.total > a.total ? ((b.busy - a.busy) / (b.total - a.total)) * cores : 0;
+    if (busyCores < maxBusyCores) break;
+  }
+  return performance.now() - started;
 }
 
 /** CPU seconds of a process's main (JavaScript) thread, from schedstat (ns on a CPU): the thread a create is bound by. */

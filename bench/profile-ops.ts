@@ -8,7 +8,8 @@
 // thread and the worker threads land in /tmp/perf/prof).
 //
 //   node --import tsx bench/profile-ops.ts list|get|create sqlite|etcd [seconds=10] [prof]
-//   (APIARY_ARGS: more `serve` flags; APIARY_NODE_FLAGS: Node and V8 flags for apiary's process)
+//   (APIARY_ARGS: more `serve` flags; APIARY_NODE_FLAGS: Node and V8 flags for apiary's process;
+//   PROFILE_USER=edit: requests as a user RBAC decides for, bound to `edit`, as bench/versus-upstream.ts's)
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,11 @@ const TOKEN = 'profile-token-0123456789';
 const payload = 'x'.repeat(1024);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'apiary-profile-'));
-writeFileSync(join(dataDir, 'tokens.csv'), `${TOKEN},profile-admin,profile-uid,"system:masters"\n`);
+// PROFILE_USER=edit: the measured requests come from a user bound to `edit`'s two
+// aggregated parts in the namespaces (bench/versus-upstream.ts's user), so RBAC decides.
+const EDIT_TOKEN = 'profile-edit-token-0123456789';
+const asEditUser = process.env['PROFILE_USER'] === 'edit';
+writeFileSync(join(dataDir, 'tokens.csv'), `${TOKEN},profile-admin,profile-uid,"system:masters"\n${EDIT_TOKEN},profile-edit,profile-edit-uid\n`);
 const storageArgs: string[] = [];
 let etcd: EtcdCluster | undefined;
 if (storage === 'etcd') {
@@ -49,12 +54,21 @@ try {
     const res = await request(origin + path, { method, dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
     await res.body.text();
   };
-  for (const ns of ['bench', 'bench-list']) await send('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  for (const ns of ['bench', 'bench-list']) {
+    await send('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+    for (const role of ['system:aggregate-to-edit', 'system:aggregate-to-view']) {
+      await send('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+        metadata: { name: `profile-${role.slice('system:aggregate-to-'.length)}` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'profile-edit' }],
+      });
+    }
+  }
   await send('POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: 'probe' }, data: { payload } });
   for (let i = 0; i < 500; i += 25) {
     await Promise.all(Array.from({ length: 25 }, (_, j) => send('POST', '/api/v1/namespaces/bench-list/configmaps', { metadata: { name: `listed-${i + j}` }, data: { payload } })));
   }
-  const headers = { Authorization: `Bearer ${TOKEN}` };
+  const headers = { Authorization: `Bearer ${asEditUser ? EDIT_TOKEN : TOKEN}` };
   const requestFor = (tag: string): WrkRequest => {
     if (op === 'list') return { method: 'GET', path: '/api/v1/namespaces/bench-list/configmaps', headers };
     if (op === 'get') return { method: 'GET', path: '/api/v1/namespaces/bench/configmaps/probe', headers };
