@@ -46,8 +46,12 @@ const { values } = parseArgs({
     'heap-summary': { type: 'boolean', default: false },
     /** Rows of the heap summary. */
     top: { type: 'string', default: '25' },
-    /** Seconds to wait for the servers to settle before reading RSS. */
-    settle: { type: 'string', default: '10' },
+    /**
+     * Seconds to wait for the servers to settle before reading RSS: long enough for apiary's
+     * quiet-time collection and its follow-up (10 quiet seconds each, src/storage/startup-gc.ts),
+     * as for Go's background scavenger.
+     */
+    settle: { type: 'string', default: '25' },
   },
 });
 const OBJECTS = Number(values.objects);

@@ -32,8 +32,15 @@
 // that, a quiet sample collects again when the heap (used, plus ArrayBuffers')
 // has grown past 1.25 times what the last collection left plus 16 MiB, at most
 // once every 5 s; each of these is followed by one more 5 s or more later.
-// These later ones wait for 3 quiet samples in a row (a client that pauses a
-// second between requests should not meet a collection's pause). Each thread that allocates in bursts (the main
+// These later ones wait for 10 quiet samples in a row: a client that pauses a
+// second between requests should not meet a collection's pause, nor should a
+// load that comes in bursts a few seconds apart pay for one. After a
+// compacting collection on a quiet loop V8 restarts small (new space returned,
+// the next old-generation limit close to what is live), and the next burst
+// collects often until it has grown again: with 3 quiet seconds, 3 s bursts
+// of creates 7-10 s apart cost 15-35 % more CPU per create than the same
+// bursts back to back (bench/profile-ops.ts; the side-by-side's bursts are
+// that far apart). Each thread that allocates in bursts (the main
 // thread, the etcd client thread) runs its own. Timers are unref'd (they never
 // keep a thread alive); the returned function stops the sampling. Without a
 // way to collect (an embedder that refuses the flag) it does nothing.
@@ -96,7 +103,7 @@ export interface SettleOptions {
   minGapMs?: number;
   /** The follow-up collection: this long after a collection at the earliest (default 5 s). */
   followUpMs?: number;
-  /** Collections after the first wait for the loop to have been quiet this long in a row (default 3 s). */
+  /** Collections after the first wait for the loop to have been quiet this long in a row (default 10 s). */
   quietMs?: number;
   /** Later collections: when the used heap exceeds what the last one left times this (default 1.25) … */
   growth?: number;
@@ -129,7 +136,7 @@ export function collectWhenSettled(options: SettleOptions = {}): () => void {
   const minSamples = samplesOf(options.minWaitMs ?? 3000);
   const gapSamples = samplesOf(options.minGapMs ?? 5000);
   const followUpSamples = samplesOf(options.followUpMs ?? 5000);
-  const quietSamples = samplesOf(options.quietMs ?? 3000);
+  const quietSamples = samplesOf(options.quietMs ?? 10_000);
   const growth = options.growth ?? 1.25;
   const slack = options.slackBytes ?? 16 * 1024 * 1024;
   const busy = options.utilization ?? loopUtilization();

@@ -45,7 +45,7 @@ const QUIET = 0.01;
 
 test('collects first at the first quiet sample from the minimum wait on', () => {
   // Quiet (too early), busy, busy, quiet, busy, quiet…, busy, quiet…
-  const at = run({ minWaitMs: 3000, followUpMs: 5000 }, [QUIET, BUSY, BUSY, QUIET, BUSY, QUIET, QUIET, QUIET, BUSY, BUSY, QUIET, ...Array(20).fill(QUIET)]);
+  const at = run({ minWaitMs: 3000, followUpMs: 5000, quietMs: 3000 }, [QUIET, BUSY, BUSY, QUIET, BUSY, QUIET, QUIET, QUIET, BUSY, BUSY, QUIET, ...Array(20).fill(QUIET)]);
   assert.deepEqual(at, [4, 13], 'the fourth sample is the first quiet one from 3 s on; the follow-up the third of three quiet ones in a row from 5 s later; an unchanged heap is not collected again');
 });
 
@@ -83,6 +83,17 @@ test('later collections wait for quiet samples in a row: a client pausing now an
   const loop = [QUIET, ...Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? QUIET : BUSY)), QUIET, QUIET, QUIET];
   const heap = Array(loop.length).fill(300 * MiB);
   assert.deepEqual(run({ minWaitMs: 0, minGapMs: 1000, followUpMs: 1000, quietMs: 3000 }, loop, heap, 100 * MiB), [1, 24]);
+});
+
+test('by default a load in bursts a few seconds apart meets no later collection; ten quiet seconds do', () => {
+  // The first at 1, its follow-up at 10 (ten quiet samples in a row); then 3 s bursts 7 s apart with the heap grown.
+  const loop = Array(15).fill(QUIET);
+  for (let burst = 0; burst < 4; burst++) loop.push(...Array(3).fill(BUSY), ...Array(7).fill(QUIET));
+  const bursts = loop.length;
+  // The last burst's 7 quiet samples and 3 more make ten in a row.
+  loop.push(...Array(5).fill(QUIET));
+  const heap = [...Array(15).fill(100 * MiB), ...Array(loop.length - 15).fill(300 * MiB)];
+  assert.deepEqual(run({ minWaitMs: 0 }, loop, heap, 100 * MiB), [1, 10, bursts + 3]);
 });
 
 test('a busy other thread does not delay the collection: quiet is this thread\'s event loop', async () => {
