@@ -19,7 +19,7 @@
 // what one server does after its burst (a collection, kube-controller-manager
 // catching up on the objects made) is not charged to the next one's.
 //
-//   node --import tsx bench/versus-upstream.ts [--seconds 3] [--rounds 3] [--warmup 3000] [--ops create,get,list] [--servers etcd,sqlite] [--settle off]
+//   node --import tsx bench/versus-upstream.ts [--seconds 3] [--rounds 3] [--warmup 3000] [--warmup-seconds 10] [--ops create,get,list] [--servers etcd,sqlite] [--settle off]
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,11 +42,13 @@ const { values } = parseArgs({
     servers: { type: 'string', default: 'etcd,sqlite' },
     settle: { type: 'string', default: 'on' },
     warmup: { type: 'string', default: '3000' },
+    'warmup-seconds': { type: 'string', default: '10' },
   },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const warmup = Number(values.warmup);
+const warmupSeconds = Number(values['warmup-seconds']);
 const OPS = values.ops!.split(',') as Array<'create' | 'get' | 'list'>;
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'bench-token-0123456789abcdef';
@@ -203,12 +205,18 @@ try {
     console.log(`${s.name}: a list answers ${body.length} bytes, ${items} items, content-encoding ${res.headers['content-encoding'] ?? 'none'}`);
   }
   // Warm-up, not measured: V8 compiles apiary's hot paths after some thousands of
-  // requests, so each server gets --warmup requests of each operation (by count, not
-  // time: on a loaded machine a timed warm-up leaves the JIT cold).
+  // requests, so each server gets --warmup requests of each operation (by count: on a
+  // loaded machine a timed warm-up alone leaves the JIT cold), and for at least
+  // --warmup-seconds: a young apiary process runs its first seconds of load slower
+  // (creates on SQLite: 1,200-2,900/s in the first second after start, 5,500-6,600
+  // later, bench/README.md), which 2 s of warm-up left in the measured rounds.
   for (const s of servers) {
     for (const op of OPS) {
       let sent = 0;
-      for (let burst = 0; sent < warmup; burst++) sent += (await runWrk(s.origin, { concurrency: 32, seconds: 2 }, requestFor(op, `warm${servers.indexOf(s)}b${burst}`))).requests;
+      const started = performance.now();
+      for (let burst = 0; sent < warmup || performance.now() - started < warmupSeconds * 1000; burst++) {
+        sent += (await runWrk(s.origin, { concurrency: 32, seconds: 2 }, requestFor(op, `warm${servers.indexOf(s)}b${burst}`))).requests;
+      }
     }
   }
 
