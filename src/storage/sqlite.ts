@@ -296,7 +296,7 @@ export class SqliteBackend extends LocalBackend implements Backend {
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     // No fsync inside COMMIT nor in checkpoints, and no automatic checkpoint:
-    // flush() syncs the WAL off the main thread, checkpoint() copies only
+    // flush() syncs the WAL off the main thread, startCheckpoint() copies only
     // durable frames and syncs the file before the WAL is reused (see the header).
     db.pragma('synchronous = OFF');
     db.pragma('wal_autocheckpoint = 0');
@@ -404,8 +404,16 @@ export class SqliteBackend extends LocalBackend implements Backend {
     // Writes queued meanwhile would wait forever: the closed backend flushes nothing.
     for (const w of this.queue) w.reject(new StorageError('Unavailable', 'storage backend is closed'));
     this.queue = [];
-    // Closing checkpoints the WAL into the file and deletes it: with the file synced first.
-    this.db.pragma('synchronous = NORMAL');
+    this.closeDatabase();
+  }
+
+  /** Closes the file. Closing checkpoints the WAL into it and deletes the WAL: SQLite syncs both for that. */
+  private closeDatabase(): void {
+    try {
+      this.db.pragma('synchronous = NORMAL');
+    } catch {
+      // a failing disk: close anyway
+    }
     this.db.close();
     this.closeFds();
   }
@@ -492,7 +500,11 @@ export class SqliteBackend extends LocalBackend implements Backend {
       } catch {
         return this.endCheckpoint();
       }
-      this.dbFd ??= openSync(this.path, 'r');
+      try {
+        this.dbFd ??= openSync(this.path, 'r');
+      } catch (err) {
+        return this.failSync(err as Error);
+      }
       fdatasync(this.dbFd, (err) => {
         if (this.syncError !== undefined) return;
         if (err !== null) return this.failSync(err);
@@ -573,8 +585,7 @@ export class SqliteBackend extends LocalBackend implements Backend {
     for (const w of this.queue) w.reject(this.syncError);
     this.queue = [];
     this.closeLocal();
-    this.db.close();
-    this.closeFds();
+    this.closeDatabase();
     for (const resolve of this.checkpointEnded.splice(0)) resolve();
   }
 
