@@ -1,6 +1,6 @@
 // What WAL checkpoints cost the thread that commits (issue 30: SQLite creates).
 //
-// 1. The commit alone, in better-sqlite3 with SqliteBackend's schema and
+// 1. The commit alone, in better-sqlite3 with SqliteBackend's schema (SQLITE_SCHEMA) and
 //    pragmas: batches of 16 creates of 1 KiB values under random keys, (a) with
 //    SQLite's automatic checkpoint (every 1,000 pages, inside COMMIT, with
 //    synchronous=NORMAL's fsyncs of the WAL and the database file, as the
@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { SqliteBackend } from '../src/storage/sqlite.js';
+import { SQLITE_SCHEMA, SqliteBackend } from '../src/storage/sqlite.js';
 import { fmt } from './lib.js';
 
 const { values: args } = parseArgs({ options: { creates: { type: 'string', default: '150000' }, 'backend-creates': { type: 'string', default: '30000' } } });
@@ -34,12 +34,6 @@ const value = JSON.stringify({
   data: { payload: 'x'.repeat(1024) },
 });
 const randomName = (): string => Math.random().toString(36).slice(2, 10);
-
-const SCHEMA = `
-CREATE TABLE history (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, value TEXT NOT NULL, create_revision INTEGER NOT NULL,
-  prev_revision INTEGER NOT NULL, deleted INTEGER NOT NULL, lease INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX history_key_revision ON history (key, revision);
-CREATE TABLE current (key TEXT PRIMARY KEY, revision INTEGER NOT NULL, expires_at INTEGER) WITHOUT ROWID;`;
 
 interface CommitFigures {
   cpuUs: number;
@@ -57,7 +51,7 @@ function commits(automatic: boolean): CommitFigures {
     db.pragma('journal_mode = WAL');
     db.pragma(automatic ? 'synchronous = NORMAL' : 'synchronous = OFF');
     db.pragma(automatic ? 'wal_autocheckpoint = 1000' : 'wal_autocheckpoint = 0');
-    db.exec(SCHEMA);
+    db.exec(SQLITE_SCHEMA);
     const insertCurrent = db.prepare('INSERT INTO current (key, revision, expires_at) VALUES (?, ?, NULL) ON CONFLICT DO NOTHING');
     const insertHistory = db.prepare('INSERT INTO history (revision, key, value, create_revision, prev_revision, deleted) VALUES (?, ?, ?, ?, 0, 0)');
     let revision = 0;

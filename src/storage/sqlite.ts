@@ -81,7 +81,8 @@ const COUNT_DELTA_MAX = 10_000;
 /** One sweep deletes at most this many expired keys; the next sweep takes the rest. */
 const SWEEP_LIMIT = 1000;
 
-const SCHEMA = `
+/** The tables and indexes (exported for bench/sqlite-checkpoint.ts, which times their commits alone). */
+export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS history (
   revision INTEGER PRIMARY KEY,
   key TEXT NOT NULL,
@@ -300,7 +301,7 @@ export class SqliteBackend extends LocalBackend implements Backend {
     // durable frames and syncs the file before the WAL is reused (see the header).
     db.pragma('synchronous = OFF');
     db.pragma('wal_autocheckpoint = 0');
-    db.exec(SCHEMA);
+    db.exec(SQLITE_SCHEMA);
     this.stmt = prepareStatements(db);
     this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
     this.revision = Math.max(this.stmt.maxRevision.get()?.r ?? 0, this.compacted);
@@ -503,11 +504,11 @@ export class SqliteBackend extends LocalBackend implements Backend {
       try {
         this.dbFd ??= openSync(this.path, 'r');
       } catch (err) {
-        return this.failSync(err as Error);
+        return this.failSync(err as Error, 'the database file');
       }
       fdatasync(this.dbFd, (err) => {
         if (this.syncError !== undefined) return;
-        if (err !== null) return this.failSync(err);
+        if (err !== null) return this.failSync(err, 'the database file');
         this.endCheckpoint();
       });
     });
@@ -576,8 +577,8 @@ export class SqliteBackend extends LocalBackend implements Backend {
    * dirty pages), so no write since the last good sync is acknowledged and the
    * backend stops; a restart reads back what the disk really has.
    */
-  private failSync(err: Error): void {
-    this.syncError = new StorageError('Unavailable', `sqlite: fsync of the write-ahead log failed: ${err.message}`);
+  private failSync(err: Error, file = 'the write-ahead log'): void {
+    this.syncError = new StorageError('Unavailable', `sqlite: fsync of ${file} failed: ${err.message}`);
     for (const b of [...this.syncs.flat(), ...this.unsynced]) for (const w of b.writes) w.reject(this.syncError);
     this.syncs = [];
     this.unsynced = [];
