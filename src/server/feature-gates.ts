@@ -5,6 +5,8 @@
 export const FEATURE_GATES: Readonly<Record<string, boolean>> = {
   /** KEP-3926: the delete option ignoreStoreReadErrorWithClusterBreakingPotential (alpha in 1.32, off). */
   AllowUnsafeMalformedObjectDeletion: false,
+  /** gzip for answers over 128 KiB to clients that accept it (beta since 1.16, on): response-compression.ts. */
+  APIResponseCompression: true,
 };
 
 export function featureEnabled(gates: Record<string, boolean> | undefined, name: string): boolean {

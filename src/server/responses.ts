@@ -11,6 +11,7 @@ import { StatusError, internalError, isStatusError, type Status } from '../machi
 import { stringifySliced } from '../machinery/json-slices.js';
 import { encodeBody } from './codecs.js';
 import { BODY_MIN, responseBuffers } from './response-buffers.js';
+import { shouldGzip, writeGzipped } from './response-compression.js';
 import { ItemRuns, listJSONParts, type ListJSONParts } from './list-json.js';
 import { splitTarget } from './request-info.js';
 import { DEFAULT_RESTRICTIONS, DOCUMENT_MEDIA_TYPES, type EndpointRestrictions, type NegotiatedOutput, negotiateOutput } from './negotiation.js';
@@ -25,11 +26,14 @@ export function wantsPretty(req: IncomingMessage): boolean {
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');
 }
 
-function setCommonHeaders(res: ServerResponse, contentType: string, body: string | Uint8Array | number): void {
+/** Sets the headers every object answer has; returns the body's size in bytes. */
+function setCommonHeaders(res: ServerResponse, contentType: string, body: string | Uint8Array | number): number {
+  const size = typeof body === 'number' ? body : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', typeof body === 'number' ? body : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  res.setHeader('Content-Length', size);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.setHeader('X-Content-Type-Options', 'nosniff');
+  return size;
 }
 
 /** Writes an object in an already negotiated representation. */
@@ -52,7 +56,8 @@ export function writeNegotiated(
   const encoded = json !== undefined && output.mediaType === 'application/json' && !pretty ? `${json}\n` : encodeBody(value, output.mediaType, pretty);
   // Text goes out as text: node writes the head and a string body in one write (a Buffer body is
   // a second chunk of a writev, after a copy into it), which costs less than Content-Length's scan.
-  setCommonHeaders(res, contentType, encoded);
+  const size = setCommonHeaders(res, contentType, encoded);
+  if (shouldGzip(req, size)) return writeGzipped(req, res, code, [encoded]);
   res.writeHead(code);
   res.end(req.method === 'HEAD' ? undefined : encoded);
 }
@@ -66,8 +71,13 @@ const allocateBody = (size: number): Buffer => responseBuffers.acquire(size);
 /** A spliced list: its parts in one writev; a pooled buffer goes back once its bytes are in the socket (never while they may still be read). */
 function writeParts(req: IncomingMessage, res: ServerResponse, code: number, contentType: string, body: ListJSONParts): void {
   setCommonHeaders(res, contentType, body.size);
-  res.writeHead(code);
   const pooled = body.pooled;
+  if (shouldGzip(req, body.size)) {
+    return writeGzipped(req, res, code, body.parts, () => {
+      if (pooled !== undefined) responseBuffers.release(pooled);
+    });
+  }
+  res.writeHead(code);
   if (req.method === 'HEAD') {
     res.end();
     if (pooled !== undefined) responseBuffers.release(pooled);
@@ -99,7 +109,8 @@ export async function writeNegotiatedSliced(
   }
   const body = `${await stringifySliced(value, pause)}\n`;
   if (res.headersSent) return;
-  setCommonHeaders(res, output.mediaType, body);
+  const size = setCommonHeaders(res, output.mediaType, body);
+  if (shouldGzip(req, size)) return writeGzipped(req, res, code, [body]);
   res.writeHead(code);
   res.end(req.method === 'HEAD' ? undefined : body);
 }

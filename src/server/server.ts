@@ -39,6 +39,7 @@ import { withEventTtl } from '../storage/event-ttl.js';
 import { ServerMetrics, countKeys, instrumentBackend } from './metrics.js';
 import { corruptValuesOf } from '../storage/corrupt-values.js';
 import { featureEnabled } from './feature-gates.js';
+import { responseCompression } from './response-compression.js';
 import { LoopbackListener } from './loopback.js';
 import { TlsFront, tlsTerminationMode } from './tls-front.js';
 import { createApiHandler } from './routes.js';
@@ -342,6 +343,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Stored values that cannot be decoded: counted per resource, logged once per key and revision.
   const corruptValues = corruptValuesOf(backend);
   corruptValues.unsafeDeletion = featureEnabled(options.featureGates, 'AllowUnsafeMalformedObjectDeletion');
+  // One setting per process (responses are written by module functions): the server started last decides.
+  responseCompression.enabled = featureEnabled(options.featureGates, 'APIResponseCompression');
   corruptValues.onFirstFailure(({ resource, key, revision, cause }) =>
     logger.error({ resource, key, revision, err: cause }, 'stored value cannot be decoded'),
   );

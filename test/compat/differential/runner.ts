@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import type { DiffCase, DiffRequest } from './case.js';
 import { send, watch, type Target } from './client.js';
 import { diff, type Difference } from './diff.js';
@@ -33,6 +34,8 @@ interface Observation {
   events?: unknown[];
   /** A watch that gave fewer events than the step asked for. */
   ended?: string;
+  /** Content-Encoding and Vary, when the answer has them (a compressed body is compared decompressed). */
+  encoding?: string;
 }
 
 /** One side's state within a case. */
@@ -152,7 +155,8 @@ async function perform(side: Side, request: DiffRequest, ns: string, watchTimeou
     return { observation, json };
   }
   const reply = await send(side.target, request.method, path, headers, body);
-  const text = reply.body.toString('utf8');
+  const contentEncoding = reply.headers.get('content-encoding')?.[0];
+  const text = (contentEncoding === 'gzip' ? gunzipSync(reply.body) : reply.body).toString('utf8');
   const json = parseJson(text);
   let shown: unknown;
   if (json === undefined) shown = masker.maskText(text);
@@ -161,7 +165,13 @@ async function perform(side: Side, request: DiffRequest, ns: string, watchTimeou
     shown = part === undefined ? '<nothing selected>' : masker.mask(part);
   }
   return {
-    observation: { code: reply.status, contentType: contentTypeOf(reply.headers), warnings: reply.headers.get('warning') ?? [], body: shown },
+    observation: {
+      code: reply.status,
+      contentType: contentTypeOf(reply.headers),
+      warnings: reply.headers.get('warning') ?? [],
+      body: shown,
+      ...(contentEncoding === undefined ? {} : { encoding: `${contentEncoding}, vary ${(reply.headers.get('vary') ?? []).join(', ')}` }),
+    },
     json,
   };
 }
