@@ -9,7 +9,8 @@
 //
 //   node --import tsx bench/profile-ops.ts list|get|create sqlite|etcd [seconds=10] [prof]
 //   (APIARY_ARGS: more `serve` flags; APIARY_NODE_FLAGS: Node and V8 flags for apiary's process;
-//   PROFILE_USER=edit: requests as a user RBAC decides for, bound to `edit`, as bench/versus-upstream.ts's)
+//   PROFILE_USER=edit: requests as a user RBAC decides for, bound to `edit`, as bench/versus-upstream.ts's;
+//   PROFILE_ACCEPT_ENCODING=gzip: requests ask for compressed answers, as client-go's do)
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,7 +69,9 @@ try {
   for (let i = 0; i < 500; i += 25) {
     await Promise.all(Array.from({ length: 25 }, (_, j) => send('POST', '/api/v1/namespaces/bench-list/configmaps', { metadata: { name: `listed-${i + j}` }, data: { payload } })));
   }
-  const headers = { Authorization: `Bearer ${asEditUser ? EDIT_TOKEN : TOKEN}` };
+  // PROFILE_ACCEPT_ENCODING=gzip: as client-go and kubectl ask (answers over 128 KiB then come compressed).
+  const acceptEncoding = process.env['PROFILE_ACCEPT_ENCODING'];
+  const headers: Record<string, string> = { Authorization: `Bearer ${asEditUser ? EDIT_TOKEN : TOKEN}`, ...(acceptEncoding ? { 'Accept-Encoding': acceptEncoding } : {}) };
   const requestFor = (tag: string): WrkRequest => {
     if (op === 'list') return { method: 'GET', path: '/api/v1/namespaces/bench-list/configmaps', headers };
     if (op === 'get') return { method: 'GET', path: '/api/v1/namespaces/bench/configmaps/probe', headers };
