@@ -229,12 +229,12 @@ try {
     }
   }
 
-  type Row = { rate: number[]; cpuUs: number[]; etcdUs: number[]; ratio: number[]; cpuRatio: number[]; errors: number };
+  type Row = { rate: number[]; cpuUs: number[]; etcdUs: number[]; ratio: number[]; cpuRatio: number[]; errors: number; others: number[] };
   const rows = new Map<string, Row>();
   const row = (op: string, s: Server): Row => {
     const key = `${op}\u0000${s.name}`;
     let r = rows.get(key);
-    if (r === undefined) rows.set(key, (r = { rate: [], cpuUs: [], etcdUs: [], ratio: [], cpuRatio: [], errors: 0 }));
+    if (r === undefined) rows.set(key, (r = { rate: [], cpuUs: [], etcdUs: [], ratio: [], cpuRatio: [], errors: 0, others: [] }));
     return r;
   };
   const settled: number[] = [];
@@ -247,7 +247,12 @@ try {
         if (values.settle !== 'off') settled.push(await waitForQuietMachine());
         const before = cpuOf(s);
         const etcdBefore = etcdCpuOf(s);
+        // The idle servers' own work during this burst (their collections, controllers, etcd): it competes for the same cores.
+        const bystanders = (): number => servers.reduce((sum, o) => (o === s ? sum : sum + cpuOf(o)), 0);
+        const othersBefore = bystanders();
+        const burstStarted = performance.now();
         const r = await runWrk(s.origin, { concurrency: 32, seconds }, requestFor(op, `r${round}s${servers.indexOf(s)}`));
+        const othersCores = (bystanders() - othersBefore) / ((performance.now() - burstStarted) / 1000);
         // A phase in which no request completed (a starved machine) has no CPU per request.
         if (r.requests === 0) console.error(`${s.name}: no ${op} completed in ${seconds} s (round ${round + 1})`);
         const cpuUs = r.requests === 0 ? NaN : ((cpuOf(s) - before) / r.requests) * 1e6;
@@ -257,6 +262,7 @@ try {
         x.cpuUs.push(cpuUs);
         x.etcdUs.push(r.requests === 0 ? NaN : ((etcdCpuOf(s) - etcdBefore) / r.requests) * 1e6);
         x.errors += r.errors;
+        x.others.push(othersCores);
       }
       const base = got.get(upstream)!;
       for (const s of servers) {
@@ -272,14 +278,14 @@ try {
     console.log(`each burst began once the machine was quiet (under 0.15 cores busy for 300 ms; --settle off: at once): waited median ${fmt(median(sorted))} ms, longest ${fmt(sorted[sorted.length - 1] ?? 0)} ms`);
   }
   console.log('');
-  console.log('| operation | server | req/s | × kube-apiserver | CPU µs/req (with etcd) | of which etcd | CPU × kube-apiserver | errors |');
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  console.log('| operation | server | req/s | × kube-apiserver | CPU µs/req (with etcd) | of which etcd | CPU × kube-apiserver | errors | the other servers meanwhile, cores (median / most) |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const op of OPS) {
     for (const s of servers) {
       const r = row(op, s);
       const known = (xs: number[]): number[] => xs.filter((x) => Number.isFinite(x));
       console.log(
-        `| ${op} | ${s.name} | ${fmt(median(r.rate))} | ${fmt(median(r.ratio), 2)} | ${fmt(median(known(r.cpuUs)))} | ${fmt(median(known(r.etcdUs)))} | ${fmt(median(known(r.cpuRatio)), 2)} | ${r.errors} |`,
+        `| ${op} | ${s.name} | ${fmt(median(r.rate))} | ${fmt(median(r.ratio), 2)} | ${fmt(median(known(r.cpuUs)))} | ${fmt(median(known(r.etcdUs)))} | ${fmt(median(known(r.cpuRatio)), 2)} | ${r.errors} | ${fmt(median(r.others), 2)} / ${fmt(Math.max(...r.others), 2)} |`,
       );
     }
   }
