@@ -80,10 +80,14 @@ test('a large list is gzipped for a client that accepts gzip, and only then', as
   assert.equal(one.headers['content-encoding'], undefined);
   assert.equal(JSON.parse(one.body.toString()).metadata.name, 'cm-1');
 
-  // The same rule for every media type, and for HEAD (the headers without the body).
+  // The same rule for every media type (YAML, protobuf), and for HEAD (the headers without the body).
   const yaml = await raw(server, path, { 'accept-encoding': 'gzip', accept: 'application/yaml' });
   assert.equal(yaml.headers['content-encoding'], 'gzip');
   assert.match(gunzipSync(yaml.body).toString(), /^apiVersion: v1\nitems:\n/);
+  const protobuf = await raw(server, path, { 'accept-encoding': 'gzip', accept: 'application/vnd.kubernetes.protobuf' });
+  assert.equal(protobuf.headers['content-encoding'], 'gzip');
+  assert.equal(protobuf.headers['content-type'], 'application/vnd.kubernetes.protobuf');
+  assert.deepEqual([...gunzipSync(protobuf.body).subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00], 'the protobuf envelope');
   const head = await raw(server, path, { 'accept-encoding': 'gzip' }, 'HEAD');
   assert.equal(head.status, 200);
   assert.equal(head.headers['content-encoding'], 'gzip');
