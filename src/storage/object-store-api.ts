@@ -41,6 +41,15 @@ export type StoreWatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface StoreWatchEvent {
   type: StoreWatchEventType;
   object: KubeObject;
+  /**
+   * A memo of the layer above (the registry store's typed WatchEvent for this
+   * event, registry/store/reads.ts), kept on the event so that it lives as
+   * long as the event does. A WeakMap keyed by the event did the same, but
+   * V8 (11.3) kept each young key of a long-lived WeakMap, and the write's
+   * whole object with it, through the young collections: every watched
+   * create was promoted to die in the old generation.
+   */
+  memo?: { readonly owner: object; readonly value: unknown };
 }
 
 export interface StoreWatchHandlers {

@@ -56,10 +56,18 @@ const MAX_CONFLICT_RETRIES = 64;
 /** How many written values keep the object they were encoded from until their watch event is decoded. */
 const WRITTEN_MAX = 256;
 
-/** A value this store wrote, and the object it is the JSON of (top level and metadata as at the write, no resourceVersion). */
+/**
+ * A value this store wrote, and the object it is the JSON of (top level and
+ * metadata as at the write, no resourceVersion). `object` is cleared when the
+ * entry goes (dropWritten): a Map's entries can stay referenced after they
+ * are deleted (from an old hash table it has outgrown, in the old
+ * generation), and an entry that still held its object kept that object's
+ * whole tree alive through every young collection until a full one (with
+ * the tree cleared: promoted per create on SQLite 2.95 -> 1.50 KB).
+ */
 interface Written {
-  value: string;
-  object: KubeObject;
+  readonly value: string;
+  object: KubeObject | undefined;
 }
 
 export class BackendObjectStore implements ObjectStore {
@@ -77,8 +85,9 @@ export class BackendObjectStore implements ObjectStore {
    * Values written lately, by key, with the object each was encoded from: the
    * watch cache decodes a write's own event through decodeEvent, which hands
    * that object back at the event's revision instead of parsing the JSON just
-   * made from it. An entry goes at its first use, or when WRITTEN_MAX newer
-   * ones push it out (a resource nobody watches never decodes its events).
+   * made from it. An entry goes at its first use, when the watch cache has
+   * handed out its event without decoding it (nobody watches the resource),
+   * or when WRITTEN_MAX newer ones push it out.
    */
   private readonly written = new Map<string, Written>();
   /** Set by the watch cache that decodes this store's events (only then is anything kept in `written`). */
@@ -122,11 +131,11 @@ export class BackendObjectStore implements ObjectStore {
    */
   decodeEvent(key: string, value: string, revision: number): KubeObject {
     const written = this.written.get(key);
-    if (written === undefined || written.value !== value) return this.decodeKv(key, value, revision);
-    this.written.delete(key);
+    const object = written?.value === value ? written.object : undefined;
+    if (object === undefined) return this.decodeKv(key, value, revision);
+    this.dropWritten(key, written!);
     // The kept copy is used once (its entry is gone): it becomes the event's
     // object, resourceVersion added last (remember left it out), not copied again.
-    const object = written.object;
     object.metadata!['resourceVersion'] = String(revision);
     return object;
   }
@@ -134,13 +143,24 @@ export class BackendObjectStore implements ObjectStore {
   private remember(key: string, value: string, obj: KubeObject): void {
     if (!this.keepWritten) return;
     const meta = omitKeys(obj.metadata ?? {}, 'resourceVersion');
-    this.written.delete(key);
+    const earlier = this.written.get(key);
+    if (earlier !== undefined) this.dropWritten(key, earlier);
     this.written.set(key, { value, object: { ...obj, metadata: meta } });
-    if (this.written.size > WRITTEN_MAX) this.written.delete(this.written.keys().next().value!);
+    if (this.written.size > WRITTEN_MAX) {
+      const [oldestKey, oldest] = this.written.entries().next().value!;
+      this.dropWritten(oldestKey, oldest);
+    }
   }
 
-  private forget(key: string, value: string): void {
-    if (this.written.get(key)?.value === value) this.written.delete(key);
+  /** Lets go of the object kept for `value` (its write failed, or its event went out without anyone decoding it). */
+  forget(key: string, value: string): void {
+    const written = this.written.get(key);
+    if (written?.value === value) this.dropWritten(key, written);
+  }
+
+  private dropWritten(key: string, written: Written): void {
+    written.object = undefined;
+    this.written.delete(key);
   }
 
   /** A stored value as an object; a CorruptObjectError (500, counted, logged once) when it is none. */

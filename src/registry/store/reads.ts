@@ -166,10 +166,14 @@ export abstract class ReadStore extends StoreBase {
   private sharedWatchEvent(e: StoreWatchEvent): WatchEvent {
     // Every watcher asks for the same event in a row: check the last one first.
     if (this.lastShared?.[0] === e) return this.lastShared[1];
-    let out = this.sharedEvents.get(e);
+    const memo = e.memo;
+    let out = memo?.owner === this ? (memo.value as WatchEvent) : this.sharedEvents.get(e);
     if (out === undefined) {
       out = { type: e.type, object: this.withTypeMeta(e.object) };
-      this.sharedEvents.set(e, out);
+      // The event's own memo for the first store that asks (a resource served
+      // at one version has one); the WeakMap only for another version's store.
+      if (memo === undefined) e.memo = { owner: this, value: out };
+      else this.sharedEvents.set(e, out);
     }
     this.lastShared = [e, out];
     return out;

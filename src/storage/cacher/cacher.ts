@@ -380,6 +380,11 @@ export class CachedObjectStore implements ObjectStore {
       this.watchers.dispatch(batch, this.cache.revision);
     } finally {
       this.dispatching = false;
+      // An event no watcher decoded leaves its write's object in the direct
+      // store's `written`, kept until 256 newer writes push it out: at a few
+      // thousand creates a second that outlives a young collection, and every
+      // created object was promoted to die in the old generation.
+      for (const e of batch) if (e.type !== 'DELETED') this.direct.forget(e.key, e.object.value);
     }
   }
 
