@@ -9,7 +9,8 @@
 // warm-up carries some of the start's garbage: read the later ones.
 // bench/README.md (the side-by-side's section) tells what this found.
 //
-//   node --import tsx bench/promoted.ts [seconds=5] [runs=3]
+//   node --import tsx bench/promoted.ts [seconds=5] [runs=3] [watchers=0]
+//   (watchers: HTTP watches of the ConfigMaps, read and dropped, as an informer's)
 //   (APIARY_ARGS: more `serve` flags, e.g. --controllers=false;
 //   PROBE_NODE_FLAGS: Node and V8 flags for apiary's process)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { runWrk, type WrkRequest } from './wrk.js';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.argv[2] ?? 5);
 const runs = Number(process.argv[3] ?? 3);
+const watchers = Number(process.argv[4] ?? 0);
 const TOKEN = 'promoted-token-0123456789';
 const dataDir = mkdtempSync(join(tmpdir(), 'apiary-promoted-'));
 writeFileSync(join(dataDir, 'tokens.csv'), `${TOKEN},promoted-admin,promoted-uid,"system:masters"\n`);
@@ -47,6 +49,7 @@ const proc = spawnNode([...nodeFlags, join(REPO, 'dist/cli/main.js'), ...serve],
   },
 }, 'apiary');
 const agent = new Agent({ connect: { rejectUnauthorized: false } });
+const watching = new AbortController();
 try {
   const origin = await proc.url;
   const namespace = JSON.stringify({ metadata: { name: 'bench' } });
@@ -57,6 +60,10 @@ try {
     const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${tag}-{i}` }, data: { payload: 'x'.repeat(1024) } });
     return { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', headers, body };
   };
+  for (let w = 0; w < watchers; w++) {
+    const watch = await request(`${origin}/api/v1/namespaces/bench/configmaps?watch=1`, { dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}` }, signal: watching.signal });
+    watch.body.on('data', () => {}).on('error', () => {});
+  }
   await runWrk(origin, { concurrency: 32, seconds: 3 }, creates('warm'));
   for (let r = 0; r < runs; r++) {
     promoted = 0;
@@ -73,6 +80,7 @@ try {
     );
   }
 } finally {
+  watching.abort();
   await agent.close();
   await proc.stop('SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });
