@@ -12,7 +12,7 @@
 //   node --import tsx bench/promoted.ts [seconds=5] [runs=3] [watchers=0]
 //   (watchers: HTTP watches of the ConfigMaps, read and dropped, as an informer's)
 //   (APIARY_ARGS: more `serve` flags, e.g. --controllers=false;
-//   PROBE_NODE_FLAGS: Node and V8 flags for apiary's process)
+//   APIARY_NODE_FLAGS: Node and V8 flags for apiary's process, as bench/profile-ops.ts's)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,7 @@ let scavenges = 0;
 let pauseMs = 0;
 let counting = false;
 const serve = ['serve', '--port', '0', '--data-dir', dataDir, '--token-auth-file', join(dataDir, 'tokens.csv'), '--log-level', 'warn', ...words('APIARY_ARGS')];
-const nodeFlags = [...words('PROBE_NODE_FLAGS'), '--trace-gc-nvp'];
+const nodeFlags = [...words('APIARY_NODE_FLAGS'), '--trace-gc-nvp'];
 const proc = spawnNode([...nodeFlags, join(REPO, 'dist/cli/main.js'), ...serve], {
   stderr: 'inherit',
   onLine: (line) => {
